@@ -1,0 +1,35 @@
+# xtalk — top-level make targets. Guest and native builds live in mk/*.mk.
+#   make demo   set up (apt + venv), build, run experiments/quickstart.toml, print where results are
+#   make test   set up, build, run the whole test suite
+#   make bench  benchmarks, printed as ratios against their goals
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+XTALK := $(VENV)/bin/xtalk
+SPEC ?= experiments/quickstart.toml
+OUT ?= results
+
+.PHONY: all setup demo test bench clean
+all: native
+
+include $(wildcard mk/*.mk)
+
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	@$(MAKE) -s all
+	$(XTALK) run $(SPEC) --out $(OUT)
+	$(XTALK) list --out $(OUT)
+	@echo "results: $$(ls -d $(OUT)/*/ | tail -1)  (xtalk show <id> --out $(OUT))"
+
+test: setup
+	@$(MAKE) -s all
+	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
+
+bench: setup
+	@$(MAKE) -s all
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf build

@@ -1,0 +1,272 @@
+/* cmdline.c - parameters: "key=value key=value ..." from xt_cmdline().
+ *
+ * Values are looked up by key; numbers are decimal (or 0x hex), durations may be
+ * fractional, sizes are expressions resolved against the detected cache topology
+ * (`1171k`, `4m`, `llc*1.5`, `l2*2`, `l1/2`). Malformed tokens, duplicates, unknown
+ * keys and bad values all end the run with XT ERROR param=KEY + XT END status=badparam
+ * (exit 2). Caveats: at most XT_MAX_PARAMS tokens and XT_CMDLINE_MAX bytes; a first
+ * token starting with '/' (a kernel path some loaders prepend) is ignored.
+ */
+#include "xt.h"
+
+#define XT_MAX_PARAMS 64
+#define XT_CMDLINE_MAX 4096
+
+static char buf[XT_CMDLINE_MAX];
+static struct { const char *k, *v; } kv[XT_MAX_PARAMS];
+static unsigned nkv;
+
+/* Keys every bench accepts (protocol.md section 1). */
+static const char *const common_keys[] = {
+	"bench", "run", "role", "iterations", "duration_s", "warmup", "ring", "freq_hz",
+	"l1_bytes", "l2_bytes", "l3_bytes", "llc_bytes", "buffer_slots", NULL
+};
+
+static const char *find(const char *key)
+{
+	for (unsigned i = 0; i < nkv; i++)
+		if (!xt_strcmp(kv[i].k, key))
+			return kv[i].v;
+	return NULL;
+}
+
+const char *xt_run_id(void)
+{
+	const char *r = find("run");
+	return r && *r ? r : "0";
+}
+
+void xt_badparam(const char *key, const char *msg)
+{
+	xt_error(key, msg);
+	xt_end(XT_BADPARAM, false, NULL);
+}
+
+void xt_params_init(const char *cmdline)
+{
+	const char *bad = NULL, *why = NULL;
+	size_t n = xt_strlen(cmdline);
+	char *p = buf;
+
+	if (n >= sizeof(buf)) {
+		why = "command line too long";
+		bad = "cmdline";
+		n = 0;
+	}
+	xt_memcpy(buf, cmdline, n);
+	buf[n] = '\0';
+	nkv = 0;
+	for (bool first = true;; first = false) {
+		char *tok, *eq;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		tok = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			p++;
+		if (*p)
+			*p++ = '\0';
+		for (eq = tok; *eq && *eq != '='; eq++)
+			;
+		if (!*eq || eq == tok) {
+			if (first && *tok == '/')
+				continue;
+			if (!bad) {
+				bad = tok;
+				why = "expected key=value";
+			}
+			continue;
+		}
+		*eq = '\0';
+		if (find(tok) && !bad) {
+			bad = tok;
+			why = "given twice";
+		} else if (nkv == XT_MAX_PARAMS) {
+			if (!bad) {
+				bad = tok;
+				why = "too many parameters";
+			}
+		} else {
+			kv[nkv].k = tok;
+			kv[nkv++].v = eq + 1;
+		}
+	}
+	if (bad)
+		xt_badparam(bad, why);
+}
+
+bool xt_param_has(const char *key)
+{
+	return find(key) != NULL;
+}
+
+const char *xt_param_str(const char *key, const char *dflt)
+{
+	const char *v = find(key);
+	return v ? v : dflt;
+}
+
+/* Parses an unsigned integer; returns false on junk or overflow. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Parses a decimal floating number at *sp, advancing it; false if none. */
+static bool parse_double(const char **sp, double *out)
+{
+	const char *s = *sp;
+	double v = 0, scale = 1;
+	bool neg = false, digits = false;
+
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	for (; *s >= '0' && *s <= '9'; s++, digits = true)
+		v = v * 10 + (*s - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, digits = true)
+			v += (*s - '0') * (scale /= 10);
+	if (!digits)
+		return false;
+	if ((*s == 'e' || *s == 'E') && ((s[1] >= '0' && s[1] <= '9') ||
+	    ((s[1] == '-' || s[1] == '+') && s[2] >= '0' && s[2] <= '9'))) {
+		int e = 0, sign = 1;
+		s++;
+		if (*s == '-' || *s == '+')
+			sign = *s++ == '-' ? -1 : 1;
+		for (; *s >= '0' && *s <= '9' && e < 400; s++)
+			e = e * 10 + (*s - '0');
+		for (; e > 0; e--)
+			v = sign > 0 ? v * 10 : v / 10;
+	}
+	*out = neg ? -v : v;
+	*sp = s;
+	return true;
+}
+
+uint64_t xt_param_u64(const char *key, uint64_t dflt)
+{
+	const char *v = find(key);
+	uint64_t out;
+
+	if (!v)
+		return dflt;
+	if (!parse_u64(v, &out))
+		xt_badparam(key, "expected an unsigned integer");
+	return out;
+}
+
+double xt_param_double(const char *key, double dflt)
+{
+	const char *v = find(key);
+	double out;
+
+	if (!v)
+		return dflt;
+	if (!parse_double(&v, &out) || *v)
+		xt_badparam(key, "expected a number");
+	return out;
+}
+
+/* "123", "1.5m", "4k", "2g" -> bytes; NULL on success, else the problem. */
+static const char *parse_bytes(const char **sp, double *out)
+{
+	double v;
+
+	if (!parse_double(sp, &v) || v < 0)
+		return "expected a size such as 4096, 1171k, 4m or llc*1.5";
+	switch (**sp) {
+	case 'k': case 'K': v *= 1024.0; (*sp)++; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; (*sp)++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; (*sp)++; break;
+	default: break;
+	}
+	if (**sp == 'b' || **sp == 'B')
+		(*sp)++;
+	*out = v;
+	return NULL;
+}
+
+uint64_t xt_cache_size(int level)
+{
+	static const char *const keys[] = { "llc_bytes", "l1_bytes", "l2_bytes", "l3_bytes" };
+	const char *key = keys[level >= 0 && level <= 3 ? level : 0];
+	const char *v = find(key);
+	double d;
+
+	if (!v)
+		return xt_cache_bytes(level);
+	if (parse_bytes(&v, &d) || *v || d < 1)
+		xt_badparam(key, "expected a size such as 32m");
+	return (uint64_t)d;
+}
+
+static bool starts(const char *s, const char *word)
+{
+	return !xt_strncmp(s, word, xt_strlen(word));
+}
+
+uint64_t xt_param_size(const char *key, const char *dflt_expr)
+{
+	const char *s = xt_param_str(key, dflt_expr), *err;
+	double v, f;
+
+	if (starts(s, "llc") || starts(s, "l1") || starts(s, "l2") || starts(s, "l3")) {
+		int level = starts(s, "llc") ? 0 : s[1] - '0';
+		s += level ? 2 : 3;
+		v = (double)xt_cache_size(level);
+		if (v == 0)
+			xt_badparam(key, "cache size unknown: give a size in bytes or pass llc_bytes or l2_bytes");
+	} else if ((err = parse_bytes(&s, &v)) != NULL) {
+		xt_badparam(key, err);
+	}
+	if (*s == '*' || *s == '/') {
+		char op = *s++;
+		if (!parse_double(&s, &f) || f <= 0)
+			xt_badparam(key, "expected a positive factor after * or /");
+		v = op == '*' ? v * f : v / f;
+	}
+	if (*s)
+		xt_badparam(key, "trailing characters in size");
+	if (v < 1 || v > 281474976710656.0)
+		xt_badparam(key, "size out of range");
+	return (uint64_t)v;
+}
+
+void xt_params_check(const char *const *bench_keys)
+{
+	for (unsigned i = 0; i < nkv; i++) {
+		bool ok = false;
+		for (const char *const *k = common_keys; *k && !ok; k++)
+			ok = !xt_strcmp(*k, kv[i].k);
+		for (const char *const *k = bench_keys; k && *k && !ok; k++)
+			ok = !xt_strcmp(*k, kv[i].k);
+		if (!ok)
+			xt_badparam(kv[i].k, "unknown parameter");
+	}
+}

@@ -1,0 +1,56 @@
+/* platform.h - what every target provides to the arch-neutral benchmark code.
+ *
+ * Targets: native/ (a Linux host program for the `native` backend),
+ * guests/lib/x86_64/ (PVH + multiboot probe guest), guests/lib/arm64/ (Image-format
+ * probe guest). Benchmarks in guests/bench/ and the neutral library in guests/lib/
+ * call only these functions and freestanding C (no libc headers beyond the
+ * freestanding ones: stdint.h, stddef.h, stdbool.h, stdarg.h).
+ *
+ * Caveat: xt_counter() must be cheap and must not cause a VM exit (TSC / CNTVCT_EL0).
+ */
+#ifndef XT_PLATFORM_H
+#define XT_PLATFORM_H
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+/* Free-running counter and its frequency in Hz (0 if unknown: then the host must
+ * pass freq_hz= on the command line). */
+uint64_t xt_counter(void);
+uint64_t xt_counter_hz(void);
+
+/* Console output (serial / stdout). Never called inside a measured window. */
+void xt_console_write(const char *s, size_t n);
+
+/* The parameter string: "key=value key=value ..." (kernel cmdline or argv joined). */
+const char *xt_cmdline(void);
+
+/* Shared memory for the sample ring (docs/protocol.md section 3), or NULL when the
+ * platform has none (samples are then drained over the console with XT SAMPLE). */
+void *xt_ring_memory(size_t *bytes);
+
+/* Large, zeroed, page-aligned allocation for working sets; NULL when out of memory. */
+void *xt_alloc(size_t bytes);
+
+/* Cache topology as the platform sees it (0 = unknown). level is 1, 2, 3; the last
+ * level cache is xt_cache_bytes(0). */
+size_t xt_cache_bytes(int level);
+
+/* Short platform name for XT BEGIN platform=: native / microvm / pc / virt / xen. */
+const char *xt_platform_name(void);
+
+/* Number of CPUs the workload may use (1 for the probe guests today). */
+unsigned xt_ncpus(void);
+
+/* Ends the workload: status 0 pass, 1 fail/fault, 2 bad parameter. */
+void xt_exit(int status) __attribute__((noreturn));
+
+/* Run fn(arg) in the least privileged mode available (ring 3 / EL0 in guests; a plain
+ * call on native). Measurement loops go through this: on kvm-pvm hosts guest ring 0 is
+ * emulated, ring 3 runs natively (see shared host facts). Returns fn's result. */
+long xt_run_unprivileged(long (*fn)(void *), void *arg);
+
+/* Optional timer interrupt support (timer_latency bench). Returns false if absent.
+ * handler is called in interrupt context with the counter value at handler entry. */
+bool xt_timer_oneshot(uint64_t deadline_counter, void (*handler)(uint64_t now));
+#endif

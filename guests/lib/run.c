@@ -1,0 +1,51 @@
+/* run.c - the generic measured loop for one case of a bench table.
+ *
+ * prep once, `warmup` unrecorded iterations, then iterations of: reset (untimed),
+ * barrier, counter, barrier, exec, barrier, counter, barrier, and (measurer role) one
+ * ring sample {t = counter at end, value = end - start}. Stops after xt_cfg.iterations
+ * (0 = no limit) or once xt_cfg.duration_ticks of counter time have passed since the
+ * first measured iteration began (0 = no limit), whichever comes first; both 0 =
+ * forever (stressors). Then post (verify). Runs via xt_run_unprivileged: no output.
+ * Caveat: the overhead of one counter read is included in every value (reported as
+ * META overhead_cycles, subtracted by the host where the metric calls for it).
+ */
+#include "xt.h"
+
+long xt_run_case(void *arg)
+{
+	const struct xt_case *c = arg;
+	const uint64_t iters = xt_cfg.iterations;
+	const uint32_t metric = xt_cfg.metric;
+	const bool record = xt_cfg.measurer;
+	uint64_t n = 0, end = UINT64_MAX, t0, t1;
+	int st;
+
+	xt_cfg.done = 0;
+	if (c->prep && (st = c->prep()) != XT_PASS)
+		return st;
+	for (uint64_t i = 0; i < xt_cfg.warmup; i++) {
+		if (c->reset)
+			c->reset();
+		c->exec();
+	}
+	if (xt_cfg.duration_ticks)
+		end = xt_counter() + xt_cfg.duration_ticks;
+	while (!iters || n < iters) {
+		if (c->reset)
+			c->reset();
+		xt_barrier();
+		t0 = xt_counter();
+		xt_barrier();
+		c->exec();
+		xt_barrier();
+		t1 = xt_counter();
+		xt_barrier();
+		n++;
+		if (record)
+			xt_sample(metric, t1, t1 - t0, 0);
+		if (t1 >= end)
+			break;
+	}
+	xt_cfg.done = n;
+	return c->post ? c->post() : XT_PASS;
+}

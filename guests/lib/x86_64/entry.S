@@ -1,0 +1,177 @@
+/* entry.S - interrupt/exception stubs and the ring 0 <-> ring 3 transitions.
+ *
+ * Into ring 3: iretq with IOPL=0 and IF=1 (iretq with IOPL=3 and lretq both fail on
+ * kvm-pvm). Back to ring 0: a `ud2` at a known address (int $0x80 from ring 3 gives #UD
+ * on kvm-pvm); the #UD stub recognises two addresses:
+ *   x86_user_return_ud2  end of xt_run_unprivileged(): resume the saved ring-0 context
+ *                        with fn's return value in %rax;
+ *   x86_syscall          a call into ring 0 (x86_syscall_dispatch) that returns to ring 3.
+ * Every other exception goes to x86_exception() (idt.c), which reports and exits.
+ */
+#include "x86.h"
+
+	.text
+/* 32 exception stubs, X86_ISR_STUB_SIZE bytes apart; the stack then holds
+ * vector, error code (0 if the CPU pushes none) and the CPU's interrupt frame. */
+	.balign X86_ISR_STUB_SIZE
+	.globl x86_isr_table
+x86_isr_table:
+	.set v, 0
+	.rept 32
+	.balign X86_ISR_STUB_SIZE
+	.if v == 6
+	jmp x86_isr_ud
+	.else
+	.if !(v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30)
+	pushq $0
+	.endif
+	pushq $v
+	jmp x86_isr_common
+	.endif
+	.set v, v + 1
+	.endr
+
+x86_isr_ud:
+	testb $3, 8(%rsp)               /* from ring 3? */
+	jz 1f
+	cmpq $x86_user_return_ud2, (%rsp)
+	je x86_user_return
+	cmpq $x86_syscall, (%rsp)
+	je x86_syscall_entry
+1:	pushq $0
+	pushq $6
+	jmp x86_isr_common
+
+x86_isr_common:
+	push %rax
+	push %rbx
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %rbp
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %r12
+	push %r13
+	push %r14
+	push %r15
+	mov %rsp, %rdi                  /* struct x86_frame * */
+	and $-16, %rsp
+	call x86_exception              /* does not return */
+2:	cli
+	hlt
+	jmp 2b
+
+/* LAPIC timer: read the counter first, then save what C may clobber, including the
+ * SSE state (the handler is arch-neutral code compiled with SSE). */
+	.globl x86_isr_timer
+x86_isr_timer:
+	push %rax
+	push %rdx
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	push %rcx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbp
+	mov %rsp, %rbp
+	sub $512, %rsp
+	and $-64, %rsp
+	fxsave64 (%rsp)
+	mov %rax, %rdi
+	call x86_lapic_timer_irq
+	fxrstor64 (%rsp)
+	mov %rbp, %rsp
+	pop %rbp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rcx
+	pop %rdx
+	pop %rax
+	iretq
+
+	.globl x86_isr_spurious
+x86_isr_spurious:                   /* LAPIC spurious vector: no EOI */
+	iretq
+
+/* long xt_run_unprivileged(long (*fn)(void *), void *arg)
+ * From ring 0 (and no ring-3 call active): run fn(arg) in ring 3 on the user stack.
+ * From ring 3, or from ring 0 while a ring-3 call is active (an interrupt handler):
+ * a plain call. */
+	.globl xt_run_unprivileged
+xt_run_unprivileged:
+	mov %cs, %eax
+	test $3, %al
+	jnz 1f
+	cmpq $0, x86_kernel_rsp(%rip)
+	jne 1f
+	push %rbp
+	push %rbx
+	push %r12
+	push %r13
+	push %r14
+	push %r15
+	pushfq
+	mov %rsp, x86_kernel_rsp(%rip)
+	mov %rsp, %rax
+	and $-16, %rax
+	mov %rax, x86_tss+4(%rip)       /* traps from ring 3 land below this frame */
+	mov %rdi, %rax
+	mov %rsi, %rdi                  /* arg */
+	mov %rax, %rsi                  /* fn */
+	pushq $(X86_USER_DS | 3)
+	pushq $x86_user_stack_top
+	pushq $0x202                    /* IF=1, IOPL=0 */
+	pushq $(X86_USER_CS | 3)
+	pushq $x86_user_trampoline
+	iretq
+1:	mov %rdi, %rax
+	mov %rsi, %rdi
+	jmp *%rax
+
+x86_user_trampoline:                /* ring 3 */
+	call *%rsi
+x86_user_return_ud2:
+	ud2
+
+x86_user_return:                    /* ring 0, %rax = fn's result */
+	mov x86_kernel_rsp(%rip), %rsp
+	movq $0, x86_kernel_rsp(%rip)
+	popfq
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	pop %rbp
+	ret
+
+/* long x86_syscall(long nr, long a, long b, long c): from ring 3 only. */
+	.globl x86_syscall
+x86_syscall:
+	ud2
+	ret
+
+x86_syscall_entry:                  /* ring 0, arguments still in %rdi..%rcx */
+	sub $8, %rsp
+	call x86_syscall_dispatch
+	add $8, %rsp
+	addq $2, (%rsp)                 /* skip the ud2 */
+	iretq
+
+	.data
+	.balign 8
+x86_kernel_rsp:                     /* ring-0 context of the active ring-3 call, or 0 */
+	.quad 0

@@ -1,0 +1,42 @@
+/* pvh.c - PVH boot information (Xen's hvm_start_info; QEMU -M microvm, Xen PVH). */
+#include "x86.h"
+
+#define HVM_START_MAGIC 0x336ec578
+
+struct hvm_start_info {
+	uint32_t magic, version, flags, nr_modules;
+	uint64_t modlist_paddr, cmdline_paddr, rsdp_paddr;
+	uint64_t memmap_paddr;      /* version >= 1 */
+	uint32_t memmap_entries, reserved;
+};
+struct hvm_memmap_entry {
+	uint64_t addr, size;
+	uint32_t type, reserved;
+};
+
+static bool running_on_xen(void)
+{
+	for (uint32_t base = 0x40000000; base < 0x40010000; base += 0x100) {
+		uint32_t r[4];
+		cpuid(base, 0, r);
+		if (r[1] == 0x566e6558 && r[2] == 0x65584d4d && r[3] == 0x4d4d566e)
+			return true;                    /* "XenVMMXenVMM" */
+	}
+	return false;
+}
+
+void x86_pvh_parse(uint32_t addr)
+{
+	const struct hvm_start_info *si = (const void *)(uintptr_t)addr;
+	x86_boot_info.platform = running_on_xen() ? "xen" : "microvm";
+	if (si->magic != HVM_START_MAGIC)
+		return;
+	if (si->cmdline_paddr)
+		x86_cmdline_set((const char *)(uintptr_t)si->cmdline_paddr, 4096);
+	if (si->version < 1 || !si->memmap_paddr)
+		return;
+	const struct hvm_memmap_entry *e = (const void *)(uintptr_t)si->memmap_paddr;
+	for (uint32_t i = 0; i < si->memmap_entries && x86_boot_info.nram < X86_MAX_MEMMAP; i++)
+		if (e[i].type == 1)
+			x86_boot_info.ram[x86_boot_info.nram++] = (struct x86_mem_range){ e[i].addr, e[i].size };
+}

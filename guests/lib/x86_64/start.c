@@ -1,0 +1,31 @@
+/* start.c - x86_boot(): from boot.S to xt_main().
+ * Ring 0 does only what must happen before the first console line (boot information,
+ * UART, descriptor tables, guard pages) and then runs xt_main() in ring 3 for the rest
+ * of the run (see x86.h for why). */
+#include "platform.h"
+#include "x86.h"
+#include "xt.h"
+
+struct x86_bootinfo x86_boot_info;
+
+static long run_main(void *arg)
+{
+	(void)arg;
+	xt_main();              /* ends with xt_exit() */
+}
+
+void x86_boot(uint32_t kind, uint32_t info)
+{
+	if (kind == 1)
+		x86_pvh_parse(info);
+	else
+		x86_multiboot_parse(info);
+	x86_uart_init();
+	x86_pic_disable();
+	x86_cpu_init();
+	x86_mem_protect();
+	xt_run_unprivileged(run_main, 0);
+	x86_exit_now(1);
+}
+
+const char *xt_platform_name(void) { return x86_boot_info.platform; }

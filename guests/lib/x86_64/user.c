@@ -1,0 +1,19 @@
+/* user.c - ring-0 services for ring-3 code (entry.S routes `call x86_syscall` here).
+ * Only what needs privilege: console port I/O, the exit port, the LAPIC timer. */
+#include "platform.h"
+#include "x86.h"
+
+long x86_syscall_dispatch(long nr, long a, long b, long c)
+{
+	(void)c;
+	switch (nr) {
+	case X86_SYS_WRITE:
+		x86_uart_write((const char *)a, (size_t)b);
+		return 0;
+	case X86_SYS_EXIT:
+		x86_exit_now((int)a);
+	case X86_SYS_TIMER:
+		return x86_lapic_timer_arm((uint64_t)a, (void (*)(uint64_t))b);
+	}
+	return -1;
+}

@@ -1,0 +1,122 @@
+/* x86.h - private interfaces of the x86-64 probe platform (guests/lib/x86_64/).
+ *
+ * Privilege model (see also user.c): ring 0 does the minimum (boot, descriptor tables,
+ * devices) and then runs the arch-neutral xt_main() in ring 3, because on kvm-pvm
+ * hosts guest ring 0 is emulated instruction by instruction while ring 3 runs
+ * natively. Platform functions that need ring 0 (console, exit, timer) detect the
+ * current privilege level and, from ring 3, enter ring 0 through a `ud2` gate at a
+ * known address (x86_syscall). Interrupts are disabled in ring 0 and enabled in ring 3;
+ * nothing raises one unless xt_timer_oneshot() armed the LAPIC timer.
+ *
+ * Memory map (guest-physical = virtual, 2 MiB pages up to 4 GiB, the first 2 MiB in
+ * 4 KiB pages for the NULL and stack guard pages; every page has U/S set):
+ *   0x00100000  image (text, data, page tables, stacks, bss), must end below 16 MiB
+ *   0x01000000  default sample ring (ring_gpa=0x1000000), never used by xt_alloc
+ *   rest        xt_alloc bump allocator over usable RAM below 4 GiB
+ */
+#ifndef XT_X86_H
+#define XT_X86_H
+
+/* Segment selectors; must match the GDT in boot.S. */
+#define X86_KERNEL_CS 0x08
+#define X86_KERNEL_DS 0x10
+#define X86_USER_DS   0x18
+#define X86_USER_CS   0x20
+#define X86_TSS_SEL   0x28
+
+/* Interrupt vectors besides the exceptions 0..31. */
+#define X86_VEC_TIMER    0x40
+#define X86_VEC_SPURIOUS 0xff
+#define X86_ISR_STUB_SIZE 16     /* bytes between the exception stubs of entry.S */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+/* ud2 gate numbers (x86_syscall). */
+enum { X86_SYS_WRITE = 1, X86_SYS_EXIT, X86_SYS_TIMER };
+
+static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+
+static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+/* Current privilege level: 0 (kernel) or 3 (user). Reading %cs is allowed in ring 3. */
+static inline unsigned x86_cpl(void)
+{
+	uint16_t cs;
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	return cs & 3;
+}
+
+/* boot.S / entry.S */
+extern uint64_t x86_pt_low[512];          /* 4 KiB page table for 0..2 MiB */
+extern char x86_image_start[], x86_image_end[];
+extern char x86_user_stack_guard[], x86_kernel_stack_guard[];
+extern char x86_user_stack_top[], x86_ist_stack_top[];
+extern char x86_isr_table[];              /* 32 exception stubs */
+extern char x86_isr_timer[], x86_isr_spurious[];
+long x86_syscall(long nr, long a, long b, long c);
+
+/* Boot information, copied out of the loader's structures before anything else. */
+#define X86_MAX_MEMMAP 32
+struct x86_mem_range { uint64_t base, size; };
+struct x86_bootinfo {
+	const char *platform;      /* "microvm", "pc" or "xen" */
+	unsigned nram;             /* usable RAM ranges (E820 type 1) */
+	struct x86_mem_range ram[X86_MAX_MEMMAP];
+};
+extern struct x86_bootinfo x86_boot_info;
+void x86_cmdline_set(const char *s, size_t max);
+void x86_pvh_parse(uint32_t start_info);
+void x86_multiboot_parse(uint32_t mbi);
+
+/* cmdline.c: value of key in the cmdline as an unsigned number (decimal or 0x hex).
+ * Returns false when the key is absent or its value is not a number. */
+bool x86_param_u64(const char *key, uint64_t *out);
+/* Copies the value of key (at most cap-1 bytes) into buf; false when absent. */
+bool x86_param_str(const char *key, char *buf, size_t cap);
+
+/* Devices. */
+void x86_uart_init(void);
+void x86_uart_write(const char *s, size_t n);
+void x86_uart_flush(void);
+void x86_pic_disable(void);
+void x86_exit_now(int status) __attribute__((noreturn));
+bool x86_lapic_timer_arm(uint64_t deadline, void (*handler)(uint64_t now));
+void x86_lapic_timer_irq(uint64_t now);
+
+/* report.c: console output for the platform's own reports (works in ring 0 and 3). */
+void x86_print(const char *s);
+void x86_print_u64(uint64_t v, unsigned base);
+void x86_print_run(void);          /* "run=<id>" */
+void x86_fail_param(const char *key, const char *msg) __attribute__((noreturn));
+
+/* cpu.c / idt.c / mem.c */
+void x86_cpu_init(void);
+void x86_idt_init(void);
+void x86_mem_protect(void);
+struct x86_frame;
+void x86_exception(struct x86_frame *f);
+long x86_syscall_dispatch(long nr, long a, long b, long c);
+#endif /* __ASSEMBLER__ */
+#endif

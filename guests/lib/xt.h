@@ -1,0 +1,157 @@
+/* xt.h - the arch-neutral benchmark library: strings, formatting, parameters, the
+ * sample ring, protocol lines, log2 histogram, PRNG, and the bench/case table types.
+ *
+ * Everything here is freestanding C (stdint/stddef/stdbool/stdarg only) and calls
+ * only platform.h. Caveats: assumes an LP64 target (uint64_t == unsigned long, so
+ * %lu prints it); the bench loop and ring writes may run in user mode (ring 3 / EL0)
+ * via xt_run_unprivileged, so anything they touch must be user-accessible memory and
+ * nothing in them may print.
+ */
+#ifndef XT_H
+#define XT_H
+#include <stdarg.h>
+#include "platform.h"
+
+#define XT_PASS 0
+#define XT_FAIL 1
+#define XT_BADPARAM 2
+#define XT_FAULT 3            /* END status=fault, exit status 1 */
+
+/* Compiler barrier: keeps the measured body between the two counter reads. */
+#define xt_barrier() __asm__ __volatile__("" ::: "memory")
+/* Keeps a value alive (the compiler must assume it is used). */
+#define xt_keep(v) __asm__ __volatile__("" : : "r"(v) : "memory")
+
+/* ---- string.c ---- */
+void *xt_memset(void *d, int c, size_t n);
+void *xt_memcpy(void *d, const void *s, size_t n);
+void *xt_memmove(void *d, const void *s, size_t n);
+int xt_memcmp(const void *a, const void *b, size_t n);
+size_t xt_strlen(const char *s);
+int xt_strcmp(const char *a, const char *b);
+int xt_strncmp(const char *a, const char *b, size_t n);
+void xt_sort_u64(uint64_t *v, size_t n);      /* small in-place sort (shell sort) */
+
+/* ---- fmt.c ---- %s %d %i %u %x %c %p %%, l/ll/z modifiers, width, '0', '-' */
+int xt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int xt_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Formats into a bounded line buffer and writes it with one xt_console_write. */
+void xt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- cmdline.c ---- parameters "key=value ..." ---- */
+void xt_params_init(const char *cmdline);     /* badparam on malformed tokens */
+const char *xt_run_id(void);                  /* run= (default "0") */
+bool xt_param_has(const char *key);
+const char *xt_param_str(const char *key, const char *dflt);
+uint64_t xt_param_u64(const char *key, uint64_t dflt);   /* decimal or 0x hex */
+double xt_param_double(const char *key, double dflt);
+/* Sizes: 4096, 1171k, 4m, 1g, llc, llc*1.5, l2*2, l1/2 (k/m/g = 1024-based). */
+uint64_t xt_param_size(const char *key, const char *dflt_expr);
+/* Cache size honouring l1_bytes= / l2_bytes= / l3_bytes= / llc_bytes= overrides. */
+uint64_t xt_cache_size(int level);
+/* Rejects any key not in the common set or in bench_keys (NULL-terminated). */
+void xt_params_check(const char *const *bench_keys);
+void xt_badparam(const char *key, const char *msg) __attribute__((noreturn));
+
+/* ---- ring.c ---- protocol.md section 3 ---- */
+#define XT_RING_MAGIC "XTRING01"
+#define XT_RING_HDR 64
+#define XT_SLOT_SIZE 32
+#define XT_FLAG_OVERFLOW 1u
+struct xt_ring_hdr {
+	char magic[8];
+	uint32_t version, slot_size;
+	uint64_t capacity, write_seq, heartbeat, freq_hz, reserved[2];
+};
+struct xt_slot {
+	uint64_t seq, t, value;
+	uint32_t metric, flags;
+};
+/* Uses xt_ring_memory(), or an in-memory ring of buffer_slots slots to drain later.
+ * Returns false (after printing XT ERROR) if the shared ring is unusable. */
+bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots);
+bool xt_ring_shared(void);
+/* The hot path: fill slot, release fence, write_seq, heartbeat. Never blocks. */
+void xt_sample(uint32_t metric, uint64_t t, uint64_t value, uint32_t flags);
+uint64_t xt_ring_written(void);               /* samples written so far */
+void xt_ring_drain(void);                      /* XT SAMPLE lines (no shared ring only) */
+
+/* ---- proto.c ---- protocol lines (all carry run=R) ---- */
+void xt_begin(const char *bench, const char *role, uint64_t freq_hz);
+void xt_meta(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xt_metric(unsigned id, const char *name, const char *unit);
+void xt_error(const char *param, const char *msg);          /* param may be NULL */
+void xt_end(int status, bool with_samples, const char *reason) __attribute__((noreturn));
+const char *xt_arch_name(void);
+
+/* ---- hist.c ---- log2 histogram: bucket k holds [2^k, 2^(k+1)) (0 and 1 in 0),
+ * the last bucket is the overflow bucket (everything >= 2^(nbuckets-1)). */
+#define XT_HIST_MAX 64
+struct xt_hist {
+	unsigned nbuckets;
+	uint64_t count[XT_HIST_MAX];
+};
+void xt_hist_init(struct xt_hist *h, unsigned nbuckets);
+static inline unsigned xt_hist_bucket(const struct xt_hist *h, uint64_t v)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(v | 1);
+	return b < h->nbuckets - 1 ? b : h->nbuckets - 1;
+}
+static inline void xt_hist_add(struct xt_hist *h, uint64_t v)
+{
+	h->count[xt_hist_bucket(h, v)]++;
+}
+void xt_hist_print(const struct xt_hist *h, unsigned metric);   /* XT HIST lines */
+
+/* ---- prng.c ---- splitmix64: deterministic, seedable, fast ---- */
+struct xt_rng { uint64_t s; };
+void xt_rng_seed(struct xt_rng *r, uint64_t seed);
+uint64_t xt_rng_next(struct xt_rng *r);
+uint64_t xt_rng_below(struct xt_rng *r, uint64_t n);   /* uniform in [0, n) */
+
+/* ---- bench tables (main.c drives them, run.c loops) ---- */
+/* One case = one metric. Like kvm-unit-tests arm/micro-bench.c. All hooks except
+ * bench.setup/report run unprivileged and must not print. */
+struct xt_case {
+	const char *name;            /* metric name (XT METRIC name=) */
+	const char *unit;            /* "cycles" or "count" */
+	int (*prep)(void);           /* once before warmup: build input; XT_PASS or status */
+	void (*reset)(void);         /* untimed, before every iteration; may be NULL */
+	void (*exec)(void);          /* the timed body (NULL: bench.run does the loop) */
+	int (*post)(void);           /* after the loop: verify; XT_PASS or XT_FAIL; may be NULL */
+	uint64_t iterations;         /* default measured iterations (measurer role) */
+};
+struct xt_bench {
+	const char *name;
+	const char *role;                   /* default role: "measurer" or "stressor" */
+	const char *const *keys;            /* bench parameters, NULL-terminated */
+	int (*setup)(void);                 /* privileged: params, xt_alloc, META; may be NULL */
+	const struct xt_case *cases;
+	unsigned ncases;
+	long (*run)(void *c);               /* optional custom loop for one case */
+	void (*report)(void);               /* privileged, after all cases; may be NULL */
+};
+
+/* Run configuration resolved by main.c from the common keys. */
+struct xt_cfg {
+	bool measurer;               /* role=measurer: record samples */
+	uint64_t freq_hz;
+	uint64_t overhead;           /* median back-to-back counter cost (ticks) */
+	uint64_t iterations;         /* 0 = until duration (or forever) */
+	uint64_t warmup;
+	uint64_t duration_ticks;     /* 0 = no time limit */
+	unsigned metric;             /* metric id of the case being run */
+	uint64_t done;               /* measured iterations completed (set by the loop) */
+};
+extern struct xt_cfg xt_cfg;
+
+/* run.c: the generic measured loop for one case (unprivileged). */
+long xt_run_case(void *c);
+/* Set a reason shown in XT END (static string). */
+void xt_set_reason(const char *reason);
+const char *xt_reason(void);
+
+/* main.c */
+void xt_main(void) __attribute__((noreturn));
+#endif

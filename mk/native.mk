@@ -1,0 +1,34 @@
+# mk/native.mk - builds build/native/xtalk-bench: the shared bench code as a Linux host
+# program for the `native` backend. Included by the top Makefile; also usable alone:
+#   make -f mk/native.mk native
+# The neutral code (guests/lib/*.c minus libc_shims.c, guests/bench/*.c) is compiled
+# -ffreestanding -nostdinc so a libc header or call there fails here, not in a guest.
+NATIVE_CC      ?= gcc
+NATIVE_OUT     := build/native
+NATIVE_BIN     := $(NATIVE_OUT)/xtalk-bench
+NATIVE_WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
+NATIVE_CFLAGS  := -O2 -g -std=gnu11 $(NATIVE_WARN) -Iguests/lib -MMD -MP
+NATIVE_FREE    := -ffreestanding -nostdinc -isystem $(shell $(NATIVE_CC) -print-file-name=include)
+NATIVE_LIB_SRC := $(filter-out guests/lib/libc_shims.c,$(wildcard guests/lib/*.c))
+NATIVE_NEUTRAL := $(NATIVE_LIB_SRC) $(wildcard guests/bench/*.c)
+NATIVE_HOST    := $(wildcard native/*.c)
+NATIVE_OBJS    := $(patsubst %.c,$(NATIVE_OUT)/obj/%.o,$(NATIVE_NEUTRAL) $(NATIVE_HOST))
+
+.PHONY: native native-clean
+native: $(NATIVE_BIN)
+
+$(NATIVE_BIN): $(NATIVE_OBJS)
+	$(NATIVE_CC) -o $@ $^
+
+$(NATIVE_OUT)/obj/guests/%.o: guests/%.c
+	@mkdir -p $(dir $@)
+	$(NATIVE_CC) $(NATIVE_CFLAGS) $(NATIVE_FREE) -c -o $@ $<
+
+$(NATIVE_OUT)/obj/native/%.o: native/%.c
+	@mkdir -p $(dir $@)
+	$(NATIVE_CC) $(NATIVE_CFLAGS) -c -o $@ $<
+
+native-clean:
+	rm -rf $(NATIVE_OUT)
+
+-include $(NATIVE_OBJS:.o=.d)

@@ -1,0 +1,1 @@
+"""Statistics over stored campaigns."""

@@ -1,0 +1,64 @@
+"""KPI gates: compare a statistic per configuration with a limit, absolute or relative to
+the baseline configuration (same values on every other dimension). A gate whose
+metric or baseline has no data fails too: a missing measurement never passes.
+"""
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from ..spec.model import Gate
+from .summary import change_pct, config_stats
+
+
+def configs(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    return {cid: json.loads(cfg) for cid, cfg in con.execute(
+        "SELECT config_id, any_value(config) FROM runs GROUP BY config_id").fetchall()}
+
+
+def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str) -> str | None:
+    for cid, other in all_configs.items():
+        if str(other.get(dim)) != value:
+            continue
+        if all(str(other.get(k)) == str(v) for k, v in config.items() if k not in (dim, "start_order")):
+            return cid
+    return None
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, gates: list[Gate]) -> list[dict]:
+    stats = {(r["config_id"], r["metric"]): r for r in config_stats(con)}
+    all_configs = configs(con)
+    results = []
+    for gate in gates:
+        dim, _, value = gate.baseline.partition("=")
+        for cid, config in all_configs.items():
+            if str(config.get(dim)) == value:
+                continue
+            row = stats.get((cid, gate.metric))
+            res = {"gate": gate.model_dump(exclude_none=True), "config_id": cid, "metric": gate.metric,
+                   "stat": gate.stat, "passed": False, "detail": ""}
+            results.append(res)
+            if row is None:
+                res["detail"] = f"no samples of metric {gate.metric!r} in {cid}"
+                continue
+            observed = row[gate.stat]
+            res["observed"] = observed
+            checks = []
+            if gate.max_cycles is not None:
+                checks.append((observed <= gate.max_cycles, f"{observed:.0f} cycles vs limit {gate.max_cycles:.0f}"))
+            if gate.max_ns is not None:
+                ns = observed * row["ns_per_tick"] if row["ns_per_tick"] else None
+                checks.append((ns is not None and ns <= gate.max_ns,
+                               f"{ns:.0f} ns vs limit {gate.max_ns:.0f}" if ns else "no counter frequency"))
+            if gate.max_increase_pct is not None:
+                base_id = baseline_of(config, all_configs, dim, value)
+                base = stats.get((base_id, gate.metric)) if base_id else None
+                pct = change_pct(observed, base[gate.stat]) if base else None
+                res["baseline_config"], res["change_pct"] = base_id, pct
+                checks.append((pct is not None and pct <= gate.max_increase_pct,
+                               f"{pct:+.2f}% vs {base_id} (limit +{gate.max_increase_pct:g}%)" if pct is not None
+                               else f"no baseline data for {gate.baseline}"))
+            res["passed"] = all(ok for ok, _ in checks)
+            res["detail"] = "; ".join(text for _, text in checks)
+    return results

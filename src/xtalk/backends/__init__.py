@@ -1,0 +1,1 @@
+"""Backends: one file per hypervisor (or the bare machine); see base.py."""

@@ -1,0 +1,94 @@
+"""The Backend interface every hypervisor (or the bare machine) implements, and the registry.
+
+A backend is a small class: `accepts(host)` says whether it can run here and why not;
+the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
+one function, like rtla's run_tool(). `stop` is idempotent and always called.
+A new hypervisor is one file in this package plus its tests.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..plan import GuestPlan, RunPlan
+from ..telemetry.ring import RingReader
+
+
+@dataclass
+class GuestHandle:
+    """A started guest as the runner sees it."""
+
+    plan: GuestPlan
+    console_fd: int | None = None  # readable, non-blocking; EOF when the guest is gone
+    ring: RingReader | None = None
+    pids: list[int] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)  # pinning, policy, command line...
+    backend_state: Any = None
+
+
+class Backend(ABC):
+    name: ClassVar[str]
+
+    def __init__(self, options: dict[str, Any]):
+        self.options = options
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
+        """Problems with the spec's backend options as (key, message); [] when fine."""
+        return [(key, "unknown option for this backend") for key in options]
+
+    @classmethod
+    @abstractmethod
+    def accepts(cls, host: dict) -> tuple[bool, str]:
+        """(True, '') when this backend can run on the host described by host_facts()."""
+
+    @abstractmethod
+    def prepare(self, run: RunPlan) -> None:
+        """Build or find images, create per-run resources. Called once per run."""
+
+    @abstractmethod
+    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+        """Start a guest pinned to guest.cpus (verify the pinning took) and running."""
+
+    @abstractmethod
+    def pause(self, handle: GuestHandle) -> None: ...
+
+    @abstractmethod
+    def resume(self, handle: GuestHandle) -> None: ...
+
+    @abstractmethod
+    def poll_exit(self, handle: GuestHandle) -> int | None:
+        """The guest's exit status if it has ended, else None."""
+
+    @abstractmethod
+    def stop(self, handle: GuestHandle) -> None:
+        """Kill and reap everything of this guest. Idempotent; must not raise."""
+
+    def cleanup(self, run: RunPlan) -> None:
+        """Remove per-run resources. Always called, after every stop."""
+
+    def metadata(self) -> dict[str, Any]:
+        """Versions and settings of the hypervisor, stored with each run."""
+        return {"backend": self.name}
+
+
+REGISTRY: dict[str, type[Backend]] = {}
+
+
+def register(cls: type[Backend]) -> type[Backend]:
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def backend_class(kind: str) -> type[Backend] | None:
+    from . import native  # noqa: F401  (registration by import)
+    return REGISTRY.get(kind)
+
+
+def check_backend_options(kind: str, options: dict[str, Any]) -> list[tuple[str, str]]:
+    cls = backend_class(kind)
+    if cls is None:
+        known = ", ".join(sorted(REGISTRY)) or "none"
+        return [("kind", f"unknown backend {kind!r} (known: {known})")]
+    return cls.check_options(options)

@@ -1,0 +1,148 @@
+"""The `native` backend: the bare-machine baseline. Workloads are host processes of the
+same benchmark code the guests run (build/native/xtalk-bench), pinned with
+sched_setaffinity before exec, in the spec's scheduling class (SCHED_RR/FIFO where
+permitted; what was obtained is recorded per guest, with the reason when refused).
+
+The measurer writes samples to a ring in /dev/shm; console = the process's stdout.
+No process is left behind: each workload runs in its own session (so Ctrl-C reaches
+only xtalk, which then stops it), gets PR_SET_PDEATHSIG=SIGKILL (so it dies with xtalk
+even on SIGKILL), and stop() kills and reaps its whole process group.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import artifacts
+from ..errors import InfrastructureError
+from ..plan import GuestPlan, RunPlan
+from ..telemetry.ring import RingReader, create_ring_file
+from .base import Backend, GuestHandle, register
+
+BINARY = "build/native/xtalk-bench"
+RING_CAPACITY = 1 << 20
+POLICIES = {"rr": os.SCHED_RR, "fifo": os.SCHED_FIFO, "other": os.SCHED_OTHER}
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup(cpus: tuple[int, ...]):
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def setup() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.sched_setaffinity(0, cpus)
+
+    return setup
+
+
+def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
+    """key=value parameters of a workload (docs/protocol.md section 1)."""
+    args = {"bench": guest.bench, "run": run.run_id, "role": guest.role}
+    if guest.role == "measurer":
+        m = run.spec.measurer
+        args |= {"duration_s": run.spec.run.duration_s}
+        if m.iterations:
+            args["iterations"] = m.iterations
+        if m.warmup_iterations:
+            args["warmup"] = m.warmup_iterations
+    args |= guest.params
+    return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
+
+
+@register
+class NativeBackend(Backend):
+    name = "native"
+
+    @classmethod
+    def accepts(cls, host: dict) -> tuple[bool, str]:
+        if not sys.platform.startswith("linux"):
+            return False, "the native backend needs Linux (sched_setaffinity, /dev/shm)"
+        return True, ""
+
+    def __init__(self, options: dict):
+        super().__init__(options)
+        self.binary: Path | None = None
+        self._rings: list[Path] = []
+        self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
+
+    def prepare(self, run: RunPlan) -> None:
+        if self.binary is None:
+            self.binary = artifacts.build("native", BINARY)
+        online = os.sched_getaffinity(0)
+        missing = sorted({c for g in run.guests for c in g.cpus} - online)
+        if missing:
+            raise InfrastructureError(f"cpus {missing} are not available to xtalk (allowed: {sorted(online)})")
+
+    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+        assert self.binary is not None
+        argv = [str(self.binary)] + workload_args(guest, run)
+        ring = None
+        if guest.role == "measurer":
+            path = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
+            create_ring_file(path, RING_CAPACITY)
+            self._rings.append(path)
+            argv.append(f"ring={path}")
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_child_setup(guest.cpus))
+        os.set_blocking(proc.stdout.fileno(), False)
+        handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
+        handle.facts = {"argv": argv, "pid": proc.pid, **self._apply_policy(proc.pid, run)}
+        try:
+            handle.facts["affinity"] = sorted(os.sched_getaffinity(proc.pid))
+        except ProcessLookupError:
+            handle.facts["affinity"] = None  # already gone: poll_exit reports it
+        if handle.facts["affinity"] not in (None, sorted(guest.cpus)):
+            self.stop(handle)
+            raise InfrastructureError(f"{guest.name}: affinity {handle.facts['affinity']} is not {list(guest.cpus)}")
+        if guest.role == "measurer":
+            handle.ring = RingReader(self._rings[-1])
+        return handle
+
+    @staticmethod
+    def _apply_policy(pid: int, run: RunPlan) -> dict:
+        wanted = run.spec.run.sched
+        prio = run.spec.run.priority if wanted != "other" else 0
+        try:
+            os.sched_setscheduler(pid, POLICIES[wanted], os.sched_param(prio))
+            return {"sched": wanted, "priority": prio}
+        except PermissionError:
+            return {"sched": "other", "priority": 0, "sched_refused": f"{wanted} not permitted for this user"}
+        except ProcessLookupError:
+            return {"sched": "unknown", "priority": 0}
+
+    def _signal(self, handle: GuestHandle, sig: int) -> None:
+        try:
+            os.killpg(handle.pids[0], sig)
+        except ProcessLookupError:
+            pass
+
+    def pause(self, handle: GuestHandle) -> None:
+        self._signal(handle, signal.SIGSTOP)
+
+    def resume(self, handle: GuestHandle) -> None:
+        self._signal(handle, signal.SIGCONT)
+
+    def poll_exit(self, handle: GuestHandle) -> int | None:
+        return handle.backend_state.poll()
+
+    def stop(self, handle: GuestHandle) -> None:
+        self._signal(handle, signal.SIGKILL)  # the whole group, even if the leader is gone
+        handle.backend_state.wait()
+        self._procs.append(handle.backend_state)
+
+    def cleanup(self, run: RunPlan) -> None:
+        for proc in self._procs:
+            proc.stdout.close()
+        self._procs.clear()
+        for path in self._rings:
+            path.unlink(missing_ok=True)
+        self._rings.clear()
+
+    def metadata(self) -> dict:
+        return {"backend": self.name, "binary": str(self.binary) if self.binary else None,
+                "binary_sha256": artifacts.file_hash(self.binary) if self.binary else None}

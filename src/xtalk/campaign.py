@@ -1,0 +1,115 @@
+"""Run a whole campaign: validate, plan, open the store first, then each run in order
+with a progress display; a failed run is recorded and the campaign goes on.
+
+--resume continues the latest campaign of the same name and spec, skipping runs that
+completed (pass or fail) and redoing interrupted or errored ones.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .backends.base import backend_class
+from .errors import InfrastructureError, SpecError, Problem
+from .host.metadata import host_facts
+from .plan import RunPlan, plan
+from .results.store import CampaignStore, spec_hash
+from .runner import execute_run
+from .spec.model import Campaign
+
+
+@dataclass
+class CampaignResult:
+    store: CampaignStore
+    runs: list[dict]
+    skipped: list[str]
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM takes the same clean path as Ctrl-C."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,
+               runs: list[RunPlan], host: dict) -> CampaignStore:
+    if resume:
+        store = CampaignStore.latest(out, spec.name)
+        if store is None:
+            raise SpecError(source, [Problem("name", f"--resume: no campaign named {spec.name!r} in {out}")])
+        if store.info.get("spec_hash") != spec_hash(text):
+            raise SpecError(source, [Problem("(file)", f"--resume: the spec changed since {store.path.name} "
+                                                       "was started; run without --resume for a new campaign")])
+        store.recover_interrupted()
+        return store
+    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs])
+
+
+def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
+                 resume: bool = False, console: Console | None = None) -> CampaignResult:
+    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    cls = backend_class(spec.backend.kind)
+    host = host_facts()
+    ok, why = cls.accepts(host)
+    if not ok:
+        raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
+    runs = plan(spec, raw)
+    store = open_store(spec, raw, text, source, out, resume, runs, host)
+    done = store.completed_run_ids() if resume else set()
+    todo = [r for r in runs if r.run_id not in done]
+    backend = cls(spec.backend.options)
+    results = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with sigterm_as_interrupt(), Progress(*columns, console=console, transient=False,
+                                          disable=not console.is_terminal) as progress:
+        task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
+        for run in todo:
+            progress.update(task, description=f"{spec.name} [{run.run_id}]")
+            writer = store.start_run(_run_meta(run, spec))
+            started = time.monotonic()
+
+            def tick(t_s, run=run):
+                progress.update(task, description=f"{spec.name} [{run.run_id} {t_s or 0:5.1f}s]")
+
+            meta = execute_run(backend, run, writer, tick)
+            results.append(meta)
+            progress.advance(task)
+            mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
+            line = f"{run.run_id:<40} {mark:<8} {meta.get('sample_count', 0):>8} samples {time.monotonic() - started:6.1f}s"
+            if meta.get("reason"):
+                line += f"  ({meta['reason']})"
+            if not console.is_terminal:
+                console.print(line, highlight=False)
+            else:
+                progress.console.print(line, highlight=False)
+    return CampaignResult(store, results, sorted(done))
+
+
+def _run_meta(run: RunPlan, spec: Campaign) -> dict:
+    return {
+        "run_id": run.run_id, "index": run.index, "config_id": run.config_id,
+        "config": run.config, "repetition": run.repetition, "warmup": run.warmup,
+        "placement": run.placement, "start_order": run.start_order,
+        "campaign": spec.name, "backend": spec.backend.kind,
+        "warmup_s": run.spec.run.warmup_s,
+        "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
+                     "cpus": list(run.measurer.cpus)},
+        "stressors": [{"name": g.name, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
+                       "starts_at_boot": g.starts_at_boot} for g in run.stressors],
+        "timeline": [e.model_dump() for e in run.timeline],
+        "duration_s": run.spec.run.duration_s,
+    }

@@ -1,0 +1,1 @@
+"""Command line: one module per subcommand, dispatched by main.py."""

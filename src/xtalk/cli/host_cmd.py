@@ -1,0 +1,52 @@
+"""`xtalk host show`: the host facts stored with every run (CPU, caches, isolation,
+governor, kernel, KVM and its kind, QEMU and Xen versions)."""
+from __future__ import annotations
+
+import json
+
+from rich.table import Table
+
+from ..host.metadata import host_facts
+
+from .common import console
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("host", help="show facts about this host")
+    inner = p.add_subparsers(dest="host_command", required=True, metavar="ACTION")
+    show = inner.add_parser("show", help="CPU, caches, isolation, governor, kernel, KVM, QEMU, Xen")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.set_defaults(handler=show_host)
+
+
+def _caches(facts: dict) -> str:
+    return ", ".join(f"L{c['level']} {c['type'].lower()} {c['size_bytes'] // 1024} KiB"
+                     for c in facts["caches"]) or "unknown"
+
+
+def show_host(args) -> int:
+    facts = host_facts()
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return 0
+    kvm = facts["kvm"]
+    kvm_text = (f"yes ({kvm['kind']})" if kvm["available"] else f"no ({kvm['reason']})")
+    if kvm["emulates_ring0"]:
+        kvm_text += " — kvm-pvm: guest ring 0 is emulated, probe loops run in ring 3"
+    iso = facts["isolation"]
+    rows = [
+        ("CPU", facts["cpu_model"]), ("architecture", facts["machine"]),
+        ("CPUs online / allowed", f"{facts['online_cpus']} / {facts['allowed_cpus']}"),
+        ("caches (cpu0)", _caches(facts)), ("last-level cache", f"{facts['llc_bytes'] // 1024} KiB"),
+        ("isolcpus", iso["isolcpus"] or "none"), ("nohz_full", iso["nohz_full"] or "none"),
+        ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
+        ("kernel", facts["kernel"]), ("KVM", kvm_text),
+        ("QEMU x86_64", facts["qemu"]["x86_64"] or "not found"),
+        ("QEMU aarch64", facts["qemu"]["aarch64"] or "not found"),
+        ("Xen", facts["xen"]["xen_version"] or ("xl found" if facts["xen"]["xl"] else "not running under Xen")),
+    ]
+    table = Table(show_header=False, box=None)
+    for key, value in rows:
+        table.add_row(f"[bold]{key}[/]", str(value))
+    console().print(table)
+    return 0

@@ -1,0 +1,71 @@
+"""`xtalk run SPEC`: validate, plan, run every run, store it; exit 1 if a KPI gate fails."""
+from __future__ import annotations
+
+import json
+
+from rich.table import Table
+
+from ..analysis.gates import evaluate
+from ..campaign import run_campaign
+from ..errors import EXIT_GATE_FAILED, EXIT_OK
+from ..plan import plan
+from ..results.query import connect
+from .common import add_out, load_spec, console
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("run", help="run a campaign")
+    p.add_argument("spec", help="campaign spec (TOML)")
+    add_out(p)
+    p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the latest campaign of this spec, skipping completed runs")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    p.set_defaults(handler=run)
+
+
+def print_plan(spec, runs) -> None:
+    table = Table(title=f"{spec.name}: {len(runs)} runs on {spec.backend.kind}")
+    for col in ("#", "run id", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
+        table.add_column(col)
+    for r in runs:
+        stressors = ", ".join(f"{g.name}:{g.bench} ({','.join(map(str, g.cpus))})" for g in r.stressors) or "-"
+        events = ", ".join(f"{e.action} {e.target}@{e.at_s:g}s" for e in r.timeline) or "-"
+        table.add_row(str(r.index), r.run_id + (" (warm-up)" if r.warmup else ""), r.placement,
+                      r.start_order if r.stressors else "-",
+                      f"{r.measurer.bench} ({','.join(map(str, r.measurer.cpus))})", stressors, events)
+    console().print(table)
+
+
+def run(args) -> int:
+    spec, raw, text = load_spec(args.spec)
+    runs = plan(spec, raw)
+    if args.dry_run:
+        if args.json:
+            print(json.dumps([{"run_id": r.run_id, "config": r.config, "warmup": r.warmup,
+                               "guests": [{"name": g.name, "bench": g.bench, "cpus": g.cpus}
+                                          for g in r.guests]} for r in runs], indent=2))
+        else:
+            print_plan(spec, runs)
+        return EXIT_OK
+    result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
+    con = connect(result.store)
+    gates = evaluate(con, list(spec.gates))
+    statuses = [r["status"] for r in result.store.runs()]
+    summary = {
+        "campaign": result.store.path.name, "path": str(result.store.path),
+        "runs": len(statuses), "passed": statuses.count("pass"),
+        "failed": len(statuses) - statuses.count("pass"), "skipped_resumed": result.skipped,
+        "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
+    else:
+        out = console(markup=False)
+        out.print(f"campaign {summary['campaign']}: {summary['passed']}/{summary['runs']} runs passed; "
+                  f"results in {summary['path']}")
+        for g in gates:
+            out.print(f"  gate {g['metric']} {g['stat']} [{g['config_id']}]: "
+                      f"{'pass' if g['passed'] else 'FAIL'} ({g['detail']})")
+        out.print(f"  see: xtalk show {summary['campaign']} --out {args.out}")
+    return EXIT_GATE_FAILED if summary["gates_failed"] else EXIT_OK

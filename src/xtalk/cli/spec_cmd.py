@@ -1,0 +1,38 @@
+"""`xtalk spec check SPEC` (validate, list every problem, run nothing) and
+`xtalk spec schema` (JSON Schema of campaign specs)."""
+from __future__ import annotations
+
+import json
+
+
+from ..plan import plan
+from ..spec.model import Campaign
+from .common import load_spec, console
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("spec", help="check a campaign spec or print its JSON Schema")
+    inner = p.add_subparsers(dest="spec_command", required=True, metavar="ACTION")
+    check = inner.add_parser("check", help="validate a spec; every problem is listed with its field")
+    check.add_argument("spec")
+    check.set_defaults(handler=check_spec)
+    schema = inner.add_parser("schema", help="print the JSON Schema of campaign specs")
+    schema.set_defaults(handler=print_schema)
+
+
+def check_spec(args) -> int:
+    spec, raw, _ = load_spec(args.spec)
+    runs = plan(spec, raw)
+    configs = len({r.config_id for r in runs})
+    console().print(
+        f"{args.spec}: ok — campaign {spec.name!r}, backend {spec.backend.kind}, "
+        f"{configs} configuration(s), {len(runs)} run(s)")
+    return 0
+
+
+def print_schema(args) -> int:
+    schema = Campaign.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "xtalk campaign spec"
+    print(json.dumps(schema, indent=2))
+    return 0

@@ -1,0 +1,1 @@
+"""Guest console: the line protocol (pure) and capture from pipes/sockets."""

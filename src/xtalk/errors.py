@@ -1,0 +1,54 @@
+"""The four kinds of failure xtalk tells apart, and the exit code each maps to.
+
+SpecError: the user's input is wrong (all problems at once, before anything boots).
+InfrastructureError: host, hypervisor, console or store failed.
+GuestError: a guest reported a fault or never reported.
+MeasurementError: data lost or unstable; recorded, and the campaign goes on.
+"""
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INFRASTRUCTURE = 3
+
+
+class XtalkError(Exception):
+    exit_code = EXIT_INFRASTRUCTURE
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a spec: where (field path, file line) and what."""
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.path or "(top level)"
+        if self.line:
+            where += f" (line {self.line})"
+        return f"{where}: {self.message}"
+
+
+class SpecError(XtalkError):
+    exit_code = EXIT_USAGE
+
+    def __init__(self, source: str, problems: list[Problem]):
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{source}: {len(problems)} problem(s)\n{lines}")
+
+
+class InfrastructureError(XtalkError):
+    exit_code = EXIT_INFRASTRUCTURE
+
+
+class GuestError(XtalkError):
+    exit_code = EXIT_INFRASTRUCTURE
+
+
+class MeasurementError(XtalkError):
+    exit_code = EXIT_INFRASTRUCTURE

@@ -1,0 +1,1 @@
+"""Host facts (metadata) and host tuning advice."""

@@ -1,0 +1,127 @@
+"""Facts about the host that change how timing numbers read: CPU, caches, isolation,
+frequency governor, kernel, KVM (and which kind), QEMU and Xen versions.
+
+Reads /proc and /sys and asks the tools for --version; every probe is best-effort and
+says 'unknown' rather than failing. Caveat: cache sizes are those of CPU 0.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+SYS_CPU = Path("/sys/devices/system/cpu")
+
+
+def _read(path: str | Path, default: str = "") -> str:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return default
+
+
+def _size_bytes(text: str) -> int:
+    m = re.fullmatch(r"(\d+)\s*([KMG]?)", text.strip())
+    if not m:
+        return 0
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+
+
+def cpu_model() -> str:
+    for line in _read("/proc/cpuinfo").splitlines():
+        if line.lower().startswith(("model name", "cpu model")):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def caches(cpu: int = 0) -> list[dict]:
+    out = []
+    for index in sorted((SYS_CPU / f"cpu{cpu}" / "cache").glob("index*")):
+        out.append({
+            "level": int(_read(index / "level", "0") or 0),
+            "type": _read(index / "type", "unknown"),
+            "size_bytes": _size_bytes(_read(index / "size", "0")),
+            "shared_cpus": _read(index / "shared_cpu_list"),
+        })
+    return out
+
+
+def llc_bytes() -> int:
+    sizes = [c for c in caches() if c["type"] in ("Unified", "Data")]
+    return max(sizes, key=lambda c: c["level"])["size_bytes"] if sizes else 0
+
+
+def kvm_info() -> dict:
+    """Whether /dev/kvm is usable and which module serves it (kvm_intel, kvm_amd, kvm_pvm...)."""
+    present = os.path.exists("/dev/kvm")
+    usable = present and os.access("/dev/kvm", os.R_OK | os.W_OK)
+    kinds = [m for m in ("kvm_pvm", "kvm_intel", "kvm_amd") if Path("/sys/module", m).exists()]
+    kind = kinds[0] if kinds else ("kvm" if Path("/sys/module/kvm").exists() else "")
+    why = "" if usable else ("/dev/kvm missing" if not present else "/dev/kvm not accessible to this user")
+    flags = _read("/proc/cpuinfo")
+    return {
+        "available": usable, "kind": kind or "unknown", "reason": why,
+        "hardware_virt": bool(re.search(r"\b(vmx|svm)\b", flags)),
+        "emulates_ring0": kind == "kvm_pvm",
+    }
+
+
+def tool_version(argv: list[str]) -> str | None:
+    if not shutil.which(argv[0]):
+        return None
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = (out.stdout or out.stderr).strip().splitlines()
+    return first[0] if first else None
+
+
+def xen_info() -> dict:
+    hv = _read("/sys/hypervisor/type")
+    version = None
+    if hv == "xen":
+        major, minor = _read("/sys/hypervisor/version/major"), _read("/sys/hypervisor/version/minor")
+        version = f"{major}.{minor}{_read('/sys/hypervisor/version/extra')}"
+    return {"hypervisor_type": hv or None, "xen_version": version,
+            "xl": shutil.which("xl") is not None}
+
+
+def isolation() -> dict:
+    cmdline = _read("/proc/cmdline")
+    m = re.search(r"\bisolcpus=(\S+)", cmdline)
+    return {
+        "isolcpus": _read(SYS_CPU / "isolated") or (m.group(1) if m else ""),
+        "nohz_full": _read(SYS_CPU / "nohz_full"),
+        "kernel_cmdline": cmdline,
+    }
+
+
+def governors() -> dict[str, str]:
+    out = {}
+    for gov in sorted(SYS_CPU.glob("cpu[0-9]*/cpufreq/scaling_governor")):
+        out[gov.parent.parent.name] = _read(gov)
+    return out
+
+
+def host_facts() -> dict:
+    uname = platform.uname()
+    return {
+        "hostname": uname.node,
+        "machine": uname.machine,
+        "kernel": f"{uname.system} {uname.release} {uname.version}",
+        "cpu_model": cpu_model(),
+        "online_cpus": os.cpu_count(),
+        "allowed_cpus": sorted(os.sched_getaffinity(0)),
+        "caches": caches(),
+        "llc_bytes": llc_bytes(),
+        "governors": governors() or "no cpufreq (virtual machine or fixed frequency)",
+        "isolation": isolation(),
+        "kvm": kvm_info(),
+        "qemu": {arch: tool_version([f"qemu-system-{arch}", "--version"]) for arch in ("x86_64", "aarch64")},
+        "xen": xen_info(),
+        "python": platform.python_version(),
+    }

@@ -1,0 +1,137 @@
+"""Spec -> ordered list of runs with stable ids.
+
+A configuration is one point of the matrix (placement, start order and any dotted spec
+path). Configurations that mean the same thing collapse (solo ignores start order).
+Runs are repetitions of configurations, interleaved by default so slow drift of the
+host spreads over all configurations; warm-up runs come first and are marked.
+Ids depend only on the spec, so `--resume` can match runs already stored.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from .spec.load import set_path
+from .spec.model import Campaign, TimelineEvent
+
+DEFAULTS = {"placement": None, "start_order": "measurer-first"}
+
+
+@dataclass(frozen=True)
+class GuestPlan:
+    name: str
+    role: str  # "measurer" | "stressor"
+    bench: str
+    params: dict
+    cpus: tuple[int, ...]
+    starts_at_boot: bool = True  # False when the timeline starts it later
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    index: int
+    run_id: str
+    config_id: str
+    config: dict
+    repetition: int
+    warmup: bool
+    placement: str
+    start_order: str
+    spec: Campaign  # the spec with this configuration's values applied
+    guests: tuple[GuestPlan, ...] = field(default_factory=tuple)
+    timeline: tuple[TimelineEvent, ...] = field(default_factory=tuple)
+
+    @property
+    def measurer(self) -> GuestPlan:
+        return next(g for g in self.guests if g.role == "measurer")
+
+    @property
+    def stressors(self) -> tuple[GuestPlan, ...]:
+        return tuple(g for g in self.guests if g.role == "stressor")
+
+
+def _slug(value: object) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", str(value)).strip("-") or "x"
+
+
+def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
+    measurer = GuestPlan(
+        "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],)
+    )
+    if placement == "solo":
+        return (measurer,)
+    first_action = {}
+    for ev in sorted(spec.timeline, key=lambda e: e.at_s):
+        first_action.setdefault(ev.target, ev.action)
+    others = spec.cpus[1:] or spec.cpus[:1]
+    guests, slot = [measurer], 0
+    for stressor in spec.stressors:
+        for i in range(stressor.instances):
+            name = stressor.name if stressor.instances == 1 else f"{stressor.name}.{i}"
+            cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
+            slot += placement == "other-core"
+            guests.append(
+                GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
+                          starts_at_boot=first_action.get(stressor.name) != "start")
+            )
+    return tuple(guests)
+
+
+def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]]:
+    """(config_id, {dimension: value}, resolved spec) for each distinct configuration."""
+    matrix = dict(spec.matrix)
+    matrix.setdefault("placement", ["solo", "same-core", "other-core"] if spec.stressors else ["solo"])
+    dims = list(matrix)
+    varying = [d for d in dims if len(matrix[d]) > 1]
+    out, seen = [], set()
+    for values in itertools.product(*(matrix[d] for d in dims)):
+        config = dict(zip(dims, values))
+        config.setdefault("start_order", DEFAULTS["start_order"])
+        if config["placement"] == "solo":
+            config["start_order"] = DEFAULTS["start_order"]
+        key = tuple(sorted((k, str(v)) for k, v in config.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        shown = [d for d in varying if not (config["placement"] == "solo" and d == "start_order")]
+        config_id = "_".join(
+            _slug(config[d]) if d in ("placement", "start_order") else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
+            for d in shown
+        ) or _slug(config["placement"])
+        trial = copy.deepcopy(raw)
+        trial.pop("matrix", None)
+        for dim, value in config.items():
+            if dim not in DEFAULTS:
+                set_path(trial, dim, value)
+        out.append((config_id, config, Campaign.model_validate(trial)))
+    return out
+
+
+def plan(spec: Campaign, raw: dict) -> list[RunPlan]:
+    configs = configurations(spec, raw)
+    reps = spec.run.repetitions
+    order: list[tuple[int, int, bool]] = [(c, w, True) for w in range(spec.run.warmup_runs) for c in range(len(configs))]
+    if spec.run.order == "interleaved":
+        order += [(c, r, False) for r in range(reps) for c in range(len(configs))]
+    else:
+        order += [(c, r, False) for c in range(len(configs)) for r in range(reps)]
+    runs = []
+    for index, (c, rep, warm) in enumerate(order):
+        config_id, config, resolved = configs[c]
+        placement = config["placement"]
+        runs.append(RunPlan(
+            index=index,
+            run_id=f"{config_id}-{'w' if warm else 'r'}{rep + 1}",
+            config_id=config_id,
+            config=config,
+            repetition=rep + 1,
+            warmup=warm,
+            placement=placement,
+            start_order=config["start_order"],
+            spec=resolved,
+            guests=_guests(resolved, placement),
+            timeline=() if placement == "solo" else tuple(sorted(resolved.timeline, key=lambda e: e.at_s)),
+        ))
+    return runs

@@ -1,0 +1,1 @@
+"""Results store: one directory per campaign, one per run, durable as samples arrive."""

@@ -1,0 +1,99 @@
+"""Turn a run's raw append-only files into samples.parquet with derived columns.
+
+Derived columns: metric name, value in ns (counter frequency from the guest's BEGIN or
+the run's metadata), t_s (seconds since the measurer started, in host time, via the
+clock pairs) and warmup (t_s < run.warmup_s, or the whole run when it is a warm-up run).
+Chunked through a memory map, so runs larger than memory finalize too.
+Caveat: t_s is as good as the clock pairs: the guest-to-host offset is the smallest
+observed (host read time - guest heartbeat), an upper bound tight to the poll interval.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..console.protocol import parse_log
+from .schema import SAMPLE_DTYPE
+
+CHUNK = 1 << 22
+
+
+def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
+    """host_ns - guest_ns, from the pairs in clock.csv (None when there are none)."""
+    pairs = path / "clock.csv"
+    if not pairs.is_file() or pairs.stat().st_size == 0:
+        return None
+    data = np.loadtxt(pairs, delimiter=",", dtype=np.float64, ndmin=2)
+    return float(np.min(data[:, 0] - data[:, 1] * 1e9 / freq_hz))
+
+
+def _console_facts(path: Path, run_id: str) -> tuple[dict, float | None]:
+    log = path / "console" / "measurer.log"
+    if not log.is_file():
+        return {}, None
+    report = parse_log(log.read_text(errors="replace"), run_id)
+    metrics = {str(k): v for k, v in report.metrics.items()}
+    return metrics, report.freq_hz
+
+
+def finalize_run(path: Path, meta: dict) -> dict:
+    """Write samples.parquet; return metadata fields to merge (counts, losses, clock)."""
+    metrics = dict(meta.get("metrics") or {})
+    freq = meta.get("freq_hz")
+    if not metrics or not freq:
+        console_metrics, console_freq = _console_facts(path, meta["run_id"])
+        metrics = metrics or console_metrics
+        freq = freq or console_freq
+    raw_path = path / "samples.bin"
+    size = raw_path.stat().st_size if raw_path.is_file() else 0
+    count = size // SAMPLE_DTYPE.itemsize
+    raw = np.memmap(raw_path, dtype=SAMPLE_DTYPE, mode="r", shape=(count,)) if count else np.zeros(0, SAMPLE_DTYPE)
+    offset = clock_offset_ns(path, freq) if freq else None
+    origin = meta.get("origin_host_ns")
+    warmup_s = float(meta.get("warmup_s") or 0.0)
+    names = sorted({v["name"] for v in metrics.values()} | {"unknown"})
+    name_index = {name: i for i, name in enumerate(names)}
+    lookup = {int(k): name_index[v["name"]] for k, v in metrics.items()}
+
+    schema = pa.schema([
+        ("run_id", pa.dictionary(pa.int32(), pa.string())),
+        ("config_id", pa.dictionary(pa.int32(), pa.string())),
+        ("metric", pa.dictionary(pa.int32(), pa.string())),
+        ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
+        ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
+    ])
+    names_arr = pa.array(names, pa.string())
+    highest = -1
+    tmp = path / "samples.parquet.tmp"
+    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        for start in range(0, max(count, 1), CHUNK):
+            chunk = np.asarray(raw[start:start + CHUNK])
+            n = len(chunk)
+            uniq, inverse = np.unique(chunk["metric"], return_inverse=True)
+            codes = np.array([lookup.get(int(m), name_index["unknown"]) for m in uniq], np.int32)[inverse]
+            value_ns = chunk["value"] * (1e9 / freq) if freq else np.full(n, np.nan)
+            if freq and offset is not None and origin is not None:
+                t_s = (chunk["t"] * (1e9 / freq) + offset - origin) / 1e9
+            else:
+                t_s = np.full(n, np.nan)
+            warm = np.full(n, bool(meta.get("warmup"))) | (t_s < warmup_s)
+            writer.write_table(pa.table({
+                "run_id": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([meta["run_id"]])),
+                "config_id": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([meta.get("config_id", "")])),
+                "metric": pa.DictionaryArray.from_arrays(codes, names_arr),
+                "seq": chunk["seq"], "t": chunk["t"], "value": chunk["value"], "flags": chunk["flags"],
+                "value_ns": value_ns, "t_s": t_s, "warmup": warm,
+            }, schema=schema))
+            if n:
+                highest = max(highest, int(chunk["seq"].max()))
+    tmp.replace(path / "samples.parquet")
+    return {
+        "sample_count": int(count),
+        "lost_samples": int(highest + 1 - count) if count else 0,
+        "metrics": metrics,
+        "freq_hz": freq,
+        "clock_offset_ns": offset,
+    }

@@ -1,0 +1,208 @@
+"""Drive one run through its lifecycle, whatever happens: prepare, start guests in the
+spec's order, apply the timeline at exact times, collect console and ring as they
+arrive, and always stop every guest and store the outcome.
+
+Time origin of a run: the moment the measurer was started (host CLOCK_MONOTONIC).
+A run ends on the measurer's `XT END`, on its exit, or on the watchdog
+(duration + grace). Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
+with everything recorded so far, and propagate.
+"""
+from __future__ import annotations
+
+import os
+import select
+import time
+from typing import Callable
+
+from .backends.base import Backend, GuestHandle
+from .console.protocol import GuestReport
+from .errors import XtalkError
+from .plan import GuestPlan, RunPlan
+from .results.store import RunWriter
+
+POLL_S = 0.01
+AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
+
+
+class RunState:
+    def __init__(self, backend: Backend, run: RunPlan, writer: RunWriter):
+        self.backend, self.run, self.writer = backend, run, writer
+        self.handles: dict[str, GuestHandle] = {}
+        self.partial: dict[str, bytes] = {}
+        self.report = GuestReport(run_id=run.run_id)
+        self.origin_ns: int | None = None
+        self.last_heartbeat = 0
+        self.stopped: set[str] = set()
+
+    def rel_s(self, ns: int) -> float | None:
+        return None if self.origin_ns is None else (ns - self.origin_ns) / 1e9
+
+    def start(self, guest: GuestPlan) -> None:
+        handle = self.backend.start(guest, self.run)
+        now = time.monotonic_ns()
+        self.handles[guest.name] = handle
+        if guest.role == "measurer":
+            self.origin_ns = now
+            self.writer.save_meta(origin_host_ns=now)
+        self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now), **handle.facts)
+
+    def console(self, name: str, data: bytes) -> None:
+        self.writer.console(name, data)
+        if self.handles[name].plan.role != "measurer":
+            return
+        lines = (self.partial.get(name, b"") + data).split(b"\n")
+        self.partial[name] = lines.pop()
+        for line in lines:
+            rec = self.report.feed(line.decode(errors="replace"))
+            if rec and rec.kind in ("BEGIN", "METRIC"):
+                self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
+                                      freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
+            if rec and rec.kind == "SAMPLE":
+                self.writer.samples(self.report.take_samples())
+
+    def read_consoles(self, timeout: float) -> None:
+        fds = {h.console_fd: n for n, h in self.handles.items() if h.console_fd is not None}
+        if not fds:
+            time.sleep(max(timeout, 0))
+            return
+        ready, _, _ = select.select(list(fds), [], [], max(timeout, 0))
+        for fd in ready:
+            try:
+                data = os.read(fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                continue
+            if data:
+                self.console(fds[fd], data)
+
+    def read_ring(self) -> None:
+        for handle in self.handles.values():
+            if handle.ring is None:
+                continue
+            batch = handle.ring.read()
+            self.writer.samples(batch.records)
+            if batch.heartbeat != self.last_heartbeat:
+                self.last_heartbeat = batch.heartbeat
+                self.writer.clock(time.monotonic_ns(), batch.heartbeat)
+
+    def fire(self, event) -> None:
+        def matches(name: str) -> bool:
+            return name == event.target or name.startswith(event.target + ".")
+
+        if event.action == "start":
+            for guest in self.run.stressors:
+                if matches(guest.name) and (guest.name not in self.handles or guest.name in self.stopped):
+                    self.stopped.discard(guest.name)
+                    self.start(guest)
+        else:
+            action = {"stop": self.backend.stop, "pause": self.backend.pause,
+                      "resume": self.backend.resume}[event.action]
+            for name, handle in self.handles.items():
+                if handle.plan.role == "stressor" and matches(name) and name not in self.stopped:
+                    action(handle)
+                    if event.action == "stop":
+                        self.stopped.add(name)
+                        self._drain(handle)
+        now = time.monotonic_ns()
+        self.writer.event("timeline", now, action=event.action, target=event.target,
+                          planned_s=event.at_s, t_s=self.rel_s(now),
+                          error_ms=(self.rel_s(now) - event.at_s) * 1e3)
+
+    def _drain(self, handle: GuestHandle) -> None:
+        """Read what a stopped guest left in its console, then stop watching it."""
+        while handle.console_fd is not None:
+            try:
+                data = os.read(handle.console_fd, 1 << 16)
+            except (BlockingIOError, InterruptedError, OSError):
+                data = b""
+            if not data:
+                handle.console_fd = None
+            else:
+                self.console(handle.plan.name, data)
+
+    def stop_all(self) -> None:
+        for handle in self.handles.values():
+            try:
+                self.backend.stop(handle)
+            finally:
+                self._drain(handle)
+        self.read_ring()
+        for handle in self.handles.values():
+            if handle.ring is not None:
+                handle.ring.close()
+
+
+def _groups(run: RunPlan) -> list[list[GuestPlan]]:
+    booted = [g for g in run.stressors if g.starts_at_boot]
+    measurer = [run.measurer]
+    return [booted, measurer] if run.start_order == "stressor-first" else [measurer, booted]
+
+
+def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
+                tick: Callable[[float], None] = lambda s: None) -> dict:
+    """Run one run to its end; returns the stored metadata. Re-raises KeyboardInterrupt."""
+    state = RunState(backend, run, writer)
+    settings = run.spec.run
+    status, reason, interrupted = "error", "", False
+    try:
+        backend.prepare(run)
+        for i, group in enumerate(g for g in _groups(run) if g):
+            if i:
+                time.sleep(settings.start_gap_s)
+            for guest in group:
+                state.start(guest)
+        measurer = state.handles["measurer"]
+        pending = list(run.timeline)
+        deadline = state.origin_ns + int((settings.duration_s + settings.grace_s) * 1e9)
+        ended_at = None
+        while True:
+            now = time.monotonic_ns()
+            while pending and now >= state.origin_ns + pending[0].at_s * 1e9:
+                state.fire(pending.pop(0))
+            state.read_ring()
+            tick(state.rel_s(now))
+            exit_code = backend.poll_exit(measurer)
+            if state.report.end is not None and ended_at is None:
+                ended_at = now
+            if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
+                state._drain(measurer)  # its last lines (XT END) may still be in the pipe
+                status, reason = _verdict(state.report, exit_code)
+                break
+            if now > deadline:
+                status, reason = "fail", (f"hung: no XT END within duration_s + grace_s = "
+                                          f"{settings.duration_s + settings.grace_s:g} s")
+                break
+            wait = POLL_S
+            if pending:
+                wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
+            state.read_consoles(wait)
+    except KeyboardInterrupt:
+        status, reason, interrupted = "interrupted", "interrupted by the user (Ctrl-C or SIGTERM)", True
+    except XtalkError as err:
+        status, reason = "error", str(err)
+    finally:
+        try:
+            state.stop_all()
+        finally:
+            backend.cleanup(run)
+    writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
+    lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
+    meta = writer.finish(
+        status, reason,
+        guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
+        histograms={str(k): v for k, v in state.report.hist.items()},
+        ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
+        backend_metadata=backend.metadata(),
+    )
+    if interrupted:
+        raise KeyboardInterrupt
+    return meta
+
+
+def _verdict(report: GuestReport, exit_code: int | None) -> tuple[str, str]:
+    if report.end is None:
+        return "fail", f"measurer exited (status {exit_code}) without XT END"
+    status = report.end.get("status", "")
+    if status == "pass":
+        return "pass", ""
+    detail = report.end.get("reason") or "; ".join(e.get("msg", "") for e in report.errors)
+    return "fail", f"guest reported status={status}" + (f": {detail}" if detail else "")

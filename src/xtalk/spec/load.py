@@ -1,0 +1,168 @@
+"""TOML -> Campaign, with every problem reported at once, each with its field path and,
+where it can be found in the file, its line.
+
+Structural errors come from pydantic; cross-field rules (timeline targets, matrix paths,
+placements vs CPUs and stressors, backend options) are checked here on the raw data so
+they are reported even when other fields are wrong.
+"""
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from ..errors import Problem, SpecError
+from .locate import locate_line
+from .model import Campaign
+
+# Validates backend options: (kind, options) -> problems (path relative to `backend`).
+BackendOptionCheck = Callable[[str, dict[str, Any]], list[tuple[str, str]]]
+
+
+def _path_text(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _pydantic_problems(err: ValidationError, text: str, prefix: tuple = ()) -> list[Problem]:
+    problems = []
+    for e in err.errors():
+        loc = prefix + tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        # drop pydantic's internal union/type tags such as 'int' or 'str' at the end
+        loc = tuple(p for p in loc if p not in ("int", "float", "str", "bool"))
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        elif e["type"] == "string_pattern_mismatch":
+            msg = "use letters, digits, '_', '.' or '-' (no spaces), starting with a letter or digit"
+        msg = msg.removeprefix("Value error, ")
+        problems.append(Problem(_path_text(loc), msg, locate_line(text, loc)))
+    return problems
+
+
+def _get(raw: dict, path: list[str]) -> Any:
+    node: Any = raw
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def set_path(raw: dict, dim: str, value: Any) -> str | None:
+    """Apply a matrix dimension (dotted path) to a raw spec dict in place.
+    Returns a reason when the path cannot name a spec field."""
+    parts = dim.split(".")
+    if parts[0] == "stressors":
+        if len(parts) < 3:
+            return "use stressors.<name>.<field>"
+        stressors = [s for s in raw.get("stressors", []) if isinstance(s, dict)]
+        match = [s for s in stressors if s.get("name") == parts[1]]
+        if not match:
+            return f"no stressor named {parts[1]!r}"
+        node, rest = match[0], parts[2:]
+    elif parts[0] in ("measurer", "backend", "run"):
+        node, rest = raw.setdefault(parts[0], {}), parts[1:]
+        if not isinstance(node, dict):
+            return f"{parts[0]} is not a table"
+    else:
+        return "a dimension is placement, start_order or a path under measurer., stressors.<name>., backend. or run."
+    if not rest:
+        return "the path must name a field"
+    for key in rest[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            return f"{key} is not a table"
+    node[rest[-1]] = value
+    return None
+
+
+def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -> list[tuple[tuple, str]]:
+    out: list[tuple[tuple, str]] = []
+    stressors = raw.get("stressors", [])
+    names = {s.get("name") for s in stressors if isinstance(s, dict)} if isinstance(stressors, list) else set()
+    timeline = raw.get("timeline", [])
+    if isinstance(timeline, list):
+        for i, ev in enumerate(timeline):
+            if isinstance(ev, dict) and "target" in ev and ev["target"] not in names:
+                known = ", ".join(sorted(map(str, names))) or "none defined"
+                out.append((("timeline", i, "target"), f"no stressor named {ev['target']!r} (stressors: {known})"))
+    matrix = raw.get("matrix", {})
+    cpus = raw.get("cpus", [0, 1])
+    if isinstance(matrix, dict):
+        placements = matrix.get("placement", [])
+        if isinstance(placements, list):
+            if any(p in ("same-core", "other-core") for p in placements) and not names:
+                out.append((("matrix", "placement"), "same-core/other-core need at least one stressor"))
+            if "other-core" in placements and isinstance(cpus, list) and len(cpus) < 2:
+                out.append((("matrix", "placement"), "other-core needs at least two entries in cpus"))
+        for dim, values in matrix.items():
+            if dim in ("placement", "start_order") or not isinstance(values, list):
+                continue
+            for value in values:
+                trial = copy.deepcopy(raw)
+                reason = set_path(trial, dim, value)
+                if reason:
+                    out.append((("matrix", dim), reason))
+                    break
+                trial.pop("matrix", None)
+                try:
+                    Campaign.model_validate(trial)
+                except ValidationError as err:
+                    first = err.errors()[0]
+                    out.append((("matrix", dim), f"value {value!r}: {_path_text(first['loc'])}: {first['msg']}"))
+                    break
+    gates = raw.get("gates", [])
+    if isinstance(gates, list) and isinstance(matrix, dict):
+        for i, gate in enumerate(gates):
+            base = gate.get("baseline", "placement=solo") if isinstance(gate, dict) else None
+            if isinstance(base, str):
+                dim, _, val = base.partition("=")
+                values = matrix.get(dim, ["solo"] if dim == "placement" else [])
+                if str(val) not in map(str, values if isinstance(values, list) else []):
+                    out.append((("gates", i, "baseline"), f"{base!r} is not a configuration of the matrix"))
+    backend = raw.get("backend", {})
+    if backend_check and isinstance(backend, dict):
+        opts = {k: v for k, v in backend.items() if k != "kind"}
+        for sub, msg in backend_check(str(backend.get("kind", "native")), opts):
+            out.append((("backend",) + tuple(sub.split(".")) if sub else ("backend",), msg))
+    return out
+
+
+def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None) -> tuple[Campaign, dict]:
+    """Parse and validate spec text; returns the model and the raw dict (for the planner)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"line (\d+)", str(err))
+        raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
+    problems: list[Problem] = []
+    model = None
+    try:
+        model = Campaign.model_validate(raw)
+    except ValidationError as err:
+        problems += _pydantic_problems(err, text)
+    for loc, msg in _cross_field_problems(raw, backend_check):
+        problems.append(Problem(_path_text(loc), msg, locate_line(text, loc)))
+    if problems:
+        unique = list(dict.fromkeys(problems))
+        raise SpecError(source, sorted(unique, key=lambda p: (p.line or 10**9, p.path)))
+    assert model is not None
+    return model, raw
+
+
+def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None) -> tuple[Campaign, dict]:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise SpecError(str(path), [Problem("(file)", err.strerror or str(err))]) from None
+    return parse_campaign(text, str(path), backend_check)

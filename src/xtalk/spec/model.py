@@ -1,0 +1,177 @@
+"""Campaign spec model: frozen, validated pydantic models for the TOML a user writes.
+
+Every model forbids unknown keys so a typo is an error, never silently ignored.
+Cross-field rules (timeline targets, matrix paths, CPU counts) live in validators so
+that one validation pass reports every problem at once.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
+ParamValue = int | float | str | bool
+
+PLACEMENTS = ("solo", "same-core", "other-core")
+START_ORDERS = ("measurer-first", "stressor-first")
+STATS = ("min", "q1", "median", "q3", "max", "mean", "p90", "p99", "p999")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Workload(Strict):
+    """A benchmark or stressor and its parameters (docs/benchmarks.md lists them)."""
+
+    bench: Name = Field(description="benchmark or stressor name, e.g. qsort, cache_thrash")
+    params: dict[Name, ParamValue] = Field(
+        default_factory=dict, description="benchmark parameters passed as key=value"
+    )
+
+
+class Measurer(Workload):
+    iterations: int = Field(
+        default=0, ge=0, description="measured iterations; 0 = until run.duration_s"
+    )
+    warmup_iterations: int = Field(default=0, ge=0, description="unrecorded iterations first")
+
+
+class Stressor(Workload):
+    name: Name = Field(description="name used by the timeline and in results")
+    instances: int = Field(default=1, ge=1, le=64, description="copies of this stressor")
+
+
+class RunSettings(Strict):
+    duration_s: float = Field(
+        default=10.0, gt=0, description="length of a run; the measurer stops by then"
+    )
+    grace_s: float = Field(
+        default=10.0, ge=0, description="extra time before a silent run is declared hung"
+    )
+    repetitions: int = Field(default=1, ge=1, le=10000)
+    warmup_runs: int = Field(default=0, ge=0, description="runs done first and marked warm-up")
+    warmup_s: float = Field(
+        default=0.0, ge=0, description="samples in the first warmup_s of a run are marked warm-up"
+    )
+    sched: Literal["other", "rr", "fifo"] = Field(
+        default="other",
+        description="scheduling class of every workload the backend runs as host threads: "
+        "other (fair sharing with millisecond slices, like a hypervisor's scheduler on a shared "
+        "core), rr (real-time, equal priority, 100 ms slices), fifo (real-time, no slicing: a "
+        "same-core neighbour of equal priority waits until the other blocks)",
+    )
+    priority: int = Field(default=10, ge=1, le=89, description="real-time priority for rr/fifo")
+    start_gap_s: float = Field(
+        default=0.5, ge=0, description="pause between starting the first and the second guests"
+    )
+    order: Literal["interleaved", "grouped"] = Field(
+        default="interleaved",
+        description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",
+    )
+
+
+class TimelineEvent(Strict):
+    at_s: float = Field(ge=0, description="seconds after the measurer started")
+    action: Literal["start", "stop", "pause", "resume"]
+    target: Name = Field(description="a stressor name")
+
+
+class Deadline(Strict):
+    metric: Name
+    ns: float | None = Field(default=None, gt=0)
+    cycles: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def one_unit(self) -> "Deadline":
+        if (self.ns is None) == (self.cycles is None):
+            raise ValueError("give exactly one of ns or cycles")
+        return self
+
+
+class Gate(Strict):
+    """A KPI gate: fails the campaign (exit 1) when a statistic passes its limit."""
+
+    metric: Name
+    stat: Literal[STATS] = "median"  # type: ignore[valid-type]
+    max_increase_pct: float | None = Field(
+        default=None, description="limit on the change versus the baseline configuration"
+    )
+    max_ns: float | None = Field(default=None, gt=0)
+    max_cycles: float | None = Field(default=None, gt=0)
+    baseline: str = Field(default="placement=solo", description="dimension=value of the baseline")
+
+    @model_validator(mode="after")
+    def has_limit(self) -> "Gate":
+        if self.max_increase_pct is None and self.max_ns is None and self.max_cycles is None:
+            raise ValueError("give max_increase_pct, max_ns or max_cycles")
+        return self
+
+
+class BackendSettings(BaseModel):
+    """`kind` picks the backend; every other key is an option that backend validates."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    kind: Name = Field(default="native", description="native, qemu, xen, ...")
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class Campaign(Strict):
+    name: Name
+    description: str = ""
+    backend: BackendSettings = Field(default_factory=BackendSettings)
+    cpus: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=lambda: [0, 1],
+        description="host CPUs xtalk may use; the first is the measurer's",
+        min_length=1,
+    )
+    housekeeping_cpus: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=list, description="CPUs for emulator/IO threads (empty = any)"
+    )
+    run: RunSettings = Field(default_factory=RunSettings)
+    measurer: Measurer
+    stressors: list[Stressor] = Field(default_factory=list)
+    matrix: dict[str, list[ParamValue]] = Field(
+        default_factory=dict,
+        description="dimension -> values: placement, start_order, or a dotted spec path "
+        "such as measurer.params.size_kib or backend.machine",
+    )
+    timeline: list[TimelineEvent] = Field(default_factory=list)
+    deadlines: list[Deadline] = Field(default_factory=list)
+    gates: list[Gate] = Field(default_factory=list)
+
+    @field_validator("cpus", "housekeeping_cpus")
+    @classmethod
+    def unique_cpus(cls, cpus: list[int]) -> list[int]:
+        if len(set(cpus)) != len(cpus):
+            raise ValueError("a CPU is listed twice")
+        return cpus
+
+    @field_validator("stressors")
+    @classmethod
+    def unique_stressor_names(cls, stressors: list[Stressor]) -> list[Stressor]:
+        names = [s.name for s in stressors]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"stressor names must be unique: {', '.join(dup)}")
+        return stressors
+
+    @field_validator("matrix")
+    @classmethod
+    def matrix_values(cls, matrix: dict[str, list[ParamValue]]) -> dict[str, list[ParamValue]]:
+        allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}
+        for dim, values in matrix.items():
+            if not values:
+                raise ValueError(f"{dim}: needs at least one value")
+            if len(set(map(str, values))) != len(values):
+                raise ValueError(f"{dim}: a value is listed twice")
+            if dim in allowed:
+                bad = [v for v in values if v not in allowed[dim]]
+                if bad:
+                    raise ValueError(f"{dim}: {bad} not in {list(allowed[dim])}")
+        return matrix

@@ -1,0 +1,1 @@
+"""Sample telemetry: the shared-memory ring (docs/protocol.md section 3)."""

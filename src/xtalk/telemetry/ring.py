@@ -1,0 +1,98 @@
+"""Host side of the sample ring: create it in a file and read it without stopping the guest.
+
+The guest (or native program) is the only writer; this reader copies new slots with
+numpy and checks each slot's sequence number, so overwritten (lost) samples are
+counted, never hidden. Works on any file mapping: /dev/shm for native programs, a
+QEMU memory-backend-file (at an offset) for guests.
+Caveat: a slot being rewritten while copied is caught by its seq check and counted lost.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..results.schema import SAMPLE_DTYPE
+
+MAGIC = b"XTRING01"
+HEADER = struct.Struct("<8sIIQQQQQQ")  # magic, version, slot_size, capacity, write_seq, heartbeat, freq, 2x reserved
+HEADER_SIZE = 64
+VERSION = 1
+
+
+def ring_bytes(capacity: int) -> int:
+    return HEADER_SIZE + capacity * SAMPLE_DTYPE.itemsize
+
+
+def init_ring(buf: memoryview | bytearray | mmap.mmap, offset: int, capacity: int) -> None:
+    buf[offset:offset + HEADER_SIZE] = HEADER.pack(MAGIC, VERSION, SAMPLE_DTYPE.itemsize, capacity, 0, 0, 0, 0, 0)
+
+
+def create_ring_file(path: Path, capacity: int) -> None:
+    with open(path, "wb") as f:
+        f.truncate(ring_bytes(capacity))
+        f.seek(0)
+        f.write(HEADER.pack(MAGIC, VERSION, SAMPLE_DTYPE.itemsize, capacity, 0, 0, 0, 0, 0))
+
+
+@dataclass
+class Batch:
+    records: np.ndarray
+    lost: int
+    heartbeat: int
+
+
+class RingReader:
+    def __init__(self, path: Path, offset: int = 0):
+        self._fd = os.open(path, os.O_RDONLY)
+        size = os.fstat(self._fd).st_size
+        self._map = mmap.mmap(self._fd, size, prot=mmap.PROT_READ)
+        self.offset = offset
+        magic, version, slot, capacity, *_ = HEADER.unpack_from(self._map, offset)
+        if magic != MAGIC or version != VERSION or slot != SAMPLE_DTYPE.itemsize:
+            raise ValueError(f"{path}: not an xtalk ring at offset {offset:#x}")
+        self.capacity = capacity
+        self.slots = np.frombuffer(self._map, dtype=SAMPLE_DTYPE, count=capacity, offset=offset + HEADER_SIZE)
+        self.next_seq = 0
+        self.lost = 0
+
+    def header(self) -> tuple[int, int, int]:
+        """(write_seq, heartbeat, freq_hz) as the writer last published them."""
+        _, _, _, _, write_seq, heartbeat, freq, *_ = HEADER.unpack_from(self._map, self.offset)
+        return write_seq, heartbeat, freq
+
+    def read(self) -> Batch:
+        write_seq, heartbeat, _ = self.header()
+        start = self.next_seq
+        lost = 0
+        if write_seq - start > self.capacity:  # the writer lapped us
+            lost = write_seq - self.capacity - start
+            start = write_seq - self.capacity
+        if write_seq <= start:
+            self.lost += lost
+            self.next_seq = max(self.next_seq, write_seq)
+            return Batch(np.zeros(0, SAMPLE_DTYPE), lost, heartbeat)
+        first, n = start % self.capacity, write_seq - start
+        if first + n <= self.capacity:
+            records = self.slots[first:first + n].copy()
+        else:
+            records = np.concatenate((self.slots[first:], self.slots[:first + n - self.capacity]))
+        good = records["seq"] == np.arange(start, write_seq, dtype=np.uint64)
+        if not good.all():
+            lost += int((~good).sum())
+            records = records[good]
+        self.lost += lost
+        self.next_seq = write_seq
+        return Batch(records, lost, heartbeat)
+
+    def close(self) -> None:
+        self.slots = None  # release the buffer export before closing the map
+        try:
+            self._map.close()
+        except BufferError:
+            pass
+        os.close(self._fd)
