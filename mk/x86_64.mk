@@ -1,9 +1,13 @@
-# mk/x86_64.mk - the x86-64 probe guest: build/x86_64/xtalk-probe.elf
-# (PVH for QEMU -M microvm / Xen PVH, multiboot for QEMU -M pc).
+# mk/x86_64.mk - the x86-64 probe guest.
+#   build/x86_64/xtalk-probe.elf      PVH + multiboot entry: QEMU -M pc, Xen PVH (and
+#                                     microvm, where QEMU then picks multiboot)
+#   build/x86_64/xtalk-probe-pvh.elf  the same image without the multiboot header:
+#                                     QEMU -M microvm boots it via PVH (faster)
 # Included by the top Makefile; standalone: make -f mk/x86_64.mk x86_64
 
 X86_64_OUT     := build/x86_64
 X86_64_ELF     := $(X86_64_OUT)/xtalk-probe.elf
+X86_64_PVH_ELF := $(X86_64_OUT)/xtalk-probe-pvh.elf
 X86_64_CC      ?= gcc
 X86_64_LDS     := guests/lib/x86_64/link.ld
 X86_64_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -m64 -march=x86-64 \
@@ -20,10 +24,13 @@ X86_64_SRCS      := $(X86_64_PLAT_SRCS) $(wildcard guests/lib/*.c guests/bench/*
 X86_64_OBJS      := $(patsubst %,$(X86_64_OUT)/obj/%.o,$(X86_64_SRCS))
 
 .PHONY: x86_64
-x86_64: $(X86_64_ELF)
+x86_64: $(X86_64_ELF) $(X86_64_PVH_ELF)
 
 $(X86_64_ELF): $(X86_64_OBJS) $(X86_64_LDS)
 	$(X86_64_CC) $(X86_64_CFLAGS) $(X86_64_LDFLAGS) -o $@ $(X86_64_OBJS) -lgcc
+
+$(X86_64_PVH_ELF): $(X86_64_OBJS) $(X86_64_LDS)
+	$(X86_64_CC) $(X86_64_CFLAGS) $(X86_64_LDFLAGS) -Wl,--defsym=x86_mb_magic=0 -o $@ $(X86_64_OBJS) -lgcc
 
 $(X86_64_OUT)/obj/guests/lib/x86_64/%.c.o: guests/lib/x86_64/%.c
 	@mkdir -p $(@D)

@@ -52,12 +52,14 @@ uint64_t xt_counter(void)
 #endif
 }
 
+#if !defined(__aarch64__)
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+#endif
 
 uint64_t xt_counter_hz(void)
 {

@@ -5,7 +5,7 @@
  * away (timer tick, interrupt, hypervisor, SMI, another VM): it becomes a sample
  * {t = counter when the gap ended, value = gap}. All gaps, small ones included, go into
  * a log2 histogram printed as XT HIST after the window (hist_buckets=, default 40,
- * last = overflow), with META loops= (counter reads), gaps_over= and max_gap=.
+ * last = overflow), with META loops= (counter reads), gaps_over=, max_gap= and flushes=.
  * flush_us=P memsets flush_size= bytes (default llc*1.5) every P microseconds, so
  * interrupt handlers run cache-cold (the seed's "with cache flushing" variant); the
  * flush itself is not counted as a gap. Runs duration_s= (default 1 s) or
@@ -21,7 +21,7 @@ static const char *const keys[] = {
 static struct xt_hist hist;
 static uint64_t threshold, flush_ticks, flush_size;
 static unsigned char *flush_buf;
-static uint64_t loops, over, max_gap, max_gap_t;
+static uint64_t loops, over, max_gap, max_gap_t, flushes;
 
 static int setup(void)
 {
@@ -92,6 +92,7 @@ static long run(void *unused)
 			if (now >= end)
 				break;
 			xt_memset(flush_buf, (int)n, flush_size);
+			flushes++;
 			next_flush = now + flush_ticks;
 			check = end < next_flush ? end : next_flush;
 			now = xt_counter();
@@ -105,8 +106,9 @@ static long run(void *unused)
 
 static void report(void)
 {
-	xt_meta("loops=%lu gaps_over=%lu max_gap=%lu max_gap_t=%lu", (unsigned long)loops,
-		(unsigned long)over, (unsigned long)max_gap, (unsigned long)max_gap_t);
+	xt_meta("loops=%lu gaps_over=%lu max_gap=%lu max_gap_t=%lu flushes=%lu",
+		(unsigned long)loops, (unsigned long)over, (unsigned long)max_gap,
+		(unsigned long)max_gap_t, (unsigned long)flushes);
 	xt_hist_print(&hist, 0);
 }
 

@@ -53,7 +53,7 @@ class RunPlan:
 
 
 def _slug(value: object) -> str:
-    return re.sub(r"[^A-Za-z0-9.-]+", "-", str(value)).strip("-") or "x"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(value)).strip("-") or "x"
 
 
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:

@@ -4,14 +4,14 @@
  *  - PVH (XEN_ELFNOTE_PHYS32_ENTRY): QEMU -M microvm, Xen PVH domU; %ebx = hvm_start_info.
  *  - Multiboot 1 with the a.out kludge (QEMU refuses multiboot ELF64 without it):
  *    QEMU -M pc -kernel; %eax = 0x2badb002, %ebx = multiboot_info.
+ * QEMU -M microvm prefers multiboot when both exist, so the build also links
+ * xtalk-probe-pvh.elf with the multiboot magic zeroed (x86_mb_magic, link.ld).
  * Both switch to long mode with identity-mapped page tables that are built at link
  * time (on kvm-pvm every ring-0 instruction is emulated, so boot code stays short),
  * enable SSE, and call x86_boot(kind, info) on the kernel stack. The loaders zero .bss.
  */
 #include "x86.h"
 
-#define MB_MAGIC  0x1badb002
-#define MB_FLAGS  0x00010002   /* want memory info; header carries load addresses */
 #define PTE_P     0x001
 #define PTE_RW    0x002
 #define PTE_US    0x004
@@ -24,9 +24,9 @@
 	.code32
 	.balign 8
 x86_multiboot_header:
-	.long MB_MAGIC
-	.long MB_FLAGS
-	.long -(MB_MAGIC + MB_FLAGS)
+	.long x86_mb_magic               /* magic, flags, checksum: see link.ld */
+	.long x86_mb_flags
+	.long x86_mb_checksum
 	.long x86_multiboot_header      /* header_addr */
 	.long x86_image_start           /* load_addr */
 	.long x86_load_end              /* load_end_addr */

@@ -12,13 +12,27 @@ struct mb_mmap {
 	uint32_t type;
 } __attribute__((packed));
 
+/* Multiboot loaders (QEMU, GRUB) put the kernel's path first: drop a first word
+ * without '='. */
+static const char *skip_path(const char *s)
+{
+	const char *p = s;
+	while (*p && *p != ' ' && *p != '=')
+		p++;
+	if (*p == '=')
+		return s;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
 void x86_multiboot_parse(uint32_t addr)
 {
 	const struct mb_info *mb = (const void *)(uintptr_t)addr;
 	struct x86_bootinfo *bi = &x86_boot_info;
-	bi->platform = "pc";
+	bi->platform = x86_pci_present() ? "pc" : "microvm";   /* microvm takes this path too */
 	if (mb->flags & (1u << 2))
-		x86_cmdline_set((const char *)(uintptr_t)mb->cmdline, 4096);
+		x86_cmdline_set(skip_path((const char *)(uintptr_t)mb->cmdline), 4096);
 	if (mb->flags & (1u << 6)) {
 		uintptr_t p = mb->mmap_addr, end = p + mb->mmap_length;
 		while (p < end && bi->nram < X86_MAX_MEMMAP) {

@@ -10,8 +10,10 @@ struct x86_bootinfo x86_boot_info;
 
 static long run_main(void *arg)
 {
+	void (*volatile main_fn)(void) = xt_main;      /* must not return, but if it does */
 	(void)arg;
-	xt_main();              /* ends with xt_exit() */
+	main_fn();
+	return 0;
 }
 
 void x86_boot(uint32_t kind, uint32_t info)
@@ -21,10 +23,16 @@ void x86_boot(uint32_t kind, uint32_t info)
 	else
 		x86_multiboot_parse(info);
 	x86_uart_init();
+	x86_uart_write("\n", 1);       /* end whatever firmware printed on this line */
 	x86_pic_disable();
 	x86_cpu_init();
 	x86_mem_protect();
 	xt_run_unprivileged(run_main, 0);
+	x86_print("XT ERROR ");
+	x86_print_run();
+	x86_print(" msg=\"xt_main returned\"\nXT END ");
+	x86_print_run();
+	x86_print(" status=fail\n");
 	x86_exit_now(1);
 }
 

@@ -101,6 +101,7 @@ void x86_uart_init(void);
 void x86_uart_write(const char *s, size_t n);
 void x86_uart_flush(void);
 void x86_pic_disable(void);
+bool x86_pci_present(void);
 void x86_exit_now(int status) __attribute__((noreturn));
 bool x86_lapic_timer_arm(uint64_t deadline, void (*handler)(uint64_t now));
 void x86_lapic_timer_irq(uint64_t now);

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.console import Console
-
 from .. import __version__
 from ..errors import XtalkError
 from . import host_cmd, list_cmd, query_cmd, run_cmd, show_cmd, spec_cmd
@@ -25,14 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    err = Console(stderr=True, highlight=False)
     try:
         return args.handler(args)
     except XtalkError as e:
-        err.print(f"xtalk: error: {e}", markup=False)
+        print(f"xtalk: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
-        err.print("xtalk: interrupted; every guest was stopped and what was measured is stored")
+        print("xtalk: interrupted; every guest was stopped and what was measured is stored", file=sys.stderr)
         return 130
 
 

@@ -1,0 +1,69 @@
+"""Helpers for black-box tests: run the real `xtalk` command, find its workload processes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+XTALK = [sys.executable, "-m", "xtalk.cli.main"]
+
+
+def xtalk(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([*XTALK, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([*XTALK, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def write_spec(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def campaign_dir(out: Path) -> Path | None:
+    """The one campaign in `out` (None while it is still being created)."""
+    found = [p for p in out.iterdir() if (p / "campaign.json").is_file()] if out.is_dir() else []
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def run_meta(out: Path, run_id: str) -> dict:
+    return json.loads((campaign_dir(out) / "runs" / run_id / "meta.json").read_text())
+
+
+def guest_pids(out: Path) -> dict[str, int]:
+    """PIDs of every workload xtalk started, from the stored guest_start events."""
+    pids = {}
+    for events in (campaign_dir(out) or out).glob("runs/*/events.jsonl"):
+        for line in events.read_text().splitlines():
+            rec = json.loads(line)
+            if rec["kind"] == "guest_start":
+                pids[f"{events.parent.name}/{rec['guest']}"] = rec["pid"]
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for(predicate, timeout: float, what: str):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def started_runs(out: Path) -> list[str]:
+    return sorted(p.parent.name for p in (campaign_dir(out) or out).glob("runs/*/meta.json"))
+

@@ -1,0 +1,316 @@
+"""Integration tests for build/native/xtalk-bench: the shared bench code as host processes.
+
+Each bench runs as a real process with small parameters; the sample ring is a file this
+test creates and initialises per docs/protocol.md section 3. Checked: BEGIN/END lines,
+sample counts, ring sequence continuity and wrap-around, the drain path (XT SAMPLE lines
+when there is no ring), bad parameters (status=badparam, exit 2, the key named),
+stressors running until killed, size expressions, the freestanding rule for the neutral
+objects, and a small same-core interference check (qsort vs cache_thrash on one CPU).
+"""
+
+import os
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / "build" / "native" / "xtalk-bench"
+HDR = struct.Struct("<8sIIQQQQQQ")
+SLOT = struct.Struct("<QQQII")
+FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+
+
+@pytest.fixture(scope="session")
+def bench():
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("gcc/make not installed")
+    if (ROOT / "Makefile").exists():
+        cmd = ["make", "-C", str(ROOT), "native"]
+    else:
+        cmd = ["make", "-C", str(ROOT), "-f", "mk/native.mk", "native"]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    assert BIN.exists()
+    return BIN
+
+
+def parse(out):
+    """Console text -> list of (record type, fields dict) for XT lines."""
+    recs = []
+    for line in out.splitlines():
+        if not line.startswith("XT "):
+            continue
+        kind = line.split()[1]
+        fields = {k: v.strip('"') for k, v in FIELD.findall(line)}
+        recs.append((kind, fields))
+    return recs
+
+
+def only(recs, kind):
+    return [f for k, f in recs if k == kind]
+
+
+def run(bin_, *args, timeout=30):
+    p = subprocess.run([str(bin_), *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, parse(p.stdout), p.stdout
+
+
+def make_ring(path, capacity, magic=b"XTRING01"):
+    with open(path, "wb") as f:
+        f.write(HDR.pack(magic, 1, 32, capacity, 0, 0, 0, 0, 0))
+        f.write(b"\0" * (capacity * SLOT.size))
+    return path
+
+
+def read_ring(path):
+    data = Path(path).read_bytes()
+    magic, ver, slot, cap, wseq, hb, freq, _, _ = HDR.unpack_from(data, 0)
+    slots = [SLOT.unpack_from(data, 64 + i * 32) for i in range(cap)]
+    return dict(magic=magic, capacity=cap, write_seq=wseq, heartbeat=hb, freq_hz=freq), slots
+
+
+def ring_samples(path):
+    """Slots [write_seq - capacity, write_seq) in seq order, checked for continuity."""
+    hdr, slots = read_ring(path)
+    first = max(0, hdr["write_seq"] - hdr["capacity"])
+    out = []
+    for seq in range(first, hdr["write_seq"]):
+        s = slots[seq % hdr["capacity"]]
+        assert s[0] == seq, f"slot for seq {seq} holds seq {s[0]}"
+        out.append(dict(seq=s[0], t=s[1], value=s[2], metric=s[3], flags=s[4]))
+    return hdr, out
+
+
+def check_begin_end(recs, bench_name, role="measurer", status="pass"):
+    assert recs[0][0] == "BEGIN", recs[:2]
+    b = recs[0][1]
+    assert b["bench"] == bench_name and b["role"] == role
+    assert b["platform"] == "native" and b["arch"] in ("x86_64", "arm64")
+    assert int(b["freq_hz"]) > 1_000_000
+    assert int(only(recs, "META")[0]["overhead_cycles"]) > 0
+    assert recs[-1][0] == "END" and recs[-1][1]["status"] == status, recs[-1]
+    return b, recs[-1][1]
+
+
+# bench, params, number of metrics (cases); iterations are added by the tests
+MEASURERS = [
+    ("qsort", ["size_kib=64"], 1),
+    ("pointer_chase", ["size=256k", "steps=2000"], 1),
+    ("membw", ["size=256k"], 2),
+    ("cache_thrash", ["role=measurer", "size=64k"], 1),
+    ("cpu_spin", ["role=measurer", "spin=1000"], 1),
+]
+
+
+@pytest.mark.parametrize("name,params,ncases", MEASURERS, ids=[m[0] for m in MEASURERS])
+def test_ring_counts_and_continuity(bench, tmp_path, name, params, ncases):
+    ring = make_ring(tmp_path / "ring", 256)
+    rc, recs, out = run(bench, f"bench={name}", "run=t1", "iterations=12", "warmup=2",
+                        f"ring={ring}", *params)
+    assert rc == 0, out
+    b, end = check_begin_end(recs, name)
+    assert all(f["run"] == "t1" for _, f in recs)
+    assert int(end["samples"]) == 12 * ncases
+    assert not only(recs, "SAMPLE"), "a shared ring exists: no XT SAMPLE lines expected"
+    metrics = only(recs, "METRIC")
+    assert [int(m["id"]) for m in metrics] == list(range(ncases))
+    hdr, samples = ring_samples(ring)
+    assert hdr["write_seq"] == 12 * ncases and len(samples) == 12 * ncases
+    assert hdr["freq_hz"] == int(b["freq_hz"])
+    assert hdr["heartbeat"] == samples[-1]["t"]
+    assert [s["metric"] for s in samples] == [i for i in range(ncases) for _ in range(12)]
+    assert all(s["value"] > 0 for s in samples)
+    assert all(a["t"] < b_["t"] for a, b_ in zip(samples, samples[1:]))
+
+
+@pytest.mark.parametrize("name,params,ncases", MEASURERS, ids=[m[0] for m in MEASURERS])
+def test_drain_path_prints_samples(bench, name, params, ncases):
+    rc, recs, out = run(bench, f"bench={name}", "run=d1", "iterations=7", *params)
+    assert rc == 0, out
+    _, end = check_begin_end(recs, name)
+    samples = only(recs, "SAMPLE")
+    assert len(samples) == 7 * ncases == int(end["samples"])
+    assert [int(s["seq"]) for s in samples] == list(range(7 * ncases))
+    assert all(int(s["value"]) > 0 and int(s["t"]) > 0 for s in samples)
+    # drained after the window: all SAMPLE lines come after the last METRIC/META line
+    kinds = [k for k, _ in recs]
+    assert kinds.index("SAMPLE") > max(i for i, k in enumerate(kinds) if k == "METRIC")
+
+
+def test_ring_wraps_and_keeps_newest(bench, tmp_path):
+    ring = make_ring(tmp_path / "ring", 8)
+    rc, recs, out = run(bench, "bench=qsort", "iterations=20", "size_kib=16", f"ring={ring}")
+    assert rc == 0, out
+    hdr, samples = ring_samples(ring)
+    assert hdr["write_seq"] == 20
+    assert [s["seq"] for s in samples] == list(range(12, 20))
+
+
+def test_drain_overflow_is_reported(bench):
+    rc, recs, out = run(bench, "bench=qsort", "iterations=10", "size_kib=16", "buffer_slots=4")
+    assert rc == 0, out
+    assert [int(s["seq"]) for s in only(recs, "SAMPLE")] == [6, 7, 8, 9]
+    assert any("6 oldest samples lost" in e.get("msg", "") for e in only(recs, "ERROR"))
+    assert only(recs, "END")[0]["samples"] == "10"
+
+
+def test_qsort_full_size_sorts(bench):
+    rc, recs, out = run(bench, "bench=qsort", "iterations=3")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "qsort")
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    assert meta["keys"] == str(1171 * 1024 // 4)
+    assert end["samples"] == "3"
+
+
+def test_hidden_latency_every_gap_with_zero_threshold(bench, tmp_path):
+    ring = make_ring(tmp_path / "ring", 4096)
+    rc, recs, out = run(bench, "bench=hidden_latency", "iterations=1000", "threshold=0",
+                        f"ring={ring}")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "hidden_latency")
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    assert meta["loops"] == "1000" and meta["gaps_over"] == "1000"
+    assert end["samples"] == "1000"
+    hist = only(recs, "HIST")
+    assert sum(int(h["count"]) for h in hist) == 1000
+    _, samples = ring_samples(ring)
+    assert len(samples) == 1000 and max(s["value"] for s in samples) == int(meta["max_gap"])
+
+
+def test_hidden_latency_duration_and_histogram(bench):
+    rc, recs, out = run(bench, "bench=hidden_latency", "duration_s=0.3", "hist_buckets=8")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "hidden_latency")
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    thr = int(meta["threshold_cycles"])
+    assert thr == 20 * int(meta["overhead_cycles"])
+    hist = only(recs, "HIST")
+    assert sum(int(h["count"]) for h in hist) == int(meta["loops"]) > 10000
+    assert all(int(h["log2_bucket"]) < 8 for h in hist)
+    over = [h for h in hist if h.get("overflow") == "1"]
+    assert all(h["log2_bucket"] == "7" for h in over)
+    samples = only(recs, "SAMPLE")
+    assert len(samples) == int(end["samples"]) == int(meta["gaps_over"])
+    assert all(int(s["value"]) > thr for s in samples)
+
+
+BADPARAMS = [
+    (["bench=qsort", "bogus=1"], "bogus"),
+    (["bench=qsort", "iterations=abc"], "iterations"),
+    (["bench=nope"], "bench"),
+    (["iterations=3"], "bench"),
+    (["bench=qsort", "role=boss"], "role"),
+    (["bench=qsort", "size_kib=0"], "size_kib"),
+    (["bench=membw", "size=llc*x"], "size"),
+    (["bench=membw", "size=12q"], "size"),
+    (["bench=qsort", "duration_s=-1"], "duration_s"),
+    (["bench=qsort", "ring=/nonexistent/ring"], "ring"),
+    (["bench=qsort", "novalue"], "novalue"),
+    (["bench=qsort", "warmup=1", "warmup=2"], "warmup"),
+    (["bench=cache_thrash", "size=l2*2", "l2_bytes=lots"], "l2_bytes"),
+]
+
+
+@pytest.mark.parametrize("args,key", BADPARAMS, ids=[b[1] + "-" + str(i) for i, b in enumerate(BADPARAMS)])
+def test_bad_parameter(bench, args, key):
+    rc, recs, out = run(bench, "run=bp", *args)
+    assert rc == 2, out
+    errs = only(recs, "ERROR")
+    assert errs and errs[0]["param"] == key and errs[0]["msg"], out
+    assert recs[-1] == ("END", {"run": "bp", "status": "badparam"}), out
+
+
+def test_bad_ring_magic_fails(bench, tmp_path):
+    ring = make_ring(tmp_path / "ring", 16, magic=b"NOTARING")
+    rc, recs, out = run(bench, "bench=qsort", "iterations=2", f"ring={ring}")
+    assert rc == 1, out
+    assert only(recs, "ERROR")[0]["param"] == "ring"
+    assert recs[-1][1]["status"] == "fail"
+
+
+def test_size_expressions(bench):
+    cases = [(["size=4k"], 4096), (["size=llc*0.5", "llc_bytes=1m"], 524288),
+             (["size=l2*2", "l2_bytes=64k"], 131072), (["size=1.5m"], 1572864),
+             (["size=l1/2", "l1_bytes=32k"], 16384)]
+    for args, want in cases:
+        rc, recs, out = run(bench, "bench=cache_thrash", "duration_s=0.01", *args)
+        assert rc == 0, out
+        meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+        assert int(meta["bytes_per_pass"]) == want, (args, out)
+
+
+@pytest.mark.parametrize("name", ["cache_thrash", "cpu_spin"])
+def test_stressor_runs_until_killed(bench, name):
+    p = subprocess.Popen([str(bench), f"bench={name}", "run=s1", "size=1m"
+                          if name == "cache_thrash" else "spin=1000"],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        first = p.stdout.readline()
+        assert first.startswith("XT BEGIN run=s1") and "role=stressor" in first
+        time.sleep(0.7)
+        assert p.poll() is None, "stressor ended on its own"
+    finally:
+        p.kill()
+        rest = p.communicate(timeout=10)[0]
+    assert "XT END" not in rest
+
+
+def test_stressor_duration_ends(bench):
+    t0 = time.monotonic()
+    rc, recs, out = run(bench, "bench=cpu_spin", "duration_s=0.3")
+    assert rc == 0, out
+    assert 0.25 < time.monotonic() - t0 < 5
+    _, end = check_begin_end(recs, "cpu_spin", role="stressor")
+    assert "samples" not in end and not only(recs, "METRIC")
+
+
+def test_neutral_objects_are_freestanding(bench):
+    """guests/lib and guests/bench may only call xt_* and the four libc_shims symbols."""
+    allowed = {"memset", "memcpy", "memmove", "memcmp", "_GLOBAL_OFFSET_TABLE_"}
+    objs = sorted((ROOT / "build" / "native" / "obj" / "guests").rglob("*.o"))
+    assert len(objs) >= 10
+    out = subprocess.run(["nm", "-u", *map(str, objs)], capture_output=True, text=True,
+                         check=True).stdout
+    undefined = {ln.split()[-1] for ln in out.splitlines() if ln.strip().startswith("U ")}
+    assert undefined and not {u for u in undefined if not u.startswith("xt_")} - allowed
+
+
+def _pinned_qsort_median(bench, cpu):
+    p = subprocess.run([str(bench), "bench=qsort", "iterations=12", "warmup=1"],
+                       capture_output=True, text=True, timeout=60,
+                       preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    assert p.returncode == 0, p.stdout
+    return statistics.median(int(s["value"]) for s in only(parse(p.stdout), "SAMPLE"))
+
+
+def test_same_core_thrash_slows_qsort(bench):
+    cpu = min(os.sched_getaffinity(0))
+    solo = _pinned_qsort_median(bench, cpu)
+    s = subprocess.Popen([str(bench), "bench=cache_thrash"], stdout=subprocess.DEVNULL,
+                         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    try:
+        time.sleep(0.3)
+        same = _pinned_qsort_median(bench, cpu)
+    finally:
+        s.kill()
+        s.wait(timeout=10)
+    assert same > 1.3 * solo, (solo, same)
+
+
+def test_hidden_latency_with_cache_flushing(bench):
+    rc, recs, out = run(bench, "bench=hidden_latency", "duration_s=0.2", "flush_us=1000",
+                        "flush_size=16m")
+    assert rc == 0, out
+    b, _ = check_begin_end(recs, "hidden_latency")
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    assert int(meta["flush_ticks"]) > 0 and meta["flush_bytes"] == str(16 << 20)
+    assert int(meta["flushes"]) >= 20
+    # the flushes themselves (16 MiB memsets, ~ms each) are never recorded as gaps
+    long_gaps = [s for s in only(recs, "SAMPLE") if int(s["value"]) > int(b["freq_hz"]) // 2000]
+    assert len(long_gaps) < int(meta["flushes"]) // 2, (len(long_gaps), meta["flushes"])

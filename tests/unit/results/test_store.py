@@ -1,0 +1,89 @@
+import json
+import os
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from xtalk.results.query import connect
+from xtalk.results.schema import SAMPLE_DTYPE
+from xtalk.results.store import CampaignStore
+
+
+def samples(values, t0=0, period=1000, metric=0):
+    out = np.zeros(len(values), SAMPLE_DTYPE)
+    out["seq"] = np.arange(len(values))
+    out["t"] = t0 + period * (np.arange(len(values)) + 1)
+    out["value"] = values
+    out["metric"] = metric
+    return out
+
+
+def new_store(tmp_path, runs=("solo-r1",)):
+    return CampaignStore.create(tmp_path, "c", "name='c'", {"name": "c"}, {"cpu_model": "x"}, list(runs))
+
+
+def meta(run_id, **extra):
+    return {"run_id": run_id, "config_id": run_id.rsplit("-", 1)[0], "index": 0,
+            "config": {"placement": run_id.rsplit("-", 1)[0]}, **extra}
+
+
+def test_run_files_and_parquet_with_derived_columns(tmp_path):
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1", warmup_s=0.5))
+    # guest counter at 1 GHz; guest counter 0 == host 5e9 ns; measurer started at host 5e9 ns
+    w.save_meta(origin_host_ns=5_000_000_000, freq_hz=1e9, metrics={"0": {"name": "qsort", "unit": "cycles"}})
+    w.clock(5_000_000_000 + 300_000_000 + 2_000, 300_000_000)  # read 2 us after the write
+    w.clock(5_000_000_000 + 600_000_000 + 50, 600_000_000)     # read 50 ns after: the tighter pair
+    w.console("measurer", b"XT BEGIN run=solo-r1\n")
+    w.event("timeline", 5_100_000_000, action="start", target="thrash")
+    w.samples(samples([10, 20, 30], period=400_000_000))
+    m = w.finish("pass")
+    assert m["sample_count"] == 3 and m["lost_samples"] == 0 and m["clock_offset_ns"] == 5e9 + 50
+    table = pq.read_table(store.run_dir("solo-r1") / "samples.parquet").to_pydict()
+    assert table["metric"] == ["qsort"] * 3 and table["value_ns"] == [10.0, 20.0, 30.0]
+    assert np.allclose(table["t_s"], [0.4, 0.8, 1.2], atol=1e-6)
+    assert table["warmup"] == [True, False, False]
+    assert (store.run_dir("solo-r1") / "console" / "measurer.log").read_bytes() == b"XT BEGIN run=solo-r1\n"
+    con = connect(store)
+    assert con.execute("SELECT count(*), sum(value) FROM samples").fetchone() == (3, 60)
+    assert con.execute("SELECT status FROM runs").fetchone() == ("pass",)
+    assert con.execute("SELECT action, target FROM events WHERE kind='timeline'").fetchone() == ("start", "thrash")
+
+
+def test_sequence_gaps_are_counted_as_lost(tmp_path):
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1"))
+    s = samples([1, 2, 3, 4, 5])
+    w.samples(s[[0, 1, 4]])
+    assert w.finish("pass")["lost_samples"] == 2
+
+
+def test_a_run_left_running_is_recovered_with_its_samples(tmp_path):
+    store = new_store(tmp_path, runs=("solo-r1", "solo-r2"))
+    done = store.start_run(meta("solo-r1"))
+    done.samples(samples([1, 2]))
+    done.finish("pass")
+    killed = store.start_run(meta("solo-r2"))
+    killed.console("measurer", b"XT BEGIN run=solo-r2 freq_hz=1000\nXT METRIC run=solo-r2 id=0 name=qsort unit=cycles\n")
+    killed.samples(samples([5, 6, 7]))
+    for fd in killed._fds.values():  # as if xtalk were SIGKILLed: nothing closed or finished
+        os.close(fd)
+    reopened = CampaignStore(store.path)
+    assert reopened.recover_interrupted() == ["solo-r2"]
+    m = json.loads((store.run_dir("solo-r2") / "meta.json").read_text())
+    assert m["status"] == "interrupted" and m["sample_count"] == 3 and m["freq_hz"] == 1000
+    assert reopened.completed_run_ids() == {"solo-r1"}
+    counts = dict(connect(reopened).execute("SELECT metric, count(*) FROM samples GROUP BY 1").fetchall())
+    assert counts == {"qsort": 3, "unknown": 2}  # solo-r1 declared no metric
+    again = reopened.start_run(meta("solo-r2"))  # a resume keeps the interrupted attempt aside
+    assert (store.path / "runs" / "solo-r2.attempt1" / "samples.bin").stat().st_size == 3 * 32
+    again.finish("pass")
+    assert [r["run_id"] for r in reopened.runs()] == ["solo-r1", "solo-r2"]
+
+
+def test_latest_finds_campaign_by_name(tmp_path):
+    first = new_store(tmp_path)
+    second = new_store(tmp_path)
+    assert first.path != second.path
+    assert CampaignStore.latest(tmp_path, "c").path == max(first.path, second.path)
+    assert CampaignStore.latest(tmp_path, "other") is None

@@ -1,0 +1,92 @@
+import json
+
+import jsonschema
+import pytest
+
+from tests.conftest import MINIMAL_SPEC, ROOT
+from xtalk.backends.base import check_backend_options
+from xtalk.errors import SpecError
+from xtalk.spec import parse_campaign
+from xtalk.spec.locate import locate_line
+from xtalk.spec.model import Campaign
+
+
+def problems(text: str) -> list:
+    with pytest.raises(SpecError) as info:
+        parse_campaign(text, "spec.toml", check_backend_options)
+    return info.value.problems
+
+
+def test_minimal_spec_loads_with_defaults():
+    spec, raw = parse_campaign(MINIMAL_SPEC, "spec.toml", check_backend_options)
+    assert spec.name == "t" and spec.backend.kind == "native"
+    assert spec.run.repetitions == 1 and spec.stressors[0].bench == "cache_thrash"
+
+
+def test_three_mistakes_are_all_reported_with_paths_and_lines():
+    text = MINIMAL_SPEC.replace('iterations = 5', 'iterations = -5\ncolour = "red"') + """
+[[timeline]]
+at_s = 1
+action = "start"
+target = "nobody"
+"""
+    found = {p.path: p for p in problems(text)}
+    assert set(found) == {"measurer.iterations", "measurer.colour", "timeline[0].target"}
+    lines = text.splitlines()
+    assert "iterations = -5" in lines[found["measurer.iterations"].line - 1]
+    assert "colour" in lines[found["measurer.colour"].line - 1]
+    assert "target" in lines[found["timeline[0].target"].line - 1]
+    assert found["measurer.colour"].message == "unknown key"
+
+
+def test_toml_syntax_error_names_the_line():
+    (problem,) = problems('name = "t"\n[measurer\nbench = "x"\n')
+    assert problem.line == 2
+
+
+def test_matrix_dimension_paths_are_checked():
+    text = MINIMAL_SPEC + '[matrix]\n"measurer.params.size_kib" = [64]\n"measurer.iterations" = [-1]\n"nowhere.x" = [1]\n'
+    msgs = {p.path: p.message for p in problems(text)}
+    assert "matrix.measurer.iterations" in msgs and "greater than or equal to 0" in msgs["matrix.measurer.iterations"]
+    assert "matrix.nowhere.x" in msgs
+    assert "matrix.measurer.params.size_kib" not in msgs
+
+
+def test_placement_needs_cpus_and_stressors():
+    text = MINIMAL_SPEC.replace("cpus = [0, 1]", "cpus = [0]") + '[matrix]\nplacement = ["other-core"]\n'
+    assert any("two entries in cpus" in p.message for p in problems(text))
+    no_stress = 'name = "t"\n[measurer]\nbench = "qsort"\n[matrix]\nplacement = ["same-core"]\n'
+    assert any("at least one stressor" in p.message for p in problems(no_stress))
+
+
+def test_unknown_backend_and_option_are_reported():
+    msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "hyperv"\n')}
+    assert "unknown backend 'hyperv'" in msgs["backend.kind"]
+    msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "native"\nturbo = true\n')}
+    assert msgs["backend.turbo"] == "unknown option for this backend"
+
+
+def test_gate_baseline_must_exist_in_matrix():
+    text = MINIMAL_SPEC + '[[gates]]\nmetric = "qsort"\nmax_increase_pct = 5\nbaseline = "placement=other-core"\n'
+    text += '[matrix]\nplacement = ["solo", "same-core"]\n'
+    assert [p.path for p in problems(text)] == ["gates[0].baseline"]
+
+
+def test_locate_line_follows_tables_arrays_and_quoted_keys():
+    text = '[a]\nx = 1\n[[s]]\nn = 1\n[[s]]\nn = 2\n[m]\n"p.q" = [1]\n'
+    assert locate_line(text, ("a", "x")) == 2
+    assert locate_line(text, ("s", 1, "n")) == 6
+    assert locate_line(text, ("m", "p.q")) == 8
+    assert locate_line(text, ("s", 1, "missing")) == 5
+
+
+def test_exported_schema_accepts_examples_and_rejects_a_typo():
+    schema = Campaign.model_json_schema()
+    import tomllib
+    for spec in sorted((ROOT / "experiments").glob("*.toml")):
+        jsonschema.validate(tomllib.loads(spec.read_text()), schema)
+    bad = tomllib.loads(MINIMAL_SPEC)
+    bad["measurer"]["iteratons"] = 3
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    json.dumps(schema)

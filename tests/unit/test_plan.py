@@ -1,0 +1,51 @@
+from xtalk.plan import plan
+from xtalk.spec import parse_campaign
+from tests.conftest import MINIMAL_SPEC
+
+
+def make(extra: str = "", base: str = MINIMAL_SPEC):
+    spec, raw = parse_campaign(base + extra, "spec.toml")
+    return plan(spec, raw)
+
+
+def test_default_matrix_is_solo_same_other_with_cpus():
+    runs = make()
+    assert [r.run_id for r in runs] == ["solo-r1", "same-core-r1", "other-core-r1"]
+    same, other = runs[1], runs[2]
+    assert same.measurer.cpus == (0,) and same.stressors[0].cpus == (0,)
+    assert other.stressors[0].cpus == (1,)
+    assert runs[0].stressors == ()
+
+
+def test_thesis_table_3_1_matrix_collapses_solo():
+    runs = make('[matrix]\nplacement = ["solo", "same-core", "other-core"]\n'
+                'start_order = ["measurer-first", "stressor-first"]\n')
+    ids = [r.config_id for r in runs]
+    assert len(ids) == 5 and ids.count("solo") == 1
+    assert "same-core_stressor-first" in ids and "other-core_measurer-first" in ids
+
+
+def test_ids_are_stable_and_repetitions_interleave():
+    text = '[run]\nrepetitions = 2\nwarmup_runs = 1\n[matrix]\nplacement = ["solo", "same-core"]\n'
+    first, second = make(text), make(text)
+    assert [r.run_id for r in first] == [r.run_id for r in second]
+    assert [r.run_id for r in first] == ["solo-w1", "same-core-w1", "solo-r1", "same-core-r1", "solo-r2", "same-core-r2"]
+    assert [r.warmup for r in first] == [True, True, False, False, False, False]
+    grouped = make(text.replace("[matrix]", 'order = "grouped"\n[matrix]'))
+    assert [r.run_id for r in grouped][2:] == ["solo-r1", "solo-r2", "same-core-r1", "same-core-r2"]
+
+
+def test_dotted_dimension_is_applied_to_the_run_spec():
+    runs = make('[matrix]\nplacement = ["solo"]\n"measurer.params.size_kib" = [64, 256]\n')
+    assert [r.config_id for r in runs] == ["size_kib-64", "size_kib-256"]
+    assert [r.measurer.params["size_kib"] for r in runs] == [64, 256]
+
+
+def test_timeline_target_starts_later_and_instances_spread():
+    text = MINIMAL_SPEC.replace('bench = "cache_thrash"', 'bench = "cache_thrash"\ninstances = 2')
+    runs = make('[[timeline]]\nat_s = 2\naction = "start"\ntarget = "thrash"\n', base=text.replace("cpus = [0, 1]", "cpus = [0, 1, 2]"))
+    other = next(r for r in runs if r.placement == "other-core")
+    assert [g.name for g in other.stressors] == ["thrash.0", "thrash.1"]
+    assert [g.cpus for g in other.stressors] == [(1,), (2,)]
+    assert not any(g.starts_at_boot for g in other.stressors)
+    assert next(r for r in runs if r.placement == "solo").timeline == ()
