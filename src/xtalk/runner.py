@@ -17,6 +17,7 @@ from typing import Callable
 from .backends.base import Backend, GuestHandle
 from .console.protocol import GuestReport
 from .errors import XtalkError
+from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
 from .results.store import RunWriter
 
@@ -33,6 +34,10 @@ class RunState:
         self.origin_ns: int | None = None
         self.last_heartbeat = 0
         self.stopped: set[str] = set()
+        self.noise = NoiseMeter(list(run.spec.cpus))
+
+    def pids(self) -> list[int]:
+        return [pid for h in self.handles.values() for pid in h.pids]
 
     def rel_s(self, ns: int) -> float | None:
         return None if self.origin_ns is None else (ns - self.origin_ns) / 1e9
@@ -98,6 +103,8 @@ class RunState:
                       "resume": self.backend.resume}[event.action]
             for name, handle in self.handles.items():
                 if handle.plan.role == "stressor" and matches(name) and name not in self.stopped:
+                    if event.action == "stop":
+                        self.noise.sample(handle.pids, force=True)
                     action(handle)
                     if event.action == "stop":
                         self.stopped.add(name)
@@ -120,6 +127,7 @@ class RunState:
                 self.console(handle.plan.name, data)
 
     def stop_all(self) -> None:
+        self.noise.sample(self.pids(), force=True)
         for handle in self.handles.values():
             try:
                 self.backend.stop(handle)
@@ -144,7 +152,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     settings = run.spec.run
     status, reason, interrupted = "error", "", False
     try:
-        backend.prepare(run)
+        backend.prepare(run, writer.path)
         for i, group in enumerate(g for g in _groups(run) if g):
             if i:
                 time.sleep(settings.start_gap_s)
@@ -160,6 +168,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
                 state.fire(pending.pop(0))
             state.read_ring()
             tick(state.rel_s(now))
+            state.noise.sample(state.pids(), force=state.report.end is not None)
             exit_code = backend.poll_exit(measurer)
             if state.report.end is not None and ended_at is None:
                 ended_at = now
@@ -191,7 +200,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
         histograms={str(k): v for k, v in state.report.hist.items()},
         ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
-        backend_metadata=backend.metadata(),
+        backend_metadata=backend.metadata(), noise=state.noise.finish(),
     )
     if interrupted:
         raise KeyboardInterrupt

@@ -26,8 +26,11 @@ def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str
     return None
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, gates: list[Gate]) -> list[dict]:
-    stats = {(r["config_id"], r["metric"]): r for r in config_stats(con)}
+def evaluate(con: duckdb.DuckDBPyConnection, gates: list[Gate], stats: list[dict] | None = None) -> list[dict]:
+    """`stats`: per-configuration rows with config_stats' keys, when already computed
+    (the report's streaming statistics); default: config_stats(con)."""
+    rows = stats if stats is not None else config_stats(con)
+    stats = {(r["config_id"], r["metric"]): r for r in rows}
     all_configs = configs(con)
     results = []
     for gate in gates:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ..plan import GuestPlan, RunPlan
@@ -44,8 +45,9 @@ class Backend(ABC):
         """(True, '') when this backend can run on the host described by host_facts()."""
 
     @abstractmethod
-    def prepare(self, run: RunPlan) -> None:
-        """Build or find images, create per-run resources. Called once per run."""
+    def prepare(self, run: RunPlan, run_dir: Path) -> None:
+        """Build or find images, create per-run resources. Called once per run; evidence
+        (hypervisor logs) goes into run_dir, next to the run's other files."""
 
     @abstractmethod
     def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:

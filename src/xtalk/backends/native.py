@@ -10,7 +10,6 @@ even on SIGKILL), and stop() kills and reaps its whole process group.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -22,21 +21,10 @@ from ..errors import InfrastructureError
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, create_ring_file
 from .base import Backend, GuestHandle, register
+from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn
 
 BINARY = "build/native/xtalk-bench"
 RING_CAPACITY = 1 << 20
-POLICIES = {"rr": os.SCHED_RR, "fifo": os.SCHED_FIFO, "other": os.SCHED_OTHER}
-PR_SET_PDEATHSIG = 1
-
-
-def _child_setup(cpus: tuple[int, ...]):
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def setup() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        os.sched_setaffinity(0, cpus)
-
-    return setup
 
 
 def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
@@ -69,7 +57,7 @@ class NativeBackend(Backend):
         self._rings: list[Path] = []
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
-    def prepare(self, run: RunPlan) -> None:
+    def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.binary is None:
             self.binary = artifacts.build("native", BINARY)
         online = os.sched_getaffinity(0)
@@ -86,16 +74,11 @@ class NativeBackend(Backend):
             create_ring_file(path, RING_CAPACITY)
             self._rings.append(path)
             argv.append(f"ring={path}")
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_child_setup(guest.cpus))
-        os.set_blocking(proc.stdout.fileno(), False)
+        proc = spawn(argv, guest.cpus)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
-        handle.facts = {"argv": argv, "pid": proc.pid, **self._apply_policy(proc.pid, run)}
-        try:
-            handle.facts["affinity"] = sorted(os.sched_getaffinity(proc.pid))
-        except ProcessLookupError:
-            handle.facts["affinity"] = None  # already gone: poll_exit reports it
+        handle.facts = {"argv": argv, "pid": proc.pid,
+                        **apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority)}
+        handle.facts["affinity"] = affinity(proc.pid)  # None: already gone, poll_exit reports it
         if handle.facts["affinity"] not in (None, sorted(guest.cpus)):
             self.stop(handle)
             raise InfrastructureError(f"{guest.name}: affinity {handle.facts['affinity']} is not {list(guest.cpus)}")
@@ -103,36 +86,17 @@ class NativeBackend(Backend):
             handle.ring = RingReader(self._rings[-1])
         return handle
 
-    @staticmethod
-    def _apply_policy(pid: int, run: RunPlan) -> dict:
-        wanted = run.spec.run.sched
-        prio = run.spec.run.priority if wanted != "other" else 0
-        try:
-            os.sched_setscheduler(pid, POLICIES[wanted], os.sched_param(prio))
-            return {"sched": wanted, "priority": prio}
-        except PermissionError:
-            return {"sched": "other", "priority": 0, "sched_refused": f"{wanted} not permitted for this user"}
-        except ProcessLookupError:
-            return {"sched": "unknown", "priority": 0}
-
-    def _signal(self, handle: GuestHandle, sig: int) -> None:
-        try:
-            os.killpg(handle.pids[0], sig)
-        except ProcessLookupError:
-            pass
-
     def pause(self, handle: GuestHandle) -> None:
-        self._signal(handle, signal.SIGSTOP)
+        signal_group(handle.pids[0], signal.SIGSTOP)
 
     def resume(self, handle: GuestHandle) -> None:
-        self._signal(handle, signal.SIGCONT)
+        signal_group(handle.pids[0], signal.SIGCONT)
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         return handle.backend_state.poll()
 
     def stop(self, handle: GuestHandle) -> None:
-        self._signal(handle, signal.SIGKILL)  # the whole group, even if the leader is gone
-        handle.backend_state.wait()
+        kill_and_reap(handle.backend_state)
         self._procs.append(handle.backend_state)
 
     def cleanup(self, run: RunPlan) -> None:

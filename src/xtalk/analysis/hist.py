@@ -1,0 +1,87 @@
+"""Log-linear histogram of non-negative integer samples (counter ticks), HDR-style.
+
+Values below 2**SUB_BITS get one bucket each (exact); above, every power of two is cut
+into 2**(SUB_BITS-1) equal buckets, so a bucket is at most 1/2048 of its lower bound
+wide. Histograms add (merge across batches, runs, configurations), which is what lets
+quantiles of 1e8 samples be computed in one streaming pass with bounded memory.
+Quantiles follow the linear-interpolation definition (numpy's default, DuckDB's
+quantile_cont) with each order statistic placed by rank inside its bucket; the error is
+below one bucket width (relative 4.9e-4), and zero while values are < 4096.
+Caveat: values >= 2**53 lose precision in the float64 used to find the octave.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SUB_BITS = 12
+HALF = 1 << (SUB_BITS - 1)
+NBUCKETS = (64 - SUB_BITS + 2) * HALF
+REL_ERROR = 1.0 / HALF
+
+
+def bucket_index(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
+    """Bucket of each uint64 value (int64 array, all < NBUCKETS); `as_float`: the same
+    values as float64 when the caller has them already."""
+    v = np.asarray(values, dtype=np.uint64)
+    f = v.astype(np.float64) if as_float is None else as_float
+    # the float's biased exponent is bit_length - 1 + 1023 (exact below 2**53)
+    shift = (f.view(np.int64) >> 52) - (1022 + SUB_BITS)
+    np.maximum(shift, 0, out=shift)
+    idx = (v >> shift.view(np.uint64)).view(np.int64)
+    idx += shift << (SUB_BITS - 1)
+    return np.minimum(idx, NBUCKETS - 1, out=idx)
+
+
+def bucket_bounds(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest value, width) of buckets `idx`."""
+    idx = np.asarray(idx, dtype=np.int64)
+    shift = np.maximum((idx >> (SUB_BITS - 1)) - 1, 0)
+    mant = idx - (shift << (SUB_BITS - 1))
+    low = mant.astype(np.float64) * np.exp2(shift)
+    return low, np.exp2(shift)
+
+
+def histogram(values: np.ndarray) -> np.ndarray:
+    return np.bincount(bucket_index(values), minlength=NBUCKETS).astype(np.int64)
+
+
+def order_statistics(hist: np.ndarray, ranks: np.ndarray, vmin: float, vmax: float) -> np.ndarray:
+    """Estimated sorted-order values x_(r) (0-based ranks) from a histogram."""
+    cum = np.cumsum(hist)
+    ranks = np.asarray(ranks, dtype=np.float64)
+    b = np.searchsorted(cum, ranks, side="right")
+    b = np.minimum(b, len(hist) - 1)
+    before = np.where(b > 0, cum[np.maximum(b - 1, 0)], 0)
+    count = np.maximum(hist[b], 1)
+    low, width = bucket_bounds(b)
+    est = low + (ranks - before + 0.5) / count * (width - 1.0)
+    return np.clip(est, vmin, vmax)
+
+
+def quantiles(hist: np.ndarray, qs, vmin: float, vmax: float) -> np.ndarray:
+    """quantile_cont estimates for probabilities qs from a histogram."""
+    n = int(hist.sum())
+    qs = np.atleast_1d(np.asarray(qs, dtype=np.float64))
+    if n == 0:
+        return np.full(len(qs), np.nan)
+    h = (n - 1) * qs
+    lo = np.floor(h)
+    hi = np.minimum(lo + 1, n - 1)
+    xs = order_statistics(hist, np.concatenate([lo, hi]), vmin, vmax)
+    xlo, xhi = xs[: len(qs)], xs[len(qs):]
+    return xlo + (h - lo) * (xhi - xlo)
+
+
+def count_above(hist: np.ndarray, threshold: float) -> tuple[int, bool]:
+    """Samples above `threshold`: (count, exact?) — inexact when it falls inside a wide bucket."""
+    b = int(bucket_index(np.array([max(threshold, 0)], dtype=np.uint64))[0])
+    low, width = bucket_bounds(np.array([b]))
+    exact = width[0] == 1 or threshold < low[0]
+    return int(hist[b + 1:].sum()) + (0 if width[0] == 1 else int(hist[b])), bool(exact)
+
+
+def nonzero(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bucket lower bounds, widths, counts) of the non-empty buckets, for plots."""
+    idx = np.flatnonzero(hist)
+    low, width = bucket_bounds(idx)
+    return low, width, hist[idx]

@@ -1,0 +1,177 @@
+"""Everything the report says about one campaign, computed in one streaming pass over
+the samples (two with --exclude-rampup: the ramp-up is detected, then skipped).
+
+`analyze(store)` returns an Analysis: `.result` is plain JSON-able data (what report.json
+holds), `.runs_streams` / `.pooled` keep the accumulators the plots draw from.
+Statistics use passing runs only (and no warm-up samples or warm-up runs unless
+include_warmup); the others are listed in the warnings, never silently dropped.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..results.query import connect
+from ..results.store import CampaignStore
+from ..spec.model import Gate
+from . import changepoints as CP
+from . import compare as C
+from . import evt, outliers, stability, verdict
+from .describe import gate_stats, stats_rows
+from .gates import baseline_of, evaluate
+from .scan import scan, timeline_events
+
+
+@dataclass
+class Options:
+    include_warmup: bool = False
+    exclude_rampup: bool = False
+    threads: int | None = None
+    seed: int = 0
+    evt: bool = True
+
+
+@dataclass
+class Analysis:
+    store_path: str
+    options: Options
+    result: dict = field(default_factory=dict)
+    runs_streams: dict = field(default_factory=dict)   # (run_id, metric) -> Stream
+    pooled: dict = field(default_factory=dict)         # (config_id, metric) -> Stream
+    events: dict = field(default_factory=dict)         # run_id -> timeline events
+
+    def units(self) -> dict[str, str]:
+        return self.result.get("units", {})
+
+
+def _units(runs: list[dict]) -> dict[str, str]:
+    out = {}
+    for r in runs:
+        for m in (r.get("metrics") or {}).values():
+            out.setdefault(m.get("name"), m.get("unit") or "cycles")
+    return out
+
+
+def _baseline_dim(gates: list[dict]) -> tuple[str, str]:
+    for g in gates:
+        dim, _, value = str(g.get("baseline", "placement=solo")).partition("=")
+        return dim, value
+    return "placement", "solo"
+
+
+def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
+    opt = options or Options()
+    info = store.info
+    spec = info.get("spec") or {}
+    runs = store.runs()
+    used = [r for r in runs if r.get("status") == "pass" and (opt.include_warmup or not r.get("warmup"))]
+    deadlines = list(spec.get("deadlines") or [])
+    events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"])) for r in runs}
+    streams = scan(store.path, used, deadlines, opt.include_warmup, threads=opt.threads)
+    configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
+    per_run, per_config, pooled = stats_rows(streams, configs_of)
+    medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
+    ramp = [CP.rampup(s, medians[k]) for k, s in streams.items() if s.n]
+    skipped = {}
+    if opt.exclude_rampup:
+        skipped = {(r["run_id"], r["metric"]): r["warmup_n"] for r in ramp if r["significant"]}
+        if skipped:
+            streams = scan(store.path, used, deadlines, opt.include_warmup, skip=skipped, threads=opt.threads)
+            per_run, per_config, pooled = stats_rows(streams, configs_of)
+    stats = {(r["config_id"], r["metric"]): r for r in per_config}
+    units = _units(runs)
+
+    all_configs = {}
+    for r in runs:
+        all_configs.setdefault(r.get("config_id", "?"), r.get("config") or {})
+    raw_gates = list(spec.get("gates") or [])
+    dim, value = _baseline_dim(raw_gates)
+    baselines = {cid: baseline_of(cfg, all_configs, dim, value) for cid, cfg in all_configs.items()}
+
+    rng = np.random.default_rng(opt.seed)
+    comparisons = {}
+    for (cid, metric), s in pooled.items():
+        base = baselines.get(cid)
+        if base is None or base == cid or (base, metric) not in pooled:
+            continue
+        comparisons[(cid, metric)] = dict(
+            config_id=cid, metric=metric, baseline=base,
+            **C.compare(s, pooled[(base, metric)], stats[(cid, metric)], stats[(base, metric)],
+                        units.get(metric, "cycles"), cid, rng))
+
+    by_config: dict[tuple[str, str], list] = {}
+    for (rid, metric), s in streams.items():
+        by_config.setdefault((configs_of[rid], metric), []).append(s)
+    timelines, drifts = {}, {}
+    for (cid, metric), group in by_config.items():
+        tl = CP.timeline(group, events, units.get(metric, "cycles"))
+        if tl:
+            timelines[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **tl)
+        for s in group:
+            d = CP.drift(s)
+            if d:
+                drifts.setdefault(cid, []).append(dict(metric=metric, **d))
+
+    evts = {}
+    if opt.evt:
+        for (cid, metric), s in pooled.items():
+            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **evt.pwcet(s, by_config[(cid, metric)]))
+
+    gate_models = []
+    for g in raw_gates:
+        try:
+            gate_models.append(Gate(**g))
+        except Exception:  # noqa: BLE001 - a spec stored by an older xtalk; reported, not fatal
+            pass
+    gates = evaluate(connect(store), gate_models, stats=gate_stats(per_config)) if gate_models else []
+
+    verdicts = verdict.metric_verdicts(per_config, comparisons, gates, baselines)
+    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()})
+    warnings = stability.run_warnings(runs, events) + stability.data_warnings(per_config, per_run, runs)
+    if skipped:
+        warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
+            f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
+    for r in runs:
+        r.pop("_overhead", None)
+
+    result = {
+        "campaign": {k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
+                                              "spec_hash")},
+        "description": spec.get("description", ""),
+        "path": str(store.path), "host": info.get("host") or {},
+        "options": {"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
+        "units": units, "spec": spec,
+        "runs": [{k: r.get(k) for k in ("run_id", "config_id", "status", "reason", "warmup", "repetition",
+                                        "sample_count", "lost_samples", "ring_lost_samples", "freq_hz",
+                                        "started_at", "duration_s")} for r in runs],
+        "configs": all_configs, "baselines": baselines,
+        "stats_runs": per_run, "stats": per_config,
+        "comparisons": list(comparisons.values()),
+        "deadlines": outliers.deadline_rows(pooled, stats, deadlines),
+        "outliers": outliers.outlier_rows(pooled, stats),
+        "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
+        "timelines": list(timelines.values()), "drift": drifts,
+        "evt": list(evts.values()),
+        "gates": gates, "verdicts": verdicts, "overall": verdict.overall(gates),
+        "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
+    }
+    return Analysis(str(store.path), opt, clean(result), streams, pooled, events)
+
+
+def clean(o):
+    """Plain JSON data: numpy scalars/arrays converted, NaN and infinities as null."""
+    if isinstance(o, dict):
+        return {str(k): clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [clean(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return clean(o.tolist())
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if isinstance(o, (int, np.integer)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        return float(o) if math.isfinite(o) else None
+    return o

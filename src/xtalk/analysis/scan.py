@@ -1,0 +1,127 @@
+"""One streaming pass over the stored samples: every run's samples.parquet is read in
+record batches (never whole) and fed to one accum.Stream per (run, metric).
+
+Runs are scanned in parallel threads (pyarrow decoding and numpy release the GIL);
+memory is bounded by the batch size times the threads plus the accumulators.
+Warm-up samples (the `warmup` column: run.warmup_s and warm-up runs) are dropped unless
+asked for; `skip` drops the first N samples of a stream (a detected ramp-up).
+Deadlines are converted to counter ticks with each run's own frequency.
+"""
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from .accum import Stream, micro_block
+
+BATCH = 1 << 18
+COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
+
+
+def timeline_events(run_dir: Path) -> list[dict]:
+    """The run's executed timeline events (kind=timeline), in time order."""
+    path = run_dir / "events.jsonl"
+    out = []
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("kind") == "timeline" and rec.get("t_s") is not None:
+                out.append(rec)
+    return sorted(out, key=lambda r: r["t_s"])
+
+
+def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) -> tuple[float, ...]:
+    out = []
+    for d in deadlines:
+        if d.get("metric") != metric:
+            out.append(np.inf)
+        elif d.get("cycles") is not None:
+            out.append(float(d["cycles"]))
+        else:
+            out.append(float(d["ns"]) * freq_hz / 1e9 if freq_hz else np.nan)
+    return tuple(out)
+
+
+def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: bool,
+             skip: dict[str, int] | None = None, cuts: tuple[float, ...] | None = None) -> dict[str, Stream]:
+    path = run_dir / "samples.parquet"
+    if not path.is_file():
+        return {}
+    pf = pq.ParquetFile(path)
+    names = pf.schema_arrow.names
+    cols = [c for c in COLUMNS if c in names]
+    micro = micro_block(pf.metadata.num_rows)
+    freq = meta.get("freq_hz")
+    freq = float(freq) if freq else None
+    streams: dict[str, Stream] = {}
+    seen: dict[str, int] = {}
+    skip = skip or {}
+    for batch in pf.iter_batches(batch_size=BATCH, columns=cols):
+        col = dict(zip(cols, batch.columns))
+        value = col["value"].to_numpy(zero_copy_only=False)
+        t_s = col["t_s"].to_numpy(zero_copy_only=False) if "t_s" in col else np.full(len(value), np.nan)
+        flags = col["flags"].to_numpy(zero_copy_only=False) if "flags" in col else None
+        keep = None
+        if not include_warmup and "warmup" in col and col["warmup"].null_count < len(value):
+            warm = col["warmup"].to_numpy(zero_copy_only=False)
+            if warm.any():
+                keep = ~warm.astype(bool)
+        metric_col = col["metric"]
+        if hasattr(metric_col, "indices"):
+            codes = metric_col.indices.to_numpy(zero_copy_only=False)
+            labels = metric_col.dictionary.to_pylist()
+        else:
+            labels, codes = np.unique(np.asarray(metric_col.to_pylist(), dtype=object), return_inverse=True)
+            labels = list(labels)
+        if len(labels) == 1:
+            present = [0] if len(codes) else []
+        else:
+            present = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
+        for code in present:
+            name = str(labels[int(code)])
+            sel = codes == code if len(present) > 1 else None
+            if keep is not None:
+                sel = keep if sel is None else sel & keep
+            v, t, f = (value, t_s, flags) if sel is None else (value[sel], t_s[sel], flags[sel] if flags is not None else None)
+            drop = skip.get(name, 0) - seen.get(name, 0)
+            seen[name] = seen.get(name, 0) + len(v)
+            if drop > 0:
+                v, t = v[drop:], t[drop:]
+                f = f[drop:] if f is not None else None
+            if len(v) == 0:
+                continue
+            stream = streams.get(name)
+            if stream is None:
+                stream = streams[name] = Stream(meta["run_id"], name, freq, micro,
+                                                deadline_ticks(deadlines, name, freq), cuts)
+            stream.add(np.ascontiguousarray(v, dtype=np.uint64), np.ascontiguousarray(t, dtype=np.float64), f)
+    return streams
+
+
+def scan(store_path: Path, runs: list[dict], deadlines: list[dict], include_warmup: bool = False,
+         skip: dict[tuple[str, str], int] | None = None, threads: int | None = None) -> dict[tuple[str, str], Stream]:
+    """Streams keyed by (run_id, metric) for the given run metadata."""
+    skip = skip or {}
+
+    def one(meta: dict) -> dict[str, Stream]:
+        run_dir = store_path / "runs" / meta["run_id"]
+        events = timeline_events(run_dir)
+        cuts = tuple(e["t_s"] for e in events) or None
+        per = {m: k for (r, m), k in skip.items() if r == meta["run_id"]}
+        return scan_run(run_dir, meta, deadlines, include_warmup, per, cuts)
+
+    threads = threads or min(4, os.cpu_count() or 1)
+    out: dict[tuple[str, str], Stream] = {}
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        for meta, streams in zip(runs, pool.map(one, runs)):
+            for name, stream in streams.items():
+                out[(meta["run_id"], name)] = stream
+    return out

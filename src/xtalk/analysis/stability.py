@@ -1,0 +1,106 @@
+"""Everything that makes a number doubtful, as a list of warnings the report always
+shows: failed/interrupted runs, lost samples, guest errors, histogram overflow, too few
+samples for a percentile, runs that disagree, counter frequencies that differ, late
+timeline events, measurement overhead, and host noise flags (no isolated CPUs, no
+nohz_full, unknown or non-performance governor, nested virtualisation, non-real-time
+scheduling). Each warning: {level: error|warning|info, scope, message}.
+Thresholds: RUN_SPREAD_PCT between run medians, OVERHEAD_PCT of the median,
+LATE_EVENT_MS for a timeline event.
+"""
+from __future__ import annotations
+
+RUN_SPREAD_PCT = 5.0
+OVERHEAD_PCT = 1.0
+LATE_EVENT_MS = 50.0
+
+
+def _w(level: str, scope: str, message: str) -> dict:
+    return {"level": level, "scope": scope, "message": message}
+
+
+def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list[dict]:
+    out = []
+    for r in runs:
+        rid = r["run_id"]
+        if r.get("warmup"):
+            out.append(_w("info", rid, "warm-up run: excluded from the statistics"))
+        elif r.get("status") != "pass":
+            out.append(_w("error", rid, f"run status {r.get('status')}: {r.get('reason') or 'no reason given'}"
+                          " — excluded from the statistics"))
+        lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
+        if lost:
+            out.append(_w("warning", rid, f"{lost} samples lost (sequence gaps / ring overwrites)"))
+        for err in r.get("guest_errors") or []:
+            out.append(_w("warning", rid, f"guest error: {err}"))
+        for name, facts in (r.get("guests") or {}).items():
+            if facts.get("sched_refused"):
+                out.append(_w("warning", rid, f"{name}: scheduling class refused ({facts['sched_refused']})"))
+        buckets = int((r.get("measurer") or {}).get("params", {}).get("hist_buckets", 40))
+        for metric, hist in (r.get("histograms") or {}).items():
+            over = sum(c for b, c in hist.items() if int(b) >= buckets - 1)
+            if over:
+                out.append(_w("warning", rid, f"metric {metric}: {over} values in the guest histogram's overflow bucket"))
+        overhead = (r.get("guest_meta") or {}).get("overhead_cycles")
+        r["_overhead"] = float(overhead) if overhead not in (None, "") else None
+        for ev in events_by_run.get(rid, []):
+            if ev.get("error_ms") is not None and abs(ev["error_ms"]) > LATE_EVENT_MS:
+                out.append(_w("warning", rid, f"timeline event {ev.get('action')} {ev.get('target')} executed "
+                              f"{ev['error_ms']:.0f} ms off its planned time"))
+    return out
+
+
+def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict]) -> list[dict]:
+    out = []
+    overhead = {r["run_id"]: r.get("_overhead") for r in runs}
+    for row in per_config:
+        scope = f"{row['config_id']}/{row['metric']}"
+        if not row.get("n"):
+            out.append(_w("error", scope, "no samples"))
+            continue
+        if row["n"] < 100:
+            out.append(_w("warning", scope, f"only {row['n']} samples: percentiles above the median are coarse"))
+        if row.get("unresolved"):
+            out.append(_w("info", scope, f"fewer than 10 samples above {', '.join(row['unresolved'])}: "
+                          "shown, but they are (close to) the observed maximum, not a tail estimate"))
+        if row.get("overflow"):
+            out.append(_w("warning", scope, f"{row['overflow']} samples flagged overflow/saturated (flags bit 0): "
+                          "kept, but their value is a lower bound"))
+        if (row.get("freq_spread") or 0) > 1e-4:
+            out.append(_w("warning", scope, f"counter frequency differs by {row['freq_spread'] * 100:.3f}% between "
+                          "runs: ns values use the mean"))
+        medians = [r["median"] for r in per_run if r["config_id"] == row["config_id"]
+                   and r["metric"] == row["metric"] and r.get("median")]
+        if len(medians) > 1 and row.get("median"):
+            spread = (max(medians) - min(medians)) / row["median"] * 100
+            if spread > RUN_SPREAD_PCT:
+                out.append(_w("warning", scope, f"runs disagree: run medians differ by {spread:.1f}% of the pooled "
+                              "median (run-to-run variation; see the per-run table)"))
+        ovh = [overhead.get(r["run_id"]) for r in per_run if r["config_id"] == row["config_id"]]
+        ovh = [o for o in ovh if o]
+        if ovh and row.get("median") and max(ovh) / row["median"] * 100 > OVERHEAD_PCT:
+            out.append(_w("info", scope, f"measurement overhead {max(ovh):.0f} ticks is "
+                          f"{max(ovh) / row['median'] * 100:.1f}% of the median (not subtracted)"))
+    return out
+
+
+def noise_flags(host: dict, runs: list[dict]) -> list[str]:
+    flags = []
+    iso = host.get("isolation") or {}
+    if not iso.get("isolcpus"):
+        flags.append("no isolated CPUs (isolcpus): other host tasks may run on the measured CPU")
+    if not iso.get("nohz_full"):
+        flags.append("no nohz_full: the scheduler tick interrupts the measured CPU")
+    gov = host.get("governors")
+    if isinstance(gov, dict):
+        other = sorted({g for g in gov.values() if g != "performance"})
+        if other:
+            flags.append(f"CPU frequency governor {', '.join(other)} (not performance): frequency may vary")
+    elif gov:
+        flags.append(f"frequency governor: {gov}")
+    kvm = host.get("kvm") or {}
+    if kvm.get("emulates_ring0") or kvm.get("kind") == "kvm_pvm":
+        flags.append("the host is itself a virtual machine (kvm-pvm): its hypervisor adds noise xtalk cannot see")
+    scheds = {g.get("sched") for r in runs for g in (r.get("guests") or {}).values()}
+    if "other" in scheds:
+        flags.append("workloads ran with SCHED_OTHER (not real-time)")
+    return flags

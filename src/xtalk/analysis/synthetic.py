@@ -1,0 +1,84 @@
+"""Write a synthetic campaign in the store's on-disk layout (results/schema.py), for
+benchmarks and tests of the analysis: campaign.json, runs/<id>/meta.json, events.jsonl
+and samples.parquet with the derived columns finalize.py writes, generated in chunks so
+1e8 samples never sit in memory. Samples are back-to-back iterations: the counter at the
+end of sample i is the sum of the values so far, t_s = counter / freq.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..results.schema import SCHEMA_VERSION
+
+SCHEMA = pa.schema([
+    ("run_id", pa.dictionary(pa.int32(), pa.string())),
+    ("config_id", pa.dictionary(pa.int32(), pa.string())),
+    ("metric", pa.dictionary(pa.int32(), pa.string())),
+    ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
+    ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
+])
+Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
+
+
+def heavy_tail(base: float = 1000.0, spread: float = 100.0) -> Generator:
+    def gen(rng: np.random.Generator, start: int, n: int) -> np.ndarray:
+        return (base + rng.gamma(2.0, spread, n) + rng.pareto(3.0, n) * spread / 2).astype(np.uint64)
+    return gen
+
+
+def with_step(gen: Generator, first: int, last: int, factor: float) -> Generator:
+    """`gen` with samples first..last-1 multiplied by `factor` (a stress window)."""
+    def stepped(rng: np.random.Generator, start: int, n: int) -> np.ndarray:
+        values = np.asarray(gen(rng, start, n), dtype=np.float64)
+        idx = np.arange(start, start + n)
+        values[(idx >= first) & (idx < last)] *= factor
+        return values.astype(np.uint64)
+    return stepped
+
+
+def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, metric: str = "m",
+              unit: str = "cycles", freq_hz: float = 1e9, seed: int = 0, index: int = 0, status: str = "pass",
+              events: list[dict] | None = None, chunk: int = 1 << 22, extra_meta: dict | None = None) -> None:
+    run_dir = path / "runs" / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config_id = "-".join(str(v) for v in config.values()) or "default"
+    rng = np.random.default_rng(seed)
+    counter = 0
+    ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id), ("metric", metric))}
+    with pq.ParquetWriter(run_dir / "samples.parquet", SCHEMA, compression="zstd") as writer:
+        for start in range(0, n, chunk):
+            m = min(chunk, n - start)
+            values = np.asarray(gen(rng, start, m), dtype=np.uint64)
+            t = counter + np.cumsum(values, dtype=np.uint64)
+            counter = int(t[-1])
+            zeros = np.zeros(m, np.int32)
+            writer.write_table(pa.table({
+                **{k: pa.DictionaryArray.from_arrays(zeros, v) for k, v in ids.items()},
+                "seq": np.arange(start, start + m, dtype=np.uint64), "t": t, "value": values,
+                "flags": np.zeros(m, np.uint32), "value_ns": values * (1e9 / freq_hz),
+                "t_s": t * (1.0 / freq_hz), "warmup": np.zeros(m, bool),
+            }, schema=SCHEMA))
+    with open(run_dir / "events.jsonl", "w") as f:
+        for ev in events or []:
+            f.write(json.dumps({"kind": "timeline", "host_ns": int(ev["t_s"] * 1e9), **ev}) + "\n")
+    meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": index, "status": status,
+            "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,
+            "ring_lost_samples": 0, "freq_hz": freq_hz, "schema_version": SCHEMA_VERSION,
+            "metrics": {"0": {"name": metric, "unit": unit}}, "duration_s": counter / freq_hz,
+            **(extra_meta or {})}
+    (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
+def write_campaign(path: Path, name: str, spec: dict, runs: list[str], host: dict | None = None) -> Path:
+    (path / "runs").mkdir(parents=True, exist_ok=True)
+    (path / "campaign.json").write_text(json.dumps({
+        "schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": "2026-01-01T00:00:00",
+        "xtalk_version": "synthetic", "spec_hash": "0", "spec": {"name": name, **spec},
+        "host": host or {"cpu_model": "synthetic"}, "planned_runs": runs}, indent=1))
+    return path

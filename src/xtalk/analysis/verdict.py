@@ -1,0 +1,79 @@
+"""Isolation verdicts per KPI in the thesis's taxonomy (section 5.6.1): temporal
+performance at kernel level, application level, memory-intensive, I/O, long-term
+stability. A metric's class comes from its name (the bench that produced it).
+
+Per (metric, configuration): FAIL when one of the spec's gates on it fails, PASS when
+all pass; without a gate the verdict is evidence only: 'interference' (significant,
+non-negligible change vs the baseline, see compare.py) or 'no significant change'.
+Long-term stability per configuration: 'stable' when every run's last-fifth median is
+within DRIFT_PCT of its first fifth and, with a timeline, the median after the last
+event is within DRIFT_PCT of the one before the first; else 'drift'. These thresholds
+are xtalk's defaults, not the thesis's; gates are what decide pass/fail.
+"""
+from __future__ import annotations
+
+KPI_CLASSES = (
+    ("temporal performance (kernel level)", ("hidden_latency", "timer", "irq", "interrupt", "latency", "ctx",
+                                             "yield", "event", "sched", "wakeup", "tick")),
+    ("memory-intensive", ("pointer_chase", "membw", "cache", "stream", "memcpy", "mem")),
+    ("I/O", ("io_", "disk", "blk", "net", "virtio", "dma", "uart")),
+    ("application level", ("qsort", "basicmath", "bitcount", "susan", "dhrystone", "coremark", "cpu_spin")),
+)
+LONG_TERM = "long-term stability"
+DRIFT_PCT = 2.0
+
+
+def kpi_class(metric: str) -> str:
+    name = metric.lower()
+    for label, keys in KPI_CLASSES:
+        if any(k in name for k in keys):
+            return label
+    return "application level"
+
+
+def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], baselines: dict) -> list[dict]:
+    out = []
+    for row in stats:
+        cid, metric = row["config_id"], row["metric"]
+        mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
+        cmp = comparisons.get((cid, metric))
+        if mine:
+            verdict = "PASS" if all(g["passed"] for g in mine) else "FAIL"
+        elif baselines.get(cid) in (None, cid):
+            verdict = "baseline" if baselines.get(cid) == cid else "no baseline"
+        elif cmp is None:
+            verdict = "no data"
+        else:
+            verdict = "interference" if cmp["significant"] else "no significant change"
+        out.append({"kpi": kpi_class(metric), "metric": metric, "config_id": cid, "verdict": verdict,
+                    "gates": [f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine],
+                    "evidence": cmp["statement"] if cmp else ""})
+    order = {label: i for i, (label, _) in enumerate(KPI_CLASSES)}
+    return sorted(out, key=lambda v: order.get(v["kpi"], 99))
+
+
+def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict]) -> list[dict]:
+    out = []
+    for cid, rows in drifts.items():
+        worst = max((abs(r["drift_pct"]) for r in rows if r and r.get("drift_pct") is not None), default=None)
+        tl = timelines.get(cid)
+        recovered = None
+        if tl and len(tl["segments"]) > 1 and tl["segments"][-1]["change_pct"] is not None:
+            recovered = tl["segments"][-1]["change_pct"]
+        bad = (worst is not None and worst > DRIFT_PCT) or (recovered is not None and abs(recovered) > DRIFT_PCT)
+        evidence = []
+        if worst is not None:
+            evidence.append(f"largest drift first-to-last fifth of a run {worst:.2f}%")
+        if recovered is not None:
+            evidence.append(f"after the timeline vs before: {recovered:+.2f}%")
+        out.append({"kpi": LONG_TERM, "metric": ", ".join(sorted({r['metric'] for r in rows if r})),
+                    "config_id": cid, "verdict": "no data" if worst is None and recovered is None
+                    else "drift" if bad else "stable", "gates": [],
+                    "evidence": "; ".join(evidence) + f" (threshold {DRIFT_PCT:g}%)"})
+    return out
+
+
+def overall(gates: list[dict]) -> str:
+    if not gates:
+        return "NO GATES"
+    return "FAIL" if any(not g["passed"] for g in gates) else "PASS"

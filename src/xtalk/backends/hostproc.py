@@ -1,0 +1,67 @@
+"""Host processes the backends start (workload programs, QEMU): spawned in their own
+session (Ctrl-C reaches only xtalk, which then stops them), with PR_SET_PDEATHSIG=SIGKILL
+(they die with xtalk even on SIGKILL) and a CPU affinity set before exec; scheduling
+class applied per thread with the result recorded; killed and reaped as a group.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+from typing import IO
+
+POLICIES = {"rr": os.SCHED_RR, "fifo": os.SCHED_FIFO, "other": os.SCHED_OTHER}
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup(cpus: tuple[int, ...] | None):
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def setup() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
+    return setup
+
+
+def spawn(argv: list[str], cpus: tuple[int, ...] | None, stdout: int | IO = subprocess.PIPE,
+          stderr: int | IO = subprocess.STDOUT) -> subprocess.Popen:
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                            start_new_session=True, preexec_fn=_child_setup(cpus))
+    if proc.stdout is not None:
+        os.set_blocking(proc.stdout.fileno(), False)
+    return proc
+
+
+def apply_policy(tid: int, sched: str, priority: int) -> dict:
+    """Set a thread's scheduling class; returns what was obtained (and why not)."""
+    prio = priority if sched != "other" else 0
+    try:
+        os.sched_setscheduler(tid, POLICIES[sched], os.sched_param(prio))
+        return {"sched": sched, "priority": prio}
+    except PermissionError:
+        return {"sched": "other", "priority": 0, "sched_refused": f"{sched} not permitted for this user"}
+    except ProcessLookupError:
+        return {"sched": "unknown", "priority": 0}
+
+
+def affinity(tid: int) -> list[int] | None:
+    try:
+        return sorted(os.sched_getaffinity(tid))
+    except ProcessLookupError:
+        return None
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def kill_and_reap(proc: subprocess.Popen) -> None:
+    """SIGKILL the whole group (even when the leader is gone) and reap the leader."""
+    signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()

@@ -1,0 +1,97 @@
+"""Host noise accounting: CPU time spent on the measured CPUs by anything outside the run.
+
+foreign time(cpu) = busy time of the cpu during the run (/proc/stat) minus the CPU time
+of the run's own threads that are pinned to that cpu alone (/proc/<pid>/task/*/stat).
+Caveats: jiffy resolution (10 ms at HZ=100, 4 ms at HZ=250); interrupts and softirqs
+count as foreign; threads of the run that float over several CPUs are not subtracted.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+NOISY_PCT = 5.0
+
+
+def cpu_busy_ticks() -> dict[int, int]:
+    out = {}
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith("cpu") and line[3].isdigit():
+            name, *fields = line.split()
+            values = list(map(int, fields))
+            idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+            out[int(name[3:])] = sum(values[:8]) - idle  # guest time is inside user already
+    return out
+
+
+def _allowed_cpus(status: str) -> set[int]:
+    for line in status.splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            cpus = set()
+            for part in line.split(":", 1)[1].strip().split(","):
+                lo, _, hi = part.partition("-")
+                cpus.update(range(int(lo), int(hi or lo) + 1))
+            return cpus
+    return set()
+
+
+def thread_ticks_by_cpu(pids: list[int]) -> dict[int, int]:
+    """CPU ticks of each pid's threads that may run on exactly one CPU, keyed by that CPU."""
+    out: dict[int, int] = {}
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                stat = (task / "stat").read_text()
+                allowed = _allowed_cpus((task / "status").read_text())
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if len(allowed) == 1:
+                cpu = next(iter(allowed))
+                out[cpu] = out.get(cpu, 0) + int(fields[11]) + int(fields[12])  # utime + stime
+    return out
+
+
+class NoiseMeter:
+    """Start at the beginning of a run; `sample` the run's processes regularly and right
+    before any of them is stopped or reaped (their CPU time vanishes with them)."""
+
+    SAMPLE_EVERY_S = 0.05
+
+    def __init__(self, cpus: list[int]):
+        self.cpus = cpus
+        self.start_busy = cpu_busy_ticks()
+        self.start_wall = time.monotonic()
+        self.latest: dict[int, dict[int, int]] = {}  # pid -> cpu -> ticks
+        self._last_sample = 0.0
+
+    def sample(self, pids: list[int], force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_sample < self.SAMPLE_EVERY_S:
+            return
+        self._last_sample = now
+        for pid in pids:
+            ticks = thread_ticks_by_cpu([pid])
+            if ticks:
+                self.latest[pid] = ticks
+
+    def finish(self) -> dict:
+        busy = cpu_busy_ticks()
+        wall = time.monotonic() - self.start_wall
+        ours: dict[int, int] = {}
+        for ticks in self.latest.values():
+            for cpu, t in ticks.items():
+                ours[cpu] = ours.get(cpu, 0) + t
+        per_cpu = {}
+        for cpu in self.cpus:
+            busy_s = (busy.get(cpu, 0) - self.start_busy.get(cpu, 0)) / TICK
+            ours_s = ours.get(cpu, 0) / TICK
+            foreign = max(busy_s - ours_s, 0.0)
+            per_cpu[str(cpu)] = {"busy_s": round(busy_s, 3), "ours_s": round(ours_s, 3),
+                                 "foreign_s": round(foreign, 3),
+                                 "foreign_pct": round(100 * foreign / wall, 2) if wall > 0 else 0.0}
+        noisy = [c for c, v in per_cpu.items() if v["foreign_pct"] > NOISY_PCT]
+        return {"wall_s": round(wall, 3), "cpus": per_cpu, "noisy_cpus": noisy,
+                "threshold_pct": NOISY_PCT, "tick_s": 1 / TICK}
