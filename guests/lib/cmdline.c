@@ -19,7 +19,9 @@ static unsigned nkv;
 /* Keys every bench accepts (protocol.md section 1). */
 static const char *const common_keys[] = {
 	"bench", "run", "role", "iterations", "duration_s", "warmup", "ring", "freq_hz",
-	"l1_bytes", "l2_bytes", "l3_bytes", "llc_bytes", "buffer_slots", NULL
+	"l1_bytes", "l2_bytes", "l3_bytes", "llc_bytes", "buffer_slots",
+	"ring_gpa", "ring_bytes", /* platform keys: where the host put the sample ring */
+	NULL
 };
 
 static const char *find(const char *key)

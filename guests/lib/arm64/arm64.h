@@ -46,7 +46,6 @@
 #define ARM64_EXC_EL0    4     /* or'ed in when taken from EL0 */
 #define ARM64_EXC_SP0    8     /* or'ed in: taken at EL1 while on SP_EL0 (never expected) */
 
-#define ARM64_LINK_BASE 0x40200000
 #define ARM64_PT_PAGES 40       /* page-table pool: L1 + L2/L3 tables */
 
 #ifndef __ASSEMBLER__

@@ -75,6 +75,20 @@ class Backend(ABC):
         return {"backend": self.name}
 
 
+def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
+    """key=value parameters of a workload (docs/protocol.md section 1)."""
+    args = {"bench": guest.bench, "run": run.run_id, "role": guest.role}
+    if guest.role == "measurer":
+        m = run.spec.measurer
+        args |= {"duration_s": run.spec.run.duration_s}
+        if m.iterations:
+            args["iterations"] = m.iterations
+        if m.warmup_iterations:
+            args["warmup"] = m.warmup_iterations
+    args |= guest.params
+    return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
+
+
 REGISTRY: dict[str, type[Backend]] = {}
 
 
@@ -84,7 +98,7 @@ def register(cls: type[Backend]) -> type[Backend]:
 
 
 def backend_class(kind: str) -> type[Backend] | None:
-    from . import native  # noqa: F401  (registration by import)
+    from . import native, qemu  # noqa: F401  (registration by import)
     return REGISTRY.get(kind)
 
 

@@ -20,25 +20,11 @@ from .. import artifacts
 from ..errors import InfrastructureError
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, create_ring_file
-from .base import Backend, GuestHandle, register
+from .base import Backend, GuestHandle, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn
 
 BINARY = "build/native/xtalk-bench"
 RING_CAPACITY = 1 << 20
-
-
-def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
-    """key=value parameters of a workload (docs/protocol.md section 1)."""
-    args = {"bench": guest.bench, "run": run.run_id, "role": guest.role}
-    if guest.role == "measurer":
-        m = run.spec.measurer
-        args |= {"duration_s": run.spec.run.duration_s}
-        if m.iterations:
-            args["iterations"] = m.iterations
-        if m.warmup_iterations:
-            args["warmup"] = m.warmup_iterations
-    args |= guest.params
-    return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
 
 
 @register

@@ -31,14 +31,20 @@ def _runs_table(store: CampaignStore) -> pa.Table:
 
 def _events_table(store: CampaignStore) -> pa.Table:
     rows = []
+    origins = {m["run_id"]: m.get("origin_host_ns") for m in store.runs()}
     for path in sorted((store.path / "runs").glob("*/events.jsonl")):
+        origin = origins.get(path.parent.name)
         for line in path.read_text().splitlines():
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError:  # a line cut by a kill
                 continue
+            host_ns = rec.pop("host_ns", None)
+            t_s = rec.get("t_s")
+            if t_s is None and origin is not None and host_ns is not None:
+                t_s = (host_ns - origin) / 1e9  # an event before the measurer started: negative
             rows.append({"run_id": path.parent.name, "kind": rec.pop("kind", None),
-                         "host_ns": rec.pop("host_ns", None), "t_s": rec.get("t_s"),
+                         "host_ns": host_ns, "t_s": t_s,
                          "action": rec.get("action"), "target": rec.get("target") or rec.get("guest"),
                          "planned_s": rec.get("planned_s"), "detail": json.dumps(rec, sort_keys=True)})
     schema = pa.schema([("run_id", pa.string()), ("kind", pa.string()), ("host_ns", pa.int64()),

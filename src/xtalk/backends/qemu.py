@@ -1,0 +1,262 @@
+"""The `qemu` backend: each guest is one QEMU process (KVM where the host offers it, else
+TCG; the run's metadata says which and why), started paused, its vCPU threads pinned
+through QMP (`query-cpus-fast` thread ids; affinity verified), then continued.
+
+Console: the guest's serial port on QEMU's stdout (a pipe). Samples: the guest's RAM is a
+shared file (memory-backend-file, share=on) in /dev/shm and the ring lives at a fixed
+guest-physical address in it, so the host reads samples without any VM exit. QEMU's
+stderr is kept in the run directory. Emulator threads go to housekeeping_cpus when the
+spec gives them (else they float, and the metadata says so).
+Caveat: on kvm-pvm hosts guest ring 0 is emulated; the probe guest measures in ring 3.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import platform
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from qemu.qmp.legacy import QEMUMonitorProtocol
+
+from .. import artifacts
+from ..errors import InfrastructureError
+from ..host.metadata import host_facts, tool_version
+from ..plan import GuestPlan, RunPlan
+from ..telemetry.ring import RingReader, init_ring
+from .base import Backend, GuestHandle, register, workload_args
+from .hostproc import affinity, apply_policy, kill_and_reap, spawn
+
+# Per guest architecture: image (make target, path), RAM base, ring address, machine args.
+ARCHES = {
+    "x86_64": {"target": "x86_64", "image": "build/x86_64/xtalk-probe.elf", "ram_base": 0,
+               "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
+               "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
+    "aarch64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
+                "ring_gpa": 0x48000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
+}
+HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+QMP_CONNECT_S = 10.0
+
+
+class QemuOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    arch: Literal["x86_64", "aarch64"] = Field(default_factory=lambda: HOST_ARCH.get(platform.machine(), "x86_64"))
+    machine: str | None = Field(default=None, description="microvm (x86 default), pc, virt (arm64)")
+    accel: Literal["auto", "kvm", "tcg"] = "auto"
+    memory_mib: int = Field(default=256, ge=32, le=65536)
+    cpu: str | None = Field(default=None, description="-cpu model; default: QEMU's (cortex-a57 on virt)")
+    gic_version: Literal[2, 3] = 3
+    ring_kib: int = Field(default=4096, ge=64, le=65536)
+    extra_args: list[str] = Field(default_factory=list)
+
+
+def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
+    """(accel, why) for this guest arch on this host."""
+    same_arch = HOST_ARCH.get(host["machine"]) == arch
+    kvm = host["kvm"]
+    if wanted == "tcg":
+        return "tcg", "the spec asks for tcg"
+    if not same_arch:
+        reason = f"a {arch} guest on a {host['machine']} host needs TCG"
+    elif not kvm["available"]:
+        reason = f"no usable KVM: {kvm['reason']}"
+    else:
+        return "kvm", f"/dev/kvm usable ({kvm['kind']})"
+    if wanted == "kvm":
+        raise InfrastructureError(f"accel=kvm asked for, but {reason}")
+    return "tcg", reason
+
+
+@register
+class QemuBackend(Backend):
+    name = "qemu"
+
+    @classmethod
+    def check_options(cls, options: dict) -> list[tuple[str, str]]:
+        try:
+            QemuOptions.model_validate(options)
+        except ValidationError as err:
+            return [(".".join(map(str, e["loc"])), "unknown option for this backend"
+                     if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
+        return []
+
+    @classmethod
+    def accepts(cls, host: dict) -> tuple[bool, str]:
+        if not (shutil.which("qemu-system-x86_64") or shutil.which("qemu-system-aarch64")):
+            return False, "no qemu-system-x86_64 or qemu-system-aarch64 on PATH (apt-get install qemu-system-x86)"
+        return True, ""
+
+    def __init__(self, options: dict):
+        super().__init__(options)
+        self.opts = QemuOptions.model_validate(options)
+        self.arch = ARCHES[self.opts.arch]
+        self.host = host_facts()
+        self.accel, self.accel_reason = choose_accel(self.opts.accel, self.opts.arch, self.host)
+        self.image: Path | None = None
+        self.freq_hz: int | None = None
+        self.workdir: Path | None = None
+        self.run_dir: Path | None = None
+        self.version = tool_version([self.arch["qemu"], "--version"])
+        self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
+
+    def _host_tsc_hz(self) -> int | None:
+        """The host TSC frequency, from the native program's calibration (x86 guests
+        cannot calibrate reliably on microvm)."""
+        if self.opts.arch != "x86_64" or HOST_ARCH.get(self.host["machine"]) != "x86_64":
+            return None
+        binary = artifacts.build("native", "build/native/xtalk-bench")
+        out = subprocess.run([str(binary), "bench=cpu_spin", "run=freq", "role=measurer", "iterations=1"],
+                             capture_output=True, text=True, timeout=30).stdout
+        for token in out.split():
+            if token.startswith("freq_hz="):
+                return int(float(token.split("=", 1)[1]))
+        return None
+
+    def prepare(self, run: RunPlan, run_dir: Path) -> None:
+        if self.image is None:
+            self.image = artifacts.build(self.arch["target"], self.arch["image"])
+            self.freq_hz = self._host_tsc_hz()
+        if not shutil.which(self.arch["qemu"]):
+            raise InfrastructureError(f"{self.arch['qemu']} not found (install QEMU for {self.opts.arch})")
+        self.run_dir = run_dir
+        self.workdir = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}")
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.workdir.mkdir(parents=True)
+
+    def _cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
+        args = workload_args(guest, run)
+        if self.freq_hz:
+            args.append(f"freq_hz={self.freq_hz}")
+        for cache in self.host["caches"]:
+            if cache["type"] in ("Unified", "Data") and cache["size_bytes"]:
+                args.append(f"l{cache['level']}_bytes={cache['size_bytes']}")
+        if self.host["llc_bytes"]:
+            args.append(f"llc_bytes={self.host['llc_bytes']}")
+        if guest.role == "measurer":
+            args += [f"ring_gpa={self.arch['ring_gpa']:#x}", f"ring_bytes={self.opts.ring_kib * 1024}"]
+        return " ".join(args)
+
+    def argv(self, guest: GuestPlan, run: RunPlan, ram: Path, qmp: Path) -> list[str]:
+        o = self.opts
+        machine = o.machine or self.arch["machine"]
+        if o.arch == "aarch64":
+            machine += f",gic-version={o.gic_version}"
+        cpu = o.cpu or ("cortex-a57" if o.arch == "aarch64" and self.accel == "tcg" else
+                        "host" if o.arch == "aarch64" else None)
+        argv = [self.arch["qemu"], "-M", machine, "-accel", self.accel, "-m", f"{o.memory_mib}M",
+                "-object", f"memory-backend-file,id=mem,size={o.memory_mib}M,mem-path={ram},share=on",
+                "-machine", "memory-backend=mem", "-nodefaults", "-no-user-config",
+                "-display", "none", "-monitor", "none", "-serial", "stdio",
+                "-qmp", f"unix:{qmp},server=on,wait=off", "-S",
+                "-name", f"xtalk-{guest.name},debug-threads=on",
+                "-kernel", str(self.image), "-append", self._cmdline(guest, run), *self.arch["devices"]]
+        if cpu:
+            argv += ["-cpu", cpu]
+        return argv + list(o.extra_args)
+
+    def _make_ram(self, guest: GuestPlan) -> Path:
+        ram = self.workdir / f"{guest.name}.ram"
+        with open(ram, "wb") as f:
+            f.truncate(self.opts.memory_mib << 20)
+        if guest.role == "measurer":
+            offset = self.arch["ring_gpa"] - self.arch["ram_base"]
+            capacity = (self.opts.ring_kib * 1024 - 64) // 32
+            with open(ram, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+                init_ring(m, offset, capacity)
+        return ram
+
+    def _connect_qmp(self, qmp: Path, proc: subprocess.Popen, guest: GuestPlan) -> QEMUMonitorProtocol:
+        deadline = time.monotonic() + QMP_CONNECT_S
+        while True:
+            if proc.poll() is not None:
+                raise InfrastructureError(f"{guest.name}: QEMU exited ({proc.returncode}) before QMP was up: "
+                                          f"{self._stderr_tail(guest)}")
+            if qmp.exists():
+                monitor = QEMUMonitorProtocol(str(qmp))
+                try:
+                    monitor.connect()
+                    return monitor
+                except (OSError, ConnectionError):
+                    monitor.close()
+            if time.monotonic() > deadline:
+                raise InfrastructureError(f"{guest.name}: no QMP socket after {QMP_CONNECT_S:g} s")
+            time.sleep(0.002)
+
+    def _stderr_tail(self, guest: GuestPlan) -> str:
+        log = self.run_dir / f"qemu-{guest.name}.log"
+        return " | ".join(log.read_text(errors="replace").strip().splitlines()[-5:]) if log.exists() else ""
+
+    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+        assert self.workdir is not None and self.run_dir is not None
+        ram, qmp = self._make_ram(guest), self.workdir / f"{guest.name}.qmp"
+        argv = self.argv(guest, run, ram, qmp)
+        emulator_cpus = tuple(run.spec.housekeeping_cpus) or None
+        with open(self.run_dir / f"qemu-{guest.name}.log", "ab") as stderr:
+            proc = spawn(argv, emulator_cpus, stderr=stderr)
+        handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid])
+        handle.backend_state = {"proc": proc, "qmp": None}
+        try:
+            monitor = self._connect_qmp(qmp, proc, guest)
+            handle.backend_state["qmp"] = monitor
+            vcpus = monitor.cmd("query-cpus-fast")
+            pinning = []
+            for i, vcpu in enumerate(vcpus):
+                tid, cpu = vcpu["thread-id"], guest.cpus[i % len(guest.cpus)]
+                os.sched_setaffinity(tid, {cpu})
+                got = affinity(tid)
+                if got != [cpu]:
+                    raise InfrastructureError(f"{guest.name}: vCPU {i} affinity {got} is not [{cpu}]")
+                pinning.append({"vcpu": i, "thread_id": tid, "cpu": cpu,
+                                **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
+            if guest.role == "measurer":
+                handle.ring = RingReader(ram, offset=self.arch["ring_gpa"] - self.arch["ram_base"])
+            monitor.cmd("cont")
+        except BaseException:
+            self.stop(handle)
+            raise
+        handle.facts = {"argv": argv, "pid": proc.pid, "vcpus": pinning, "affinity": sorted({p["cpu"] for p in pinning}),
+                        "sched": pinning[0]["sched"] if pinning else None,
+                        "emulator_threads": list(emulator_cpus) if emulator_cpus else "unpinned (no housekeeping_cpus)",
+                        "accel": self.accel}
+        return handle
+
+    def pause(self, handle: GuestHandle) -> None:
+        handle.backend_state["qmp"].cmd("stop")
+
+    def resume(self, handle: GuestHandle) -> None:
+        handle.backend_state["qmp"].cmd("cont")
+
+    def poll_exit(self, handle: GuestHandle) -> int | None:
+        return handle.backend_state["proc"].poll()
+
+    def stop(self, handle: GuestHandle) -> None:
+        state = handle.backend_state
+        if state.get("qmp") is not None:
+            try:
+                state["qmp"].close()
+            except Exception:  # noqa: BLE001 - a dead QEMU's socket; stop must not raise
+                pass
+            state["qmp"] = None
+        kill_and_reap(state["proc"])
+        self._procs.append(state["proc"])
+
+    def cleanup(self, run: RunPlan) -> None:
+        for proc in self._procs:
+            proc.stdout.close()
+        self._procs.clear()
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+
+    def metadata(self) -> dict:
+        return {"backend": self.name, "arch": self.opts.arch, "machine": self.opts.machine or self.arch["machine"],
+                "accel": self.accel, "accel_reason": self.accel_reason, "memory_mib": self.opts.memory_mib,
+                "qemu_version": self.version,
+                "image": str(self.image) if self.image else None,
+                "image_sha256": artifacts.file_hash(self.image) if self.image else None,
+                "host_tsc_hz": self.freq_hz}

@@ -1,0 +1,242 @@
+"""The report's tables as plain data (title, headers, rows of strings, note), built once
+from an analysis result and rendered by html.py, markdown.py and the terminal.
+
+Counter ticks and time are shown side by side in one cell, "ticks (time)", the time
+converted with the counter frequency of the runs. Quantiles resting on fewer than 10
+samples above them are marked with '*'. Nothing is filtered out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    headers: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""
+
+
+def num(v, digits: int = 0) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int) or (isinstance(v, float) and digits == 0 and abs(v) >= 1000):
+        return f"{v:,.0f}"
+    return f"{v:,.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def sig(v, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:.{digits}g}"
+
+
+def pct(v, digits: int = 2) -> str:
+    return "-" if v is None else f"{v:+.{digits}f}%"
+
+
+def ci(pair) -> str:
+    return "" if not pair else f" [{pair[0]:+.1f}, {pair[1]:+.1f}]"
+
+
+def duration(ns) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def pval(p) -> str:
+    return "-" if p is None else "<1e-9" if p < 1e-9 else f"{p:.2g}"
+
+
+def tick_cell(row: dict, key: str, unit: str = "cycles") -> str:
+    v = row.get(key)
+    if v is None:
+        return "-"
+    text = num(v, 0 if unit != "count" else 1)
+    if f"{key}_ns" in row and unit != "count":
+        text += f" ({duration(row[f'{key}_ns'])})"
+    if key in (row.get("unresolved") or []):
+        text += " *"
+    return text
+
+
+STAT_COLS = (("min", "min"), ("q1", "Q1"), ("median", "median"), ("q3", "Q3"), ("max", "max = WCET"),
+             ("mean", "mean"), ("sd", "sd"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"),
+             ("p9999", "p99.99"))
+
+
+def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
+    first = ["run", "config"] if per_run else ["config", "runs"]
+    t = Table("stats_runs" if per_run else "stats", "Statistics per run" if per_run else
+              "Statistics per configuration", first + ["metric", "n"] + [h for _, h in STAT_COLS] +
+              ["skewness", "kurtosis", "quantiles"],
+              note="ticks (time); * = fewer than 10 samples above this quantile; skewness G1 and excess "
+                   "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.")
+    for r in rows:
+        unit = units.get(r["metric"], "cycles")
+        lead = [r["run_id"], r["config_id"]] if per_run else [r["config_id"], num(r.get("runs"))]
+        t.rows.append(lead + [r["metric"], num(r.get("n"))] + [tick_cell(r, k, unit) for k, _ in STAT_COLS]
+                      + [sig(r.get("skew")), sig(r.get("kurtosis")),
+                         "exact" if r.get("exact_quantiles") else "histogram (±0.05%)"])
+    return t
+
+
+def comparison_table(comps: list[dict]) -> Table:
+    t = Table("comparisons", "Change versus the baseline configuration",
+              ["config", "baseline", "metric", "mean", "median", "p99", "WCET", "Mann-Whitney p",
+               "Cliff's delta", "P(config > baseline)", "statement"],
+              note="change in %, [95% bootstrap CI]; the CIs treat samples as independent (see the per-run "
+                   "table for run-to-run variation); WCET has no CI.")
+    for c in comps:
+        ch, cis = c["change_pct"], c.get("ci95_pct") or {}
+        t.rows.append([c["config_id"], c["baseline"], c["metric"]]
+                      + [pct(ch.get(k)) + ci(cis.get(k)) for k in ("mean", "median", "p99")]
+                      + [pct(ch.get("wcet")), pval(c.get("p_value")),
+                         f"{c['cliffs_delta']:+.2f} ({c['magnitude']})" if c.get("cliffs_delta") is not None else "-",
+                         f"{c['cles'] * 100:.0f}%" if c.get("cles") is not None else "-", c["statement"]])
+    return t
+
+
+def deadline_table(rows: list[dict]) -> Table:
+    t = Table("deadlines", "Samples above the spec's deadlines",
+              ["metric", "config", "deadline", "n", "above", "rate", "WCET", "WCET vs deadline"])
+    for r in rows:
+        limit = duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
+        t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
+                       f"{r['rate']:.3g}" if r.get("rate") is not None else "-",
+                       f"{num(r['wcet'])} ({duration(r.get('wcet_ns'))})", pct(r.get("margin_pct"), 1)])
+    return t
+
+
+def outlier_table(rows: list[dict]) -> Table:
+    t = Table("outliers", "Largest samples (thesis Table 5.1)",
+              ["metric", "config", "rank", "median", "outlier", "outlier (time)", "x median", "run", "sample #",
+               "t in run (s)"], note="never trimmed: these samples are in every statistic above.")
+    for r in rows:
+        t.rows.append([r["metric"], r["config_id"], str(r["rank"]), num(r["median"]), num(r["value"]),
+                       duration(r.get("value_ns")), f"{r['x_median']:.2f}" if r.get("x_median") else "-",
+                       r["run_id"], num(r["index"]), f"{r['t_s']:.3f}" if r.get("t_s") is not None else "-"])
+    return t
+
+
+def rampup_table(rows: list[dict], excluded: dict) -> Table:
+    t = Table("rampup", "Start-up ramp (thesis Table 5.4)",
+              ["run", "metric", "first sample", "median", "(median - first) / median", "warm-up (MSER-5)",
+               "head vs steady", "p", "significant", "excluded"],
+              note="warm-up length by MSER-5 on the run's samples; significant = Mann-Whitney p < 0.001 and "
+                   ">= 1% median difference; only significant warm-ups are excluded by --exclude-rampup.")
+    for r in rows:
+        warm = f"{num(r['warmup_n'])} samples" + (f" / {r['warmup_s']:.2f} s" if r.get("warmup_s") else "")
+        t.rows.append([r["run_id"], r["metric"], num(r.get("first")), num(r.get("median")),
+                       pct(r.get("first_vs_median_pct")), warm if r["warmup_n"] else "none",
+                       pct(r.get("head_vs_steady_pct")), pval(r.get("p_value")), num(r["significant"]),
+                       num(excluded.get(f"{r['run_id']}/{r['metric']}")) if excluded else "-"])
+    return t
+
+
+def timeline_tables(timelines: list[dict]) -> list[Table]:
+    out = []
+    for tl in timelines:
+        seg = Table(f"timeline-{tl['config_id']}-{tl['metric']}",
+                    f"Timeline {tl['config_id']} / {tl['metric']}: segments (thesis Table 5.5)",
+                    ["segment", "n", "median", "change vs before", "p99", "max", "vs before"],
+                    note="segments cut at each run's executed event times, runs pooled.")
+        for s in tl["segments"]:
+            seg.rows.append([s["label"], num(s["n"]), num(s["median"]), pct(s.get("change_pct")),
+                             num(s["p99"]), num(s["max"]), s.get("statement", "")])
+        tr = Table(f"transitions-{tl['config_id']}-{tl['metric']}",
+                   f"Timeline {tl['config_id']} / {tl['metric']}: transitions and change points "
+                   f"({tl['detected']} of {tl['events']} events have a change point within tolerance)",
+                   ["run", "event", "t (s)", "nearest change point (s)", "distance (s)", "detected",
+                    "transition extreme (bin median)", "vs segment before"])
+        for x in tl["transitions"]:
+            tr.rows.append([x["run_id"], x["event"], f"{x['t_s']:.3f}",
+                            f"{x['nearest_change_s']:.3f}" if x.get("nearest_change_s") is not None else "none",
+                            f"{x['distance_s']:+.3f}" if x.get("distance_s") is not None else "-",
+                            f"{num(x['detected'])} (±{x['tolerance_s']:.2f} s)", num(x.get("transition_extreme")),
+                            pct(x.get("transition_vs_before_pct"))])
+        out += [seg, tr]
+    return out
+
+
+def evt_table(rows: list[dict]) -> Table:
+    t = Table("evt", "pWCET by extreme-value theory",
+              ["config", "metric", "status", "method", "fit size", "xi", "KS p (fit)", "A² (fit)",
+               "Ljung-Box p", "runs p", "KS halves p", "pWCET 1e-3", "pWCET 1e-6", "pWCET 1e-9", "reasons"],
+              note="pWCET(p): value exceeded by one sample with probability p. Checks at alpha = 0.01 on the "
+                   "series fitted (block maxima / exceedances in time order).")
+    for r in rows:
+        best = r.get(r.get("best") or "gev") or r.get("pot") or {}
+        iid, gof, pw = best.get("iid") or {}, best.get("gof") or {}, r.get("pwcet") or {}
+        size = (f"{best['n_fit']} maxima of {best['block']}" if "block" in best else
+                f"{best['n_fit']} over {num(best.get('threshold'))}" if best.get("n_fit") else "-")
+        t.rows.append([r["config_id"], r["metric"], r["status"], best.get("method", "-"), size,
+                       sig(best.get("xi")), pval(gof.get("ks_p")), sig(gof.get("ad_a2")),
+                       pval(iid.get("ljung_box_p")), pval(iid.get("runs_p")), pval(iid.get("ks_halves_p"))]
+                      + [num(pw.get(k)) for k in ("0.001", "1e-06", "1e-09")] + ["; ".join(r.get("reasons") or [])])
+    return t
+
+
+def verdict_table(rows: list[dict]) -> Table:
+    t = Table("verdicts", "Isolation verdict per KPI (thesis taxonomy)", ["KPI", "metric", "config", "verdict",
+                                                                          "gates", "evidence"])
+    for v in rows:
+        t.rows.append([v["kpi"], v["metric"], v["config_id"], v["verdict"], "; ".join(v["gates"]) or "none",
+                       v["evidence"]])
+    return t
+
+
+def gate_table(gates: list[dict]) -> Table:
+    t = Table("gates", "KPI gates of the spec", ["metric", "stat", "config", "result", "detail"])
+    for g in gates:
+        t.rows.append([g["metric"], g["stat"], g["config_id"], "pass" if g["passed"] else "FAIL", g["detail"]])
+    return t
+
+
+def runs_table(runs: list[dict]) -> Table:
+    t = Table("runs", "Runs", ["run", "config", "status", "samples", "lost", "counter (MHz)", "reason"])
+    for r in runs:
+        lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
+        t.rows.append([r["run_id"] + (" (warm-up)" if r.get("warmup") else ""), r.get("config_id") or "-",
+                       r.get("status") or "?", num(r.get("sample_count")), num(lost),
+                       f"{r['freq_hz'] / 1e6:.2f}" if r.get("freq_hz") else "-", r.get("reason") or ""])
+    return t
+
+
+def host_table(host: dict) -> Table:
+    iso = host.get("isolation") or {}
+    kvm = host.get("kvm") or {}
+    caches = ", ".join(f"L{c['level']} {c['type'].lower()} {c['size_bytes'] // 1024} KiB"
+                       for c in host.get("caches") or [])
+    rows = [("host", host.get("hostname")), ("CPU", host.get("cpu_model")), ("architecture", host.get("machine")),
+            ("CPUs online / allowed", f"{host.get('online_cpus')} / {host.get('allowed_cpus')}"),
+            ("caches (cpu0)", caches or None), ("kernel", host.get("kernel")),
+            ("isolcpus", iso.get("isolcpus") or "none"), ("nohz_full", iso.get("nohz_full") or "none"),
+            ("governor", str(host.get("governors")) if host.get("governors") else None),
+            ("KVM", f"{kvm.get('kind')} (available: {kvm.get('available')})" if kvm else None),
+            ("QEMU", (host.get("qemu") or {}).get("x86_64")), ("Xen", (host.get("xen") or {}).get("xen_version")),
+            ("Python", host.get("python"))]
+    return Table("host", "Host", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+
+
+def all_tables(res: dict) -> list[Table]:
+    units = res.get("units", {})
+    out = [verdict_table(res["verdicts"])]
+    if res["gates"]:
+        out.append(gate_table(res["gates"]))
+    out += [stats_table(res["stats"], units)]
+    if res["comparisons"]:
+        out.append(comparison_table(res["comparisons"]))
+    if res["deadlines"]:
+        out.append(deadline_table(res["deadlines"]))
+    out += [outlier_table(res["outliers"]), rampup_table(res["rampup"], res.get("rampup_excluded") or {})]
+    out += timeline_tables(res["timelines"])
+    out += [evt_table(res["evt"]), stats_table(res["stats_runs"], units, per_run=True), runs_table(res["runs"]),
+            host_table(res["host"])]
+    return out
