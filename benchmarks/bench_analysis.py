@@ -51,9 +51,8 @@ def make_campaign(root: Path, total: int, runs_per_config: int = 5) -> Path:
     for i, rid in enumerate(ids):
         cid = rid.rsplit("-", 1)[0]
         gen = with_step(dict(configs)[cid], per // 3, 2 * per // 3, 1.05)
-        # executed event times: the sample position of the step mapped to time (mean 1250 ticks at 1 GHz)
-        events = [{"t_s": e["at_s"], "planned_s": e["at_s"], "action": e["action"], "target": e["target"]}
-                  for e in timeline]
+        events = [{"at_sample": at, "planned_s": e["at_s"], "action": e["action"], "target": e["target"]}
+                  for at, e in zip((per // 3, 2 * per // 3), timeline)]
         write_run(path, rid, {"placement": cid}, per, gen, seed=i, index=i, events=events)
     return path
 

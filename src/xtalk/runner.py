@@ -34,6 +34,7 @@ class RunState:
         self.origin_ns: int | None = None
         self.last_heartbeat = 0
         self.stopped: set[str] = set()
+        self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
         self.noise = NoiseMeter(list(run.spec.cpus))
 
     def pids(self) -> list[int]:
@@ -42,14 +43,17 @@ class RunState:
     def rel_s(self, ns: int) -> float | None:
         return None if self.origin_ns is None else (ns - self.origin_ns) / 1e9
 
-    def start(self, guest: GuestPlan) -> None:
-        handle = self.backend.start(guest, self.run)
+    def start(self, guest: GuestPlan, paused: bool = False) -> None:
+        handle = self.backend.start(guest, self.run, paused=paused)
         now = time.monotonic_ns()
         self.handles[guest.name] = handle
+        if paused:
+            self.held.add(guest.name)
         if guest.role == "measurer":
             self.origin_ns = now
             self.writer.save_meta(origin_host_ns=now)
-        self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now), **handle.facts)
+        self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now), paused=paused,
+                          **handle.facts)
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)
@@ -95,7 +99,12 @@ class RunState:
 
         if event.action == "start":
             for guest in self.run.stressors:
-                if matches(guest.name) and (guest.name not in self.handles or guest.name in self.stopped):
+                if not matches(guest.name):
+                    continue
+                if guest.name in self.held:
+                    self.held.discard(guest.name)
+                    self.backend.resume(self.handles[guest.name])
+                elif guest.name not in self.handles or guest.name in self.stopped:
                     self.stopped.discard(guest.name)
                     self.start(guest)
         else:
@@ -158,6 +167,9 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
                 time.sleep(settings.start_gap_s)
             for guest in group:
                 state.start(guest)
+        for guest in run.stressors:  # timeline-started stressors wait, paused, for their time
+            if not guest.starts_at_boot:
+                state.start(guest, paused=True)
         measurer = state.handles["measurer"]
         pending = list(run.timeline)
         deadline = state.origin_ns + int((settings.duration_s + settings.grace_s) * 1e9)

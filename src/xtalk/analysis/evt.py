@@ -11,6 +11,7 @@ GEV G^-1((1-p)^B); POT u + GPD^-1(1 - p/zeta)  (computed with isf for precision)
 Checks, each at ALPHA, on the series the model assumes i.i.d. (block maxima in time
 order; exceedances in time order): Ljung-Box (lags up to 10) and a Wald-Wolfowitz runs
 test for independence, two-sample KS of first vs second half for identical distribution;
+for POT also a KS test that the exceedances' positions are uniform over the runs;
 goodness of fit: KS against the fitted distribution (parameters estimated from the same
 data, so the p-value is lenient) and the Anderson-Darling statistic A^2 (reported).
 Refused: fewer than MIN_N samples or MIN_BLOCKS maxima, a failed check, xi >= 1 (no
@@ -147,6 +148,15 @@ def fit_pot(pooled: Stream, runs: list[Stream]) -> dict:
     out["threshold"] = u
     out["iid"] = iid_checks(excess)
     out["reasons"] += out["iid"]["reasons"]
+    # i.i.d. samples exceed a threshold at uniformly spread positions (a Poisson process)
+    sizes = np.array([s.n for s in runs], dtype=np.float64)
+    where = (ti[sel] + 0.5) / sizes[run_idx] if len(sizes) == len(pooled.runs) else None
+    if where is not None:
+        p_uniform = float(st.kstest(where, "uniform").pvalue)
+        out["iid"]["exceedance_times_p"] = p_uniform
+        if p_uniform < ALPHA:
+            out["reasons"].append(f"exceedances not spread uniformly over the runs (trend or clusters): "
+                                  f"KS p={p_uniform:.2g} < {ALPHA}")
     if np.all(excess == excess[0]):
         out["reasons"].append("all exceedances equal: no tail to fit")
         return out

@@ -127,8 +127,10 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
             pass
     gates = evaluate(connect(store), gate_models, stats=gate_stats(per_config)) if gate_models else []
 
-    verdicts = verdict.metric_verdicts(per_config, comparisons, gates, baselines)
-    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()})
+    verdicts = verdict.metric_verdicts(per_config, comparisons, gates, baselines,
+                                       {(t["config_id"], t["metric"]): t for t in timelines.values()})
+    long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
+    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs)
     warnings = stability.run_warnings(runs, events) + stability.data_warnings(per_config, per_run, runs)
     if skipped:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(

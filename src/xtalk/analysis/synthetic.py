@@ -2,7 +2,8 @@
 benchmarks and tests of the analysis: campaign.json, runs/<id>/meta.json, events.jsonl
 and samples.parquet with the derived columns finalize.py writes, generated in chunks so
 1e8 samples never sit in memory. Samples are back-to-back iterations: the counter at the
-end of sample i is the sum of the values so far, t_s = counter / freq.
+end of sample i is the sum of the values so far, t_s = counter / freq. A timeline event
+given `at_sample` gets the time of that sample (the executed event time).
 """
 from __future__ import annotations
 
@@ -50,12 +51,18 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     config_id = "-".join(str(v) for v in config.values()) or "default"
     rng = np.random.default_rng(seed)
     counter = 0
+    events = [dict(e) for e in events or []]
+    pending = {i: e["at_sample"] for i, e in enumerate(events) if "at_sample" in e}
     ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id), ("metric", metric))}
     with pq.ParquetWriter(run_dir / "samples.parquet", SCHEMA, compression="zstd") as writer:
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
             values = np.asarray(gen(rng, start, m), dtype=np.uint64)
             t = counter + np.cumsum(values, dtype=np.uint64)
+            for i, at in list(pending.items()):
+                if start <= at < start + m:
+                    events[i]["t_s"] = float(t[at - start]) / freq_hz
+                    del pending[i]
             counter = int(t[-1])
             zeros = np.zeros(m, np.int32)
             writer.write_table(pa.table({
@@ -65,7 +72,8 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
                 "t_s": t * (1.0 / freq_hz), "warmup": np.zeros(m, bool),
             }, schema=SCHEMA))
     with open(run_dir / "events.jsonl", "w") as f:
-        for ev in events or []:
+        for ev in events:
+            ev.pop("at_sample", None)
             f.write(json.dumps({"kind": "timeline", "host_ns": int(ev["t_s"] * 1e9), **ev}) + "\n")
     meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": index, "status": status,
             "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,

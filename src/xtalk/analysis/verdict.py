@@ -5,7 +5,8 @@ stability. A metric's class comes from its name (the bench that produced it).
 Per (metric, configuration): FAIL when one of the spec's gates on it fails, PASS when
 all pass; without a gate the verdict is evidence only: 'interference' (significant,
 non-negligible change vs the baseline, see compare.py) or 'no significant change'.
-Long-term stability per configuration: 'stable' when every run's last-fifth median is
+Long-term stability per configuration (assessed for runs of at least LONG_RUN_S or
+with a timeline): 'stable' when every run's last-fifth median is
 within DRIFT_PCT of its first fifth and, with a timeline, the median after the last
 event is within DRIFT_PCT of the one before the first; else 'drift'. These thresholds
 are xtalk's defaults, not the thesis's; gates are what decide pass/fail.
@@ -20,7 +21,8 @@ KPI_CLASSES = (
     ("application level", ("qsort", "basicmath", "bitcount", "susan", "dhrystone", "coremark", "cpu_spin")),
 )
 LONG_TERM = "long-term stability"
-DRIFT_PCT = 2.0
+DRIFT_PCT = 5.0
+LONG_RUN_S = 60.0
 
 
 def kpi_class(metric: str) -> str:
@@ -31,14 +33,30 @@ def kpi_class(metric: str) -> str:
     return "application level"
 
 
-def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], baselines: dict) -> list[dict]:
+def _timeline_evidence(tl: dict | None) -> tuple[str | None, str]:
+    """Verdict and evidence from a timeline: a segment significantly unlike 'before'."""
+    if not tl:
+        return None, ""
+    segs = [s for s in tl["segments"][1:] if s.get("statement")]
+    hit = [s for s in segs if s.get("p_value") is not None and s["p_value"] < 0.01
+           and s.get("magnitude") not in (None, "negligible")]
+    return ("interference (timeline)" if hit else "no significant change (timeline)",
+            " ".join(s["statement"] for s in segs))
+
+
+def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], baselines: dict,
+                    timelines: dict | None = None) -> list[dict]:
+    """`timelines`: {(config_id, metric): timeline} used where there is no baseline."""
     out = []
     for row in stats:
         cid, metric = row["config_id"], row["metric"]
         mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
         cmp = comparisons.get((cid, metric))
+        tl_verdict, tl_evidence = _timeline_evidence((timelines or {}).get((cid, metric)))
         if mine:
             verdict = "PASS" if all(g["passed"] for g in mine) else "FAIL"
+        elif tl_verdict and (cmp is None or baselines.get(cid) in (None, cid)):
+            verdict = tl_verdict
         elif baselines.get(cid) in (None, cid):
             verdict = "baseline" if baselines.get(cid) == cid else "no baseline"
         elif cmp is None:
@@ -47,14 +65,20 @@ def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], bas
             verdict = "interference" if cmp["significant"] else "no significant change"
         out.append({"kpi": kpi_class(metric), "metric": metric, "config_id": cid, "verdict": verdict,
                     "gates": [f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine],
-                    "evidence": cmp["statement"] if cmp else ""})
+                    "evidence": " ".join(x for x in (cmp["statement"] if cmp else "", tl_evidence) if x)})
     order = {label: i for i, (label, _) in enumerate(KPI_CLASSES)}
     return sorted(out, key=lambda v: order.get(v["kpi"], 99))
 
 
-def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict]) -> list[dict]:
+def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict], assessed: bool = True) -> list[dict]:
+    """`assessed` false (runs shorter than LONG_RUN_S and no timeline): rows say so."""
     out = []
     for cid, rows in drifts.items():
+        if not assessed:
+            out.append({"kpi": LONG_TERM, "metric": ", ".join(sorted({r['metric'] for r in rows if r})),
+                        "config_id": cid, "verdict": "not assessed", "gates": [],
+                        "evidence": f"runs shorter than {LONG_RUN_S:g} s and no timeline"})
+            continue
         worst = max((abs(r["drift_pct"]) for r in rows if r and r.get("drift_pct") is not None), default=None)
         tl = timelines.get(cid)
         recovered = None

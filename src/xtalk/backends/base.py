@@ -50,8 +50,9 @@ class Backend(ABC):
         (hypervisor logs) goes into run_dir, next to the run's other files."""
 
     @abstractmethod
-    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
-        """Start a guest pinned to guest.cpus (verify the pinning took) and running."""
+    def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
+        """Start a guest pinned to guest.cpus (verify the pinning took), running, or held
+        paused when asked (a timeline 'start' then only resumes it: exact timing)."""
 
     @abstractmethod
     def pause(self, handle: GuestHandle) -> None: ...

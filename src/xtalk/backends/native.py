@@ -51,7 +51,7 @@ class NativeBackend(Backend):
         if missing:
             raise InfrastructureError(f"cpus {missing} are not available to xtalk (allowed: {sorted(online)})")
 
-    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+    def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.binary is not None
         argv = [str(self.binary)] + workload_args(guest, run)
         ring = None
@@ -60,7 +60,7 @@ class NativeBackend(Backend):
             create_ring_file(path, RING_CAPACITY)
             self._rings.append(path)
             argv.append(f"ring={path}")
-        proc = spawn(argv, guest.cpus)
+        proc = spawn(argv, guest.cpus, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
         handle.facts = {"argv": argv, "pid": proc.pid,
                         **apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority)}

@@ -191,7 +191,7 @@ class QemuBackend(Backend):
         log = self.run_dir / f"qemu-{guest.name}.log"
         return " | ".join(log.read_text(errors="replace").strip().splitlines()[-5:]) if log.exists() else ""
 
-    def start(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+    def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.workdir is not None and self.run_dir is not None
         ram, qmp = self._make_ram(guest), self.workdir / f"{guest.name}.qmp"
         argv = self.argv(guest, run, ram, qmp)
@@ -215,7 +215,8 @@ class QemuBackend(Backend):
                                 **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
             if guest.role == "measurer":
                 handle.ring = RingReader(ram, offset=self.arch["ring_gpa"] - self.arch["ram_base"])
-            monitor.cmd("cont")
+            if not paused:
+                monitor.cmd("cont")
         except BaseException:
             self.stop(handle)
             raise

@@ -12,7 +12,7 @@ from .tables import Table
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
 h1{font-size:1.6em;margin-bottom:4px} h2{margin-top:32px;border-bottom:1px solid #ccc;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0 4px 0;font-size:12.5px}
+table{border-collapse:collapse;margin:8px 0 4px 0;font-size:12px;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
 th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
 td.text{text-align:left;max-width:520px}

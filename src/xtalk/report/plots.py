@@ -219,7 +219,7 @@ def changes(res: dict, metric: str) -> bytes | None:
             lohi = (c.get("ci95_pct") or {}).get(key)
             if v is None:
                 continue
-            err = [[v - lohi[0]], [lohi[1] - v]] if lohi else None
+            err = [[max(0.0, v - lohi[0])], [max(0.0, lohi[1] - v)]] if lohi else None
             ax.errorbar([v], [y], xerr=err, fmt="o", color=COLORS[j], capsize=3,
                         label=key if i == 0 else None)
     ax.axvline(0, color="black", lw=0.8)

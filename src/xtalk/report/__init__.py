@@ -1,0 +1,1 @@
+"""Report writers: tables (shared), plots (matplotlib Agg), html, markdown, junit, build."""

@@ -1,0 +1,127 @@
+"""`xtalk compare` output: tables and plots of two campaigns side by side, as one
+self-contained HTML page (embedded PNG, no external reference) and plain tables for
+the terminal. Plots per metric: box plots of each configuration for A and B next to
+each other (stored samples / subsample), and each campaign's median change versus its
+own baseline with 95% CIs (which platform isolates better).
+"""
+from __future__ import annotations
+
+import html as _html
+
+from matplotlib.figure import Figure
+
+from .html import CSS, img, table_html
+from .plots import COLORS, _values, png
+from .tables import Table, ci, duration, num, pct, pval
+
+
+def tables(cmp: dict) -> list[Table]:
+    la, lb = cmp["a"]["label"], cmp["b"]["label"]
+    t = Table("compare", f"{lb} versus {la}",
+              ["config", "metric", f"{la} median", f"{lb} median", "median change", f"{la} p99", f"{lb} p99",
+               "p99 change", f"{la} WCET", f"{lb} WCET", "WCET change", "Mann-Whitney p", "Cliff's delta",
+               "statement"], note="change of B versus A in %, [95% bootstrap CI].")
+    iso = Table("isolation", "Isolation: each campaign's change versus its own baseline",
+                ["config", "metric", "baseline", f"{la} median change", f"{lb} median change",
+                 f"{la} p99 change", f"{lb} p99 change", f"{la} WCET change", f"{lb} WCET change"])
+    for r in cmp["rows"]:
+        a, b, c = r["a"], r["b"], r["b_vs_a"]
+        ch, cis = c["change_pct"], c.get("ci95_pct") or {}
+
+        def cell(d, k):
+            return num(d.get(k)) + (f" ({duration(d.get(k + '_ns'))})" if d.get(k + "_ns") else "")
+        t.rows.append([r["config_id"], r["metric"], cell(a, "median"), cell(b, "median"),
+                       pct(ch["median"]) + ci(cis.get("median")), cell(a, "p99"), cell(b, "p99"),
+                       pct(ch["p99"]) + ci(cis.get("p99")), cell(a, "wcet"), cell(b, "wcet"), pct(ch["wcet"]),
+                       pval(c.get("p_value")),
+                       f"{c['cliffs_delta']:+.2f} ({c['magnitude']})" if c.get("cliffs_delta") is not None else "-",
+                       c["statement"]])
+        oa, ob = r["a_vs_baseline"] or {}, r["b_vs_baseline"] or {}
+        if oa or ob:
+            iso.rows.append([r["config_id"], r["metric"], oa.get("baseline") or ob.get("baseline") or "-",
+                             pct(oa.get("median_pct")) + ci(oa.get("ci_median")),
+                             pct(ob.get("median_pct")) + ci(ob.get("ci_median")),
+                             pct(oa.get("p99_pct")), pct(ob.get("p99_pct")), pct(oa.get("wcet_pct")),
+                             pct(ob.get("wcet_pct"))])
+    return [t] + ([iso] if iso.rows else [])
+
+
+def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
+    keys = [(r["config_id"], metric) for r in cmp["rows"] if r["metric"] == metric]
+    if not keys:
+        return None
+    data, pos, colors = [], [], []
+    for i, k in enumerate(keys):
+        for j, an in enumerate((a, b)):
+            data.append(_values(an.pooled[k]))
+            pos.append(i * 3 + j)
+            colors.append(COLORS[j])
+    fig = Figure(figsize=(10, 4.6))
+    ax = fig.subplots()
+    lo, hi = min(d.min() for d in data), max(d.max() for d in data)
+    parts = ax.boxplot(data, positions=pos, widths=0.8, patch_artist=True, flierprops={"markersize": 2})
+    for patch, color in zip(parts["boxes"], colors):
+        patch.set_facecolor(color)
+        patch.set_alpha(0.45)
+    if lo > 0 and hi / lo > 50:
+        ax.set_yscale("log")
+    ax.set_xticks([i * 3 + 0.5 for i in range(len(keys))], [k[0] for k in keys])
+    ax.set_ylabel(unit)
+    for j, name in enumerate((cmp["a"]["label"], cmp["b"]["label"])):
+        ax.plot([], [], color=COLORS[j], lw=6, alpha=0.45, label=name)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{metric}: {cmp['a']['label']} vs {cmp['b']['label']} per configuration (outliers kept)")
+    return png(fig)
+
+
+def isolation_plot(cmp: dict, metric: str) -> bytes | None:
+    rows = [r for r in cmp["rows"] if r["metric"] == metric and (r["a_vs_baseline"] or r["b_vs_baseline"])]
+    if not rows:
+        return None
+    fig = Figure(figsize=(10, 1.4 + 0.8 * len(rows)))
+    ax = fig.subplots()
+    for j, side in enumerate(("a_vs_baseline", "b_vs_baseline")):
+        for i, r in enumerate(rows):
+            own = r[side]
+            if not own or own.get("median_pct") is None:
+                continue
+            v, lohi = own["median_pct"], own.get("ci_median")
+            err = [[max(0.0, v - lohi[0])], [max(0.0, lohi[1] - v)]] if lohi else None
+            ax.errorbar([v], [i + (j - 0.5) * 0.3], xerr=err, fmt="o", color=COLORS[j], capsize=3,
+                        label=cmp["a" if j == 0 else "b"]["label"] if i == 0 else None)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(range(len(rows)), [r["config_id"] for r in rows])
+    ax.set_xlabel("median change versus the campaign's own baseline (%), 95% CI")
+    ax.set_title(f"{metric}: isolation compared")
+    ax.legend(fontsize=8)
+    return png(fig)
+
+
+def plots(cmp: dict, a, b) -> list[dict]:
+    out = []
+    for metric in sorted({r["metric"] for r in cmp["rows"]}):
+        unit = b.result["units"].get(metric, "cycles")
+        for kind, data in (("box", box_plot(cmp, a, b, metric, unit)), ("isolation", isolation_plot(cmp, metric))):
+            if data:
+                out.append({"id": f"{kind}-{metric}", "title": f"{metric}: {kind}", "png": data})
+    return out
+
+
+def page(cmp: dict, tabs: list[Table], figs: list[dict]) -> str:
+    def side(key):
+        s = cmp[key]
+        warn = "".join(f"<li class=\"{w['level']}\">{_html.escape(w['scope'])}: {_html.escape(w['message'])}</li>"
+                       for w in cmp["warnings"][key])
+        flags = "".join(f"<li class=\"warning\">{_html.escape(f)}</li>" for f in cmp["noise_flags"][key])
+        return (f"<h3>{key.upper()}: {_html.escape(str(s['label']))}</h3><p>campaign {_html.escape(str(s.get('id')))}, "
+                f"overall {_html.escape(s['overall'])}, host {_html.escape(str(s['host']))}</p>"
+                f"<ul>{warn}{flags}</ul>")
+    unmatched = ""
+    if cmp["only_a"] or cmp["only_b"]:
+        unmatched = (f"<p>only in A: {_html.escape(', '.join(cmp['only_a']) or 'none')}; only in B: "
+                     f"{_html.escape(', '.join(cmp['only_b']) or 'none')}</p>")
+    title = f"xtalk compare: {cmp['a']['label']} vs {cmp['b']['label']}"
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{_html.escape(title)}</h1>{side('a')}{side('b')}{unmatched}"
+            + "".join(table_html(t) for t in tabs) + "<h2>Plots</h2>"
+            + "".join(img(f["title"], f["png"]) for f in figs) + "</body></html>\n")

@@ -1,0 +1,34 @@
+"""The report as Markdown (GitHub-flavoured tables); plots are linked as PNG files
+written next to it (plots/), since Markdown viewers do not all show data: URIs."""
+from __future__ import annotations
+
+from .tables import Table
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table_md(t: Table) -> str:
+    lines = [f"### {t.title}", "", "| " + " | ".join(map(_cell, t.headers)) + " |",
+             "|" + "|".join("---" for _ in t.headers) + "|"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in t.rows]
+    if t.note:
+        lines += ["", f"_{t.note}_"]
+    return "\n".join(lines) + "\n"
+
+
+def document(title: str, res: dict, tables: list[Table], plot_files: list[tuple[str, str]], notes: list[str]) -> str:
+    camp = res["campaign"]
+    out = [f"# {title}", "", res.get("description") or "", "",
+           f"**Overall: {res['overall']}** — campaign `{camp.get('id')}`, created {str(camp.get('created_at'))[:19]}, "
+           f"{len(res['runs'])} runs; warm-up samples {'included' if res['options'].get('include_warmup') else 'excluded'}, "
+           f"ramp-up {'excluded' if res['options'].get('exclude_rampup') else 'kept'}, outliers never trimmed.", "",
+           "## Warnings", ""]
+    out += [f"- **{w['level']}** {w['scope']}: {w['message']}" for w in res["warnings"]] or ["none"]
+    out += ["", "### Host noise flags", ""] + ([f"- {f}" for f in res["noise_flags"]] or ["none"]) + [""]
+    out += ["## Results", ""] + [table_md(t) for t in tables]
+    if plot_files:
+        out += ["## Plots", ""] + [f"![{title}]({path})" for title, path in plot_files] + [""]
+    out += ["## Methods", ""] + [f"- {n}" for n in notes]
+    return "\n".join(out) + "\n"

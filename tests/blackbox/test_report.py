@@ -1,0 +1,145 @@
+"""`xtalk report` and `xtalk compare` on a small real native campaign; the HTML report
+rendered by headless Chromium (screenshot + DOM), checked for every plot and for being
+self-contained (no external resource)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.blackbox.cli import campaign_dir, write_spec, xtalk
+
+SPEC = """
+name = "rep"
+cpus = [0, 1]
+[run]
+duration_s = 3
+grace_s = 5
+[measurer]
+bench = "qsort"
+iterations = 40
+params = { size_kib = 256 }
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+params = { size = "4m" }
+[matrix]
+placement = ["solo", "same-core"]
+start_order = ["stressor-first"]
+[[deadlines]]
+metric = "qsort"
+ns = 1_000_000
+[[gates]]
+metric = "qsort"
+stat = "median"
+max_increase_pct = 100000
+[[gates]]
+metric = "qsort"
+stat = "max"
+max_cycles = 1
+"""
+
+TIMELINE = """
+name = "tl"
+cpus = [0, 1]
+[run]
+duration_s = 4
+grace_s = 5
+[measurer]
+bench = "pointer_chase"
+params = { size = "8m", steps = 16384 }
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+[matrix]
+placement = ["other-core"]
+[[timeline]]
+at_s = 1.3
+action = "start"
+target = "thrash"
+[[timeline]]
+at_s = 2.6
+action = "stop"
+target = "thrash"
+"""
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(autouse=True)
+def built(native_bench):
+    return native_bench
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    pytest.skip("no chromium in PATH (apt-get install -y chromium)")
+
+
+def external_refs(html: str) -> list[str]:
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
+    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:script|link|iframe)\b", html)
+
+
+def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, SPEC), "--out", out)
+    assert res.returncode == 1, res.stdout + res.stderr  # the max_cycles=1 gate fails
+    camp = campaign_dir(out)
+    dest = tmp_path / "report"
+    res = xtalk("report", camp.name, "--out", out, "--dest", dest)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "overall FAIL" in res.stdout and "same-core makes qsort" in res.stdout
+    for name in ("report.html", "report.md", "report.json", "stats.csv", "samples.parquet", "junit.xml"):
+        assert (dest / name).is_file(), name
+    html = (dest / "report.html").read_text()
+    plots = sorted((dest / "plots").glob("*.png"))
+    imgs = re.findall(r'<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', html)
+    assert len(plots) >= 5 and len(imgs) == len(plots)
+    assert external_refs(html) == []
+    data = json.loads((dest / "report.json").read_text())
+    assert [g["passed"] for g in data["gates"]] == [True, False] and data["overall"] == "FAIL"
+    assert {r["config_id"] for r in data["stats"]} == {"solo", "same-core"}
+
+    shot = tmp_path / "shot.png"
+    run = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chrome'}",
+                          f"--screenshot={shot}", "--window-size=1400,6000", (dest / "report.html").as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
+    from PIL import Image
+    with Image.open(shot) as im:
+        assert im.size == (1400, 6000)
+        gray = im.convert("L")
+        assert gray.getextrema()[0] < 100  # something dark was drawn, not a blank page
+    dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chrome2'}", "--dump-dom",
+                          (dest / "report.html").as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0
+    assert len(re.findall(r"<img ", dom.stdout)) == len(plots)
+    assert "xtalk report: rep" in dom.stdout
+
+    res = xtalk("compare", camp, camp, "--out", out, "--dest", tmp_path / "cmp")
+    assert res.returncode == 0, res.stderr
+    cmp_html = (tmp_path / "cmp" / "compare.html").read_text()
+    assert external_refs(cmp_html) == [] and len(re.findall(r'src="data:image/png', cmp_html)) == 2
+    assert "no significant difference" in res.stdout
+
+
+def test_timeline_campaign_gets_segments(tmp_path):
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, TIMELINE), "--out", out)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = xtalk("report", campaign_dir(out), "--dest", tmp_path / "r", "--no-samples", "--json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    (tl,) = data["timelines"]
+    assert [s["label"] for s in tl["segments"]] == ["before", "thrash on", "after"]
+    assert all(s["n"] > 0 for s in tl["segments"])
+    assert tl["events"] == 2 and all("nearest_change_s" in t for t in tl["transitions"])
+    assert not (tmp_path / "r" / "samples.parquet").exists()

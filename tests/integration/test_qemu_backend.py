@@ -1,0 +1,107 @@
+"""The qemu backend against real QEMU (KVM where /dev/kvm works, else TCG): pinning,
+exact timelines, a killed QEMU, a hung guest. Every test checks no QEMU survives."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from tests.blackbox.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
+from xtalk.results.query import connect
+from xtalk.results.store import CampaignStore
+
+pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
+                                reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")
+
+SPEC = """
+name = "q"
+cpus = [0, 1]
+[backend]
+kind = "qemu"
+[run]
+duration_s = {duration}
+grace_s = 3
+[measurer]
+bench = "{bench}"
+iterations = {iterations}
+params = {{ {params} }}
+[[stressors]]
+name = "stress"
+bench = "{stressor}"
+[matrix]
+placement = {placements}
+"""
+
+
+def spec(tmp_path, duration=3, bench="qsort", iterations=0, params="size_kib = 256",
+         stressor="cpu_spin", placements='["solo", "same-core"]', extra=""):
+    return write_spec(tmp_path, SPEC.format(duration=duration, bench=bench, iterations=iterations, params=params,
+                                            stressor=stressor, placements=placements) + extra)
+
+
+def assert_no_qemu_left(out):
+    pids = guest_pids(out)
+    assert pids, "no guest was started"
+    wait_for(lambda: not any(alive(p) for p in pids.values()), 5, "every QEMU to be gone")
+
+
+def test_guests_are_pinned_and_samples_arrive_through_the_ring(tmp_path):
+    out = tmp_path / "out"
+    res = xtalk("run", spec(tmp_path, iterations=30), "--out", out)
+    assert res.returncode == 0, res.stderr
+    meta = run_meta(out, "same-core-r1")
+    assert meta["status"] == "pass" and meta["sample_count"] == 30 and meta["lost_samples"] == 0
+    for guest in ("measurer", "stress"):
+        vcpus = meta["guests"][guest]["vcpus"]
+        assert [v["cpu"] for v in vcpus] == [0], vcpus
+    backend = meta["backend_metadata"]
+    assert backend["accel"] in ("kvm", "tcg") and backend["accel_reason"]
+    assert backend["qemu_version"].startswith("QEMU emulator version")
+    assert (campaign_dir(out) / "runs" / "same-core-r1" / "qemu-measurer.log").exists()
+    assert_no_qemu_left(out)
+
+
+def test_stress_window_drops_throughput_and_events_match_the_timeline(tmp_path):
+    extra = ('[[timeline]]\nat_s = 2\naction = "start"\ntarget = "stress"\n'
+             '[[timeline]]\nat_s = 4\naction = "stop"\ntarget = "stress"\n')
+    out = tmp_path / "out"
+    path = spec(tmp_path, duration=6, bench="qsort", params="size_kib = 64", placements='["same-core"]', extra=extra)
+    res = xtalk("run", path, "--out", out)
+    assert res.returncode == 0, res.stderr
+    con = connect(CampaignStore(campaign_dir(out)))
+    events = con.execute("SELECT action, t_s, planned_s FROM events WHERE kind='timeline' ORDER BY t_s").fetchall()
+    assert [e[0] for e in events] == ["start", "stop"]
+    for action, t_s, planned in events:
+        assert abs(t_s - planned) < 0.020, (action, t_s, planned)
+    t = np.array([r[0] for r in con.execute("SELECT t_s FROM samples WHERE NOT isnan(t_s)").fetchall()])
+    assert len(t) > 100
+    rate = lambda lo, hi: ((t >= lo) & (t < hi)).sum() / (hi - lo)  # noqa: E731
+    before, during, after = rate(0.5, 1.8), rate(2.3, 3.8), rate(4.3, 5.8)
+    assert during < 0.75 * before, (before, during, after)  # the neighbour takes its share
+    assert after > 1.25 * during, (before, during, after)   # and gives it back when stopped
+    assert_no_qemu_left(out)
+
+
+def test_killed_qemu_and_hung_guest_fail_their_runs_and_the_campaign_goes_on(tmp_path):
+    out = tmp_path / "out"
+    hung = spec(tmp_path, duration=1, bench="cpu_spin", params="duration_s = 0",
+                placements='["same-core", "solo", "other-core"]')
+    proc = start("run", hung, "--out", out)
+    pid = wait_for(lambda: guest_pids(out).get("same-core-r1/measurer"), 30, "the first QEMU")
+    time.sleep(0.3)
+    os.kill(pid, signal.SIGKILL)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    killed = run_meta(out, "same-core-r1")
+    assert killed["status"] == "fail" and "without XT END" in killed["reason"], killed
+    for run_id in ("solo-r1", "other-core-r1"):
+        meta = run_meta(out, run_id)
+        assert meta["status"] == "fail" and meta["reason"].startswith("hung"), meta
+        assert meta["sample_count"] > 0
+    assert_no_qemu_left(out)
+    assert json.loads((campaign_dir(out) / "campaign.json").read_text())["planned_runs"] == [
+        "same-core-r1", "solo-r1", "other-core-r1"]

@@ -1,0 +1,104 @@
+"""Streaming accumulators and the log-linear histogram against numpy/scipy on heavy-tailed
+data with ties, through both the exact and the histogram path."""
+import numpy as np
+import pytest
+import scipy.stats
+
+from xtalk.analysis import accum
+from xtalk.analysis import hist as H
+from xtalk.analysis.accum import Moments, Stream
+from xtalk.analysis.describe import describe
+
+
+def heavy(n, seed=0, ties=True):
+    rng = np.random.default_rng(seed)
+    x = (rng.pareto(1.8, n) * 3000 + 1000).astype(np.uint64)
+    if ties:
+        x[rng.integers(0, n, n // 5)] = 2500  # 20% ties on one value
+    return x
+
+
+def feed(values, batch=7777, **kw):
+    s = Stream("r", "m", 2e9, accum.micro_block(len(values)), **kw)
+    t = np.arange(len(values), dtype=np.float64) * 1e-3
+    for i in range(0, len(values), batch):
+        s.add(values[i:i + batch], t[i:i + batch])
+    return s
+
+
+def test_bucket_bounds_contain_every_value():
+    v = np.concatenate([np.arange(0, 20000, dtype=np.uint64), heavy(100000).astype(np.uint64),
+                        np.array([2**40 + 12345, 2**52 + 1], dtype=np.uint64)])
+    low, width = H.bucket_bounds(H.bucket_index(v))
+    assert np.all((low <= v) & (v < low + width))
+    big = v >= 4096
+    assert np.all(width[big] / low[big] <= H.REL_ERROR + 1e-12)
+    assert np.all(width[v < 4096] == 1)
+
+
+@pytest.mark.parametrize("qs", [[0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0]])
+def test_histogram_quantiles_within_bucket_error(qs):
+    x = heavy(200000)
+    est = H.quantiles(H.histogram(x), qs, float(x.min()), float(x.max()))
+    ref = np.percentile(x.astype(float), np.array(qs) * 100)
+    assert np.allclose(est, ref, rtol=H.REL_ERROR, atol=1.0)
+    small = np.random.default_rng(3).integers(0, 4000, 5000).astype(np.uint64)
+    assert np.allclose(H.quantiles(H.histogram(small), qs, small.min(), small.max()),
+                       np.percentile(small.astype(float), np.array(qs) * 100))
+
+
+def test_moments_merge_matches_scipy_heavy_tail_with_ties():
+    x = heavy(123457).astype(np.float64)
+    m = Moments()
+    for part in np.array_split(x, 17):
+        m.add(part.copy())
+    st = m.stats()
+    assert st["mean"] == pytest.approx(x.mean(), rel=1e-12)
+    assert st["sd"] == pytest.approx(x.std(ddof=1), rel=1e-10)
+    assert st["skew"] == pytest.approx(scipy.stats.skew(x, bias=False), rel=1e-8)
+    assert st["kurtosis"] == pytest.approx(scipy.stats.kurtosis(x, bias=False), rel=1e-8)
+
+
+@pytest.mark.parametrize("exact_limit", [1 << 20, 1000])
+def test_stream_statistics_exact_and_histogram_paths(monkeypatch, exact_limit):
+    monkeypatch.setattr(accum, "EXACT_LIMIT", exact_limit)
+    x = heavy(60000, seed=5)
+    s = feed(x, deadlines=(5000.0, np.inf))
+    row = describe(s)
+    xf = x.astype(float)
+    assert row["n"] == len(x) and row["min"] == xf.min() and row["max"] == row["wcet"] == xf.max()
+    assert row["exact_quantiles"] is (exact_limit > len(x))
+    tol = 1e-12 if row["exact_quantiles"] else H.REL_ERROR
+    for key, q in (("q1", 25), ("median", 50), ("q3", 75), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99)):
+        assert row[key] == pytest.approx(np.percentile(xf, q), rel=tol, abs=1), key
+    assert row["skew"] == pytest.approx(scipy.stats.skew(xf, bias=False), rel=1e-8)
+    assert row["kurtosis"] == pytest.approx(scipy.stats.kurtosis(xf, bias=False), rel=1e-8)
+    assert row["median_ns"] == pytest.approx(row["median"] * 0.5)
+    assert row["unresolved"] == ["p9999"]  # 60000 * 1e-4 = 6 < 10 samples above
+    assert list(s.above) == [int((x > 5000).sum()), 0]
+
+
+def test_block_maxima_top_and_subsample_are_exact():
+    x = heavy(50000, seed=9, ties=False)
+    s = feed(x, batch=3001)
+    assert s.micro == 16
+    bm = s.block_maxima(64)
+    assert np.array_equal(bm, x[: len(x) // 64 * 64].reshape(-1, 64).max(axis=1))
+    tv, ti, tt = s.top
+    order = np.argsort(tv)[::-1]
+    assert np.array_equal(tv[order][:100], np.sort(x)[::-1][:100])
+    assert np.array_equal(x[ti], tv) and np.allclose(tt, ti * 1e-3)
+    pos, val, ts = s.subsample()
+    assert accum.SUB <= len(pos) <= 2 * accum.SUB
+    assert np.all(pos % s.stride == 0) and np.array_equal(val, x[pos]) and np.all(np.diff(pos) == s.stride)
+    assert np.array_equal(s.head_v, x[: accum.HEAD])
+
+
+def test_merged_streams_pool_runs():
+    a, b = heavy(20000, seed=1), heavy(30000, seed=2)
+    m = Stream.merged([feed(a), feed(b)])
+    both = np.concatenate([a, b]).astype(float)
+    row = describe(m)
+    assert row["n"] == 50000 and row["median"] == pytest.approx(np.median(both))
+    assert row["sd"] == pytest.approx(both.std(ddof=1), rel=1e-10)
+    assert m.top[0][0] == both.max() and m.runs[m.top_run[0]] == "r"

@@ -1,0 +1,91 @@
+"""The whole analysis of a synthetic campaign, checked against numpy on the stored samples."""
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from xtalk.analysis.pipeline import Options, analyze
+from xtalk.analysis.synthetic import heavy_tail, with_step, write_campaign, write_run
+from xtalk.results.store import CampaignStore
+
+
+def ramped(gen, length, factor):
+    def g(rng, start, n):
+        v = np.asarray(gen(rng, start, n), dtype=np.float64)
+        idx = np.arange(start, start + n)
+        v[idx < length] *= factor
+        return v.astype(np.uint64)
+    return g
+
+
+def make(tmp_path, n=5000):
+    spec = {"matrix": {"placement": ["solo", "same-core"]},
+            "deadlines": [{"metric": "m", "ns": 2000}, {"metric": "m", "cycles": 1500}],
+            "gates": [{"metric": "m", "stat": "median", "max_increase_pct": 100},
+                      {"metric": "m", "stat": "p99", "max_increase_pct": 10}]}
+    ids = ["solo-r1", "same-core-r1", "solo-r2", "same-core-r2", "same-core-r3"]
+    path = write_campaign(tmp_path / "c", "synthetic", spec, ids)
+    gens = {"solo": heavy_tail(1000, 100), "same-core": heavy_tail(1900, 150)}
+    for i, rid in enumerate(ids[:4]):
+        cid = rid.rsplit("-", 1)[0]
+        gen = ramped(gens[cid], 300, 1.5) if rid == "solo-r1" else gens[cid]
+        write_run(path, rid, {"placement": cid}, n, gen, seed=i, index=i, freq_hz=2e9)
+    write_run(path, "same-core-r3", {"placement": "same-core"}, 100, gens["same-core"], seed=9, index=4,
+              status="fail", extra_meta={"reason": "guest fault"})
+    return CampaignStore(path)
+
+
+def values(store, config):
+    out = [pq.read_table(p, columns=["value"]).column(0).to_numpy()
+           for p in sorted((store.path / "runs").glob(f"{config}-r[12]/samples.parquet"))]
+    return np.concatenate(out).astype(np.float64)
+
+
+def test_statistics_deadlines_outliers_and_gates(tmp_path):
+    store = make(tmp_path)
+    res = analyze(store).result
+    stats = {r["config_id"]: r for r in res["stats"]}
+    for cid in ("solo", "same-core"):
+        x = values(store, cid)
+        row = stats[cid]
+        assert row["n"] == len(x) == 10000 and row["runs"] == 2
+        assert row["median"] == pytest.approx(np.median(x)) and row["p99"] == pytest.approx(np.percentile(x, 99))
+        assert row["wcet"] == x.max() and row["wcet_ns"] == pytest.approx(x.max() / 2)
+        dl = [d for d in res["deadlines"] if d["config_id"] == cid]
+        assert [d["above"] for d in dl] == [int((x > 4000).sum()), int((x > 1500).sum())]
+        top = [o for o in res["outliers"] if o["config_id"] == cid]
+        assert [o["value"] for o in top] == sorted(x, reverse=True)[:5]
+    (cmp,) = res["comparisons"]
+    assert cmp["baseline"] == "solo" and cmp["change_pct"]["median"] == pytest.approx(
+        (stats["same-core"]["median"] / stats["solo"]["median"] - 1) * 100)
+    assert cmp["significant"] and "slower" in cmp["statement"]
+    assert [g["passed"] for g in res["gates"]] == [True, False]
+    assert res["overall"] == "FAIL"
+    assert {v["verdict"] for v in res["verdicts"] if v["config_id"] == "same-core" and v["kpi"] != "long-term stability"} == {"FAIL"}
+    assert any(w["level"] == "error" and w["scope"] == "same-core-r3" for w in res["warnings"])
+    ramp = {r["run_id"]: r for r in res["rampup"]}
+    assert ramp["solo-r1"]["significant"] and 150 <= ramp["solo-r1"]["warmup_n"] <= 450
+    assert not ramp["solo-r2"]["significant"]
+
+
+def test_exclude_rampup_drops_only_the_detected_ramp(tmp_path):
+    store = make(tmp_path)
+    res = analyze(store, Options(exclude_rampup=True)).result
+    (skipped,) = res["rampup_excluded"].items()
+    assert skipped[0] == "solo-r1/m"
+    by_run = {r["run_id"]: r["n"] for r in res["stats_runs"]}
+    assert by_run["solo-r1"] == 5000 - skipped[1] and by_run["solo-r2"] == 5000
+
+
+def test_timeline_campaign_gets_segments_and_change_points(tmp_path):
+    n = 30000
+    events = [{"at_sample": 10000, "action": "start", "target": "thrash"},
+              {"at_sample": 20000, "action": "stop", "target": "thrash"}]
+    path = write_campaign(tmp_path / "t", "tl", {}, ["other-core-r1"])
+    write_run(path, "other-core-r1", {"placement": "other-core"}, n,
+              with_step(heavy_tail(1150, 50), 10000, 20000, 1.3), events=events)
+    res = analyze(CampaignStore(path)).result
+    (tl,) = res["timelines"]
+    assert [s["label"] for s in tl["segments"]] == ["before", "thrash on", "after"]
+    assert tl["segments"][1]["change_pct"] == pytest.approx(30, abs=3)
+    assert tl["detected"] == 2
+    assert any(v["verdict"] == "interference (timeline)" for v in res["verdicts"])

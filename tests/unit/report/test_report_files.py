@@ -1,0 +1,55 @@
+"""report/: every output file of a synthetic campaign's report, and the compare page."""
+import csv
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pyarrow.parquet as pq
+
+from tests.unit.analysis.test_pipeline import make
+from xtalk.analysis.campaigns import compare_campaigns
+from xtalk.analysis.pipeline import analyze
+from xtalk.report import compare_page
+from xtalk.report.build import write_report
+
+
+def external_refs(html: str) -> list[str]:
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
+    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:script|link|iframe)\b", html)
+
+
+def test_report_files(tmp_path):
+    store = make(tmp_path)
+    analysis = analyze(store)
+    paths = write_report(analysis, tmp_path / "rep")
+    html = paths["html"].read_text()
+    imgs = re.findall(r'<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]+"', html)
+    pngs = sorted(p.name for p in paths["plots"].glob("*.png"))
+    assert len(imgs) == len(pngs) >= 5
+    assert {"violin-m.png", "rampup-m.png", "timeline-m.png", "histogram-m.png", "exceedance-m.png",
+            "changes-m.png"} <= set(pngs)
+    assert external_refs(html) == []
+    for word in ("Warnings", "guest fault", "Statistics per configuration", "Largest samples", "pWCET", "FAIL"):
+        assert word in html
+    md = paths["markdown"].read_text()
+    assert "| config | runs | metric | n |" in md and "![m: Distribution per configuration](plots/violin-m.png)" in md
+    data = json.loads(paths["json"].read_text())
+    assert data["overall"] == "FAIL" and len(data["stats"]) == 2
+    rows = list(csv.DictReader(open(paths["csv"])))
+    assert len(rows) == 2 + 4 and {r["scope"] for r in rows} == {"config", "run"}
+    suite = ET.parse(paths["junit"]).getroot().find("testsuite")
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert len(suite.findall("testcase/failure")) == 1
+    assert pq.read_metadata(paths["parquet"]).num_rows == 4 * 5000 + 100
+
+
+def test_compare_page(tmp_path):
+    a = analyze(make(tmp_path / "a"))
+    b = analyze(make(tmp_path / "b", n=4000))
+    cmp = compare_campaigns(a, b)
+    assert {r["config_id"] for r in cmp["rows"]} == {"solo", "same-core"}
+    same = next(r for r in cmp["rows"] if r["config_id"] == "same-core")
+    assert same["a_vs_baseline"]["median_pct"] > 50 and same["b_vs_baseline"]["median_pct"] > 50
+    tabs = compare_page.tables(cmp)
+    html = compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b))
+    assert len(re.findall(r'src="data:image/png;base64,', html)) == 2 and external_refs(html) == []
