@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from .accum import Stream, micro_block
 
 BATCH = 1 << 18
+USE_THREADS = False  # runs are scanned in parallel already; nested decode threads oversubscribe
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 
 
@@ -64,7 +65,7 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
     streams: dict[str, Stream] = {}
     seen: dict[str, int] = {}
     skip = skip or {}
-    for batch in pf.iter_batches(batch_size=BATCH, columns=cols):
+    for batch in pf.iter_batches(batch_size=BATCH, columns=cols, use_threads=USE_THREADS):
         col = dict(zip(cols, batch.columns))
         value = col["value"].to_numpy(zero_copy_only=False)
         t_s = col["t_s"].to_numpy(zero_copy_only=False) if "t_s" in col else np.full(len(value), np.nan)

@@ -6,6 +6,7 @@ says 'unknown' rather than failing. Caveat: cache sizes are those of CPU 0.
 """
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -107,7 +108,9 @@ def governors() -> dict[str, str]:
     return out
 
 
+@functools.cache
 def host_facts() -> dict:
+    """Gathered once per process (callers must not modify the result)."""
     uname = platform.uname()
     return {
         "hostname": uname.node,
