@@ -118,11 +118,11 @@ class Stream:
         n0 = self.n
         self.n += m
         self.vmin = min(self.vmin, int(v.min()))
-        self.vmax = max(self.vmax, int(v.max()))
         f = v.astype(np.float64)
         idx = H.bucket_index(v, f)
         self.moments.add(f)
-        self.hist += np.bincount(idx, minlength=H.NBUCKETS)
+        counts = np.bincount(idx, minlength=H.NBUCKETS)
+        self.hist += counts
         if self._exact is not None:
             if self.n <= EXACT_LIMIT:
                 self._exact.append((v.copy(), t_s.copy()))
@@ -134,16 +134,27 @@ class Stream:
         self._add_sub(n0, v, t_s)
         self._add_bmax(n0, v)
         self._add_top(n0, v, t_s)
+        self.vmax = max(self.vmax, int(self.top[0].max()))  # the top-K holds the maximum
         for j, d in enumerate(self.deadlines):
-            self.above[j] += int(np.count_nonzero(v > d))
+            if d < self.vmax:
+                self.above[j] += int(np.count_nonzero(v > d))
         if flags is not None and flags.any():
             self.overflow += int(np.count_nonzero(flags & 1))
         if self.cuts is not None:
-            if np.isnan(t_s).any():
-                self.no_time = True
-            seg = np.searchsorted(np.asarray(self.cuts), t_s, side="right")
-            self.seg_hist += np.bincount(seg * H.NBUCKETS + idx, minlength=self.seg_hist.size
-                                         ).reshape(self.seg_hist.shape)
+            self._add_segments(t_s, idx, counts)
+
+    def _add_segments(self, t_s: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> None:
+        cuts = np.asarray(self.cuts)
+        first, last = t_s[0], t_s[-1]
+        if not (np.isfinite(first) and np.isfinite(last)):
+            self.no_time = True
+            return
+        k0, k1 = np.searchsorted(cuts, [first, last], side="right")
+        if k0 == k1 and last >= first:  # no cut inside this (time-ordered) batch
+            self.seg_hist[k0] += counts
+            return
+        seg = np.searchsorted(cuts, t_s, side="right")
+        self.seg_hist += np.bincount(seg * H.NBUCKETS + idx, minlength=self.seg_hist.size).reshape(self.seg_hist.shape)
 
     def _add_sub(self, n0: int, v: np.ndarray, t: np.ndarray) -> None:
         while self._sub_len + len(v) // self.stride > 2 * SUB:  # widen the stride first

@@ -25,11 +25,13 @@ def bucket_index(values: np.ndarray, as_float: np.ndarray | None = None) -> np.n
     v = np.asarray(values, dtype=np.uint64)
     f = v.astype(np.float64) if as_float is None else as_float
     # the float's biased exponent is bit_length - 1 + 1023 (exact below 2**53)
-    shift = (f.view(np.int64) >> 52) - (1022 + SUB_BITS)
+    shift = np.right_shift(f.view(np.int64), 52)
+    np.subtract(shift, 1022 + SUB_BITS, out=shift)
     np.maximum(shift, 0, out=shift)
-    idx = (v >> shift.view(np.uint64)).view(np.int64)
-    idx += shift << (SUB_BITS - 1)
-    return np.minimum(idx, NBUCKETS - 1, out=idx)
+    idx = np.right_shift(v, shift.view(np.uint64)).view(np.int64)
+    np.left_shift(shift, SUB_BITS - 1, out=shift)
+    idx += shift
+    return idx  # < NBUCKETS for every uint64: the top octave has shift 53
 
 
 def bucket_bounds(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

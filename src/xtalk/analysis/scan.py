@@ -51,6 +51,19 @@ def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) ->
     return tuple(out)
 
 
+def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
+    """True when the file's statistics prove `flags` / `warmup` are 0 / false everywhere
+    (then the column is not read at all)."""
+    if column not in ("flags", "warmup"):
+        return False
+    j = pf.schema_arrow.names.index(column)
+    for i in range(pf.metadata.num_row_groups):
+        st = pf.metadata.row_group(i).column(j).statistics
+        if st is None or not st.has_min_max or st.null_count or st.max not in (0, False):
+            return False
+    return True
+
+
 def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: bool,
              skip: dict[str, int] | None = None, cuts: tuple[float, ...] | None = None) -> dict[str, Stream]:
     path = run_dir / "samples.parquet"
@@ -58,7 +71,7 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
         return {}
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
-    cols = [c for c in COLUMNS if c in names]
+    cols = [c for c in COLUMNS if c in names and not _all_zero(pf, c)]
     micro = micro_block(pf.metadata.num_rows)
     freq = meta.get("freq_hz")
     freq = float(freq) if freq else None

@@ -30,7 +30,8 @@ def stats_table(title: str, rows: list[dict], base: dict[str, str | None]) -> Ta
     table = Table(title=title)
     for col in ("config", "metric", "runs", "n", "min", "q1", "median", "q3", "max", "mean", "sd",
                 "median ns", "median vs base"):
-        table.add_column(col, justify="left" if col in ("config", "metric") else "right")
+        table.add_column(col, justify="left" if col in ("config", "metric") else "right",
+                         no_wrap=col == "config")
     by_key = {(r["config_id"], r["metric"]): r for r in rows}
     for r in rows:
         b = by_key.get((base.get(r["config_id"]), r["metric"]))
