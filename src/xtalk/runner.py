@@ -2,9 +2,11 @@
 spec's order, apply the timeline at exact times, collect console and ring as they
 arrive, and always stop every guest and store the outcome.
 
-Time origin of a run: the moment the measurer was started (host CLOCK_MONOTONIC).
-A run ends on the measurer's `XT END`, on its exit, or on the watchdog
-(duration + grace). Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
+Time origin of a run: the moment the measurer's `XT BEGIN` arrived (host
+CLOCK_MONOTONIC), so a slow boot (firmware, a Linux kernel) neither eats into the
+measured time nor makes timeline events fire before the measurer runs. A run ends on the
+measurer's `XT END`, on its exit, or on the watchdog: duration + grace after BEGIN, or
+boot_timeout after the measurer was started while no BEGIN came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
 with everything recorded so far, and propagate.
 """
 from __future__ import annotations
@@ -31,7 +33,8 @@ class RunState:
         self.handles: dict[str, GuestHandle] = {}
         self.partial: dict[str, bytes] = {}
         self.report = GuestReport(run_id=run.run_id)
-        self.origin_ns: int | None = None
+        self.origin_ns: int | None = None  # measurer start, then its BEGIN (see above)
+        self.begun = False
         self.last_heartbeat = 0
         self.stopped: set[str] = set()
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
@@ -52,8 +55,8 @@ class RunState:
         if guest.role == "measurer":
             self.origin_ns = now
             self.writer.save_meta(origin_host_ns=now)
-        self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now), paused=paused,
-                          **handle.facts)
+        self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now) if self.begun else None,
+                          paused=paused, **handle.facts)
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)
@@ -63,6 +66,10 @@ class RunState:
         self.partial[name] = lines.pop()
         for line in lines:
             rec = self.report.feed(line.decode(errors="replace"))
+            if rec and rec.kind == "BEGIN" and not self.begun:
+                self.begun, self.origin_ns = True, time.monotonic_ns()
+                self.writer.save_meta(origin_host_ns=self.origin_ns)
+                self.writer.event("measurer_begin", self.origin_ns, t_s=0.0)
             if rec and rec.kind in ("BEGIN", "METRIC"):
                 self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
                                       freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
@@ -172,11 +179,13 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
                 state.start(guest, paused=True)
         measurer = state.handles["measurer"]
         pending = list(run.timeline)
-        deadline = state.origin_ns + int((settings.duration_s + settings.grace_s) * 1e9)
+        run_ns = int((settings.duration_s + settings.grace_s) * 1e9)
+        boot_ns = int(settings.boot_timeout_s * 1e9)
         ended_at = None
         while True:
             now = time.monotonic_ns()
-            while pending and now >= state.origin_ns + pending[0].at_s * 1e9:
+            deadline = state.origin_ns + (run_ns if state.begun else boot_ns)
+            while state.begun and pending and now >= state.origin_ns + pending[0].at_s * 1e9:
                 state.fire(pending.pop(0))
             state.read_ring()
             tick(state.rel_s(now))
@@ -189,11 +198,12 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
                 status, reason = _verdict(state.report, exit_code)
                 break
             if now > deadline:
-                status, reason = "fail", (f"hung: no XT END within duration_s + grace_s = "
-                                          f"{settings.duration_s + settings.grace_s:g} s")
+                status, reason = "fail", (
+                    f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+                    if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
                 break
             wait = POLL_S
-            if pending:
+            if pending and state.begun:
                 wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
             state.read_consoles(wait)
     except KeyboardInterrupt:

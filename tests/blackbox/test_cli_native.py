@@ -60,10 +60,10 @@ def test_spec_check_reports_three_mistakes_and_runs_nothing(tmp_path):
 def test_dry_run_prints_the_plan_of_the_quickstart():
     res = xtalk("run", "--dry-run", ROOT / "experiments" / "quickstart.toml")
     assert res.returncode == 0, res.stderr
-    for run_id in ("solo-r1", "other-core-r2", "same-core-r3"):
+    for run_id in ("bench-qsort_solo-r1", "bench-pointer_chase_other-core-r2", "bench-hidden_latency_same-core-r3"):
         assert run_id in res.stdout
     res = xtalk("run", "--dry-run", "--json", ROOT / "experiments" / "quickstart.toml")
-    assert len(json.loads(res.stdout)) == 9
+    assert len(json.loads(res.stdout)) == 27
 
 
 def test_campaign_runs_and_is_listed_and_shown(tmp_path):
@@ -179,4 +179,4 @@ def test_timeline_starts_pauses_and_stops_at_the_planned_times(tmp_path):
         assert abs(e["t_s"] - e["planned_s"]) < 0.020, e
     starts = [e for e in events if e["kind"] == "guest_start"]
     assert [e["guest"] for e in starts] == ["measurer", "thrash"]
-    assert starts[1]["paused"] and starts[1]["t_s"] < 0.5  # held paused; the 'start' event resumed it
+    assert starts[1]["paused"]  # held paused from the beginning; the 'start' event resumed it

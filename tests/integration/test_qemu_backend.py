@@ -105,3 +105,23 @@ def test_killed_qemu_and_hung_guest_fail_their_runs_and_the_campaign_goes_on(tmp
     assert_no_qemu_left(out)
     assert json.loads((campaign_dir(out) / "campaign.json").read_text())["planned_runs"] == [
         "same-core-r1", "solo-r1", "other-core-r1"]
+
+
+def test_pc_machine_two_stressor_vms_and_pause_resume(tmp_path):
+    extra = ('[[timeline]]\nat_s = 1\naction = "pause"\ntarget = "stress"\n'
+        '[[timeline]]\nat_s = 2\naction = "resume"\ntarget = "stress"\n')
+    text = spec(tmp_path, duration=3, placements='["other-core"]', extra=extra).read_text()
+    text = text.replace('kind = "qemu"', 'kind = "qemu"\nmachine = "pc"').replace(
+        'bench = "cpu_spin"', 'bench = "cpu_spin"\ninstances = 2')
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, text), "--out", out)
+    assert res.returncode == 0, res.stderr
+    meta = run_meta(out, "other-core-r1")
+    assert meta["status"] == "pass", meta
+    assert meta["backend_metadata"]["machine"] == "pc"
+    assert sorted(meta["guests"]) == ["measurer", "stress.0", "stress.1"]
+    assert all(meta["guests"][g]["affinity"] == [1] for g in ("stress.0", "stress.1"))
+    con = connect(CampaignStore(campaign_dir(out)))
+    events = con.execute("SELECT action, t_s - planned_s FROM events WHERE kind='timeline' ORDER BY t_s").fetchall()
+    assert [e[0] for e in events] == ["pause", "resume"] and all(abs(e[1]) < 0.02 for e in events)
+    assert_no_qemu_left(out)

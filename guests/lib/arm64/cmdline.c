@@ -1,51 +1,21 @@
 /* cmdline.c - the parameter string (copied out of /chosen/bootargs) and lookups of
  * the few keys the platform itself reads: run (for fault reports), ring_gpa,
- * ring_bytes. Everything else is parsed by guests/lib.
- * The platform's own keys (ring_gpa, ring_bytes) are left out of what xt_cmdline()
- * hands to guests/lib, whose parser rejects keys it does not know. */
+ * ring_bytes. Everything else is parsed by guests/lib. */
 #include "platform.h"
 #include "arm64.h"
 
-static char cmdline[4096];          /* as given */
-static char visible[4096];          /* without the platform's own keys */
-static const char *const own_keys[] = { "ring_gpa=", "ring_bytes=", NULL };
-
-static bool own_key(const char *tok)
-{
-	for (const char *const *k = own_keys; *k; k++) {
-		const char *a = tok, *b = *k;
-		while (*b && *a == *b)
-			a++, b++;
-		if (!*b)
-			return true;
-	}
-	return false;
-}
+static char cmdline[4096];
 
 void arm64_cmdline_set(const char *s, size_t max)
 {
-	size_t i = 0, o = 0;
+	size_t i = 0;
 	if (s)
 		for (; i < max && i < sizeof cmdline - 1 && s[i]; i++)
 			cmdline[i] = s[i];
 	cmdline[i] = 0;
-	for (const char *p = cmdline; *p; ) {
-		const char *tok = p;
-		while (*p && *p != ' ')
-			p++;
-		if (!own_key(tok)) {
-			if (o)
-				visible[o++] = ' ';
-			while (tok < p)
-				visible[o++] = *tok++;
-		}
-		while (*p == ' ')
-			p++;
-	}
-	visible[o] = 0;
 }
 
-const char *xt_cmdline(void) { return visible; }
+const char *xt_cmdline(void) { return cmdline; }
 
 /* Start of the value of key, or NULL. */
 static const char *find(const char *key)

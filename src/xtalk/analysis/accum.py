@@ -41,7 +41,10 @@ class Moments:
         other.mean = float(x.mean())
         d = np.subtract(x, other.mean, out=x)
         d2 = d * d
-        other.m2, other.m3, other.m4 = float(d2.sum()), float(np.dot(d2, d)), float(np.dot(d2, d2))
+        # not np.dot: BLAS threads busy-wait and slow the scan down several times on small hosts
+        other.m2 = float(d2.sum())
+        other.m3 = float(np.multiply(d2, d, out=d).sum())
+        other.m4 = float(np.multiply(d2, d2, out=d2).sum())
         self.merge(other)
 
     def merge(self, o: "Moments") -> None:

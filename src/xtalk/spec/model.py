@@ -51,6 +51,9 @@ class RunSettings(Strict):
     grace_s: float = Field(
         default=10.0, ge=0, description="extra time before a silent run is declared hung"
     )
+    boot_timeout_s: float = Field(
+        default=60.0, gt=0, description="time a measurer may take from start to its XT BEGIN"
+    )
     repetitions: int = Field(default=1, ge=1, le=10000)
     warmup_runs: int = Field(default=0, ge=0, description="runs done first and marked warm-up")
     warmup_s: float = Field(
