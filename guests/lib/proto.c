@@ -31,9 +31,11 @@ const char *xt_arch_name(void)
 
 void xt_begin(const char *bench, const char *role, uint64_t freq_hz)
 {
-	xt_printf("XT BEGIN run=%s bench=%s role=%s arch=%s freq_hz=%lu platform=%s\n",
+	/* t0: the counter as the line is written; the host maps it through the ring's
+	 * heartbeat pairs to place the run's time origin on the guest's own clock. */
+	xt_printf("XT BEGIN run=%s bench=%s role=%s arch=%s freq_hz=%lu platform=%s t0=%llu\n",
 		  xt_run_id(), bench, role, xt_arch_name(), (unsigned long)freq_hz,
-		  xt_platform_name());
+		  xt_platform_name(), (unsigned long long)xt_counter());
 }
 
 void xt_meta(const char *fmt, ...)

@@ -2,9 +2,12 @@
 spec's order, apply the timeline at exact times, collect console and ring as they
 arrive, and always stop every guest and store the outcome.
 
-Time origin of a run: the moment the measurer's `XT BEGIN` arrived (host
-CLOCK_MONOTONIC), so a slow boot (firmware, a Linux kernel) neither eats into the
-measured time nor makes timeline events fire before the measurer runs. A run ends on the
+Time origin of a run: the measurer's `XT BEGIN`, so a slow boot (firmware, a Linux
+kernel) neither eats into the measured time nor makes timeline events fire before the
+measurer runs. It is placed on the guest's own clock: BEGIN carries the counter (t0),
+and the ring's heartbeat pairs map guest counter to host CLOCK_MONOTONIC (the smallest
+host-read minus guest-write offset); until the first pair, the host time the line
+arrived stands in. A run ends on the
 measurer's `XT END`, on its exit, or on the watchdog: duration + grace after BEGIN, or
 boot_timeout after the measurer was started while no BEGIN came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
 with everything recorded so far, and propagate.
@@ -35,6 +38,9 @@ class RunState:
         self.report = GuestReport(run_id=run.run_id)
         self.origin_ns: int | None = None  # measurer start, then its BEGIN (see above)
         self.begun = False
+        self.begin_counter: int | None = None
+        self.offset_ns: float | None = None  # host ns - guest ns, smallest seen
+        self.pairs: list[tuple[int, int]] = []  # (host ns, heartbeat) before the frequency is known
         self.last_heartbeat = 0
         self.stopped: set[str] = set()
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
@@ -67,9 +73,13 @@ class RunState:
         for line in lines:
             rec = self.report.feed(line.decode(errors="replace"))
             if rec and rec.kind == "BEGIN" and not self.begun:
-                self.begun, self.origin_ns = True, time.monotonic_ns()
-                self.writer.save_meta(origin_host_ns=self.origin_ns)
-                self.writer.event("measurer_begin", self.origin_ns, t_s=0.0)
+                now = time.monotonic_ns()
+                self.begun, self.origin_ns = True, now
+                t0 = rec.fields.get("t0")
+                self.begin_counter = int(t0) if t0 and t0.isdigit() else None
+                self.writer.save_meta(origin_host_ns=now, begin_counter=self.begin_counter)
+                self.writer.event("measurer_begin", now)
+                self._refine_origin()
             if rec and rec.kind in ("BEGIN", "METRIC"):
                 self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
                                       freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
@@ -97,8 +107,30 @@ class RunState:
             batch = handle.ring.read()
             self.writer.samples(batch.records)
             if batch.heartbeat != self.last_heartbeat:
+                now = time.monotonic_ns()
                 self.last_heartbeat = batch.heartbeat
-                self.writer.clock(time.monotonic_ns(), batch.heartbeat)
+                self.writer.clock(now, batch.heartbeat)
+                self.pairs.append((now, batch.heartbeat))
+                self._refine_origin()
+
+    def _refine_origin(self) -> None:
+        """Move the origin to BEGIN's t0 on the guest clock once the mapping is known."""
+        freq = self.report.freq_hz
+        if not freq:
+            return
+        for host_ns, counter in self.pairs:
+            offset = host_ns - counter * 1e9 / freq
+            self.offset_ns = offset if self.offset_ns is None else min(self.offset_ns, offset)
+        self.pairs.clear()
+        if self.begun and self.begin_counter is not None and self.offset_ns is not None:
+            self.origin_ns = min(self.origin_ns, int(self.begin_counter * 1e9 / freq + self.offset_ns))
+
+    def pump(self, seconds: float) -> None:
+        """Collect (consoles, ring) for a while instead of sleeping."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            self.read_consoles(min(left, POLL_S))
+            self.read_ring()
 
     def fire(self, event) -> None:
         def matches(name: str) -> bool:
@@ -171,7 +203,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         backend.prepare(run, writer.path)
         for i, group in enumerate(g for g in _groups(run) if g):
             if i:
-                time.sleep(settings.start_gap_s)
+                state.pump(settings.start_gap_s)
             for guest in group:
                 state.start(guest)
         for guest in run.stressors:  # timeline-started stressors wait, paused, for their time

@@ -125,3 +125,19 @@ def test_pc_machine_two_stressor_vms_and_pause_resume(tmp_path):
     events = con.execute("SELECT action, t_s - planned_s FROM events WHERE kind='timeline' ORDER BY t_s").fetchall()
     assert [e[0] for e in events] == ["pause", "resume"] and all(abs(e[1]) < 0.02 for e in events)
     assert_no_qemu_left(out)
+
+
+def test_physics_same_core_thrash_slows_qsort_and_pointer_chase(tmp_path):
+    """Probe guests under QEMU: a cache-thrashing VM on the same core costs the measurer."""
+    text = spec(tmp_path, duration=2, params="", stressor="cache_thrash", placements='["solo", "same-core"]',
+                extra='start_order = ["stressor-first"]\n"measurer.bench" = ["qsort", "pointer_chase"]\n').read_text()
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, text.replace("params = {  }\n", "")), "--out", out, "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["passed"] == 4
+    stats = {(r["config_id"], r["metric"]): r["median"] for r in
+             json.loads(xtalk("show", "q", "--out", out, "--json").stdout)["stats"]}
+    for bench in ("qsort", "pointer_chase"):
+        solo, same = stats[(f"solo_bench-{bench}", bench)], stats[(f"same-core_bench-{bench}", bench)]
+        assert same > 1.3 * solo, (bench, solo, same)
+    assert_no_qemu_left(out)

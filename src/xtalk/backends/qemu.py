@@ -37,7 +37,7 @@ ARCHES = {
                "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
     "aarch64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
-                "ring_gpa": 0x48000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
+                "ring_gpa": 0x41000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
 }
 HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 QMP_CONNECT_S = 10.0

@@ -53,6 +53,8 @@ def finalize_run(path: Path, meta: dict) -> dict:
     raw = np.memmap(raw_path, dtype=SAMPLE_DTYPE, mode="r", shape=(count,)) if count else np.zeros(0, SAMPLE_DTYPE)
     offset = clock_offset_ns(path, freq) if freq else None
     origin = meta.get("origin_host_ns")
+    if offset is not None and meta.get("begin_counter") is not None:  # BEGIN on the guest clock
+        origin = int(meta["begin_counter"] * 1e9 / freq + offset)
     warmup_s = float(meta.get("warmup_s") or 0.0)
     names = sorted({v["name"] for v in metrics.values()} | {"unknown"})
     name_index = {name: i for i, name in enumerate(names)}
@@ -96,4 +98,5 @@ def finalize_run(path: Path, meta: dict) -> dict:
         "metrics": metrics,
         "freq_hz": freq,
         "clock_offset_ns": offset,
+        "origin_host_ns": origin,
     }

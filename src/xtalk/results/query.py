@@ -41,8 +41,8 @@ def _events_table(store: CampaignStore) -> pa.Table:
                 continue
             host_ns = rec.pop("host_ns", None)
             t_s = rec.get("t_s")
-            if t_s is None and origin is not None and host_ns is not None:
-                t_s = (host_ns - origin) / 1e9  # an event before the measurer started: negative
+            if origin is not None and host_ns is not None:
+                t_s = (host_ns - origin) / 1e9  # on the run's final time origin; before it: negative
             rows.append({"run_id": path.parent.name, "kind": rec.pop("kind", None),
                          "host_ns": host_ns, "t_s": t_s,
                          "action": rec.get("action"), "target": rec.get("target") or rec.get("guest"),
