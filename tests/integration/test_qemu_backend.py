@@ -141,3 +141,18 @@ def test_physics_same_core_thrash_slows_qsort_and_pointer_chase(tmp_path):
         solo, same = stats[(f"solo_bench-{bench}", bench)], stats[(f"same-core_bench-{bench}", bench)]
         assert same > 1.3 * solo, (bench, solo, same)
     assert_no_qemu_left(out)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_killing_xtalk_leaves_no_qemu(tmp_path, sig):
+    out = tmp_path / "out"
+    proc = start("run", spec(tmp_path, duration=5, placements='["same-core"]'), "--out", out)
+    wait_for(lambda: guest_pids(out).get("same-core-r1/stress") and guest_pids(out).get("same-core-r1/measurer"),
+             30, "both QEMUs")
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    assert proc.wait(timeout=30) == (130 if sig == signal.SIGINT else -9)
+    assert_no_qemu_left(out)
+    meta = run_meta(out, "same-core-r1")
+    assert meta["status"] == ("interrupted" if sig == signal.SIGINT else "running")
+    assert (campaign_dir(out) / "runs" / "same-core-r1" / "samples.bin").stat().st_size > 0
