@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
               f": {secs:.1f} s ({secs / GOAL_S:.2f} of goal {GOAL_S:g} s), peak RSS {rss / 1024 ** 3:.2f} GB "
               f"({rss / GOAL_BYTES:.2f} of {GOAL_BYTES / 1024 ** 3:g} GB); n={res['n']}, "
               f"gates passed={res['gates']}, timeline events detected={res['timeline_detected']}"
-              + ("" if ok else "  ** GOAL MISSED **"), flush=True)
+              + (" ok" if ok else " MISSED"), flush=True)
         if args.report or "--report" in sys.argv:
             wall, rss2, _ = child_run([sys.executable, "-m", "xtalk.cli.main", "report", str(path),
                                        "--dest", str(Path(tmp) / "report")])

@@ -13,6 +13,7 @@ have qemu-system-x86_64 || need+=(qemu-system-x86)
 have qemu-system-aarch64 || need+=(qemu-system-arm)
 have aarch64-linux-gnu-gcc || need+=(gcc-aarch64-linux-gnu)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+have chromium || need+=(chromium)  # renders the HTML report in tests (headless)
 if ((${#need[@]})); then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -110,6 +110,17 @@ void xt_rng_seed(struct xt_rng *r, uint64_t seed);
 uint64_t xt_rng_next(struct xt_rng *r);
 uint64_t xt_rng_below(struct xt_rng *r, uint64_t n);   /* uniform in [0, n) */
 
+/* ---- math.c ---- portable replacements for libm (the guests have none) ---- */
+#define XT_PI 3.14159265358979323846
+double xt_fabs(double x);
+double xt_sqrt(double x);
+double xt_cbrt(double x);
+double xt_exp(double x);
+double xt_sin(double x);
+double xt_cos(double x);
+double xt_atan(double x);
+double xt_acos(double x);
+
 /* ---- bench tables (main.c drives them, run.c loops) ---- */
 /* One case = one metric. Like kvm-unit-tests arm/micro-bench.c. All hooks except
  * bench.setup/report run unprivileged and must not print. */

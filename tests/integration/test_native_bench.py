@@ -6,8 +6,12 @@ sample counts, ring sequence continuity and wrap-around, the drain path (XT SAMP
 when there is no ring), bad parameters (status=badparam, exit 2, the key named),
 stressors running until killed, size expressions, the freestanding rule for the neutral
 objects, and a small same-core interference check (qsort vs cache_thrash on one CPU).
+The MiBench-style measurers (basicmath, bitcount, susan) are checked against Python
+models (mibench_ref.py) of the same inputs; selftest passes here and fails on a wrong
+expect_cpus= or freq_hz=; guests/lib/math.c is compared with the host's libm in ulps.
 """
 
+import math
 import os
 import re
 import shutil
@@ -18,6 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.integration.mibench_ref import basicmath_ref, bitcount_ref, susan_ref
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / "build" / "native" / "xtalk-bench"
@@ -104,6 +110,12 @@ MEASURERS = [
     ("membw", ["size=256k"], 2),
     ("cache_thrash", ["role=measurer", "size=64k"], 1),
     ("cpu_spin", ["role=measurer", "spin=1000"], 1),
+    ("basicmath", ["scale=1"], 1),
+    ("bitcount", ["count=2000"], 5),
+    ("susan", ["width=64", "height=48"], 3),
+    ("membus", ["role=measurer", "size=256k"], 1),
+    ("memcpy", ["role=measurer", "size=64k"], 1),
+    ("selftest", ["mem_max=4m", "mem_min=1m", "reads=100"], 2),
 ]
 
 
@@ -214,6 +226,23 @@ BADPARAMS = [
     (["bench=qsort", "novalue"], "novalue"),
     (["bench=qsort", "warmup=1", "warmup=2"], "warmup"),
     (["bench=cache_thrash", "size=l2*2", "l2_bytes=lots"], "l2_bytes"),
+    (["bench=basicmath", "bogus=1"], "bogus"),
+    (["bench=basicmath", "scale=0"], "scale"),
+    (["bench=bitcount", "scale=2"], "scale"),
+    (["bench=bitcount", "seed=0x100000000"], "seed"),
+    (["bench=bitcount", "count=0"], "count"),
+    (["bench=susan", "bogus=1"], "bogus"),
+    (["bench=susan", "width=8"], "width"),
+    (["bench=susan", "bt=0"], "bt"),
+    (["bench=membus", "bogus=1"], "bogus"),
+    (["bench=membus", "line=12"], "line"),
+    (["bench=membus", "mode=sideways"], "mode"),
+    (["bench=memcpy", "count=3"], "count"),
+    (["bench=memcpy", "size=4"], "size"),
+    (["bench=selftest", "bogus=1"], "bogus"),
+    (["bench=selftest", "mem_min=8m", "mem_max=4m"], "mem_min"),
+    (["bench=selftest", "reads=1"], "reads"),
+    (["bench=selftest", "freq_tol_pct=0"], "freq_tol_pct"),
 ]
 
 
@@ -245,10 +274,13 @@ def test_size_expressions(bench):
         assert int(meta["bytes_per_pass"]) == want, (args, out)
 
 
-@pytest.mark.parametrize("name", ["cache_thrash", "cpu_spin"])
+STRESSOR_ARGS = {"cache_thrash": "size=1m", "cpu_spin": "spin=1000", "membus": "size=4m",
+                 "memcpy": "size=256k"}
+
+
+@pytest.mark.parametrize("name", sorted(STRESSOR_ARGS))
 def test_stressor_runs_until_killed(bench, name):
-    p = subprocess.Popen([str(bench), f"bench={name}", "run=s1", "size=1m"
-                          if name == "cache_thrash" else "spin=1000"],
+    p = subprocess.Popen([str(bench), f"bench={name}", "run=s1", STRESSOR_ARGS[name]],
                          stdout=subprocess.PIPE, text=True)
     try:
         first = p.stdout.readline()
@@ -261,12 +293,13 @@ def test_stressor_runs_until_killed(bench, name):
     assert "XT END" not in rest
 
 
-def test_stressor_duration_ends(bench):
+@pytest.mark.parametrize("name", sorted(STRESSOR_ARGS))
+def test_stressor_duration_ends(bench, name):
     t0 = time.monotonic()
-    rc, recs, out = run(bench, "bench=cpu_spin", "duration_s=0.3")
+    rc, recs, out = run(bench, f"bench={name}", "duration_s=0.3", STRESSOR_ARGS[name])
     assert rc == 0, out
     assert 0.25 < time.monotonic() - t0 < 5
-    _, end = check_begin_end(recs, "cpu_spin", role="stressor")
+    _, end = check_begin_end(recs, name, role="stressor")
     assert "samples" not in end and not only(recs, "METRIC")
 
 
@@ -314,3 +347,156 @@ def test_hidden_latency_with_cache_flushing(bench):
     # the flushes themselves (16 MiB memsets, ~ms each) are never recorded as gaps
     long_gaps = [s for s in only(recs, "SAMPLE") if int(s["value"]) > int(b["freq_hz"]) // 2000]
     assert len(long_gaps) < int(meta["flushes"]) // 2, (len(long_gaps), meta["flushes"])
+
+
+# ---- the MiBench-style measurers, checked against independent Python references ----
+
+def metas(recs):
+    return {k: v for m in only(recs, "META") for k, v in m.items()}
+
+def test_basicmath_matches_python_reference(bench):
+    rc, recs, out = run(bench, "bench=basicmath", "iterations=3", "scale=2")
+    assert rc == 0, out
+    check_begin_end(recs, "basicmath")
+    m = metas(recs)
+    roots, root_sum, usqrt_sum, rad_sum, deg_sum = basicmath_ref(2)
+    assert m["cubics"] == "36000" and int(m["roots"]) == roots
+    assert abs(int(m["roots_sum_micro"]) - root_sum) <= 2, (m, root_sum)
+    assert int(m["usqrt_sum"]) == usqrt_sum
+    assert abs(int(m["rad_sum_micro"]) - rad_sum) <= 2
+    assert abs(int(m["deg_sum_micro"]) - deg_sum) <= 2
+
+
+@pytest.mark.parametrize("count,seed", [(1000, 7), (4096, 0xFFFFFFFF), (75000, 0x12345678)])
+def test_bitcount_total_matches_python(bench, count, seed):
+    rc, recs, out = run(bench, "bench=bitcount", "iterations=2", f"count={count}",
+                        f"seed={seed}")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "bitcount")
+    assert int(metas(recs)["total"]) == bitcount_ref(count, seed)
+    assert [m["name"] for m in only(recs, "METRIC")] == [
+        "bitcount_nibble", "bitcount_byte", "bitcount_shift", "bitcount_kernighan",
+        "bitcount_swar"]
+    assert end["samples"] == "10"
+
+@pytest.mark.parametrize("w,h,seed,bt", [(64, 48, 1, 20), (50, 37, 5, 12)])
+def test_susan_matches_python_reference(bench, w, h, seed, bt):
+    rc, recs, out = run(bench, "bench=susan", "iterations=2", f"width={w}", f"height={h}",
+                        f"seed={seed}", f"bt={bt}")
+    assert rc == 0, out
+    check_begin_end(recs, "susan")
+    m = metas(recs)
+    want = susan_ref(w, h, seed, bt)
+    assert {k: int(m[k]) for k in want} == want
+    assert want["edges"] > 0
+
+
+def test_susan_default_size_finds_the_drawn_corners(bench):
+    rc, recs, out = run(bench, "bench=susan", "iterations=2")
+    assert rc == 0, out
+    m = metas(recs)
+    assert (m["width"], m["height"]) == ("384", "288")
+    # two rectangles and a triangle are drawn: 11 corners
+    assert m["corners"] == "11" and int(m["edges"]) > 1000
+
+
+def test_membus_and_memcpy_sizes(bench):
+    rc, recs, out = run(bench, "bench=membus", "duration_s=0.01", "size=1000k", "line=128",
+                        "mode=write")
+    assert rc == 0, out
+    m = metas(recs)
+    assert (m["bytes_per_pass"], m["lines_per_pass"], m["line"], m["mode"]) == (
+        str(1000 * 1024 // 128 * 128), str(1000 * 1024 // 128), "128", "write")
+    rc, recs, out = run(bench, "bench=membus", "duration_s=0.01", "llc_bytes=2m")
+    assert rc == 0 and metas(recs)["bytes_per_pass"] == str(4 << 20), out
+    rc, recs, out = run(bench, "bench=memcpy", "duration_s=0.01")
+    assert rc == 0 and metas(recs)["bytes_per_pass"] == str(1 << 20), out
+
+
+# ---- selftest ----
+
+def test_selftest_passes_and_reports_every_check(bench):
+    rc, recs, out = run(bench, "bench=selftest", "run=st", "iterations=5")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "selftest")
+    m = metas(recs)
+    for check in ("console", "cpus", "memory", "cache", "freq", "counter"):
+        assert m[f"check_{check}"] == "pass", (check, out)
+    assert m["check_timer"] == "skip"                 # native has no timer interrupts
+    assert int(m["mem_largest"]) == 64 << 20 and m["mem_failed_at"] == "0"
+    assert int(m["cpus"]) == len(os.sched_getaffinity(0))
+    assert m["counter_backwards"] == "0" and int(m["counter_min_step"]) > 0
+    assert end["samples"] == "10"
+
+
+def test_selftest_freq_agreement(bench):
+    rc, recs, out = run(bench, "bench=selftest", "iterations=2", "mem_max=2m")
+    hz = int(recs[0][1]["freq_hz"])
+    rc, recs, out = run(bench, "bench=selftest", "iterations=2", "mem_max=2m",
+                        f"freq_hz={hz + hz // 1000}")
+    assert rc == 0, out                                # 0.1% off: within 2%
+    m = metas(recs)
+    assert m["check_freq"] == "pass" and m["freq_given"] == "1"
+    assert 500 <= int(m["freq_dev_ppm"]) <= 1500
+
+
+@pytest.mark.parametrize("args,check,why", [
+    (["expect_cpus=999"], "cpus", "cpus"),
+    (["freq_hz=1000000000"], "freq", "freq_hz disagrees"),
+])
+def test_selftest_failing_check(bench, args, check, why):
+    rc, recs, out = run(bench, "bench=selftest", "run=sf", "iterations=2", "mem_max=2m", *args)
+    assert rc == 1, out
+    _, end = check_begin_end(recs, "selftest", status="fail")
+    m = metas(recs)
+    assert m[f"check_{check}"] == "fail" and why in end["reason"]
+    assert m["check_counter"] == "pass"                # the other checks still ran
+    assert end["samples"] == "4"
+
+
+def test_math_library_against_libm(tmp_path):
+    """guests/lib/math.c (the guests' libm replacement) vs the host's libm, in ulps."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    drv = tmp_path / "drv.c"
+    drv.write_text(r"""
+#include <math.h>
+#include <stdio.h>
+double xt_sqrt(double), xt_cbrt(double), xt_exp(double), xt_sin(double), xt_cos(double),
+       xt_atan(double), xt_acos(double);
+static double ulps(double a, double b) {
+    if (a == b) return 0;
+    if (isnan(a) || isnan(b)) return 1e9;
+    double u = nextafter(fabs(b), INFINITY) - fabs(b);
+    return fabs(a - b) / u;
+}
+int main(void) {
+    double w[7] = {0};
+    for (int i = -200000; i <= 200000; i++) {
+        double x = i * 1.37e-5 * (1 + (i & 7) * 0.31), t;
+        double y = fmax(-1, fmin(1, x / 34));
+        t = ulps(xt_sqrt(fabs(x) * 1e3), sqrt(fabs(x) * 1e3)); w[0] = fmax(w[0], t);
+        t = ulps(xt_cbrt(x * 1e4), cbrt(x * 1e4)); w[1] = fmax(w[1], t);
+        t = ulps(xt_exp(x * 20), exp(x * 20)); w[2] = fmax(w[2], t);
+        t = ulps(xt_sin(x * 3), sin(x * 3)); if (fabs(sin(x * 3)) > 1e-3) w[3] = fmax(w[3], t);
+        t = ulps(xt_cos(x * 3), cos(x * 3)); if (fabs(cos(x * 3)) > 1e-3) w[4] = fmax(w[4], t);
+        t = ulps(xt_atan(x * 10), atan(x * 10)); w[5] = fmax(w[5], t);
+        t = ulps(xt_acos(y), acos(y)); w[6] = fmax(w[6], t);
+    }
+    printf("%g %g %g %g %g %g %g\n", w[0], w[1], w[2], w[3], w[4], w[5], w[6]);
+    printf("%d %d %d\n", xt_exp(0) == 1.0, xt_acos(-1) == M_PI, isnan(xt_acos(1.5)));
+    printf("%.17g %.17g\n", xt_sqrt(4.9e-324), xt_cbrt(-27.0));
+    return 0;
+}
+""")
+    exe = tmp_path / "drv"
+    subprocess.run(["gcc", "-O2", f"-I{ROOT / 'guests' / 'lib'}", str(drv),
+                    str(ROOT / "guests" / "lib" / "math.c"), "-lm", "-o", str(exe)],
+                   check=True, capture_output=True, timeout=120)
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True,
+                           timeout=60).stdout.split("\n")
+    worst = [float(v) for v in lines[0].split()]
+    assert max(worst) <= 8, dict(zip("sqrt cbrt exp sin cos atan acos".split(), worst))
+    assert lines[1] == "1 1 1"
+    sub, cube = (float(v) for v in lines[2].split())
+    assert sub == pytest.approx(math.sqrt(4.9e-324), rel=1e-15) and cube == -3.0

@@ -1,6 +1,8 @@
 /* cache.c - cache sizes from CPUID: leaf 4 (Intel), else leaf 0x8000001d (AMD with
  * topology extensions; same layout), else the legacy AMD leaves 0x80000005/6.
- * (guests/lib applies the llc_bytes=/l2_bytes= overrides.) One CPU per probe guest. */
+ * (guests/lib applies the llc_bytes=/l2_bytes= overrides.) One CPU per probe guest.
+ * Caveat: on kvm-pvm, CPUID in ring 3 (where this runs) is not intercepted and shows
+ * the host's real caches; under VT-x/AMD-V it shows QEMU's -cpu model. */
 #include "platform.h"
 #include "x86.h"
 

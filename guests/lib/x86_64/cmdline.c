@@ -4,13 +4,13 @@
 #include "platform.h"
 #include "x86.h"
 
-static char cmdline[4096];
+static char cmdline[8192];          /* guests/lib reports lines over its own limit */
 
-void x86_cmdline_set(const char *s, size_t max)
+void x86_cmdline_set(const char *s)
 {
 	size_t i = 0;
 	if (s)
-		for (; i < max && i < sizeof cmdline - 1 && s[i]; i++)
+		for (; i < sizeof cmdline - 1 && s[i]; i++)
 			cmdline[i] = s[i];
 	cmdline[i] = 0;
 }

@@ -17,7 +17,7 @@ extern uint64_t x86_gdt_tss[2];
 void x86_cpu_init(void)
 {
 	uint64_t base = (uintptr_t)&x86_tss, limit = sizeof x86_tss - 1;
-	x86_tss.rsp[0] = (uintptr_t)x86_kernel_stack_guard + 4096 + 65536;
+	x86_tss.rsp[0] = (uintptr_t)x86_kernel_stack_top;
 	x86_tss.ist[0] = (uintptr_t)x86_ist_stack_top;
 	x86_tss.iomap_base = sizeof x86_tss;    /* no I/O bitmap: ring 3 has no port access */
 	x86_gdt_tss[0] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |

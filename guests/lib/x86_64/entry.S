@@ -65,15 +65,21 @@ x86_isr_common:
 	hlt
 	jmp 2b
 
-/* LAPIC timer: read the counter first, then save what C may clobber, including the
- * SSE state (the handler is arch-neutral code compiled with SSE). */
+/* LAPIC timer. Reads the counter first; x86_lapic_timer_irq (lapic.c) acknowledges
+ * the interrupt and returns the handler to call, or NULL. The handler is arch-neutral
+ * code compiled with SSE, which the kvm-pvm ring-0 emulator cannot run, so it is
+ * delivered like a signal: the interrupted ring-3 context is pushed on the user stack
+ * (below a 128-byte red zone) and iretq goes to x86_timer_upcall in ring 3, which
+ * saves the rest (fxsave), calls handler(now) natively and returns to the interrupted
+ * code without entering ring 0 again. Interrupts from ring 0 cannot happen (ring 0
+ * runs with IF=0); if one does, the handler is called in place. */
 	.globl x86_isr_timer
 x86_isr_timer:
 	push %rax
 	push %rdx
 	rdtsc
 	shl $32, %rdx
-	or %rdx, %rax
+	or %rdx, %rax                   /* now */
 	push %rcx
 	push %rsi
 	push %rdi
@@ -81,16 +87,47 @@ x86_isr_timer:
 	push %r9
 	push %r10
 	push %r11
-	push %rbp
-	mov %rsp, %rbp
-	sub $512, %rsp
-	and $-64, %rsp
-	fxsave64 (%rsp)
+	push %rbx
+	/* rbx 0, r11 8, r10 16, r9 24, r8 32, rdi 40, rsi 48, rcx 56, rdx 64, rax 72,
+	 * then the CPU frame: rip 80, cs 88, rflags 96, rsp 104, ss 112 */
+	mov %rax, %rbx
 	mov %rax, %rdi
+	sub $8, %rsp
 	call x86_lapic_timer_irq
-	fxrstor64 (%rsp)
-	mov %rbp, %rsp
-	pop %rbp
+	add $8, %rsp
+	test %rax, %rax
+	jz 9f
+	testb $3, 88(%rsp)
+	jnz 1f
+	mov %rbx, %rdi                  /* from ring 0: call in place */
+	sub $8, %rsp
+	call *%rax
+	add $8, %rsp
+	jmp 9f
+1:	mov 104(%rsp), %rcx             /* user rsp */
+	sub $128, %rcx                  /* red zone */
+	mov 80(%rsp), %rdx
+	mov %rdx, -8(%rcx)              /* interrupted rip */
+	lea -8(%rcx), %rdx
+	mov %rdx, -16(%rcx)             /* for pop %rsp */
+	mov 96(%rsp), %rdx
+	mov %rdx, -24(%rcx)             /* rflags */
+	mov 72(%rsp), %rdx
+	mov %rdx, -32(%rcx)             /* rax */
+	mov 64(%rsp), %rdx
+	mov %rdx, -40(%rcx)             /* rdx */
+	mov 56(%rsp), %rdx
+	mov %rdx, -48(%rcx)             /* rcx */
+	mov 40(%rsp), %rdx
+	mov %rdx, -56(%rcx)             /* rdi */
+	mov 48(%rsp), %rdx
+	mov %rdx, -64(%rcx)             /* rsi */
+	sub $64, %rcx
+	mov %rcx, 104(%rsp)
+	movq $x86_timer_upcall, 80(%rsp)
+	mov %rbx, 40(%rsp)              /* upcall's rdi = now */
+	mov %rax, 48(%rsp)              /* upcall's rsi = handler */
+9:	pop %rbx
 	pop %r11
 	pop %r10
 	pop %r9
@@ -102,14 +139,42 @@ x86_isr_timer:
 	pop %rax
 	iretq
 
+x86_timer_upcall:                   /* ring 3: handler(now) in %rsi(%rdi) */
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbp
+	mov %rsp, %rbp
+	sub $512, %rsp
+	and $-64, %rsp
+	fxsave64 (%rsp)
+	call *%rsi
+	fxrstor64 (%rsp)
+	mov %rbp, %rsp
+	pop %rbp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rsi
+	pop %rdi
+	pop %rcx
+	pop %rdx
+	pop %rax
+	popfq                           /* IF stays as it is (ring 3, IOPL 0) */
+	pop %rsp                        /* = address of the interrupted rip */
+	ret $128
+
 	.globl x86_isr_spurious
 x86_isr_spurious:                   /* LAPIC spurious vector: no EOI */
 	iretq
 
 /* long xt_run_unprivileged(long (*fn)(void *), void *arg)
- * From ring 0 (and no ring-3 call active): run fn(arg) in ring 3 on the user stack.
- * From ring 3, or from ring 0 while a ring-3 call is active (an interrupt handler):
- * a plain call. */
+ * From ring 0 with no ring-3 call active (x86_boot): run fn(arg) in ring 3 on the user
+ * stack, back through x86_user_return_ud2. From ring 3 (all of xt_main), or from ring 0
+ * while a ring-3 call is active (a trap handler; must not reuse the user stack): a
+ * plain call. */
 	.globl xt_run_unprivileged
 xt_run_unprivileged:
 	mov %cs, %eax

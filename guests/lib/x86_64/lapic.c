@@ -2,7 +2,8 @@
  * whichever mode the firmware left). TSC-deadline mode when CPUID.1:ECX[24] says so;
  * otherwise one-shot mode with the APIC-tick/TSC-tick ratio calibrated once (~1.5 ms)
  * on first use. The handler never runs before its deadline (an early one-shot expiry
- * is re-armed for the rest). Set up lazily: nothing of this runs at boot. */
+ * is re-armed for the rest). The handler runs in ring 3 (see entry.S). Set up lazily:
+ * nothing of this runs at boot. */
 #include "platform.h"
 #include "x86.h"
 
@@ -23,7 +24,7 @@ static bool x2apic;
 static volatile uint32_t *mmio;
 static uint64_t ratio;                          /* APIC ticks per TSC tick << RATIO_SHIFT */
 static uint64_t armed_deadline;
-static void (*handler)(uint64_t now);
+static x86_timer_fn handler;
 
 static void apic_write(unsigned reg, uint32_t v)
 {
@@ -85,14 +86,14 @@ static void program(uint64_t deadline)
 		return;
 	}
 	uint64_t now = rdtsc(), delta = deadline > now ? deadline - now : 0, count;
-	if (delta >= (1ull << (63 - RATIO_SHIFT)) / (ratio + 1))
-		count = 0xffffffff;
+	if (ratio && delta > UINT64_MAX / ratio)
+		count = 0xffffffff;                     /* far away: re-armed on expiry */
 	else
 		count = (delta * ratio) >> RATIO_SHIFT;
 	apic_write(APIC_TICR, count > 0xffffffff ? 0xffffffff : count ? (uint32_t)count : 1);
 }
 
-bool x86_lapic_timer_arm(uint64_t deadline, void (*h)(uint64_t now))
+bool x86_lapic_timer_arm(uint64_t deadline, x86_timer_fn h)
 {
 	if (mode == UNINIT)
 		init();
@@ -111,18 +112,19 @@ bool x86_lapic_timer_arm(uint64_t deadline, void (*h)(uint64_t now))
 	return true;
 }
 
-void x86_lapic_timer_irq(uint64_t now)
+/* From entry.S: acknowledge; return the handler to run (entry.S runs it in ring 3). */
+x86_timer_fn x86_lapic_timer_irq(uint64_t now)
 {
 	apic_write(APIC_EOI, 0);
 	if (!handler)
-		return;
+		return 0;
 	if (now < armed_deadline) {                     /* one-shot expired early */
 		program(armed_deadline);
-		return;
+		return 0;
 	}
-	void (*h)(uint64_t) = handler;
+	x86_timer_fn h = handler;
 	handler = 0;
-	h(now);
+	return h;
 }
 
 bool xt_timer_oneshot(uint64_t deadline_counter, void (*h)(uint64_t now))

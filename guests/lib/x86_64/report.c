@@ -1,6 +1,7 @@
 /* report.c - minimal self-contained output for the platform's own protocol lines
  * (fault reports, bad platform parameters): usable before guests/lib is initialised
- * and from exception context. */
+ * and from exception context, and free of SSE (guests/lib code may be vectorised,
+ * which the kvm-pvm ring-0 emulator cannot run). */
 #include "platform.h"
 #include "x86.h"
 
@@ -27,7 +28,7 @@ void x86_print_run(void)
 {
 	char run[128];
 	x86_print("run=");
-	x86_print(x86_param_str("run", run, sizeof run) && run[0] ? run : "unknown");
+	x86_print(x86_param_str("run", run, sizeof run) && run[0] ? run : "0");  /* as guests/lib */
 }
 
 void x86_fail_param(const char *key, const char *msg)

@@ -13,7 +13,7 @@ long x86_syscall_dispatch(long nr, long a, long b, long c)
 	case X86_SYS_EXIT:
 		x86_exit_now((int)a);
 	case X86_SYS_TIMER:
-		return x86_lapic_timer_arm((uint64_t)a, (void (*)(uint64_t))b);
+		return x86_lapic_timer_arm((uint64_t)a, (x86_timer_fn)b);
 	}
 	return -1;
 }

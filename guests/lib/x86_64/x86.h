@@ -1,12 +1,13 @@
 /* x86.h - private interfaces of the x86-64 probe platform (guests/lib/x86_64/).
  *
- * Privilege model (see also user.c): ring 0 does the minimum (boot, descriptor tables,
+ * Privilege model (see entry.S): ring 0 does the minimum (boot, descriptor tables,
  * devices) and then runs the arch-neutral xt_main() in ring 3, because on kvm-pvm
  * hosts guest ring 0 is emulated instruction by instruction while ring 3 runs
  * natively. Platform functions that need ring 0 (console, exit, timer) detect the
  * current privilege level and, from ring 3, enter ring 0 through a `ud2` gate at a
  * known address (x86_syscall). Interrupts are disabled in ring 0 and enabled in ring 3;
- * nothing raises one unless xt_timer_oneshot() armed the LAPIC timer.
+ * nothing raises one unless xt_timer_oneshot() armed the LAPIC timer, whose handler is
+ * then delivered to ring 3 like a signal (entry.S), never run in ring 0.
  *
  * Memory map (guest-physical = virtual, 2 MiB pages up to 4 GiB, the first 2 MiB in
  * 4 KiB pages for the NULL and stack guard pages; every page has U/S set):
@@ -72,7 +73,7 @@ static inline unsigned x86_cpl(void)
 extern uint64_t x86_pt_low[512];          /* 4 KiB page table for 0..2 MiB */
 extern char x86_image_start[], x86_image_end[];
 extern char x86_user_stack_guard[], x86_kernel_stack_guard[];
-extern char x86_user_stack_top[], x86_ist_stack_top[];
+extern char x86_kernel_stack_top[], x86_ist_stack_top[];
 extern char x86_isr_table[];              /* 32 exception stubs */
 extern char x86_isr_timer[], x86_isr_spurious[];
 long x86_syscall(long nr, long a, long b, long c);
@@ -86,7 +87,7 @@ struct x86_bootinfo {
 	struct x86_mem_range ram[X86_MAX_MEMMAP];
 };
 extern struct x86_bootinfo x86_boot_info;
-void x86_cmdline_set(const char *s, size_t max);
+void x86_cmdline_set(const char *s);
 void x86_pvh_parse(uint32_t start_info);
 void x86_multiboot_parse(uint32_t mbi);
 
@@ -103,8 +104,9 @@ void x86_uart_flush(void);
 void x86_pic_disable(void);
 bool x86_pci_present(void);
 void x86_exit_now(int status) __attribute__((noreturn));
-bool x86_lapic_timer_arm(uint64_t deadline, void (*handler)(uint64_t now));
-void x86_lapic_timer_irq(uint64_t now);
+typedef void (*x86_timer_fn)(uint64_t now);
+bool x86_lapic_timer_arm(uint64_t deadline, x86_timer_fn handler);
+x86_timer_fn x86_lapic_timer_irq(uint64_t now);
 
 /* report.c: console output for the platform's own reports (works in ring 0 and 3). */
 void x86_print(const char *s);

@@ -74,14 +74,6 @@ def quantiles(hist: np.ndarray, qs, vmin: float, vmax: float) -> np.ndarray:
     return xlo + (h - lo) * (xhi - xlo)
 
 
-def count_above(hist: np.ndarray, threshold: float) -> tuple[int, bool]:
-    """Samples above `threshold`: (count, exact?) — inexact when it falls inside a wide bucket."""
-    b = int(bucket_index(np.array([max(threshold, 0)], dtype=np.uint64))[0])
-    low, width = bucket_bounds(np.array([b]))
-    exact = width[0] == 1 or threshold < low[0]
-    return int(hist[b + 1:].sum()) + (0 if width[0] == 1 else int(hist[b])), bool(exact)
-
-
 def nonzero(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(bucket lower bounds, widths, counts) of the non-empty buckets, for plots."""
     idx = np.flatnonzero(hist)

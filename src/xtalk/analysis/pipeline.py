@@ -68,7 +68,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     runs = store.runs()
     used = [r for r in runs if r.get("status") == "pass" and (opt.include_warmup or not r.get("warmup"))]
     deadlines = list(spec.get("deadlines") or [])
-    events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"])) for r in runs}
+    events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"]), r.get("origin_host_ns")) for r in runs}
     streams = scan(store.path, used, deadlines, opt.include_warmup, threads=opt.threads)
     configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
     per_run, per_config, pooled = stats_rows(streams, configs_of)
@@ -130,7 +130,11 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     verdicts = verdict.metric_verdicts(per_config, comparisons, gates, baselines,
                                        {(t["config_id"], t["metric"]): t for t in timelines.values()})
     long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
-    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs)
+    metrics_of: dict[str, list[str]] = {}
+    for r in per_config:
+        metrics_of.setdefault(r["config_id"], []).append(r["metric"])
+    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs,
+                                           metrics_of)
     warnings = stability.run_warnings(runs, events) + stability.data_warnings(per_config, per_run, runs)
     if skipped:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
@@ -156,7 +160,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
         "timelines": list(timelines.values()), "drift": drifts,
         "evt": list(evts.values()),
-        "gates": gates, "verdicts": verdicts, "overall": verdict.overall(gates),
+        "gates": gates, "verdicts": verdicts, "overall": verdict.overall(gates, len(gate_models)),
         "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
     }
     return Analysis(str(store.path), opt, clean(result), streams, pooled, events)

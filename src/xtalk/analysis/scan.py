@@ -24,8 +24,9 @@ USE_THREADS = False  # runs are scanned in parallel already; nested decode threa
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 
 
-def timeline_events(run_dir: Path) -> list[dict]:
-    """The run's executed timeline events (kind=timeline), in time order."""
+def timeline_events(run_dir: Path, origin_host_ns: float | None = None) -> list[dict]:
+    """The run's executed timeline events (kind=timeline), in time order, with t_s on the
+    run's final time origin (meta origin_host_ns) as the samples' t_s, like results/query.py."""
     path = run_dir / "events.jsonl"
     out = []
     if path.is_file():
@@ -34,7 +35,11 @@ def timeline_events(run_dir: Path) -> list[dict]:
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if rec.get("kind") == "timeline" and rec.get("t_s") is not None:
+            if rec.get("kind") != "timeline":
+                continue
+            if origin_host_ns is not None and rec.get("host_ns") is not None:
+                rec["t_s"] = (rec["host_ns"] - origin_host_ns) / 1e9
+            if rec.get("t_s") is not None:
                 out.append(rec)
     return sorted(out, key=lambda r: r["t_s"])
 
@@ -127,7 +132,7 @@ def scan(store_path: Path, runs: list[dict], deadlines: list[dict], include_warm
 
     def one(meta: dict) -> dict[str, Stream]:
         run_dir = store_path / "runs" / meta["run_id"]
-        events = timeline_events(run_dir)
+        events = timeline_events(run_dir, meta.get("origin_host_ns"))
         cuts = tuple(e["t_s"] for e in events) or None
         per = {m: k for (r, m), k in skip.items() if r == meta["run_id"]}
         return scan_run(run_dir, meta, deadlines, include_warmup, per, cuts)

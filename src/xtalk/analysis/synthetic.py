@@ -43,9 +43,13 @@ def with_step(gen: Generator, first: int, last: int, factor: float) -> Generator
     return stepped
 
 
-def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, metric: str = "m",
+def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, metric: str | tuple = "m",
               unit: str = "cycles", freq_hz: float = 1e9, seed: int = 0, index: int = 0, status: str = "pass",
-              events: list[dict] | None = None, chunk: int = 1 << 22, extra_meta: dict | None = None) -> None:
+              events: list[dict] | None = None, chunk: int = 1 << 22, extra_meta: dict | None = None,
+              clock: bool = True) -> None:
+    """`metric`: a name, or a tuple of names the samples cycle through; `clock=False`
+    writes t_s as NaN (a run without clock pairs)."""
+    names = (metric,) if isinstance(metric, str) else tuple(metric)
     run_dir = path / "runs" / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     config_id = "-".join(str(v) for v in config.values()) or "default"
@@ -53,7 +57,7 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     counter = 0
     events = [dict(e) for e in events or []]
     pending = {i: e["at_sample"] for i, e in enumerate(events) if "at_sample" in e}
-    ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id), ("metric", metric))}
+    ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id))}
     with pq.ParquetWriter(run_dir / "samples.parquet", SCHEMA, compression="zstd") as writer:
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
@@ -65,11 +69,13 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
                     del pending[i]
             counter = int(t[-1])
             zeros = np.zeros(m, np.int32)
+            codes = (np.arange(start, start + m) % len(names)).astype(np.int32)
             writer.write_table(pa.table({
                 **{k: pa.DictionaryArray.from_arrays(zeros, v) for k, v in ids.items()},
+                "metric": pa.DictionaryArray.from_arrays(codes, pa.array(list(names))),
                 "seq": np.arange(start, start + m, dtype=np.uint64), "t": t, "value": values,
                 "flags": np.zeros(m, np.uint32), "value_ns": values * (1e9 / freq_hz),
-                "t_s": t * (1.0 / freq_hz), "warmup": np.zeros(m, bool),
+                "t_s": t * (1.0 / freq_hz) if clock else np.full(m, np.nan), "warmup": np.zeros(m, bool),
             }, schema=SCHEMA))
     with open(run_dir / "events.jsonl", "w") as f:
         for ev in events:
@@ -78,7 +84,8 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": index, "status": status,
             "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,
             "ring_lost_samples": 0, "freq_hz": freq_hz, "schema_version": SCHEMA_VERSION,
-            "metrics": {"0": {"name": metric, "unit": unit}}, "duration_s": counter / freq_hz,
+            "metrics": {str(i): {"name": name, "unit": unit} for i, name in enumerate(names)},
+            "duration_s": counter / freq_hz,
             **(extra_meta or {})}
     (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
 

@@ -70,14 +70,16 @@ def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], bas
     return sorted(out, key=lambda v: order.get(v["kpi"], 99))
 
 
-def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict], assessed: bool = True) -> list[dict]:
-    """`assessed` false (runs shorter than LONG_RUN_S and no timeline): rows say so."""
+def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict], assessed: bool = True,
+                       metrics: dict[str, list[str]] | None = None) -> list[dict]:
+    """One row per configuration (`metrics`: config -> its metrics); `assessed` false (runs
+    shorter than LONG_RUN_S and no timeline): the rows say so."""
     out = []
-    for cid, rows in drifts.items():
+    for cid, names in (metrics or {c: sorted({r["metric"] for r in rows}) for c, rows in drifts.items()}).items():
+        rows = drifts.get(cid, [])
         if not assessed:
-            out.append({"kpi": LONG_TERM, "metric": ", ".join(sorted({r['metric'] for r in rows if r})),
-                        "config_id": cid, "verdict": "not assessed", "gates": [],
-                        "evidence": f"runs shorter than {LONG_RUN_S:g} s and no timeline"})
+            out.append({"kpi": LONG_TERM, "metric": ", ".join(names), "config_id": cid, "verdict": "not assessed",
+                        "gates": [], "evidence": f"runs shorter than {LONG_RUN_S:g} s and no timeline"})
             continue
         worst = max((abs(r["drift_pct"]) for r in rows if r and r.get("drift_pct") is not None), default=None)
         tl = timelines.get(cid)
@@ -90,14 +92,15 @@ def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict]
             evidence.append(f"largest drift first-to-last fifth of a run {worst:.2f}%")
         if recovered is not None:
             evidence.append(f"after the timeline vs before: {recovered:+.2f}%")
-        out.append({"kpi": LONG_TERM, "metric": ", ".join(sorted({r['metric'] for r in rows if r})),
-                    "config_id": cid, "verdict": "no data" if worst is None and recovered is None
+        out.append({"kpi": LONG_TERM, "metric": ", ".join(names), "config_id": cid, "verdict": "no data" if worst is None and recovered is None
                     else "drift" if bad else "stable", "gates": [],
                     "evidence": "; ".join(evidence) + f" (threshold {DRIFT_PCT:g}%)"})
     return out
 
 
-def overall(gates: list[dict]) -> str:
+def overall(gates: list[dict], defined: int = 0) -> str:
+    """FAIL / PASS from the gate results; NO GATES without gates in the spec; NOT EVALUATED
+    when the spec has gates but no configuration they apply to (only the baseline ran)."""
     if not gates:
-        return "NO GATES"
+        return "NOT EVALUATED" if defined else "NO GATES"
     return "FAIL" if any(not g["passed"] for g in gates) else "PASS"

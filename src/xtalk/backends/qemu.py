@@ -33,7 +33,10 @@ from .hostproc import affinity, apply_policy, kill_and_reap, spawn
 
 # Per guest architecture: image (make target, path), RAM base, ring address, machine args.
 ARCHES = {
-    "x86_64": {"target": "x86_64", "image": "build/x86_64/xtalk-probe.elf", "ram_base": 0,
+    # microvm: the PVH-only image (QEMU tries multiboot first when both entries exist);
+    # pc: the multiboot one (images_by_machine).
+    "x86_64": {"target": "x86_64", "image": "build/x86_64/xtalk-probe-pvh.elf", "ram_base": 0,
+               "images_by_machine": {"pc": "build/x86_64/xtalk-probe.elf", "q35": "build/x86_64/xtalk-probe.elf"},
                "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
     "aarch64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
@@ -119,7 +122,9 @@ class QemuBackend(Backend):
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.image is None:
-            self.image = artifacts.build(self.arch["target"], self.arch["image"])
+            machine = (self.opts.machine or self.arch["machine"]).split(",")[0]
+            image = self.arch.get("images_by_machine", {}).get(machine, self.arch["image"])
+            self.image = artifacts.build(self.arch["target"], image)
             self.freq_hz = self._host_tsc_hz()
         if not shutil.which(self.arch["qemu"]):
             raise InfrastructureError(f"{self.arch['qemu']} not found (install QEMU for {self.opts.arch})")

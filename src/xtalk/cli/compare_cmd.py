@@ -7,10 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ..analysis.campaigns import compare_campaigns
-from ..analysis.pipeline import Options, analyze
 from ..errors import EXIT_OK
-from ..report import compare_page
 from .common import add_out, console, find_campaign
 
 
@@ -27,6 +24,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    # heavy (scipy, matplotlib): imported only when this command runs
+    from ..analysis.campaigns import compare_campaigns
+    from ..analysis.pipeline import Options, analyze
+    from ..report import compare_page
     opt = Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup, evt=False)
     sa, sb = find_campaign(args.out, args.a), find_campaign(args.out, args.b)
     a, b = analyze(sa, opt), analyze(sb, opt)

@@ -8,10 +8,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ..analysis.pipeline import Options, analyze
 from ..errors import EXIT_GATE_FAILED, EXIT_OK
-from ..report.build import write_report
-from ..report.tables import comparison_table, stats_table, timeline_tables
 from .common import add_out, console, find_campaign
 
 
@@ -39,6 +36,10 @@ def _rich(t) -> Table:
 
 
 def run(args) -> int:
+    # heavy (scipy, matplotlib): imported only when this command runs
+    from ..analysis.pipeline import Options, analyze
+    from ..report.build import write_report
+    from ..report.tables import comparison_table, stats_table, timeline_tables
     store = find_campaign(args.out, args.campaign)
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"

@@ -1,7 +1,7 @@
 """Write a campaign's report directory: report.html (self-contained), report.md with
 plots/*.png, report.json (everything computed), stats.csv (per configuration and per
-run), samples.parquet (every stored sample of every run, streamed through DuckDB, never
-loaded whole) and junit.xml (the gates).
+run), samples.parquet (every stored sample of every run, copied one row group at a time,
+never loaded whole) and junit.xml (the gates).
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
 from . import html, markdown, plots
@@ -46,13 +47,29 @@ def stats_csv(res: dict, path: Path) -> None:
 
 
 def export_samples(store_path: Path, path: Path) -> int:
-    files = sorted(str(p) for p in (store_path / "runs").glob("*/samples.parquet"))
+    """Concatenate every run's samples.parquet, one row group at a time (bounded memory);
+    runs whose schema differs (another xtalk version) go through DuckDB instead."""
+    files = sorted((store_path / "runs").glob("*/samples.parquet"))
     if not files:
         return 0
-    con = duckdb.connect()
-    con.execute(f"COPY (SELECT * FROM read_parquet({files!r}, union_by_name=true)) TO '{path}' "
-                "(FORMAT parquet, COMPRESSION zstd)")
-    return int(con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0])
+    schema = pq.read_schema(files[0])
+    if any(not pq.read_schema(f).equals(schema) for f in files[1:]):
+        con = duckdb.connect()
+        con.execute("SET memory_limit='1GB'")
+        con.execute("SET preserve_insertion_order=false")
+        names = [str(f) for f in files]
+        con.execute(f"COPY (SELECT * FROM read_parquet({names!r}, union_by_name=true)) TO '{path}' "
+                    "(FORMAT parquet, COMPRESSION zstd)")
+        return int(con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0])
+    rows = 0
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for f in files:
+            pf = pq.ParquetFile(f)
+            for i in range(pf.metadata.num_row_groups):
+                table = pf.read_row_group(i)
+                writer.write_table(table)
+                rows += table.num_rows
+    return rows
 
 
 def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:

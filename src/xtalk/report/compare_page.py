@@ -114,7 +114,8 @@ def page(cmp: dict, tabs: list[Table], figs: list[dict]) -> str:
                        for w in cmp["warnings"][key])
         flags = "".join(f"<li class=\"warning\">{_html.escape(f)}</li>" for f in cmp["noise_flags"][key])
         return (f"<h3>{key.upper()}: {_html.escape(str(s['label']))}</h3><p>campaign {_html.escape(str(s.get('id')))}, "
-                f"overall {_html.escape(s['overall'])}, host {_html.escape(str(s['host']))}</p>"
+                f"overall {_html.escape(s['overall'])}, host "
+                f"{_html.escape(', '.join(str(v) for v in s['host'].values() if v))}</p>"
                 f"<ul>{warn}{flags}</ul>")
     unmatched = ""
     if cmp["only_a"] or cmp["only_b"]:

@@ -15,10 +15,10 @@ h1{font-size:1.6em;margin-bottom:4px} h2{margin-top:32px;border-bottom:1px solid
 table{border-collapse:collapse;margin:8px 0 4px 0;font-size:12px;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
 th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
-td.text{text-align:left;max-width:520px}
+td.text,th.text{text-align:left;max-width:520px}
 .note{color:#555;font-size:12px;margin:2px 0 10px 0}
 .badge{display:inline-block;padding:4px 12px;border-radius:4px;font-weight:bold;color:#fff}
-.PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES{background:#757575}
+.PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES,.NOTEVALUATED{background:#757575}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
 .vFAIL{background:#ffcdd2}.vPASS{background:#c8e6c9}.vinterference,.vdrift{background:#ffe0b2}
 figure{margin:14px 0} figure img{max-width:100%;border:1px solid #ddd}
@@ -30,7 +30,8 @@ TEXT_COLS = {"statement", "evidence", "gates", "reasons", "detail", "reason", "v
 
 
 def table_html(t: Table) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in t.headers)
+    head = "".join(("<th class=\"text\">" if h in TEXT_COLS else "<th>") + html.escape(h) + "</th>"
+                   for h in t.headers)
     body = []
     for row in t.rows:
         cells = []

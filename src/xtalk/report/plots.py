@@ -87,7 +87,7 @@ def violin(res: dict, pooled: dict, metric: str, unit: str) -> bytes:
 def rampup(res: dict, streams: dict, configs_of: dict, metric: str, unit: str, first: int = 500) -> bytes:
     ramp = {(r["run_id"], r["metric"]): r for r in res["rampup"]}
     cfgs = list(dict.fromkeys(configs_of[r] for (r, m) in streams if m == metric))
-    fig = Figure(figsize=(10, 2.6 * len(cfgs)))
+    fig = Figure(figsize=(10, 2.6 * len(cfgs)), layout="constrained")
     axes = np.atleast_1d(fig.subplots(len(cfgs), 1, sharex=True))
     for ax, cid in zip(axes, cfgs):
         runs = [(r, s) for (r, m), s in streams.items() if m == metric and configs_of[r] == cid]
@@ -98,7 +98,8 @@ def rampup(res: dict, streams: dict, configs_of: dict, metric: str, unit: str, f
                 ax.axvline(rp["warmup_n"], color=color, ls=":", lw=1.2)
         ax.set_ylabel(unit)
         ax.set_title(f"{cid}: first {first} iterations (dotted: detected warm-up end)", fontsize=10)
-        ax.legend(loc="upper right", fontsize=7, ncol=4)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right", fontsize=7, ncol=4)
     axes[-1].set_xlabel("iteration")
     return png(fig)
 
@@ -121,7 +122,7 @@ def _shade(ax, events: list[dict]) -> None:
 
 def timeline(res: dict, streams: dict, configs_of: dict, events: dict, metric: str, unit: str) -> bytes | None:
     cfgs = list(dict.fromkeys(configs_of[r] for (r, m) in streams if m == metric))
-    fig = Figure(figsize=(10, 2.8 * len(cfgs)))
+    fig = Figure(figsize=(10, 2.8 * len(cfgs)), layout="constrained")
     axes = np.atleast_1d(fig.subplots(len(cfgs), 1))
     drawn = False
     for ax, cid in zip(axes, cfgs):
@@ -134,12 +135,14 @@ def timeline(res: dict, streams: dict, configs_of: dict, events: dict, metric: s
             ax.scatter(ts, val, s=2, alpha=0.25, color=color)
             b = binned(s)
             ax.plot(b["x"], b["median"], color=color, lw=1.2, label=f"{rid} (bin median)")
-        if runs and events.get(runs[0][0]):
+        shaded = bool(runs and events.get(runs[0][0]))
+        if shaded:
             _shade(ax, events[runs[0][0]])
         ax.set_ylabel(unit)
-        ax.set_title(f"{cid}: {metric} over time in the run (shaded: stress active, first run's events)",
-                     fontsize=10)
-        ax.legend(loc="upper right", fontsize=7, ncol=3)
+        ax.set_title(f"{cid}: {metric} over time in the run"
+                     + (" (shaded: stress active, first run's events)" if shaded else ""), fontsize=10)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right", fontsize=7, ncol=3)
     axes[-1].set_xlabel("t in run (s)")
     return png(fig) if drawn else None
 

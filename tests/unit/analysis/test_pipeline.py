@@ -89,3 +89,28 @@ def test_timeline_campaign_gets_segments_and_change_points(tmp_path):
     assert tl["segments"][1]["change_pct"] == pytest.approx(30, abs=3)
     assert tl["detected"] == 2
     assert any(v["verdict"] == "interference (timeline)" for v in res["verdicts"])
+
+
+def test_two_metrics_in_one_run_no_clock_and_warmup(tmp_path):
+    path = write_campaign(tmp_path / "mm", "mm", {}, ["solo-r1"])
+    write_run(path, "solo-r1", {"placement": "solo"}, 4000, heavy_tail(1000, 100), metric=("rd", "wr"),
+              clock=False)
+    store = CampaignStore(path)
+    res = analyze(store).result
+    values = pq.read_table(path / "runs/solo-r1/samples.parquet").to_pydict()
+    for name in ("rd", "wr"):
+        x = np.array([v for v, m in zip(values["value"], values["metric"]) if m == name], dtype=float)
+        (row,) = [r for r in res["stats"] if r["metric"] == name]
+        assert row["n"] == 2000 and row["median"] == pytest.approx(np.median(x)) and row["max"] == x.max()
+    assert res["timelines"] == [] and res["outliers"][0]["t_s"] is None
+    assert {v["verdict"] for v in res["verdicts"]} == {"baseline", "not assessed"}
+
+
+def test_no_passing_run_is_reported_not_crashed(tmp_path):
+    path = write_campaign(tmp_path / "f", "f", {"gates": [{"metric": "m", "stat": "median", "max_ns": 1}]},
+                          ["solo-r1"])
+    write_run(path, "solo-r1", {"placement": "solo"}, 100, heavy_tail(), status="error",
+              extra_meta={"reason": "qemu died"})
+    res = analyze(CampaignStore(path)).result
+    assert res["stats"] == [] and res["gates"] == [] and res["overall"] == "NOT EVALUATED"
+    assert any("qemu died" in w["message"] for w in res["warnings"])

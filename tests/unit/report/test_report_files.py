@@ -53,3 +53,19 @@ def test_compare_page(tmp_path):
     tabs = compare_page.tables(cmp)
     html = compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b))
     assert len(re.findall(r'src="data:image/png;base64,', html)) == 2 and external_refs(html) == []
+
+
+def test_report_of_degenerate_campaigns(tmp_path):
+    from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
+    from xtalk.results.store import CampaignStore
+    empty = write_campaign(tmp_path / "e", "e", {}, ["solo-r1"])
+    write_run(empty, "solo-r1", {"placement": "solo"}, 10, heavy_tail(), status="fail")
+    paths = write_report(analyze(CampaignStore(empty)), tmp_path / "re")
+    assert "run status fail" in paths["html"].read_text()
+    noclock = write_campaign(tmp_path / "n", "n", {}, ["solo-r1", "same-core-r1"])
+    for i, rid in enumerate(("solo-r1", "same-core-r1")):
+        write_run(noclock, rid, {"placement": rid[:-3]}, 3000, heavy_tail(1000 + 500 * i), metric=("a", "b"),
+                  clock=False, index=i)
+    paths = write_report(analyze(CampaignStore(noclock)), tmp_path / "rn")
+    names = {p.name for p in paths["plots"].glob("*.png")}
+    assert "violin-a.png" in names and "violin-b.png" in names and "timeline-a.png" not in names

@@ -1,0 +1,70 @@
+/* membus.c - stressor: memory bus load, one word per cache line over a buffer > LLC.
+ *
+ * Seed 001's "Memory-Load" stress test: accessing only one word of each 64-byte line
+ * over a buffer larger than the caches makes every access a line fill from memory,
+ * a worst case for the shared memory bus at little CPU cost. size= (default llc*2)
+ * bytes, one word every line= bytes (default 64, a multiple of 8); mode=read (default:
+ * one 64-bit load per line, clean evictions only) or mode=write (read-modify-write of
+ * that word: the lines become dirty, so evictions also write back). One iteration =
+ * one pass. Runs until killed or duration_s=; role=measurer records ticks per pass
+ * (how much the stressor itself is slowed down). Caveats: the hardware prefetcher
+ * follows the constant stride (as it would for the seed's loop), so this is a
+ * bandwidth load, not a latency chain (use pointer_chase for that); line= should be
+ * the real line size (128 on some arm64 cores) or a multiple of it.
+ */
+#include "xt.h"
+
+static const char *const keys[] = { "size", "line", "mode", NULL };
+static unsigned char *buf;
+static size_t size, line;
+static bool write_mode;
+
+static int setup(void)
+{
+	const char *mode = xt_param_str("mode", "read");
+	uint64_t ln = xt_param_size("line", "64");
+
+	if (ln < 8 || ln % 8 || ln > (1u << 20))
+		xt_badparam("line", "expected a multiple of 8 between 8 and 1m");
+	line = (size_t)ln;
+	size = (size_t)xt_param_size("size", "llc*2") / line * line;
+	if (size == 0)
+		xt_badparam("size", "expected at least one line");
+	if (!xt_strcmp(mode, "write"))
+		write_mode = true;
+	else if (xt_strcmp(mode, "read"))
+		xt_badparam("mode", "expected read or write");
+	buf = xt_alloc(size);
+	if (!buf) {
+		xt_set_reason("out of memory for membus");
+		return XT_FAIL;
+	}
+	xt_meta("bytes_per_pass=%lu lines_per_pass=%lu line=%lu mode=%s",
+		(unsigned long)size, (unsigned long)(size / line), (unsigned long)line,
+		write_mode ? "write" : "read");
+	return XT_PASS;
+}
+
+static void exec(void)
+{
+	unsigned char *p = buf, *end = buf + size;
+
+	if (write_mode) {
+		for (; p < end; p += line)
+			(*(volatile uint64_t *)p)++;
+	} else {
+		uint64_t s = 0;
+		for (; p < end; p += line)
+			s += *(volatile uint64_t *)p;
+		xt_keep(s);
+	}
+}
+
+static const struct xt_case cases[] = {
+	{ "membus", "cycles", NULL, NULL, exec, NULL, 10 },
+};
+
+const struct xt_bench xt_bench_membus = {
+	.name = "membus", .role = "stressor", .keys = keys, .setup = setup,
+	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+};

@@ -1,0 +1,119 @@
+/* rt.h - the POSIX real-time benchmark suite (xtalk-rt): hosted Linux programs with
+ * pthreads, built natively and statically for the Linux-RT guest initramfs.
+ *
+ * The protocol side (parameters, XT lines, the sample ring, log2 histograms) is the
+ * arch-neutral guests/lib code; platform_posix.c provides its platform.h on Linux with
+ * CLOCK_MONOTONIC as the counter (freq_hz=1000000000: one tick = 1 ns).
+ * Three kinds of benchmark, one per file in guests/posix/bench/:
+ *   - latency (struct rt_lat, lat.c): kernel-operation latencies after the thesis
+ *     Figure 3.3, one metric per operation, one sample per iteration (never averages);
+ *   - thread-metric (struct rt_tm, tm.c): counts per interval per thread and a fairness
+ *     check that fails the run;
+ *   - tools (struct rt_tool): wrappers that run cyclictest / stress-ng.
+ * Threads are SCHED_FIFO on the first CPU of cpus= unless a benchmark says otherwise;
+ * a refusal (no privilege) is reported as XT META sched=other, and benchmarks that
+ * depend on strict priorities then fail with a reason.
+ */
+#ifndef XT_RT_H
+#define XT_RT_H
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "xt.h"
+
+#define RT_MAX_CPUS 64
+#define RT_NS 1000000000ull
+
+/* ---- rt.c: environment ---- */
+struct rt_env {
+	int cpus[RT_MAX_CPUS];      /* cpus= (default: the first CPU we may run on) */
+	int ncpus;
+	int prio;                   /* priority= base SCHED_FIFO priority (default 50) */
+	bool fifo;                  /* SCHED_FIFO was granted to the main thread */
+	bool locked;                /* mlockall succeeded */
+	bool measurer;
+	uint64_t iterations;        /* iterations= (0: time-bounded) */
+	uint64_t warmup;            /* warmup= unrecorded iterations */
+	double duration_s;          /* duration_s= (0: none) */
+	const char *role;
+	char sched_why[96];         /* why SCHED_FIFO / mlockall were refused */
+};
+extern struct rt_env rt;
+
+static inline uint64_t rt_now(void)
+{
+	return xt_counter();        /* CLOCK_MONOTONIC in ns (platform_posix.c) */
+}
+/* Resolves the common parameters; mlockall; pins the process to cpus[0] when pin;
+ * SCHED_FIFO at prio + main_rel for the calling (main) thread. Prints nothing. */
+void rt_setup(int main_rel, bool pin);
+void rt_meta_env(void);                         /* XT META sched, mlock, cpus, overhead */
+/* Starts a SCHED_FIFO thread at rt.prio + rel on cpu (-1: rt.cpus[0]); a failure
+ * ends the run (status=fault). */
+pthread_t rt_thread(void *(*fn)(void *), void *arg, int rel, int cpu);
+void rt_set_self(int rel);                      /* the calling thread's priority */
+void rt_fail(const char *reason) __attribute__((noreturn));   /* XT END status=fail */
+void rt_fault(const char *what) __attribute__((noreturn));    /* with errno, status=fault */
+void rt_sleep_until(uint64_t t_ns);             /* clock_nanosleep(TIMER_ABSTIME) */
+int rt_parse_cpus(const char *s, int *out, int max);   /* "0,2-3" -> count or -1 */
+bool rt_same_cpu(void);                         /* sched_getcpu() == rt.cpus[0] */
+
+/* Suspend/resume of a thread (POSIX has none): a semaphore plus a pending flag, so
+ * resuming a thread that is already resumed is a no-op, like tm_thread_resume. */
+struct rt_gate {
+	sem_t sem;
+	int pending;
+};
+void rt_gate_init(struct rt_gate *g);
+void rt_gate_suspend(struct rt_gate *g);        /* block until resumed */
+void rt_gate_resume(struct rt_gate *g);
+
+/* ---- lat.c: latency benchmarks ---- */
+#define RT_LAT_MAX_METRICS 8
+struct rt_lat {
+	const char *name;
+	const char *const *metrics;     /* metric names, NULL-terminated; values in ns */
+	const char *const *keys;        /* extra parameters, NULL-terminated (may be NULL) */
+	const char *method;             /* how it is measured (XT META method=) */
+	void (*setup)(void);            /* threads and objects; rt_fail on error */
+	void (*iter)(uint64_t *v);      /* one iteration: v[i] = ns of metric i */
+	void (*teardown)(void);         /* may be NULL */
+};
+/* Runs benches in order, metric ids consecutive; each gets share of duration_s. */
+int rt_lat_run(const struct rt_lat *const *benches, unsigned n);
+
+/* ---- tm.c: thread-metric throughput tests ---- */
+#define TM_MAX_THREADS 16
+extern volatile uint64_t tm_count[TM_MAX_THREADS];
+extern volatile int tm_stop;
+struct rt_tm {
+	const char *name;
+	const char *const *keys;
+	const char *method;
+	unsigned nthreads;              /* default threads (threads= when tunable) */
+	bool tunable;
+	void (*setup)(unsigned n);      /* objects; rt_fail on error */
+	void *(*thread)(void *arg);     /* arg = (void *)(uintptr_t)index */
+	int (*prio)(unsigned i, unsigned n);   /* relative priority (>= 1) of thread i */
+	const char *(*check)(void);     /* integrity each interval: NULL ok, else reason */
+};
+int rt_tm_run(const struct rt_tm *t);
+
+/* ---- tools (cyclictest.c, stress_ng.c) ---- */
+struct rt_tool {
+	const char *name;
+	const char *role;               /* default role */
+	const char *const *keys;
+	int (*run)(void);               /* prints BEGIN .. END itself */
+};
+/* Runs argv with stdout (and stderr) to out_path (NULL: inherit); returns the exit
+ * status (128 + signal when killed), -1 when it could not be started. */
+int rt_spawn_wait(char *const argv[], const char *out_path);
+
+/* ---- json.c: a small JSON walker (cyclictest --json) ---- */
+/* Calls fn(path, value) for each scalar; path like "thread.0.histogram.12". Returns
+ * false on a syntax error. */
+bool rt_json_walk(const char *text, void (*fn)(const char *path, const char *value, void *ctx),
+		  void *ctx);
+#endif
