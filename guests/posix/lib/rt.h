@@ -25,6 +25,9 @@
 #define RT_MAX_CPUS 64
 #define RT_NS 1000000000ull
 
+/* ---- platform_posix.c ---- */
+void rt_platform_init(int argc, char **argv);   /* argv[1..] -> parameters */
+
 /* ---- rt.c: environment ---- */
 struct rt_env {
 	int cpus[RT_MAX_CPUS];      /* cpus= (default: the first CPU we may run on) */

@@ -1,0 +1,67 @@
+/* lat.c - the driver of the latency benchmarks (struct rt_lat).
+ *
+ * For each benchmark: XT METRIC per metric (unit cycles = ns at freq_hz 1e9), setup
+ * (threads, kernel objects), `warmup` unrecorded iterations, then iterations of
+ * iter(v) -> one ring sample per metric per iteration {t = clock after the iteration,
+ * value = v[i] ns} and a log2 histogram per metric (XT HIST at the end). An iteration
+ * prints nothing (ring writes are plain memory stores). Stops after iterations= (default
+ * 1000 when duration_s= is not given) or when the benchmark's share of duration_s
+ * (duration_s / number of benchmarks) has passed, whichever comes first.
+ * Caveat: every value includes one clock read (XT META overhead_cycles=, not subtracted).
+ */
+#include <string.h>
+#include "rt.h"
+
+#define DEFAULT_ITERATIONS 1000
+
+int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
+{
+	static struct xt_hist hist[RT_LAT_MAX_METRICS * 16];
+	unsigned base = 0;
+	uint64_t iters = rt.iterations;
+	uint64_t share = rt.duration_s > 0 ? (uint64_t)(rt.duration_s * 1e9 / n) : 0;
+
+	if (!iters && !share)
+		iters = DEFAULT_ITERATIONS;
+	for (unsigned b = 0; b < n; b++) {
+		const struct rt_lat *l = benches[b];
+		unsigned m = 0;
+
+		while (l->metrics[m])
+			m++;
+		if (m > RT_LAT_MAX_METRICS || base + m > sizeof(hist) / sizeof(hist[0]))
+			rt_fail("too many metrics");
+		xt_meta("bench_%s_method=\"%s\"", l->name, l->method);
+		for (unsigned i = 0; i < m; i++) {
+			xt_metric(base + i, l->metrics[i], "cycles");
+			xt_hist_init(&hist[base + i], 40);
+		}
+		l->setup();
+		for (uint64_t i = 0; i < rt.warmup; i++) {
+			uint64_t v[RT_LAT_MAX_METRICS];
+			l->iter(v);
+		}
+		uint64_t start = rt_now(), done = 0;
+		for (;;) {
+			uint64_t v[RT_LAT_MAX_METRICS], t;
+
+			l->iter(v);
+			t = rt_now();
+			for (unsigned i = 0; i < m && rt.measurer; i++) {
+				xt_sample(base + i, t, v[i], 0);
+				xt_hist_add(&hist[base + i], v[i]);
+			}
+			done++;
+			if ((iters && done >= iters) || (share && t - start >= share))
+				break;
+		}
+		if (l->teardown)
+			l->teardown();
+		xt_meta("bench_%s_iterations=%lu", l->name, (unsigned long)done);
+		base += m;
+	}
+	xt_ring_drain();
+	for (unsigned i = 0; i < base && rt.measurer; i++)
+		xt_hist_print(&hist[i], i);
+	return XT_PASS;
+}

@@ -1,0 +1,108 @@
+/* tm.c - the driver of the thread-metric throughput tests (struct rt_tm), after the
+ * Thread-Metric suite the thesis (section 3.4.3) ran in Zephyr.
+ *
+ * The test's threads (all on cpus[0], SCHED_FIFO at priority + prio(i)) increment
+ * tm_count[i]. The main thread is the reporter at priority + 25 (above them all): it
+ * sleeps until the end of each interval (interval_s=, default 5), snapshots the
+ * counters and writes, per interval, metric 0 = total count of the interval (the number
+ * the thesis plotted) and metric 1+i = thread i's count (unit count).
+ * Fairness check (tests with >= 2 threads): an interval FAILS when any thread's count is
+ * below fair_pct% (default 90) of the mean count of that interval, or when nothing ran.
+ * (Thread-Metric itself allows +-1 of the mean; 90 % tolerates the reporter reading
+ * counters in the middle of a round and Linux's RT throttling.) The run goes on to the
+ * end and reports XT END status=fail with the first failing interval as the reason.
+ * starve=K runs thread K at priority + 0, below every other thread of the test, so a
+ * test can see the fairness check fail. A test's check() adds integrity checks.
+ * Intervals: duration_s / interval_s (at least 1), or iterations= intervals.
+ * Caveat: without SCHED_FIFO (sched=other) priorities mean nothing: such a run fails.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "rt.h"
+
+volatile uint64_t tm_count[TM_MAX_THREADS];
+volatile int tm_stop;
+
+int rt_tm_run(const struct rt_tm *t)
+{
+	unsigned n = t->nthreads;
+	double interval_s = xt_param_double("interval_s", 5);
+	double fair_pct = xt_param_double("fair_pct", 90);
+	long starve = xt_param_has("starve") ? (long)xt_param_u64("starve", 0) : -1;
+	uint64_t intervals, prev[TM_MAX_THREADS] = { 0 }, next;
+	static char reason[200];
+	int status = XT_PASS;
+
+	if (t->tunable)
+		n = (unsigned)xt_param_u64("threads", n);
+	else if (xt_param_has("threads"))
+		xt_badparam("threads", "this test has a fixed number of threads");
+	if (n < 1 || n > TM_MAX_THREADS)
+		xt_badparam("threads", "expected 1..16");
+	if (interval_s < 0.01 || interval_s > 3600)
+		xt_badparam("interval_s", "expected 0.01..3600 seconds");
+	if (fair_pct < 0 || fair_pct > 100)
+		xt_badparam("fair_pct", "expected 0..100");
+	if (starve >= (long)n || (starve >= 0 && n < 2))
+		xt_badparam("starve", "expected a thread index of a test with >= 2 threads");
+	intervals = rt.iterations ? rt.iterations
+		: rt.duration_s > 0 ? (uint64_t)(rt.duration_s / interval_s) : 1;
+	if (intervals == 0)
+		intervals = 1;
+	if (!rt.fifo)
+		rt_fail("thread-metric needs SCHED_FIFO priorities (refused: see sched_refused)");
+
+	xt_meta("method=\"%s\" threads=%u interval_s=%g intervals=%lu fair_pct=%g starve=%ld",
+		t->method, n, interval_s, (unsigned long)intervals, fair_pct, starve);
+	xt_metric(0, t->name, "count");
+	for (unsigned i = 0; i < n; i++) {
+		char name[48];
+		snprintf(name, sizeof(name), "%s_thread%u", t->name, i);
+		xt_metric(1 + i, name, "count");
+	}
+	if (t->setup)
+		t->setup(n);
+	for (unsigned i = 0; i < n; i++)
+		rt_thread(t->thread, (void *)(uintptr_t)i, (long)i == starve ? 0 : t->prio(i, n), -1);
+
+	next = rt_now();
+	for (uint64_t k = 0; k < intervals; k++) {
+		uint64_t cur[TM_MAX_THREADS], total = 0, now;
+		const char *bad = NULL;
+
+		next += (uint64_t)(interval_s * 1e9);
+		rt_sleep_until(next);
+		now = rt_now();
+		for (unsigned i = 0; i < n; i++) {
+			cur[i] = tm_count[i] - prev[i];
+			prev[i] += cur[i];
+			total += cur[i];
+		}
+		if (rt.measurer) {
+			xt_sample(0, now, total, 0);
+			for (unsigned i = 0; i < n; i++)
+				xt_sample(1 + i, now, cur[i], 0);
+		}
+		if (t->check)
+			bad = t->check();
+		if (!bad && n >= 2 && total == 0)
+			bad = "no thread ran in the interval";
+		for (unsigned i = 0; i < n && !bad && n >= 2; i++)
+			if ((double)cur[i] * n * 100.0 < fair_pct * (double)total) {
+				snprintf(reason, sizeof(reason),
+					 "fairness: interval %lu thread %u count %lu < %g%% of mean %lu",
+					 (unsigned long)k, i, (unsigned long)cur[i], fair_pct,
+					 (unsigned long)(total / n));
+				bad = reason;
+			}
+		if (bad && status == XT_PASS) {
+			if (bad != reason)
+				snprintf(reason, sizeof(reason), "interval %lu: %s", (unsigned long)k, bad);
+			status = XT_FAIL;
+			xt_set_reason(reason);
+		}
+	}
+	tm_stop = 1;
+	xt_ring_drain();
+	return status;
+}
