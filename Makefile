@@ -1,5 +1,5 @@
 # xtalk — top-level make targets. Guest and native builds live in mk/*.mk.
-#   make demo   set up (apt + venv), build, run experiments/quickstart.toml, print where results are
+#   make demo   set up (apt + venv), build, run experiments/quickstart.toml, write its report
 #   make test   set up, build, run the whole test suite
 #   make bench  benchmarks, printed as ratios against their goals
 SHELL := /bin/bash
@@ -19,9 +19,7 @@ setup:
 
 demo: setup
 	@$(MAKE) -s all
-	$(XTALK) run $(SPEC) --out $(OUT)
-	$(XTALK) list --out $(OUT)
-	@echo "results: $$(ls -d $(OUT)/*/ | tail -1)  (xtalk show <id> --out $(OUT))"
+	$(XTALK) run $(SPEC) --out $(OUT) --report
 
 test: setup
 	@$(MAKE) -s all

@@ -52,8 +52,10 @@ int rt_tm_run(const struct rt_tm *t)
 	if (!rt.fifo)
 		rt_fail("thread-metric needs SCHED_FIFO priorities (refused: see sched_refused)");
 
-	xt_meta("method=\"%s\" threads=%u interval_s=%g intervals=%lu fair_pct=%g starve=%ld",
-		t->method, n, interval_s, (unsigned long)intervals, fair_pct, starve);
+	snprintf(reason, sizeof(reason), "interval_s=%g fair_pct=%g", interval_s, fair_pct);
+	xt_meta("method=\"%s\" threads=%u %s intervals=%lu starve=%ld", t->method, n, reason,
+		(unsigned long)intervals, starve);
+	reason[0] = '\0';
 	xt_metric(0, t->name, "count");
 	for (unsigned i = 0; i < n; i++) {
 		char name[48];

@@ -21,6 +21,8 @@ def add_parser(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of this spec, skipping completed runs")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    p.add_argument("--report", action="store_true",
+                   help="write the report (HTML, Markdown, JSON, CSV) into the campaign's report/ when it ends")
     p.set_defaults(handler=run)
 
 
@@ -58,6 +60,11 @@ def run(args) -> int:
         "failed": len(statuses) - statuses.count("pass"), "skipped_resumed": result.skipped,
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
     }
+    if args.report:
+        from ..analysis.pipeline import Options, analyze  # heavy: only when asked
+        from ..report.build import write_report
+        paths = write_report(analyze(result.store, Options()), result.store.path / "report")
+        summary["report"] = str(paths["html"])
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
     else:
@@ -68,4 +75,6 @@ def run(args) -> int:
             out.print(f"  gate {g['metric']} {g['stat']} [{g['config_id']}]: "
                       f"{'pass' if g['passed'] else 'FAIL'} ({g['detail']})")
         out.print(f"  see: xtalk show {summary['campaign']} --out {args.out}")
+        if "report" in summary:
+            out.print(f"  report: {summary['report']}")
     return EXIT_GATE_FAILED if summary["gates_failed"] else EXIT_OK

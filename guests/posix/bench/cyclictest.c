@@ -1,0 +1,199 @@
+/* cyclictest.c - runs cyclictest (Debian rt-tests) and turns its output into XT lines.
+ *
+ * Command: cyclictest -m -p <ct_priority, 95> --policy=fifo -i <interval_us, 1000>
+ *   -t <threads> -a <cpus> -h <hist_us, 10000> -v --json=FILE (-l loops when
+ *   iterations= is given, else -D <duration_s rounded up>; nsecs=1 adds -N).
+ * Its stdout (-v: one "thread: cycle: latency" line per wakeup) goes to a tmpfs file,
+ * so nothing reaches the console while it measures. Afterwards:
+ *   - every -v value becomes a sample of metric <thread> (cyclictest_t<N>, ns), at
+ *     t = clock at start + (cycle + 1) * interval (the planned wakeup; approximate);
+ *   - XT HIST: log2 histogram of those values per thread;
+ *   - the --json file gives per-thread cycles/min/avg/max and cyclictest's own
+ *     linear microsecond histogram: XT META ct_*_t<N>= and ct_hist_t<N>="us:count,...";
+ *     cycles missing from the -v stream (its ring buffer overran) are reported as
+ *     ct_lost_t<N> and an XT ERROR, never hidden.
+ * END status=pass when cyclictest exited 0 and its JSON was read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rt.h"
+
+#define MAXT 16
+#define HISTSTR 3000
+struct ct_thread {
+	uint64_t cycles, seen;
+	char min[24], avg[24], max[24];
+	char hist[HISTSTR];
+	size_t hlen;
+	bool htrunc;
+	struct xt_hist log2;
+};
+static struct ct_thread th[MAXT];
+static char version[32], rtflag[8];
+
+static void on_json(const char *path, const char *value, void *ctx)
+{
+	unsigned n;
+	char key[64];
+
+	(void)ctx;
+	if (!strcmp(path, "rt_test_version:"))
+		snprintf(version, sizeof(version), "%s", value);
+	else if (!strcmp(path, "sysinfo.realtime"))
+		snprintf(rtflag, sizeof(rtflag), "%s", value);
+	if (sscanf(path, "thread.%u.%63s", &n, key) != 2 || n >= MAXT)
+		return;
+	if (!strcmp(key, "cycles"))
+		th[n].cycles = strtoull(value, NULL, 10);
+	else if (!strcmp(key, "min"))
+		snprintf(th[n].min, sizeof(th[n].min), "%s", value);
+	else if (!strcmp(key, "avg"))
+		snprintf(th[n].avg, sizeof(th[n].avg), "%s", value);
+	else if (!strcmp(key, "max"))
+		snprintf(th[n].max, sizeof(th[n].max), "%s", value);
+	else if (!strncmp(key, "histogram.", 10)) {
+		struct ct_thread *t = &th[n];
+		int w = snprintf(t->hist + t->hlen, HISTSTR - t->hlen, "%s%s:%s", t->hlen ? "," : "",
+				 key + 10, value);
+		if (w < 0 || (size_t)w >= HISTSTR - t->hlen)
+			t->htrunc = true;
+		else
+			t->hlen += (size_t)w;
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int run(void)
+{
+	uint64_t interval = xt_param_u64("interval_us", 1000);
+	uint64_t hist_us = xt_param_u64("hist_us", 10000);
+	uint64_t ctprio = xt_param_u64("ct_priority", 95);
+	bool nsecs = xt_param_u64("nsecs", 0) != 0;
+	unsigned nthreads = (unsigned)xt_param_u64("threads", (uint64_t)rt.ncpus);
+	uint64_t unit = nsecs ? 1 : 1000, t_start;
+	static char dir[] = "/tmp/xtalk-ct.XXXXXX", out[64], json[80], a_p[16], a_i[24], a_t[16],
+		a_a[64], a_h[24], a_len[32], cmd[600], line[128];
+	char *argv[32], *text;
+	int n = 0, rc;
+	FILE *f;
+
+	if (interval < 50 || interval > 10000000)
+		xt_badparam("interval_us", "expected 50..10000000");
+	if (ctprio < 1 || ctprio > 99)
+		xt_badparam("ct_priority", "expected 1..99");
+	if (nthreads < 1 || nthreads > MAXT)
+		xt_badparam("threads", "expected 1..16");
+	if (!mkdtemp(dir))
+		rt_fault("mkdtemp /tmp");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(json, sizeof(json), "--json=%s/ct.json", dir);
+	snprintf(a_p, sizeof(a_p), "-p%lu", (unsigned long)ctprio);
+	snprintf(a_i, sizeof(a_i), "-i%lu", (unsigned long)interval);
+	snprintf(a_t, sizeof(a_t), "-t%u", nthreads);
+	snprintf(a_a, sizeof(a_a), "-a%s", xt_param_str("cpus", "0"));
+	if (!xt_param_has("cpus"))
+		snprintf(a_a, sizeof(a_a), "-a%d", rt.cpus[0]);
+	snprintf(a_h, sizeof(a_h), "-h%lu", (unsigned long)hist_us);
+	argv[n++] = "cyclictest";
+	argv[n++] = "-m";
+	argv[n++] = a_p;
+	argv[n++] = "--policy=fifo";
+	argv[n++] = a_i;
+	argv[n++] = a_t;
+	argv[n++] = a_a;
+	if (!nsecs)
+		argv[n++] = a_h;
+	else
+		argv[n++] = "-N";
+	argv[n++] = "-v";
+	argv[n++] = json;
+	if (rt.iterations)
+		snprintf(a_len, sizeof(a_len), "-l%lu", (unsigned long)rt.iterations);
+	else
+		snprintf(a_len, sizeof(a_len), "-D%lu", rt.duration_s > 0 ? (unsigned long)(rt.duration_s + 0.999) : 10ul);
+	argv[n++] = a_len;
+	argv[n] = NULL;
+
+	xt_begin("cyclictest", rt.role, RT_NS);
+	rt_meta_env();
+	for (int i = 0, len = 0; i < n && len < (int)sizeof(cmd) - 1; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, i ? " %s" : "%s", argv[i]);
+	xt_meta("cmd=\"%s\" method=\"cyclictest -v values; --json summary and histogram\"", cmd);
+	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", 1u << 20)))
+		rt_fail("sample ring unusable");
+	for (unsigned i = 0; i < nthreads; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "cyclictest_t%u", i);
+		xt_metric(i, name, "cycles");
+		xt_hist_init(&th[i].log2, 40);
+	}
+
+	t_start = rt_now();
+	rc = rt_spawn_wait(argv, out);
+	if ((f = fopen(out, "r"))) {
+		while (fgets(line, sizeof(line), f)) {
+			unsigned t;
+			unsigned long c;
+			long v;
+			if (sscanf(line, " %u: %lu: %ld", &t, &c, &v) != 3 || t >= nthreads || v < 0)
+				continue;
+			xt_sample(t, t_start + (c + 1) * interval * 1000, (uint64_t)v * unit, 0);
+			xt_hist_add(&th[t].log2, (uint64_t)v * unit);
+			th[t].seen++;
+		}
+		fclose(f);
+	}
+	snprintf(out + strlen(dir), sizeof(out) - strlen(dir), "/ct.json");
+	text = slurp(out);
+	if (text && !rt_json_walk(text, on_json, NULL))
+		xt_error(NULL, "cyclictest JSON did not parse");
+	xt_meta("ct_version=%s ct_realtime=%s ct_exit=%d", version[0] ? version : "unknown",
+		rtflag[0] ? rtflag : "unknown", rc);
+	for (unsigned i = 0; i < nthreads; i++) {
+		struct ct_thread *t = &th[i];
+		uint64_t lost = t->cycles > t->seen ? t->cycles - t->seen : 0;
+		xt_meta("ct_cycles_t%u=%lu ct_min_us_t%u=%s ct_avg_us_t%u=%s ct_max_us_t%u=%s ct_lost_t%u=%lu",
+			i, (unsigned long)t->cycles, i, t->min[0] ? t->min : "-", i,
+			t->avg[0] ? t->avg : "-", i, t->max[0] ? t->max : "-", i, (unsigned long)lost);
+		if (t->hlen)
+			xt_meta("ct_hist_t%u=\"%s\"%s", i, t->hist, t->htrunc ? " ct_hist_truncated=1" : "");
+		if (lost)
+			xt_error(NULL, "cyclictest -v buffer overran: some samples lost (see ct_lost_t*)");
+	}
+	xt_ring_drain();
+	for (unsigned i = 0; i < nthreads; i++)
+		xt_hist_print(&th[i].log2, i);
+	if (rc != 0 || !text) {
+		snprintf(cmd, sizeof(cmd), rc == 127 ? "cyclictest not found" : !text ?
+			 "cyclictest wrote no JSON (exit %d)" : "cyclictest exit status %d", rc);
+		xt_set_reason(cmd);
+		return XT_FAIL;
+	}
+	return XT_PASS;
+}
+
+static const char *const keys[] = { "interval_us", "hist_us", "ct_priority", "threads", "nsecs", NULL };
+const struct rt_tool rt_tool_cyclictest = { "cyclictest", "measurer", keys, run };

@@ -1,0 +1,77 @@
+/* stress_ng.c - stressor: runs stress-ng (Debian's) with one stressor class.
+ *
+ * Parameters: class= (cpu, cache, vm, memcpy, stream, io, hdd, iomix, matrix, ...:
+ * any of KNOWN below), workers= (default 1), method= (--<class>-method), bytes=
+ * (--vm-bytes / --hdd-bytes / --iomix-bytes; vm default 64m), opts= extra stress-ng
+ * options separated by commas (e.g. opts=--vm-keep,--cache-level,3), duration_s= (0:
+ * until stopped; else --timeout). XT BEGIN (role stressor by default), XT META cmd=,
+ * then stress-ng runs with its output on the console; XT END pass when it exits 0.
+ * Temporary files go to /tmp (--temp-path).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "rt.h"
+
+static const char *const KNOWN[] = { "cpu", "cache", "vm", "memcpy", "stream", "io", "hdd",
+				     "iomix", "matrix", "switch", "mq", "sem", "timer", NULL };
+
+static int run(void)
+{
+	const char *cls = xt_param_str("class", NULL);
+	static char a_workers[16], a_class[40], a_method[48], a_method_v[64], a_bytes[40],
+		a_bytes_v[32], a_timeout[32], opts[512], cmd[1024];
+	char *argv[64];
+	int n = 0, rc;
+	bool known = false;
+
+	if (!cls)
+		xt_badparam("class", "missing: class=cpu|cache|vm|memcpy|stream|io|...");
+	for (const char *const *k = KNOWN; *k; k++)
+		known |= !strcmp(*k, cls);
+	if (!known)
+		xt_badparam("class", "unknown stress-ng class (see docs/linux-rt.md)");
+	argv[n++] = "stress-ng";
+	snprintf(a_class, sizeof(a_class), "--%s", cls);
+	snprintf(a_workers, sizeof(a_workers), "%lu", (unsigned long)xt_param_u64("workers", 1));
+	argv[n++] = a_class;
+	argv[n++] = a_workers;
+	if (xt_param_has("method")) {
+		snprintf(a_method, sizeof(a_method), "--%s-method", cls);
+		snprintf(a_method_v, sizeof(a_method_v), "%s", xt_param_str("method", ""));
+		argv[n++] = a_method;
+		argv[n++] = a_method_v;
+	}
+	if (xt_param_has("bytes") || !strcmp(cls, "vm")) {
+		snprintf(a_bytes, sizeof(a_bytes), "--%s-bytes", cls);
+		snprintf(a_bytes_v, sizeof(a_bytes_v), "%s", xt_param_str("bytes", "64m"));
+		argv[n++] = a_bytes;
+		argv[n++] = a_bytes_v;
+	}
+	if (rt.duration_s > 0) {
+		snprintf(a_timeout, sizeof(a_timeout), "%lus", (unsigned long)(rt.duration_s + 0.999));
+		argv[n++] = "--timeout";
+		argv[n++] = a_timeout;
+	}
+	argv[n++] = "--temp-path";
+	argv[n++] = "/tmp";
+	argv[n++] = "--metrics-brief";
+	snprintf(opts, sizeof(opts), "%s", xt_param_str("opts", ""));
+	for (char *tok = strtok(opts, ","); tok && n < 62; tok = strtok(NULL, ","))
+		argv[n++] = tok;
+	argv[n] = NULL;
+
+	xt_begin("stress_ng", rt.role, RT_NS);
+	rt_meta_env();
+	for (int i = 0, len = 0; i < n && len < (int)sizeof(cmd) - 1; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, i ? " %s" : "%s", argv[i]);
+	xt_meta("cmd=\"%s\"", cmd);
+	rc = rt_spawn_wait(argv, NULL);
+	if (rc == 0)
+		return XT_PASS;
+	snprintf(cmd, sizeof(cmd), rc == 127 ? "stress-ng not found" : "stress-ng exit status %d", rc);
+	xt_set_reason(cmd);
+	return XT_FAIL;
+}
+
+static const char *const keys[] = { "class", "workers", "method", "bytes", "opts", NULL };
+const struct rt_tool rt_tool_stress_ng = { "stress_ng", "stressor", keys, run };

@@ -1,0 +1,124 @@
+/* main.c - xtalk-rt: the POSIX real-time suite's entry point and benchmark table.
+ *
+ *   xtalk-rt bench=NAME run=ID [role=measurer|stressor] [cpus=0] [priority=50]
+ *            [iterations=N] [warmup=N] [duration_s=S] [ring=PATH | ring_gpa= ring_bytes=]
+ *            [benchmark parameters]
+ * Latency benchmarks (one file each in bench/) and kernel_ops (all of them in one run),
+ * thread-metric tests (tm_*), and tool wrappers (cyclictest, stress_ng). Order: set up
+ * (mlockall, pin, SCHED_FIFO), XT BEGIN, XT META, ring, XT METRIC, measure, drain or
+ * not, XT HIST, XT END. `xtalk-rt list` prints the benchmark names.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "rt.h"
+
+extern const struct rt_lat rt_lat_ctx_yield, rt_lat_sem, rt_lat_mutex, rt_lat_thread,
+	rt_lat_suspend, rt_lat_msgq, rt_lat_event, rt_lat_stack, rt_lat_heap;
+extern const struct rt_tm rt_tm_coop, rt_tm_preempt, rt_tm_interrupt, rt_tm_message,
+	rt_tm_sync, rt_tm_memory;
+extern const struct rt_tool rt_tool_cyclictest, rt_tool_stress_ng;
+
+static const struct rt_lat *const LAT[] = {
+	&rt_lat_ctx_yield, &rt_lat_sem, &rt_lat_mutex, &rt_lat_thread, &rt_lat_suspend,
+	&rt_lat_msgq, &rt_lat_event, &rt_lat_stack, &rt_lat_heap,
+};
+static const struct rt_tm *const TM[] = {
+	&rt_tm_coop, &rt_tm_preempt, &rt_tm_interrupt, &rt_tm_message, &rt_tm_sync, &rt_tm_memory,
+};
+static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_stress_ng };
+#define N(a) (sizeof(a) / sizeof(a[0]))
+
+/* Keys every xtalk-rt benchmark accepts besides guests/lib's common ones. */
+static const char *const POSIX_KEYS[] = { "cpus", "priority", "platform", NULL };
+
+static void check_keys(const char *const *a, const char *const *b, const char *const *c)
+{
+	static const char *keys[64];
+	unsigned n = 0;
+	const char *const *lists[] = { POSIX_KEYS, a, b, c };
+
+	for (unsigned l = 0; l < 4; l++)
+		for (const char *const *k = lists[l]; k && *k && n < 63; k++)
+			keys[n++] = *k;
+	keys[n] = NULL;
+	xt_params_check(keys);
+}
+
+static void list(void)
+{
+	printf("kernel_ops");
+	for (unsigned i = 0; i < N(LAT); i++)
+		printf(" %s", LAT[i]->name);
+	for (unsigned i = 0; i < N(TM); i++)
+		printf(" %s", TM[i]->name);
+	for (unsigned i = 0; i < N(TOOL); i++)
+		printf(" %s", TOOL[i]->name);
+	printf("\n");
+}
+
+static void begin(const char *name, uint64_t slots)
+{
+	xt_begin(name, rt.role, RT_NS);
+	rt_meta_env();
+	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", slots)))
+		rt_fail("sample ring unusable");
+}
+
+/* The status is computed before xt_reason() is read (argument order is unspecified). */
+static void finish(int status, bool with_samples)
+{
+	xt_end(status, with_samples, xt_reason());
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		list();
+		return 0;
+	}
+	rt_platform_init(argc, argv);
+	xt_params_init(xt_cmdline());
+	name = xt_param_str("bench", NULL);
+	if (!name)
+		xt_badparam("bench", "missing: give bench=NAME (xtalk-rt list)");
+
+	if (!strcmp(name, "kernel_ops")) {
+		const char *keys[N(LAT) + 1] = { NULL };
+		unsigned k = 0;
+		for (unsigned i = 0; i < N(LAT); i++)
+			for (const char *const *p = LAT[i]->keys; p && *p; p++)
+				keys[k++] = *p;
+		check_keys(keys, NULL, NULL);
+		rt_setup(0, true);
+		begin(name, rt.iterations ? rt.iterations * 32 : 1u << 20);
+		finish(rt_lat_run(LAT, N(LAT)), rt.measurer);
+	}
+	for (unsigned i = 0; i < N(LAT); i++)
+		if (!strcmp(name, LAT[i]->name)) {
+			check_keys(LAT[i]->keys, NULL, NULL);
+			rt_setup(0, true);
+			begin(name, rt.iterations ? rt.iterations * RT_LAT_MAX_METRICS : 1u << 20);
+			finish(rt_lat_run(&LAT[i], 1), rt.measurer);
+		}
+	for (unsigned i = 0; i < N(TM); i++)
+		if (!strcmp(name, TM[i]->name)) {
+			static const char *const tm_common[] = { "interval_s", NULL };
+			check_keys(TM[i]->keys, tm_common, NULL);
+			rt_setup(25, true);
+			begin(name, 1u << 16);
+			finish(rt_tm_run(TM[i]), rt.measurer);
+		}
+	for (unsigned i = 0; i < N(TOOL); i++)
+		if (!strcmp(name, TOOL[i]->name)) {
+			check_keys(TOOL[i]->keys, NULL, NULL);
+			if (!xt_param_has("role"))
+				rt.role = TOOL[i]->role;
+			rt_setup(0, false);
+			if (!xt_param_has("role"))
+				rt.role = TOOL[i]->role, rt.measurer = !strcmp(rt.role, "measurer");
+			finish(TOOL[i]->run(), rt.measurer && strcmp(name, "stress_ng"));
+		}
+	xt_badparam("bench", "unknown benchmark (xtalk-rt list)");
+}
