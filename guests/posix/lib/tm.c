@@ -71,6 +71,7 @@ int rt_tm_run(const struct rt_tm *t)
 	for (uint64_t k = 0; k < intervals; k++) {
 		uint64_t cur[TM_MAX_THREADS], total = 0, now;
 		const char *bad = NULL;
+		char msg[160];
 
 		next += (uint64_t)(interval_s * 1e9);
 		rt_sleep_until(next);
@@ -91,15 +92,12 @@ int rt_tm_run(const struct rt_tm *t)
 			bad = "no thread ran in the interval";
 		for (unsigned i = 0; i < n && !bad && n >= 2; i++)
 			if ((double)cur[i] * n * 100.0 < fair_pct * (double)total) {
-				snprintf(reason, sizeof(reason),
-					 "fairness: interval %lu thread %u count %lu < %g%% of mean %lu",
-					 (unsigned long)k, i, (unsigned long)cur[i], fair_pct,
-					 (unsigned long)(total / n));
-				bad = reason;
+				snprintf(msg, sizeof(msg), "fairness: thread %u count %lu < %g%% of mean %lu",
+					 i, (unsigned long)cur[i], fair_pct, (unsigned long)(total / n));
+				bad = msg;
 			}
 		if (bad && status == XT_PASS) {
-			if (bad != reason)
-				snprintf(reason, sizeof(reason), "interval %lu: %s", (unsigned long)k, bad);
+			snprintf(reason, sizeof(reason), "interval %lu: %s", (unsigned long)k, bad);
 			status = XT_FAIL;
 			xt_set_reason(reason);
 		}
