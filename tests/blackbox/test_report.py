@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 
+from tests.blackbox.browser import chromium, dump_dom, external_refs, screenshot  # noqa: F401 (fixture)
 from tests.blackbox.cli import campaign_dir, write_spec, xtalk
 
 SPEC = """
@@ -66,26 +65,9 @@ action = "stop"
 target = "thrash"
 """
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
 @pytest.fixture(autouse=True)
 def built(native_bench):
     return native_bench
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    pytest.skip("no chromium in PATH (apt-get install -y chromium)")
-
-
-def external_refs(html: str) -> list[str]:
-    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
-    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:script|link|iframe)\b", html)
 
 
 def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
@@ -109,20 +91,15 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     assert {r["config_id"] for r in data["stats"]} == {"solo", "same-core"}
 
     shot = tmp_path / "shot.png"
-    run = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chrome'}",
-                          f"--screenshot={shot}", "--window-size=1400,6000", (dest / "report.html").as_uri()],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
+    screenshot(chromium, dest / "report.html", shot, tmp_path / "chrome")
     from PIL import Image
     with Image.open(shot) as im:
         assert im.size == (1400, 6000)
         gray = im.convert("L")
         assert gray.getextrema()[0] < 100  # something dark was drawn, not a blank page
-    dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chrome2'}", "--dump-dom",
-                          (dest / "report.html").as_uri()], capture_output=True, text=True, timeout=120)
-    assert dom.returncode == 0
-    assert len(re.findall(r"<img ", dom.stdout)) == len(plots)
-    assert "xtalk report: rep" in dom.stdout
+    dom = dump_dom(chromium, dest / "report.html", tmp_path / "chrome2")
+    assert len(re.findall(r"<img ", dom)) == len(plots)
+    assert "xtalk report: rep" in dom
 
     res = xtalk("compare", camp, camp, "--out", out, "--dest", tmp_path / "cmp")
     assert res.returncode == 0, res.stderr

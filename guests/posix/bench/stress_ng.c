@@ -4,7 +4,7 @@
  * any of KNOWN below), workers= (default 1), method= (--<class>-method), bytes=
  * (--vm-bytes / --hdd-bytes / --iomix-bytes; vm default 64m), opts= extra stress-ng
  * options separated by commas (e.g. opts=--vm-keep,--cache-level,3), duration_s= (0:
- * until stopped; else --timeout). XT BEGIN (role stressor by default), XT META cmd=,
+ * until stopped; else --timeout), cpus= (--taskset). XT BEGIN (role stressor by default), XT META cmd=,
  * then stress-ng runs with its output on the console; XT END pass when it exits 0.
  * Temporary files go to /tmp (--temp-path).
  */
@@ -51,6 +51,10 @@ static int run(void)
 		snprintf(a_timeout, sizeof(a_timeout), "%lus", (unsigned long)(rt.duration_s + 0.999));
 		argv[n++] = "--timeout";
 		argv[n++] = a_timeout;
+	}
+	if (xt_param_has("cpus")) {
+		argv[n++] = "--taskset";
+		argv[n++] = (char *)xt_param_str("cpus", "0");
 	}
 	argv[n++] = "--temp-path";
 	argv[n++] = "/tmp";

@@ -14,9 +14,17 @@ from ..spec import load_campaign
 DEFAULT_OUT = Path("results")
 
 
-def load_spec(path: str):
-    spec, raw = load_campaign(path, check_backend_options)
-    return spec, raw, Path(path).read_text()
+def load_spec(path: str, overrides: list[str] = ()):
+    """(model, raw dict, text); the text carries the overrides as trailing comments so the
+    stored spec.toml says how the campaign was run and --resume matches on them too."""
+    spec, raw = load_campaign(path, check_backend_options, overrides)
+    text = Path(path).read_text() + "".join(f"\n# xtalk run --set {o}" for o in overrides)
+    return spec, raw, text
+
+
+def add_set(parser) -> None:
+    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
+                        help="override a spec value, e.g. --set run.repetitions=1 --set backend.accel=tcg")
 
 
 def add_out(parser) -> None:

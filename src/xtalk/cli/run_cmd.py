@@ -10,13 +10,14 @@ from ..campaign import run_campaign
 from ..errors import EXIT_GATE_FAILED, EXIT_OK
 from ..plan import plan
 from ..results.query import connect
-from .common import add_out, load_spec, console
+from .common import add_out, add_set, console, load_spec
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("run", help="run a campaign")
     p.add_argument("spec", help="campaign spec (TOML)")
     add_out(p)
+    add_set(p)
     p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
     p.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of this spec, skipping completed runs")
@@ -40,7 +41,7 @@ def print_plan(spec, runs) -> None:
 
 
 def run(args) -> int:
-    spec, raw, text = load_spec(args.spec)
+    spec, raw, text = load_spec(args.spec, args.overrides)
     runs = plan(spec, raw)
     if args.dry_run:
         if args.json:

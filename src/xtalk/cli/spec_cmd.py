@@ -7,7 +7,7 @@ import json
 
 from ..plan import plan
 from ..spec.model import Campaign
-from .common import load_spec, console
+from .common import add_set, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -15,13 +15,14 @@ def add_parser(sub) -> None:
     inner = p.add_subparsers(dest="spec_command", required=True, metavar="ACTION")
     check = inner.add_parser("check", help="validate a spec; every problem is listed with its field")
     check.add_argument("spec")
+    add_set(check)
     check.set_defaults(handler=check_spec)
     schema = inner.add_parser("schema", help="print the JSON Schema of campaign specs")
     schema.set_defaults(handler=print_schema)
 
 
 def check_spec(args) -> int:
-    spec, raw, _ = load_spec(args.spec)
+    spec, raw, _ = load_spec(args.spec, args.overrides)
     runs = plan(spec, raw)
     configs = len({r.config_id for r in runs})
     console().print(

@@ -74,7 +74,7 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
         if not isinstance(node, dict):
             return f"{parts[0]} is not a table"
     else:
-        return "a dimension is placement, start_order or a path under measurer., stressors.<name>., backend. or run."
+        return "the path must start with measurer., stressors.<name>., backend. or run."
     if not rest:
         return "the path must name a field"
     for key in rest[:-1]:
@@ -137,14 +137,40 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
     return out
 
 
-def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None) -> tuple[Campaign, dict]:
-    """Parse and validate spec text; returns the model and the raw dict (for the planner)."""
+def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
+    """Apply `path=value` overrides (`xtalk run --set`); the value is read as TOML
+    (a bare word is a string). Returns the problems (bad form, unknown path)."""
+    problems = []
+    for item in overrides:
+        path, sep, text = item.partition("=")
+        if not sep or not path.strip():
+            problems.append(Problem(f"--set {item}", "use PATH=VALUE, e.g. run.repetitions=1"))
+            continue
+        path = path.strip()
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        if "." not in path:
+            if path not in Campaign.model_fields:
+                problems.append(Problem(f"--set {path}", "not a top-level key of a campaign spec"))
+            else:
+                raw[path] = value
+        elif reason := set_path(raw, path, value):
+            problems.append(Problem(f"--set {path}", reason))
+    return problems
+
+
+def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,
+                   overrides: list[str] = ()) -> tuple[Campaign, dict]:
+    """Parse and validate spec text (with `--set` overrides applied); returns the model
+    and the raw dict (for the planner)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"line (\d+)", str(err))
         raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
-    problems: list[Problem] = []
+    problems: list[Problem] = apply_overrides(raw, list(overrides))
     model = None
     try:
         model = Campaign.model_validate(raw)
@@ -152,6 +178,9 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
         problems += _pydantic_problems(err, text)
     for loc, msg in _cross_field_problems(raw, backend_check):
         problems.append(Problem(_path_text(loc), msg, locate_line(text, loc)))
+    overridden = {o.partition("=")[0].strip() for o in overrides}
+    problems = [Problem(p.path, f"{p.message} (value from --set)", None) if p.path in overridden else p
+                for p in problems]
     if problems:
         unique = list(dict.fromkeys(problems))
         raise SpecError(source, sorted(unique, key=lambda p: (p.line or 10**9, p.path)))
@@ -159,10 +188,11 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
     return model, raw
 
 
-def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None) -> tuple[Campaign, dict]:
+def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None,
+                  overrides: list[str] = ()) -> tuple[Campaign, dict]:
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as err:
         raise SpecError(str(path), [Problem("(file)", err.strerror or str(err))]) from None
-    return parse_campaign(text, str(path), backend_check)
+    return parse_campaign(text, str(path), backend_check, overrides)

@@ -90,3 +90,15 @@ def test_exported_schema_accepts_examples_and_rejects_a_typo():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
     json.dumps(schema)
+
+
+def test_overrides_apply_and_bad_ones_are_reported():
+    spec, raw = parse_campaign(MINIMAL_SPEC, "spec.toml", check_backend_options,
+                               overrides=["run.repetitions=4", "measurer.params.size_kib=64", "name=other"])
+    assert spec.run.repetitions == 4 and spec.measurer.params == {"size_kib": 64} and spec.name == "other"
+    with pytest.raises(SpecError) as info:
+        parse_campaign(MINIMAL_SPEC, "spec.toml", check_backend_options,
+                       overrides=["run.repetitions=0", "nowhere.x=1", "novalue"])
+    msgs = {p.path: p.message for p in info.value.problems}
+    assert "(value from --set)" in msgs["run.repetitions"]
+    assert "--set nowhere.x" in msgs and "--set novalue" in msgs

@@ -1,0 +1,163 @@
+"""Debian packages for image builds, through apt with a private state directory per
+architecture, so nothing host-wide changes (no `dpkg --add-architecture`, no host
+package lists touched; works without root).
+
+Layout under <cache>/apt-<arch>/: sources copied from the host's /etc/apt (sources.list
+and sources.list.d/*.list|*.sources), lists/, an empty dpkg status. Debs are downloaded
+with `apt-get download` into <cache>/debs/<arch>/ and unpacked once with `dpkg-deb -x`
+into <cache>/debs/<arch>/x/<deb name>/. The lists are refreshed (`apt-get update`) when
+missing, older than XTALK_APT_MAX_AGE_DAYS (default 7), or on request.
+Caveat: the host's sources must serve the architecture (Debian's mirrors serve arm64;
+an Ubuntu host would need ports.ubuntu.com for arm64).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InfrastructureError
+
+DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    arch: str
+    filename: str       # pool path in the archive
+    sha256: str
+    depends: tuple[str, ...]   # first alternative of each Depends / Pre-Depends
+
+
+def _parse_depends(text: str) -> tuple[str, ...]:
+    out = []
+    for group in text.split(","):
+        first = group.split("|")[0].strip()
+        if first:
+            out.append(first.split()[0].split(":")[0])
+    return tuple(out)
+
+
+class PrivateApt:
+    def __init__(self, arch: str, cache: Path, log=print):
+        if arch not in DEB_ARCH:
+            raise InfrastructureError(f"no Debian architecture for {arch!r} (known: {', '.join(DEB_ARCH)})")
+        self.arch, self.deb_arch, self.log = arch, DEB_ARCH[arch], log
+        self.root = cache / f"apt-{self.deb_arch}"
+        self.debs = cache / "debs" / self.deb_arch
+        for d in (self.root / "lists" / "partial", self.root / "archives" / "partial",
+                  self.root / "sources.list.d", self.root / "preferences.d", self.debs / "x"):
+            d.mkdir(parents=True, exist_ok=True)
+        (self.root / "status").touch()
+        self._copy_sources()
+
+    def _copy_sources(self) -> None:
+        etc = Path("/etc/apt")
+        parts = self.root / "sources.list.d"
+        for old in parts.iterdir():
+            old.unlink()
+        if (etc / "sources.list").is_file():
+            shutil.copy(etc / "sources.list", self.root / "sources.list")
+        else:
+            (self.root / "sources.list").write_text("")
+        for src in sorted((etc / "sources.list.d").glob("*")):
+            if src.suffix in (".list", ".sources"):
+                shutil.copy(src, parts / src.name)
+
+    def options(self) -> list[str]:
+        r = self.root
+        opts = {"Dir::State": r, "Dir::State::Lists": r / "lists", "Dir::State::status": r / "status",
+                "Dir::Cache": r, "Dir::Cache::archives": r / "archives",
+                "Dir::Etc::SourceList": r / "sources.list", "Dir::Etc::SourceParts": r / "sources.list.d",
+                "Dir::Etc::PreferencesParts": r / "preferences.d", "Dir::Etc::Preferences": r / "preferences",
+                "APT::Architecture": self.deb_arch, "APT::Architectures": self.deb_arch,
+                "Debug::NoLocking": "1", "Acquire::Languages": "none"}
+        if os.geteuid() == 0:
+            opts["APT::Sandbox::User"] = "root"
+        return [x for k, v in opts.items() for x in ("-o", f"{k}={v}")]
+
+    def _run(self, tool: str, *args: str, cwd: Path | None = None) -> str:
+        proc = subprocess.run([tool, *self.options(), *args], capture_output=True, text=True, cwd=cwd)
+        if proc.returncode != 0:
+            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-6:])
+            raise InfrastructureError(f"{tool} {' '.join(args[:3])} failed: {tail}")
+        return proc.stdout
+
+    def lists_age_s(self) -> float | None:
+        lists = [p for p in (self.root / "lists").glob("*_Packages*")]
+        return time.time() - max(p.stat().st_mtime for p in lists) if lists else None
+
+    def update(self, force: bool = False) -> bool:
+        """apt-get update when needed; True when it ran."""
+        age = self.lists_age_s()
+        max_age = float(os.environ.get("XTALK_APT_MAX_AGE_DAYS", "7")) * 86400
+        if not force and age is not None and age < max_age:
+            return False
+        if not shutil.which("apt-get"):
+            raise InfrastructureError("apt-get not found: image builds need a Debian or Ubuntu host")
+        self.log(f"apt: updating the package lists for {self.deb_arch} in {self.root}")
+        self._run("apt-get", "-q", "update")
+        return True
+
+    def show(self, names: list[str]) -> dict[str, Package]:
+        """Candidate version records of packages (virtual or missing ones are absent)."""
+        out: dict[str, Package] = {}
+        if not names:
+            return out
+        proc = subprocess.run(["apt-cache", *self.options(), "show", "--no-all-versions", *names],
+                              capture_output=True, text=True)
+        for record in proc.stdout.split("\n\n"):
+            fields, key = {}, None
+            for line in record.splitlines():
+                if line.startswith(" ") and key:
+                    fields[key] += " " + line.strip()
+                elif ":" in line:
+                    key, _, value = line.partition(":")
+                    fields[key] = value.strip()
+            if "Package" in fields and "Filename" in fields:
+                deps = _parse_depends(fields.get("Pre-Depends", "")) + _parse_depends(fields.get("Depends", ""))
+                out[fields["Package"]] = Package(fields["Package"], fields["Version"], fields["Architecture"],
+                                                 fields["Filename"], fields.get("SHA256", ""), deps)
+        return out
+
+    def fetch(self, pkgs: list[Package]) -> dict[str, Path]:
+        """Download (unless already cached) and unpack; returns name -> unpacked dir."""
+        missing = [p for p in pkgs if not (self.debs / Path(p.filename).name).is_file()]
+        if missing:
+            self.log(f"apt: downloading {len(missing)} package(s): {' '.join(p.name for p in missing)}")
+            self._run("apt-get", "-q", "download", *[f"{p.name}={p.version}" for p in missing], cwd=self.debs)
+        out = {}
+        for p in pkgs:
+            deb = self.debs / Path(p.filename).name
+            if not deb.is_file():
+                raise InfrastructureError(f"apt-get download did not produce {deb.name}")
+            dest = self.debs / "x" / deb.stem
+            if not (dest / ".done").is_file():
+                shutil.rmtree(dest, ignore_errors=True)
+                subprocess.run(["dpkg-deb", "-x", str(deb), str(dest)], check=True)
+                (dest / ".done").touch()
+            out[p.name] = dest
+        return out
+
+    def extract_member(self, pkg: Package, prefix: str, dest: Path) -> Path:
+        """One file (the first whose path starts with prefix) from a deb, without unpacking
+        the rest (the kernel package is ~70 MB of modules we do not need)."""
+        deb = self.debs / Path(pkg.filename).name
+        if not deb.is_file():
+            self.log(f"apt: downloading {pkg.name} {pkg.version}")
+            self._run("apt-get", "-q", "download", f"{pkg.name}={pkg.version}", cwd=self.debs)
+        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True, check=True).stdout
+        import io
+        import tarfile
+        with tarfile.open(fileobj=io.BytesIO(listing)) as tar:
+            for member in tar.getmembers():
+                name = member.name.lstrip("./")
+                if name.startswith(prefix) and member.isfile():
+                    dest.write_bytes(tar.extractfile(member).read())
+                    return dest
+        raise InfrastructureError(f"{deb.name} has no file {prefix}*")
