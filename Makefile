@@ -23,6 +23,7 @@ demo: setup
 
 test: setup
 	@$(MAKE) -s all
+	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
 bench: setup

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.blackbox.browser import chromium  # noqa: F401  (a fixture for every test module)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.blackbox.browser import chromium, dump_dom, external_refs, screenshot  # noqa: F401 (fixture)
+from tests.blackbox.browser import dump_dom, external_refs, screenshot
 from tests.blackbox.cli import campaign_dir, write_spec, xtalk
 
 SPEC = """

@@ -9,7 +9,7 @@ import shutil
 import pytest
 from PIL import Image
 
-from tests.blackbox.browser import chromium, dump_dom, external_refs, screenshot  # noqa: F401 (fixture)
+from tests.blackbox.browser import dump_dom, external_refs, screenshot
 from tests.blackbox.cli import campaign_dir, xtalk
 from tests.conftest import ROOT
 

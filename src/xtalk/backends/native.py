@@ -54,7 +54,6 @@ class NativeBackend(Backend):
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.binary is not None
         argv = [str(self.binary)] + workload_args(guest, run)
-        ring = None
         if guest.role == "measurer":
             path = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
             create_ring_file(path, RING_CAPACITY)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,13 +152,14 @@ class PrivateApt:
         if not deb.is_file():
             self.log(f"apt: downloading {pkg.name} {pkg.version}")
             self._run("apt-get", "-q", "download", f"{pkg.name}={pkg.version}", cwd=self.debs)
-        listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True, check=True).stdout
-        import io
-        import tarfile
-        with tarfile.open(fileobj=io.BytesIO(listing)) as tar:
-            for member in tar.getmembers():
-                name = member.name.lstrip("./")
-                if name.startswith(prefix) and member.isfile():
-                    dest.write_bytes(tar.extractfile(member).read())
-                    return dest
+        proc = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
+        try:
+            with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:   # streamed: stops at the file
+                for member in tar:
+                    if member.name.lstrip("./").startswith(prefix) and member.isfile():
+                        dest.write_bytes(tar.extractfile(member).read())
+                        return dest
+        finally:
+            proc.kill()
+            proc.wait()
         raise InfrastructureError(f"{deb.name} has no file {prefix}*")

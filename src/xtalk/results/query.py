@@ -6,7 +6,6 @@ first); `runs` and `events` are built from the JSON files of the store.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
