@@ -12,7 +12,9 @@ NATIVE_FREE    := -ffreestanding -nostdinc -isystem $(shell $(NATIVE_CC) -print-
 NATIVE_LIB_SRC := $(filter-out guests/lib/libc_shims.c,$(wildcard guests/lib/*.c))
 NATIVE_NEUTRAL := $(NATIVE_LIB_SRC) $(wildcard guests/bench/*.c)
 NATIVE_HOST    := $(wildcard native/*.c)
-NATIVE_OBJS    := $(patsubst %.c,$(NATIVE_OUT)/obj/%.o,$(NATIVE_NEUTRAL) $(NATIVE_HOST))
+NATIVE_HOST_S  := $(wildcard native/*.S)
+NATIVE_OBJS    := $(patsubst %.c,$(NATIVE_OUT)/obj/%.o,$(NATIVE_NEUTRAL) $(NATIVE_HOST)) \
+                  $(patsubst %.S,$(NATIVE_OUT)/obj/%.o,$(NATIVE_HOST_S))
 
 .PHONY: native native-clean
 native: $(NATIVE_BIN)
@@ -27,6 +29,10 @@ $(NATIVE_OUT)/obj/guests/%.o: guests/%.c
 $(NATIVE_OUT)/obj/native/%.o: native/%.c
 	@mkdir -p $(dir $@)
 	$(NATIVE_CC) $(NATIVE_CFLAGS) -c -o $@ $<
+
+$(NATIVE_OUT)/obj/native/%.o: native/%.S
+	@mkdir -p $(dir $@)
+	$(NATIVE_CC) -MMD -MP -c -o $@ $<
 
 native-clean:
 	rm -rf $(NATIVE_OUT)

@@ -7,8 +7,10 @@
  * initialises the file). Cache sizes come from sysfs (cpu0). Console = unbuffered
  * write(1), so a killed process loses nothing already printed. Allocations are
  * anonymous mmaps, huge-page advised and pre-faulted (no page faults in the window).
- * Caveats: TSC calibration assumes an invariant TSC (constant_tsc); pinning and
- * scheduling policy are the caller's job (the native backend), not done here.
+ * xt_timer_oneshot is in timer_linux.c (POSIX timer + signal), xt_trap in
+ * trap_linux.c, xt_ctx_* in ctx.S. Caveats: TSC calibration assumes an invariant TSC
+ * (constant_tsc); pinning and scheduling policy are the caller's job (the native
+ * backend), not done here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,13 +31,6 @@ const char *xt_cmdline(void) { return cmdline; }
 const char *xt_platform_name(void) { return "native"; }
 long xt_run_unprivileged(long (*fn)(void *), void *arg) { return fn(arg); }
 void xt_exit(int status) { _exit(status); }
-
-bool xt_timer_oneshot(uint64_t deadline_counter, void (*handler)(uint64_t now))
-{
-	(void)deadline_counter;
-	(void)handler;
-	return false;
-}
 
 uint64_t xt_counter(void)
 {

@@ -53,4 +53,31 @@ long xt_run_unprivileged(long (*fn)(void *), void *arg);
 /* Optional timer interrupt support (timer_latency bench). Returns false if absent.
  * handler is called in interrupt context with the counter value at handler entry. */
 bool xt_timer_oneshot(uint64_t deadline_counter, void (*handler)(uint64_t now));
+/* One-shot semantics (all targets): the handler runs at most once per arming, never
+ * before deadline_counter (a deadline already past fires at once); arming again replaces
+ * the previous deadline and handler; handler NULL cancels. Native: a POSIX timer
+ * (CLOCK_MONOTONIC) delivering a signal to the process, the handler runs in the signal
+ * handler. Benches arm from their loop, not from inside the handler (on x86 an
+ * interrupt may arrive while the previous handler is still returning, see entry.S). */
+
+/* Minimal thread contexts (sched_metric): the callee-saved registers and the stack
+ * pointer, switched by a few instructions of per-arch assembly (x86_64/ctx.S,
+ * arm64/ctx.S; native/ctx.S uses the same files). xt_ctx_init prepares *c so that the
+ * first xt_ctx_switch to it calls entry(arg) on [stack, stack+bytes) (entry must never
+ * return: that traps). xt_ctx_switch saves the current context in *from and resumes *to.
+ * No privilege, no signal mask, no FP state beyond the callee-saved registers: usable
+ * in ring 3 / EL0 and as a host program. */
+struct xt_ctx { void *sp; };
+void xt_ctx_init(struct xt_ctx *c, void *stack, size_t bytes, void (*entry)(void *), void *arg);
+void xt_ctx_switch(struct xt_ctx *from, struct xt_ctx *to);
+
+/* Operations that make the hypervisor work (vmexit_storm). xt_trap_kinds() names the
+ * kinds this platform offers, comma-separated, the default first (x86: pio,mmio,cpuid,
+ * gate; arm64: hvc,mmio,gate; native: syscall). xt_trap_kind(name) returns the kind's
+ * number, or -1 if unknown or unusable here (call it before the loop: it may check the
+ * machine). xt_trap(kind) performs one operation; callable unprivileged (it enters the
+ * privileged level itself where the operation needs it). */
+const char *xt_trap_kinds(void);
+int xt_trap_kind(const char *name);
+void xt_trap(int kind);
 #endif

@@ -78,12 +78,12 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
                                           disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
-            progress.update(task, description=f"{spec.name} [{run.run_id}]")
+            progress.update(task, description=f"{spec.name} · {run.run_id}")
             writer = store.start_run(_run_meta(run, spec))
             started = time.monotonic()
 
             def tick(t_s, run=run):
-                progress.update(task, description=f"{spec.name} [{run.run_id} {t_s or 0:5.1f}s]")
+                progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
 
             meta = execute_run(backend, run, writer, tick)
             results.append(meta)

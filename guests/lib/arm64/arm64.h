@@ -94,6 +94,8 @@ extern volatile uint32_t arm64_at_el0;     /* 1 while the CPU runs at EL0 */
 extern uint64_t arm64_kernel_sp;            /* EL1 context of the active EL0 call, or 0 */
 long arm64_svc(long nr, long a, long b, long c);   /* `svc #1` from EL0 */
 enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER };
+enum { ARM64_SYS_TRAP = 16 };   /* trap.c: one vmexit_storm operation at EL1 */
+long arm64_trap_el1(long kind);
 
 /* What the device tree says (board.c fills it from fdt.c's walk). */
 #define ARM64_MAX_RANGES 16

@@ -48,6 +48,8 @@ static long service(long nr, long a, long b)
 		arm64_exit_now((int)a);
 	case ARM64_SYS_TIMER:
 		return arm64_timer_arm((uint64_t)a, (void (*)(uint64_t))b);
+	case ARM64_SYS_TRAP:
+		return arm64_trap_el1(a);
 	}
 	return -1;
 }

@@ -1,5 +1,6 @@
 /* user.c - ring-0 services for ring-3 code (entry.S routes `call x86_syscall` here).
- * Only what needs privilege: console port I/O, the exit port, the LAPIC timer. */
+ * Only what needs privilege: console port I/O, the exit port, the LAPIC timer, and the
+ * port I/O of vmexit_storm (trap.c). */
 #include "platform.h"
 #include "x86.h"
 
@@ -14,6 +15,8 @@ long x86_syscall_dispatch(long nr, long a, long b, long c)
 		x86_exit_now((int)a);
 	case X86_SYS_TIMER:
 		return x86_lapic_timer_arm((uint64_t)a, (x86_timer_fn)b);
+	case X86_SYS_TRAP:
+		return x86_trap_ring0(a);
 	}
 	return -1;
 }

@@ -37,6 +37,7 @@
 
 /* ud2 gate numbers (x86_syscall). */
 enum { X86_SYS_WRITE = 1, X86_SYS_EXIT, X86_SYS_TIMER };
+enum { X86_SYS_TRAP = 16 };     /* trap.c: one vmexit_storm operation in ring 0 */
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
@@ -107,6 +108,7 @@ void x86_exit_now(int status) __attribute__((noreturn));
 typedef void (*x86_timer_fn)(uint64_t now);
 bool x86_lapic_timer_arm(uint64_t deadline, x86_timer_fn handler);
 x86_timer_fn x86_lapic_timer_irq(uint64_t now);
+long x86_trap_ring0(long kind);     /* trap.c, from the ring-0 gate */
 
 /* report.c: console output for the platform's own reports (works in ring 0 and 3). */
 void x86_print(const char *s);

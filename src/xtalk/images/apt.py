@@ -34,6 +34,11 @@ class Package:
     sha256: str
     depends: tuple[str, ...]   # first alternative of each Depends / Pre-Depends
 
+    @property
+    def deb_name(self) -> str:
+        """The file name `apt-get download` gives it (epoch colon as %3a)."""
+        return f"{self.name}_{self.version.replace(':', '%3a')}_{self.arch}.deb"
+
 
 def _parse_depends(text: str) -> tuple[str, ...]:
     out = []
@@ -128,13 +133,13 @@ class PrivateApt:
 
     def fetch(self, pkgs: list[Package]) -> dict[str, Path]:
         """Download (unless already cached) and unpack; returns name -> unpacked dir."""
-        missing = [p for p in pkgs if not (self.debs / Path(p.filename).name).is_file()]
+        missing = [p for p in pkgs if not (self.debs / p.deb_name).is_file()]
         if missing:
             self.log(f"apt: downloading {len(missing)} package(s): {' '.join(p.name for p in missing)}")
             self._run("apt-get", "-q", "download", *[f"{p.name}={p.version}" for p in missing], cwd=self.debs)
         out = {}
         for p in pkgs:
-            deb = self.debs / Path(p.filename).name
+            deb = self.debs / p.deb_name
             if not deb.is_file():
                 raise InfrastructureError(f"apt-get download did not produce {deb.name}")
             dest = self.debs / "x" / deb.stem
@@ -148,7 +153,7 @@ class PrivateApt:
     def extract_member(self, pkg: Package, prefix: str, dest: Path) -> Path:
         """One file (the first whose path starts with prefix) from a deb, without unpacking
         the rest (the kernel package is ~70 MB of modules we do not need)."""
-        deb = self.debs / Path(pkg.filename).name
+        deb = self.debs / pkg.deb_name
         if not deb.is_file():
             self.log(f"apt: downloading {pkg.name} {pkg.version}")
             self._run("apt-get", "-q", "download", f"{pkg.name}={pkg.version}", cwd=self.debs)
