@@ -16,7 +16,7 @@
  *   timer    case 1 `selftest_timer`: one sample = arm a one-shot timer timer_us=
  *            (default 1000) ahead and spin until its handler runs; fail if it fires
  *            before its deadline or not within 10 periods + 50 ms; skip when the
- *            platform has no timer (native) or timer=0
+ *            platform has no timer or timer=0 (native has one: a POSIX timer signal)
  * The run ends status=fail (reason = the first failed check) if any check failed;
  * all checks run regardless. Caveats: xt_alloc never frees in the guests, so the
  * memory check consumes up to ~2 x mem_max; timer samples include the timer period.

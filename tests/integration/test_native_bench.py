@@ -116,6 +116,9 @@ MEASURERS = [
     ("membus", ["role=measurer", "size=256k"], 1),
     ("memcpy", ["role=measurer", "size=64k"], 1),
     ("selftest", ["mem_max=4m", "mem_min=1m", "reads=100"], 2),
+    ("sched_metric", ["interval_s=0.01"], 1),
+    ("vmexit_storm", ["role=measurer", "ops=100"], 1),
+    ("irq_storm", ["role=measurer", "batch=20"], 1),
 ]
 
 
@@ -243,6 +246,17 @@ BADPARAMS = [
     (["bench=selftest", "mem_min=8m", "mem_max=4m"], "mem_min"),
     (["bench=selftest", "reads=1"], "reads"),
     (["bench=selftest", "freq_tol_pct=0"], "freq_tol_pct"),
+    (["bench=timer_latency", "period_us=0"], "period_us"),
+    (["bench=timer_latency", "sustain_factor=1"], "sustain_factor"),
+    (["bench=timer_latency", "sustain_min_us=200"], "sustain_min_us"),
+    (["bench=sched_metric", "starve=0"], "starve"),
+    (["bench=sched_metric", "threads=1"], "threads"),
+    (["bench=sched_metric", "tick=sometimes"], "tick"),
+    (["bench=sched_metric", "interval_s=0"], "interval_s"),
+    (["bench=vmexit_storm", "kind=pio"], "kind"),
+    (["bench=vmexit_storm", "ops=0"], "ops"),
+    (["bench=irq_storm", "batch=0"], "batch"),
+    (["bench=irq_storm", "period_us=-1"], "period_us"),
 ]
 
 
@@ -275,7 +289,7 @@ def test_size_expressions(bench):
 
 
 STRESSOR_ARGS = {"cache_thrash": "size=1m", "cpu_spin": "spin=1000", "membus": "size=4m",
-                 "memcpy": "size=256k"}
+                 "memcpy": "size=256k", "vmexit_storm": "ops=100", "irq_storm": "batch=10"}
 
 
 @pytest.mark.parametrize("name", sorted(STRESSOR_ARGS))
@@ -422,7 +436,8 @@ def test_selftest_passes_and_reports_every_check(bench):
     m = metas(recs)
     for check in ("console", "cpus", "memory", "cache", "freq", "counter"):
         assert m[f"check_{check}"] == "pass", (check, out)
-    assert m["check_timer"] == "skip"                 # native has no timer interrupts
+    assert m["check_timer"] == "pass"                 # POSIX timer + signal (timer_linux.c)
+    assert m["timer_fired"] == "5" and m["timer_early"] == "0"
     assert int(m["mem_largest"]) == 64 << 20 and m["mem_failed_at"] == "0"
     assert int(m["cpus"]) == len(os.sched_getaffinity(0))
     assert m["counter_backwards"] == "0" and int(m["counter_min_step"]) > 0
@@ -500,3 +515,104 @@ int main(void) {
     assert lines[1] == "1 1 1"
     sub, cube = (float(v) for v in lines[2].split())
     assert sub == pytest.approx(math.sqrt(4.9e-324), rel=1e-15) and cube == -3.0
+
+
+# ---- timer_latency, sched_metric, vmexit_storm, irq_storm ----
+
+def test_timer_latency_and_sustained_rate(bench, tmp_path):
+    ring = make_ring(tmp_path / "ring", 1024)
+    rc, recs, out = run(bench, "bench=timer_latency", "run=tl", "iterations=100", "period_us=300",
+                        "sustain_count=50", "sustain_start_us=200", "sustain_max_us=3000",
+                        f"ring={ring}")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "timer_latency")
+    assert [(m["id"], m["name"], m["unit"]) for m in only(recs, "METRIC")] == [
+        ("0", "timer_latency", "cycles"), ("1", "timer_missed", "count")]
+    metas_ = only(recs, "META")
+    m = metas(recs)
+    assert m["lat_n"] == "100" and m["early"] == "0" and m["missing"] == "0"
+    steps = [f for f in metas_ if "sustain_step" in f]
+    assert steps and int(m["steps"]) == len(steps)
+    _, samples = ring_samples(ring)
+    lat = [s for s in samples if s["metric"] == 0]
+    missed = [s for s in samples if s["metric"] == 1]
+    assert len(lat) == 100 and len(missed) == len(steps)
+    assert int(end["samples"]) == 100 + len(steps)
+    assert all(s["value"] > 0 for s in lat)                    # never before the deadline
+    assert min(s["value"] for s in lat) == int(m["lat_min"])
+    assert [s["value"] for s in missed] == [int(f["missed"]) for f in steps]
+    assert all(int(f["generated"]) >= 50 for f in steps)
+    # the search goes down while no interrupt is lost, or up from a first lossy step
+    # until one is not: either way the boundary is lossy < sustained
+    best, lossy = int(m["sustained_period_ns"]), int(m["lossy_period_ns"])
+    assert best or lossy
+    if best:
+        assert any(int(f["period_ns"]) == best and f["missed"] == "0" for f in steps)
+    if best and lossy:
+        assert lossy < best
+    print(f"native timer latency: min {m['lat_min']} mean {m['lat_mean']} ticks; "
+          f"sustained period {best} ns, lossy {lossy} ns")
+
+
+def test_timer_latency_without_sustain_is_periodic(bench):
+    rc, recs, out = run(bench, "bench=timer_latency", "iterations=30", "period_us=2000",
+                        "sustain=0")
+    assert rc == 0, out
+    b, end = check_begin_end(recs, "timer_latency")
+    samples = only(recs, "SAMPLE")
+    assert len(samples) == 30 == int(end["samples"]) and {s["metric"] for s in samples} == {"0"}
+    # entry times = deadlines (start + k x period, skipped ones excepted) + latency
+    period = int(metas(recs)["period_ticks"])
+    assert abs(period - int(b["freq_hz"]) * 2 // 1000) <= 1
+    deadlines = [int(s["t"]) - int(s["value"]) for s in samples]
+    gaps = [b_ - a for a, b_ in zip(deadlines, deadlines[1:])]
+    assert all(g > 0 and g % period == 0 for g in gaps), gaps
+    assert not any(ln.startswith("sustain_step") for ln in out.splitlines())
+
+
+@pytest.mark.parametrize("tick", ["timer", "poll"])
+def test_sched_metric_fair(bench, tick):
+    rc, recs, out = run(bench, "bench=sched_metric", "run=sm", "interval_s=0.05", "iterations=4",
+                        "threads=4", f"tick={tick}")
+    assert rc == 0, out
+    _, end = check_begin_end(recs, "sched_metric")
+    m = metas(recs)
+    assert m["tick"] == tick and m["threads"] == "4" and m["unfair_intervals"] == "0"
+    counts = [int(c) for c in m["counts"].split(",")]
+    assert len(counts) == 4 and max(counts) - min(counts) <= 1 and counts[0] > 1000
+    samples = [int(s["value"]) for s in only(recs, "SAMPLE")]
+    assert len(samples) == 4 and sum(samples) == sum(counts)
+
+
+def test_sched_metric_starved_thread_fails(bench):
+    rc, recs, out = run(bench, "bench=sched_metric", "run=ss", "interval_s=0.05", "iterations=2",
+                        "starve=2")
+    assert rc == 1, out
+    _, end = check_begin_end(recs, "sched_metric", status="fail")
+    assert end["reason"].startswith("sched_metric: thread 2 ran") and "below 90% of the mean" in end["reason"]
+    assert only(recs, "ERROR")[0]["msg"] == end["reason"]
+    m = metas(recs)
+    counts = [int(c) for c in m["counts"].split(",")]
+    assert m["unfair_intervals"] == "2" and end["samples"] == "2"
+    assert abs(counts[0] - 2 * counts[2]) <= 3 and max(counts[2:]) - min(counts[2:]) <= 1
+
+
+def test_vmexit_storm_native_kind(bench):
+    rc, recs, out = run(bench, "bench=vmexit_storm", "role=measurer", "iterations=3", "ops=500")
+    assert rc == 0, out
+    m = metas(recs)
+    assert (m["kind"], m["kinds"], m["ops_per_sample"]) == ("syscall", "syscall", "500")
+    # a getppid round trip costs more than 20 counter ticks
+    assert all(int(s["value"]) > 500 * 20 for s in only(recs, "SAMPLE"))
+
+
+def test_irq_storm_counts_interrupts(bench):
+    rc, recs, out = run(bench, "bench=irq_storm", "role=measurer", "iterations=5", "batch=40",
+                        "period_us=20")
+    assert rc == 0, out
+    b, _ = check_begin_end(recs, "irq_storm")
+    m = metas(recs)
+    assert m["interrupts"] == "200" and m["lost"] == "0"
+    # 40 interrupts at least 20 us apart each
+    assert all(int(s["value"]) >= 40 * int(b["freq_hz"]) // 50000 for s in only(recs, "SAMPLE"))
+

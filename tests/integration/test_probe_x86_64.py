@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from xtalk.telemetry.ring import RingReader
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "x86_64"
 QEMU = shutil.which("qemu-system-x86_64")
@@ -210,6 +212,107 @@ def test_bad_ring_parameters(tmp_path, images, extra, key):
     assert b.fields("ERROR").get("param") == key, b.console
     assert b.fields("END")["status"] == "badparam"
     assert b.returncode == EXIT_BADPARAM
+
+
+def bench_names() -> list[str]:
+    text = (ROOT / "guests" / "lib" / "bench_list.h").read_text()
+    return re.findall(r"^XT_BENCH\((\w+)\)", text, re.M)
+
+
+# Small sizes so that every bench ends quickly under TCG; stressors run as measurers
+# with a short duration_s so that they end too.
+BENCH_PARAMS = {
+    "qsort": "size_kib=32 iterations=3",
+    "pointer_chase": "size=256k steps=4096 iterations=3",
+    "membw": "size=256k iterations=3",
+    "hidden_latency": "duration_s=0.05",
+    "cache_thrash": "size=256k duration_s=0.05",
+    "cpu_spin": "spin=4096 duration_s=0.05",
+    "membus": "size=256k duration_s=0.05",             # default llc*2: more than 64 MiB RAM
+    "selftest": "iterations=3 mem_max=8m",
+    "timer_latency": "iterations=20 period_us=500 sustain_count=20 sustain_max_us=2000",
+    "sched_metric": "interval_s=0.02 iterations=3",
+    "vmexit_storm": "ops=50 duration_s=0.05",
+    "irq_storm": "batch=20 duration_s=0.05",
+}
+ZERO_OK = {"timer_missed"}      # count metrics whose samples may be 0 (no interrupt lost)
+FREQ = 2_000_000_000            # passed in: the guest cannot calibrate its TSC on microvm
+
+
+def check_ring_reader(b: Boot, n: int) -> None:
+    """Reads the ring the way the host does (RingReader at the RAM-file offset): n
+    samples, contiguous seqs, every declared metric present, values > 0 except the
+    metrics in ZERO_OK, times in order, heartbeat = the last sample's time."""
+    names = {int(f["id"]): f["name"] for f in
+             (dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("METRIC"))}
+    reader = RingReader(b.ram, offset=RING_GPA)
+    try:
+        write_seq, heartbeat, freq = reader.header()
+        assert write_seq == n and freq == FREQ, b.console
+        batch = reader.read()
+        assert batch.lost == 0 and len(batch.records) == n
+        rec = batch.records
+        assert rec["seq"].tolist() == list(range(n))
+        assert (rec["flags"] == 0).all()
+        if n:
+            assert set(rec["metric"].tolist()) == set(names), b.console
+            ts = rec["t"].tolist()
+            assert ts == sorted(ts) and heartbeat == ts[-1]
+        for m, v in zip(rec["metric"].tolist(), rec["value"].tolist()):
+            assert v > 0 or names[m] in ZERO_OK, (names[m], v)
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+@pytest.mark.parametrize("name", bench_names())
+def test_every_bench_passes(tmp_path, images, accel, name):
+    params = BENCH_PARAMS.get(name, "iterations=3 duration_s=0.05")
+    b = boot(tmp_path, images["pvh"],
+             f"bench={name} run=b-{name} role=measurer freq_hz={FREQ} {params}", accel=accel)
+    assert b.fields("BEGIN")["bench"] == name, b.console
+    end = b.fields("END")
+    assert end["status"] == "pass" and b.returncode == EXIT_PASS, b.console
+    n = int(end["samples"])
+    if name != "hidden_latency":                             # gaps: may legitimately be 0
+        assert n >= len(b.lines("METRIC")) >= 1
+    check_ring_reader(b, n)
+
+
+def test_new_benches_facts(tmp_path, images):
+    """timer_latency's sustained-rate search, sched_metric's fairness and vmexit_storm's
+    kinds, in one guest each (KVM if usable)."""
+    accel = "kvm" if KVM else "tcg"
+    b = boot(tmp_path, images["pvh"], f"bench=timer_latency run=tl freq_hz={FREQ} iterations=10 "
+             "period_us=500 sustain_count=20 sustain_start_us=50 sustain_max_us=3000", accel=accel)
+    assert b.fields("END")["status"] == "pass", b.console
+    steps = [dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("META") if "sustain_step=" in ln]
+    summary = b.fields("META")
+    assert steps and int(summary["steps"]) == len(steps), b.console
+    best = int(summary["sustained_period_ns"])
+    assert best == 0 or any(int(s["period_ns"]) == best and s["missed"] == "0" for s in steps)
+    assert int(b.fields("END")["samples"]) == 10 + len(steps)
+    for kind in ("pio", "mmio", "cpuid", "gate"):
+        b = boot(tmp_path, images["pvh"], f"bench=vmexit_storm run=vx role=measurer freq_hz={FREQ} "
+                 f"kind={kind} ops=20 iterations=2", accel=accel)
+        assert b.fields("END")["status"] == "pass", b.console
+        assert b.meta()["kind"] == kind and b.meta()["kinds"] == "pio,mmio,cpuid,gate"
+    b = boot(tmp_path, images["pvh"], f"bench=vmexit_storm run=vx freq_hz={FREQ} kind=hvc", accel=accel)
+    assert b.fields("ERROR")["param"] == "kind" and b.returncode == EXIT_BADPARAM, b.console
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+def test_starved_sched_metric_fails(tmp_path, images, accel):
+    b = boot(tmp_path, images["pvh"], f"bench=sched_metric run=sm freq_hz={FREQ} interval_s=0.02 "
+             "iterations=2 starve=2", accel=accel)
+    end = b.fields("END")
+    assert end["status"] == "fail" and "thread 2 " in end["reason"], b.console
+    assert b.returncode == EXIT_FAIL and end["samples"] == "2"
+    counts = [int(c) for c in b.meta()["counts"].split(",")]
+    # snapshots at the timer tick: the round in progress leaves counts 1 apart
+    assert len(counts) == 5 and abs(counts[0] - counts[1]) <= 1
+    assert abs(counts[2] * 2 - counts[1]) <= 3 and max(counts[2:]) - min(counts[2:]) <= 1
+    check_ring_reader(b, 2)
 
 
 # ---- platform self-test image -------------------------------------------------------

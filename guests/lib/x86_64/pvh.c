@@ -14,21 +14,10 @@ struct hvm_memmap_entry {
 	uint32_t type, reserved;
 };
 
-static bool running_on_xen(void)
-{
-	for (uint32_t base = 0x40000000; base <= 0x40000100; base += 0x100) {  /* +0x100: Viridian */
-		uint32_t r[4];
-		cpuid(base, 0, r);
-		if (r[1] == 0x566e6558 && r[2] == 0x65584d4d && r[3] == 0x4d4d566e)
-			return true;                    /* "XenVMMXenVMM" */
-	}
-	return false;
-}
-
 void x86_pvh_parse(uint32_t addr)
 {
 	const struct hvm_start_info *si = (const void *)(uintptr_t)addr;
-	x86_boot_info.platform = running_on_xen() ? "xen" : x86_pci_present() ? "pc" : "microvm";
+	x86_boot_info.platform = x86_xen_base() ? "xen" : x86_pci_present() ? "pc" : "microvm";
 	if (si->magic != HVM_START_MAGIC)
 		return;
 	if (si->cmdline_paddr)

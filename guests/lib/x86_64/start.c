@@ -23,7 +23,9 @@ void x86_boot(uint32_t kind, uint32_t info)
 	else
 		x86_multiboot_parse(info);
 	x86_uart_init();
-	x86_uart_write("\n", 1);       /* end whatever firmware printed on this line */
+	if (x86_xen_base())
+		x86_xencons_init();    /* Xen PVH: no UART, the PV console instead */
+	x86_console_out("\n", 1);      /* end whatever firmware printed on this line */
 	x86_pic_disable();
 	x86_cpu_init();
 	x86_mem_protect();

@@ -1,5 +1,5 @@
 /* tsc.c - the counter: TSC, read with lfence on both sides. Its frequency comes from
- * freq_hz= on the cmdline, else CPUID 0x15 (crystal clock ratio), else the hypervisor
+ * freq_hz= on the cmdline, else Xen's time leaf (base+3, on Xen), else CPUID 0x15 (crystal clock ratio), else the hypervisor
  * timing leaf 0x40000010 (KVM/VMware, QEMU -cpu ...,+invtsc,+vmware-cpuid-freq), else 0
  * (the host must then pass freq_hz=; self-calibration proved wrong on microvm). */
 #include "platform.h"
@@ -17,6 +17,8 @@ static uint64_t detect_hz(void)
 	uint64_t hz;
 	uint32_t r[4];
 	if (x86_param_u64("freq_hz", &hz))
+		return hz;
+	if ((hz = x86_xen_tsc_hz()))                    /* Xen's time leaf: the guest TSC rate */
 		return hz;
 	cpuid(0, 0, r);
 	if (r[0] >= 0x15) {

@@ -53,5 +53,5 @@ void xt_console_write(const char *s, size_t n)
 	if (x86_cpl())
 		x86_syscall(X86_SYS_WRITE, (long)s, (long)n, 0);
 	else
-		x86_uart_write(s, n);
+		x86_console_out(s, n);
 }

@@ -9,7 +9,7 @@ long x86_syscall_dispatch(long nr, long a, long b, long c)
 	(void)c;
 	switch (nr) {
 	case X86_SYS_WRITE:
-		x86_uart_write((const char *)a, (size_t)b);
+		x86_console_out((const char *)a, (size_t)b);
 		return 0;
 	case X86_SYS_EXIT:
 		x86_exit_now((int)a);

@@ -102,6 +102,19 @@ bool x86_param_str(const char *key, char *buf, size_t cap);
 void x86_uart_init(void);
 void x86_uart_write(const char *s, size_t n);
 void x86_uart_flush(void);
+/* The console: the Xen PV console when x86_xencons_init() found one, else COM1. */
+void x86_console_out(const char *s, size_t n);
+void x86_console_flush(void);
+/* xen.c / xencons.c: Xen PVH domU support (ring 0). x86_xen_base() is Xen's CPUID base
+ * leaf, 0 when not running on Xen. */
+uint32_t x86_xen_base(void);
+bool x86_xen_init(void);
+long x86_xen_hypercall(unsigned nr, long a0, long a1);
+bool x86_xen_get_param(uint32_t index, uint64_t *value);
+void x86_xen_notify(uint32_t port);
+void x86_xen_shutdown(void);
+uint64_t x86_xen_tsc_hz(void);
+bool x86_xencons_init(void);
 void x86_pic_disable(void);
 bool x86_pci_present(void);
 void x86_exit_now(int status) __attribute__((noreturn));

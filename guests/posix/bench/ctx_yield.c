@@ -47,5 +47,5 @@ static void teardown(void)
 static const char *const metrics[] = { "yield_switch", NULL };
 const struct rt_lat rt_lat_ctx_yield = {
 	"ctx_yield", metrics, NULL, "sched_yield between two SCHED_FIFO threads of equal priority on one CPU",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

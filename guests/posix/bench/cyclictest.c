@@ -9,7 +9,8 @@
  *     t = clock at start + (cycle + 1) * interval (the planned wakeup; approximate);
  *   - XT HIST: log2 histogram of those values per thread;
  *   - the --json file gives per-thread cycles/min/avg/max and cyclictest's own
- *     linear microsecond histogram: XT META ct_*_t<N>= and ct_hist_t<N>="us:count,...";
+ *     linear microsecond histogram: XT META ct_*_t<N>= and ct_hist_t<N>_<part>=
+ *     "us:count,..." (split over lines of <= 300 characters, ct_hist_parts_t<N>=);
  *     cycles missing from the -v stream (its ring buffer overran) are reported as
  *     ct_lost_t<N> and an XT ERROR, never hidden; cyclictest never prints the -v
  *     values of its last few cycles (ct_unprinted_tail_t<N>, in the histogram only).
@@ -63,6 +64,26 @@ static void on_json(const char *path, const char *value, void *ctx)
 		else
 			t->hlen += (size_t)w;
 	}
+}
+
+/* cyclictest's histogram as META lines of <= 300 characters (a console line is bounded):
+ * ct_hist_t<N>_<part>="us:count,...", parts numbered from 0, ct_hist_parts_t<N>=count. */
+static void print_hist(unsigned i, const struct ct_thread *t)
+{
+	const char *p = t->hist;
+	unsigned part = 0;
+	char chunk[304];
+
+	while (*p) {
+		size_t n = strlen(p) < 300 ? strlen(p) : 300;
+		while (n < strlen(p) && n > 0 && p[n] != ',')
+			n--;
+		memcpy(chunk, p, n);
+		chunk[n] = '\0';
+		xt_meta("ct_hist_t%u_%u=\"%s\"", i, part++, chunk);
+		p += n + (p[n] == ',');
+	}
+	xt_meta("ct_hist_parts_t%u=%u%s", i, part, t->htrunc ? " ct_hist_truncated=1" : "");
 }
 
 static char *slurp(const char *path)
@@ -174,6 +195,10 @@ static int run(void)
 	text = slurp(out);
 	if (text && !rt_json_walk(text, on_json, NULL))
 		xt_error(NULL, "cyclictest JSON did not parse");
+	unlink(out);                            /* ct.json */
+	snprintf(out + strlen(dir), sizeof(out) - strlen(dir), "/out");
+	unlink(out);
+	rmdir(dir);
 	xt_meta("ct_version=%s ct_realtime=%s ct_exit=%d", version[0] ? version : "unknown",
 		rtflag[0] ? rtflag : "unknown", rc);
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -187,8 +212,7 @@ static int run(void)
 			"ct_unprinted_tail_t%u=%lu", i, (unsigned long)t->cycles, i, t->min[0] ? t->min : "-",
 			i, t->avg[0] ? t->avg : "-", i, t->max[0] ? t->max : "-", i, (unsigned long)lost,
 			i, (unsigned long)tail);
-		if (t->hlen)
-			xt_meta("ct_hist_t%u=\"%s\"%s", i, t->hist, t->htrunc ? " ct_hist_truncated=1" : "");
+		print_hist(i, t);
 		if (lost)
 			xt_error(NULL, "cyclictest -v buffer overran: some samples lost (see ct_lost_t*)");
 	}

@@ -74,5 +74,5 @@ static void teardown(void)
 static const char *const metrics[] = { "event_send_recv", "event_wake", "event_wait", NULL };
 const struct rt_lat rt_lat_event = {
 	"event", metrics, NULL, "eventfd write/read; switch cases with a priority+1 reader, one CPU",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

@@ -33,5 +33,5 @@ static const char *const metrics[] = { "heap_alloc", "heap_free", NULL };
 static const char *const keys[] = { "size", NULL };
 const struct rt_lat rt_lat_heap = {
 	"heap", metrics, keys, "glibc malloc/free of size= bytes",
-	setup, iter, NULL,
+	setup, iter, NULL, 0, 0,
 };

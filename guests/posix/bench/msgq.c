@@ -90,5 +90,5 @@ static void teardown(void)
 static const char *const metrics[] = { "mq_put", "mq_get", "mq_put_wake", "mq_get_wait", NULL };
 const struct rt_lat rt_lat_msgq = {
 	"msgq", metrics, NULL, "POSIX mq_send/mq_receive, 16-byte messages; switch cases with a priority+1 receiver",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

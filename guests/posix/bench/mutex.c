@@ -41,5 +41,5 @@ static const char *const metrics[] = { "mutex_lock", "mutex_unlock", NULL };
 static const char *const keys[] = { "pi", NULL };
 const struct rt_lat rt_lat_mutex = {
 	"mutex", metrics, keys, "pthread_mutex_lock/unlock, uncontended (pi=1: PTHREAD_PRIO_INHERIT)",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

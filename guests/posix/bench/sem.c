@@ -63,5 +63,5 @@ static void teardown(void)
 static const char *const metrics[] = { "sem_signal_wait", "sem_give_switch", "sem_take_switch", NULL };
 const struct rt_lat rt_lat_sem = {
 	"sem", metrics, NULL, "POSIX sem_post/sem_wait; switch cases with a priority+1 waiter on one CPU",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

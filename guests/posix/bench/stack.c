@@ -80,5 +80,5 @@ static void iter(uint64_t *v)
 static const char *const metrics[] = { "stack_push", "stack_pop", "queue_put", "queue_get", NULL };
 const struct rt_lat rt_lat_stack = {
 	"stack", metrics, NULL, "mutex-guarded bounded LIFO and ring FIFO of pointers",
-	setup, iter, NULL,
+	setup, iter, NULL, 0, 0,
 };

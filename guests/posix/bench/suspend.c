@@ -67,5 +67,5 @@ static void teardown(void)
 static const char *const metrics[] = { "thread_resume", "thread_suspend", NULL };
 const struct rt_lat rt_lat_suspend = {
 	"suspend", metrics, NULL, "self-suspend on a condvar (mutex+condvar+flag), resume by a priority-0 thread, one CPU",
-	setup, iter, teardown,
+	setup, iter, teardown, 0, 0,
 };

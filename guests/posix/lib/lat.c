@@ -4,27 +4,28 @@
  * (threads, kernel objects), `warmup` unrecorded iterations, then iterations of
  * iter(v) -> one ring sample per metric per iteration {t = clock after the iteration,
  * value = v[i] ns} and a log2 histogram per metric (XT HIST at the end). An iteration
- * prints nothing (ring writes are plain memory stores). Stops after iterations= (default
- * 1000 when duration_s= is not given) or when the benchmark's share of duration_s
- * (duration_s / number of benchmarks) has passed, whichever comes first.
+ * prints nothing (ring writes are plain memory stores). Stops after iterations= (default:
+ * the benchmark's max_iterations, else 10000; iterations=0: no count limit) or when the
+ * benchmark's share of duration_s (duration_s / number of benchmarks) has passed,
+ * whichever comes first. A benchmark with idle_us sleeps that long after each iteration
+ * (outside the measured part): thread create/exit leaves work to lower-priority kernel
+ * threads (on PREEMPT_RT, RCU frees task structs and stacks there), and a CPU never idle
+ * at SCHED_FIFO would exhaust memory (pthread_create fails with EAGAIN).
  * Caveat: every value includes one clock read (XT META overhead_cycles=, not subtracted).
  */
 #include <string.h>
 #include "rt.h"
 
-#define DEFAULT_ITERATIONS 1000
 
 int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 {
 	static struct xt_hist hist[RT_LAT_MAX_METRICS * 16];
 	unsigned base = 0;
-	uint64_t iters = rt.iterations;
 	uint64_t share = rt.duration_s > 0 ? (uint64_t)(rt.duration_s * 1e9 / n) : 0;
-
-	if (!iters && !share)
-		iters = DEFAULT_ITERATIONS;
 	for (unsigned b = 0; b < n; b++) {
 		const struct rt_lat *l = benches[b];
+		uint64_t iters = xt_param_has("iterations") ? rt.iterations
+			: l->max_iterations ? l->max_iterations : RT_LAT_ITERATIONS;
 		unsigned m = 0;
 
 		while (l->metrics[m])
@@ -40,6 +41,8 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 		for (uint64_t i = 0; i < rt.warmup; i++) {
 			uint64_t v[RT_LAT_MAX_METRICS];
 			l->iter(v);
+			if (l->idle_us)
+				rt_sleep_until(rt_now() + l->idle_us * 1000);
 		}
 		uint64_t start = rt_now(), done = 0;
 		for (;;) {
@@ -47,12 +50,14 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 
 			l->iter(v);
 			t = rt_now();
+			if (l->idle_us)
+				rt_sleep_until(t + l->idle_us * 1000);
 			for (unsigned i = 0; i < m && rt.measurer; i++) {
 				xt_sample(base + i, t, v[i], 0);
 				xt_hist_add(&hist[base + i], v[i]);
 			}
 			done++;
-			if ((iters && done >= iters) || (share && t - start >= share))
+			if ((iters && done >= iters) || (share && t - start >= share) || (!iters && !share))
 				break;
 		}
 		if (l->teardown)

@@ -82,7 +82,10 @@ struct rt_lat {
 	void (*setup)(void);            /* threads and objects; rt_fail on error */
 	void (*iter)(uint64_t *v);      /* one iteration: v[i] = ns of metric i */
 	void (*teardown)(void);         /* may be NULL */
+	uint64_t max_iterations;        /* default cap (0: RT_LAT_ITERATIONS) */
+	uint64_t idle_us;               /* sleep after each iteration (0: none), see lat.c */
 };
+#define RT_LAT_ITERATIONS 10000
 /* Runs benches in order, metric ids consecutive; each gets share of duration_s. */
 int rt_lat_run(const struct rt_lat *const *benches, unsigned n);
 

@@ -8,6 +8,13 @@ guest-physical address in it, so the host reads samples without any VM exit. QEM
 stderr is kept in the run directory. Emulator threads go to housekeeping_cpus when the
 spec gives them (else they float, and the metadata says so).
 Caveat: on kvm-pvm hosts guest ring 0 is emulated; the probe guest measures in ring 3.
+
+Option image: `probe` (default; the freestanding probe guest) or `linux-rt` (Debian's
+PREEMPT_RT kernel + xtalk's initramfs, built and cached by xtalk.images.linux_rt; the
+workload's key=value tokens go on the kernel command line as xtalk.KEY=VALUE). A Linux
+guest on kvm-pvm runs under TCG (its kernel would be emulated anyway). Its ring is
+guest memory the kernel leaves alone (x86: memmap=SIZE$ADDR; arm64: mem= below a ring
+at the top of RAM) and xtalk-rt maps it from /dev/mem.
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
@@ -44,6 +51,12 @@ ARCHES = {
 }
 HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 QMP_CONNECT_S = 10.0
+# Linux-RT guests: machine, console, ring address (None: top of RAM, fenced off with mem=).
+LINUX_RT = {
+    "x86_64": {"machine": "pc", "console": "ttyS0", "ring_gpa": 0x8000000},
+    "aarch64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
+}
+LINUX_RT_MIN_MIB = 256
 
 
 class QemuOptions(BaseModel):
@@ -56,6 +69,16 @@ class QemuOptions(BaseModel):
     gic_version: Literal[2, 3] = 3
     ring_kib: int = Field(default=4096, ge=64, le=65536)
     extra_args: list[str] = Field(default_factory=list)
+    image: Literal["probe", "linux-rt"] = Field(
+        default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
+
+    @model_validator(mode="after")
+    def _linux_memory(self):
+        if self.image == "linux-rt" and self.memory_mib < LINUX_RT_MIN_MIB:
+            raise ValueError(f"memory_mib must be >= {LINUX_RT_MIN_MIB} for image linux-rt")
+        if self.image == "linux-rt" and self.ring_kib * 1024 > self.memory_mib << 18:
+            raise ValueError("ring_kib must be at most a quarter of memory_mib for image linux-rt")
+        return self
 
 
 def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
@@ -73,6 +96,16 @@ def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
     if wanted == "kvm":
         raise InfrastructureError(f"accel=kvm asked for, but {reason}")
     return "tcg", reason
+
+
+def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
+    """choose_accel for a Linux guest: on kvm-pvm its kernel would be emulated instruction
+    by instruction under KVM, so auto picks TCG there (see shared host facts)."""
+    accel, why = choose_accel(wanted, arch, host)
+    if accel == "kvm" and wanted == "auto" and host["kvm"].get("emulates_ring0"):
+        return "tcg", (f"/dev/kvm is {host['kvm']['kind']}: a Linux guest kernel (ring 0) would be "
+                       "emulated instruction by instruction; TCG instead")
+    return accel, why
 
 
 @register
@@ -99,8 +132,16 @@ class QemuBackend(Backend):
         self.opts = QemuOptions.model_validate(options)
         self.arch = ARCHES[self.opts.arch]
         self.host = host_facts()
-        self.accel, self.accel_reason = choose_accel(self.opts.accel, self.opts.arch, self.host)
+        self.linux = LINUX_RT[self.opts.arch] if self.opts.image == "linux-rt" else None
+        chooser = choose_accel_linux if self.linux else choose_accel
+        self.accel, self.accel_reason = chooser(self.opts.accel, self.opts.arch, self.host)
+        self.ring_bytes = self.opts.ring_kib * 1024
+        ram_end = self.arch["ram_base"] + (self.opts.memory_mib << 20)
+        self.ring_gpa = (self.arch["ring_gpa"] if not self.linux else
+                         self.linux["ring_gpa"] if self.linux["ring_gpa"] is not None else ram_end - self.ring_bytes)
         self.image: Path | None = None
+        self.initrd: Path | None = None
+        self.image_info = None
         self.freq_hz: int | None = None
         self.workdir: Path | None = None
         self.run_dir: Path | None = None
@@ -121,7 +162,11 @@ class QemuBackend(Backend):
         return None
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
-        if self.image is None:
+        if self.image is None and self.linux:
+            from ..images import linux_rt
+            self.image_info = linux_rt.build(self.opts.arch, log=lambda msg: None)
+            self.image, self.initrd = self.image_info.kernel, self.image_info.initrd
+        elif self.image is None:
             machine = (self.opts.machine or self.arch["machine"]).split(",")[0]
             image = self.arch.get("images_by_machine", {}).get(machine, self.arch["image"])
             self.image = artifacts.build(self.arch["target"], image)
@@ -133,7 +178,21 @@ class QemuBackend(Backend):
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.workdir.mkdir(parents=True)
 
+    def _linux_cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
+        """Kernel parameters, then the workload as xtalk.KEY=VALUE tokens (images/linux-rt/init)."""
+        kernel = [f"console={self.linux['console']}", "quiet", "panic=-1", "noirqdebug"]
+        args = workload_args(guest, run) + [f"platform={(self.opts.machine or self.linux['machine']).split(',')[0]}"]
+        if guest.role == "measurer":
+            if self.opts.arch == "x86_64":
+                kernel.append(f"memmap={self.ring_bytes}${self.ring_gpa:#x}")
+            else:
+                kernel.append(f"mem={self.ring_gpa - self.arch['ram_base']}")
+            args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_bytes}"]
+        return " ".join(kernel + [f"xtalk.{a}" for a in args])
+
     def _cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
+        if self.linux:
+            return self._linux_cmdline(guest, run)
         args = workload_args(guest, run)
         if self.freq_hz:
             args.append(f"freq_hz={self.freq_hz}")
@@ -143,12 +202,12 @@ class QemuBackend(Backend):
         if self.host["llc_bytes"]:
             args.append(f"llc_bytes={self.host['llc_bytes']}")
         if guest.role == "measurer":
-            args += [f"ring_gpa={self.arch['ring_gpa']:#x}", f"ring_bytes={self.opts.ring_kib * 1024}"]
+            args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_bytes}"]
         return " ".join(args)
 
     def argv(self, guest: GuestPlan, run: RunPlan, ram: Path, qmp: Path) -> list[str]:
         o = self.opts
-        machine = o.machine or self.arch["machine"]
+        machine = o.machine or (self.linux or self.arch)["machine"]
         if o.arch == "aarch64":
             machine += f",gic-version={o.gic_version}"
         cpu = o.cpu or ("cortex-a57" if o.arch == "aarch64" and self.accel == "tcg" else
@@ -159,7 +218,11 @@ class QemuBackend(Backend):
                 "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-qmp", f"unix:{qmp},server=on,wait=off", "-S",
                 "-name", f"xtalk-{guest.name},debug-threads=on",
-                "-kernel", str(self.image), "-append", self._cmdline(guest, run), *self.arch["devices"]]
+                "-kernel", str(self.image), "-append", self._cmdline(guest, run)]
+        if self.linux:  # poweroff -f ends the guest; a panic or reboot ends QEMU too
+            argv += ["-initrd", str(self.initrd), "-no-reboot"]
+        else:
+            argv += self.arch["devices"]
         if cpu:
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
@@ -169,8 +232,8 @@ class QemuBackend(Backend):
         with open(ram, "wb") as f:
             f.truncate(self.opts.memory_mib << 20)
         if guest.role == "measurer":
-            offset = self.arch["ring_gpa"] - self.arch["ram_base"]
-            capacity = (self.opts.ring_kib * 1024 - 64) // 32
+            offset = self.ring_gpa - self.arch["ram_base"]
+            capacity = (self.ring_bytes - 64) // 32
             with open(ram, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
                 init_ring(m, offset, capacity)
         return ram
@@ -219,7 +282,7 @@ class QemuBackend(Backend):
                 pinning.append({"vcpu": i, "thread_id": tid, "cpu": cpu,
                                 **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
             if guest.role == "measurer":
-                handle.ring = RingReader(ram, offset=self.arch["ring_gpa"] - self.arch["ram_base"])
+                handle.ring = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
             if not paused:
                 monitor.cmd("cont")
         except BaseException:
@@ -260,9 +323,16 @@ class QemuBackend(Backend):
             self.workdir = None
 
     def metadata(self) -> dict:
-        return {"backend": self.name, "arch": self.opts.arch, "machine": self.opts.machine or self.arch["machine"],
+        meta = {"backend": self.name, "arch": self.opts.arch,
+                "machine": self.opts.machine or (self.linux or self.arch)["machine"],
                 "accel": self.accel, "accel_reason": self.accel_reason, "memory_mib": self.opts.memory_mib,
-                "qemu_version": self.version,
+                "qemu_version": self.version, "image_kind": self.opts.image,
                 "image": str(self.image) if self.image else None,
                 "image_sha256": artifacts.file_hash(self.image) if self.image else None,
-                "host_tsc_hz": self.freq_hz}
+                "host_tsc_hz": self.freq_hz, "ring_gpa": hex(self.ring_gpa)}
+        if self.image_info is not None:
+            info = self.image_info
+            meta.update(image_hash=info.hash, initrd=str(info.initrd), image_cached=info.cached,
+                        image_kernel=info.manifest["inputs"]["kernel"],
+                        image_packages={n: p["version"] for n, p in info.manifest["inputs"]["packages"].items()})
+        return meta

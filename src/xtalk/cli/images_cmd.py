@@ -43,7 +43,7 @@ def build_image(args) -> int:
     kernel = image.manifest["inputs"]["kernel"]
     console.print(f"{image.name} {image.arch}: {what} {image.hash} in {image.seconds:.1f} s")
     console.print(f"  kernel  {image.kernel} ({kernel['package']} {kernel['version']}, "
-                  f"{sizes['vmlinuz'] / 2**20:.1f} MiB)")
+                  f"{sizes['kernel'] / 2**20:.1f} MiB)")
     console.print(f"  initrd  {image.initrd} ({len(image.manifest['inputs']['packages'])} packages, "
                   f"{sizes['initrd'] / 2**20:.1f} MiB)")
     return 0

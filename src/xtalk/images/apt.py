@@ -59,26 +59,34 @@ class PrivateApt:
         for d in (self.root / "lists" / "partial", self.root / "archives" / "partial",
                   self.root / "sources.list.d", self.root / "preferences.d", self.debs / "x"):
             d.mkdir(parents=True, exist_ok=True)
-        (self.root / "status").touch()
+        if not (self.root / "status").exists():
+            (self.root / "status").touch()
         self._copy_sources()
 
     def _copy_sources(self) -> None:
+        """The host's sources, rewritten only when they changed (apt's binary cache
+        pkgcache.bin stays valid only while its inputs keep their mtimes)."""
         etc = Path("/etc/apt")
-        parts = self.root / "sources.list.d"
-        for old in parts.iterdir():
-            old.unlink()
-        if (etc / "sources.list").is_file():
-            shutil.copy(etc / "sources.list", self.root / "sources.list")
-        else:
-            (self.root / "sources.list").write_text("")
+        want = {"sources.list": (etc / "sources.list").read_bytes() if (etc / "sources.list").is_file() else b""}
         for src in sorted((etc / "sources.list.d").glob("*")):
             if src.suffix in (".list", ".sources"):
-                shutil.copy(src, parts / src.name)
+                want[f"sources.list.d/{src.name}"] = src.read_bytes()
+        have = {"sources.list": self.root / "sources.list",
+                **{f"sources.list.d/{p.name}": p for p in (self.root / "sources.list.d").iterdir()}}
+        for rel, path in have.items():
+            if rel not in want:
+                path.unlink()
+        for rel, data in want.items():
+            path = self.root / rel
+            if not path.is_file() or path.read_bytes() != data:
+                path.write_bytes(data)
 
     def options(self) -> list[str]:
         r = self.root
         opts = {"Dir::State": r, "Dir::State::Lists": r / "lists", "Dir::State::status": r / "status",
                 "Dir::Cache": r, "Dir::Cache::archives": r / "archives",
+                # a binary cache of the lists (hosts such as Debian's docker images turn it off)
+                "Dir::Cache::pkgcache": r / "pkgcache.bin", "Dir::Cache::srcpkgcache": r / "srcpkgcache.bin",
                 "Dir::Etc::SourceList": r / "sources.list", "Dir::Etc::SourceParts": r / "sources.list.d",
                 "Dir::Etc::PreferencesParts": r / "preferences.d", "Dir::Etc::Preferences": r / "preferences",
                 "APT::Architecture": self.deb_arch, "APT::Architectures": self.deb_arch,

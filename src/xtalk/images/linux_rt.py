@@ -27,6 +27,7 @@ NAME = "linux-rt"
 TRIPLET = {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu"}
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
 MAX_DEPTH = 4
+KEEP_BUILDS = 3  # per arch: older builds are removed from the cache after a new one
 BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py")
 
 
@@ -188,6 +189,35 @@ def kernel_package(apt: PrivateApt, recipe: dict, arch: str) -> Package:
     return pkg
 
 
+def _prune(arch: str, keep: Path) -> None:
+    import shutil
+    builds = sorted((p for p in (cache_dir() / "images").glob(f"{NAME}-{arch}-*") if p != keep),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in builds[KEEP_BUILDS - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def extract_vmlinux(vmlinuz: Path) -> bytes | None:
+    """The ELF kernel inside an x86 bzImage (xz or gzip payload), or None. QEMU boots it
+    through its PVH entry note: no firmware decompression of the kernel, which under TCG
+    takes ~3 s of the ~6 s boot (measured: BEGIN after 2.8 s instead of 5.8 s)."""
+    import gzip
+    import lzma
+    data = vmlinuz.read_bytes()
+    for magic, decompress in ((b"\xfd7zXZ\x00", lambda b: lzma.LZMADecompressor(lzma.FORMAT_XZ).decompress(b)),
+                              (b"\x1f\x8b\x08", lambda b: gzip.GzipFile(fileobj=__import__("io").BytesIO(b)).read())):
+        at = data.find(magic)
+        if at < 0:
+            continue
+        try:
+            out = decompress(data[at:])
+        except (lzma.LZMAError, OSError, EOFError):
+            continue
+        if out[:4] == b"\x7fELF":
+            return out
+    return None
+
+
 def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=print) -> Image:
     """Build (or find in the cache) the linux-rt image for arch."""
     start = time.monotonic()
@@ -215,12 +245,16 @@ def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=
     manifest_path = out / "manifest.json"
     if manifest_path.is_file() and not force:
         manifest = json.loads(manifest_path.read_text())
-        return Image(NAME, arch, digest, out, out / "vmlinuz", out / manifest["initrd"], True,
+        return Image(NAME, arch, digest, out, out / manifest["kernel"], out / manifest["initrd"], True,
                      time.monotonic() - start, manifest)
 
     out.mkdir(parents=True, exist_ok=True)
     log(f"{NAME}: building {arch} image {digest[:16]} ({len(pkgs)} packages + {kpkg.name} {kpkg.version})")
     apt.extract_member(kpkg, "boot/vmlinuz-", out / "vmlinuz")
+    kernel = out / "vmlinuz"
+    if arch == "x86_64" and (elf_kernel := extract_vmlinux(kernel)) is not None:
+        kernel = out / "vmlinux"
+        kernel.write_bytes(elf_kernel)
     tree = _Tree()
     for d in ("/proc", "/sys", "/dev", "/tmp", "/run", "/root", "/etc", "/usr/sbin", "/sbin"):
         tree.add(d, "dir")
@@ -237,10 +271,13 @@ def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=
     initrd = out / ("initramfs.cpio.gz" if compress == "gzip" else "initramfs.cpio")
     cpio.write(initrd, tree.as_list(), compress)
     manifest = {"name": NAME, "arch": arch, "hash": digest, "inputs": inputs, "initrd": initrd.name,
+                "kernel": kernel.name,
                 "files": {p: owner.get(p, "xtalk") for p in sorted(files)},
-                "sizes": {"vmlinuz": (out / "vmlinuz").stat().st_size, "initrd": initrd.stat().st_size},
+                "sizes": {"vmlinuz": (out / "vmlinuz").stat().st_size, "kernel": kernel.stat().st_size,
+                          "initrd": initrd.stat().st_size},
                 "build_s": round(time.monotonic() - start, 2), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     tmp = out / "manifest.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     tmp.replace(manifest_path)  # written last: its presence marks a complete build
-    return Image(NAME, arch, digest, out, out / "vmlinuz", initrd, False, time.monotonic() - start, manifest)
+    _prune(arch, keep=out)
+    return Image(NAME, arch, digest, out, kernel, initrd, False, time.monotonic() - start, manifest)

@@ -71,6 +71,28 @@ class Apt:
         return [line.split(":", 1)[1].strip().strip("<>") for line in out.splitlines()
                 if line.strip().startswith(("Depends:", "|Depends:"))]
 
+    def closure(self, seeds: list[str], skip: set[str]) -> list[str]:
+        """seeds and everything they depend on (first alternative of each), minus skip
+        (packages a busybox dom0 does without: python3, udev, init helpers...)."""
+        seen: set[str] = set()
+        level = [s for s in seeds if s not in skip]
+        while level:
+            seen.update(level)
+            out = self._run("apt-cache", ["depends", "--no-recommends", "--no-suggests", "--no-conflicts",
+                                          "--no-breaks", "--no-replaces", "--no-enhances", *level])
+            nxt, alt = [], False
+            for line in out.splitlines():
+                stripped = line.strip()
+                if stripped.startswith(("Depends:", "|Depends:", "PreDepends:", "|PreDepends:")):
+                    name = stripped.split(":", 1)[1].strip().strip("<>").split(":")[0]
+                    if not alt and name not in seen and name not in skip and name not in nxt:
+                        nxt.append(name)
+                    alt = stripped.startswith("|")
+                else:
+                    alt = False
+            level = nxt
+        return sorted(seen)
+
     def download(self, versions: dict[str, str]) -> list[Path]:
         """Fetch name=version into DEB_DIR (skipping files already there); their paths."""
         DEB_DIR.mkdir(parents=True, exist_ok=True)

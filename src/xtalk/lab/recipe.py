@@ -25,19 +25,20 @@ from .. import artifacts
 from ..errors import InfrastructureError
 from .debs import CACHE, Apt, extract
 
-RECIPE_VERSION = "4"
+RECIPE_VERSION = "6"
 LAB_DIR = CACHE / "lab"
 
-# Dom0 userland: Xen's tools with the libraries xl needs (apt's dependency closure
-# minus python3/udev/ucf/init helpers), libc, busybox, dropbear.
-USER_PACKAGES = [
-    "xen-utils-4.17", "xen-utils-common", "xenstore-utils",
-    "libxencall1", "libxendevicemodel1", "libxenevtchn1", "libxenforeignmemory1", "libxengnttab1",
-    "libxenhypfs1", "libxenmisc4.17", "libxenstore4", "libxentoolcore1", "libxentoollog1",
-    "libyajl2", "libext2fs2", "libfdt1", "libuuid1", "zlib1g", "libncurses6", "libtinfo6",
-    "libc6", "libgcc-s1", "libcrypt1",
-    "busybox-static", "dropbear-bin", "libtomcrypt1", "libtommath1", "libgmp10",
-]
+# Dom0 userland: Xen's tools and the libraries they need (apt's dependency closure,
+# without what a busybox dom0 does without), libc, busybox, dropbear.
+# coreutils: GNU tail follows the guests' console logs with inotify (busybox's polls once a second).
+USER_SEEDS = ["xen-utils-4.17", "xen-utils-common", "xenstore-utils", "busybox-static", "dropbear-bin",
+              "coreutils", "libc6", "libgcc-s1"]
+SKIP_PACKAGES = {"python3", "udev", "ucf", "sysvinit-utils", "lsb-base", "debconf", "debconf-2.0", "perl",
+                 "perl-base", "adduser", "init-system-helpers", "libpython3.11", "dpkg", "passwd",
+                 "libc-bin", "libaudit1", "libpam0g", "libpam-modules", "libsystemd0",
+                 "lsb-release", "python3-minimal", "libpython3.11-stdlib", "python3.11", "grub-xen-host",
+                 "qemu-system-xen", "bridge-utils", "iproute2", "xen-hypervisor-common", "gcc-12-base",
+                 "dropbear", "dropbear-initramfs", "dropbear-run"}
 # Modules dom0 needs (dependencies first): Xen device files, then the network for ssh.
 XEN_MODULES = ["xen-evtchn", "xenfs", "xen-privcmd", "xen-gntdev", "xen-gntalloc"]
 
@@ -182,7 +183,8 @@ def build(arch: str, log=print) -> LabImage:
     kernel_pkg = [d for d in kernel_pkg if d.startswith("linux-image-")][:1]
     if not kernel_pkg:
         raise InfrastructureError(f"{r.kernel_meta} ({r.deb_arch}) names no kernel package")
-    versions = apt.candidates(USER_PACKAGES + [r.hypervisor_pkg, kernel_pkg[0]])
+    user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
+    versions = apt.candidates(user + [r.hypervisor_pkg, kernel_pkg[0]])
     digest = lab_hash(r, versions, probe)
     out = LAB_DIR / f"{r.arch}-{digest}"
     if (out / "lab.json").exists():
@@ -199,6 +201,7 @@ def build(arch: str, log=print) -> LabImage:
         extract([d for d in debs if d not in boot_debs], root)
         files = _install_boot(r, stage, tmp / "out")
         _populate(r, stage, root, probe, tmp / "out")
+        _check_libraries(root)
         initrd = tmp / "out" / "dom0-initrd.cpio.gz"
         _cpio(root, initrd)
         files["initrd"] = initrd.name
@@ -276,6 +279,29 @@ def _populate(r: ArchRecipe, stage: Path, root: Path, probe: Path, keydir: Path)
     init = root / "init"
     init.write_text(init_script())
     init.chmod(0o755)
+
+
+def _check_libraries(root: Path) -> None:
+    """Every shared library the dom0 programs need is in the image (else: which not)."""
+    libdirs = [p for p in (root / "lib", root / "usr" / "lib") for p in [p, *p.glob("*-linux-gnu")]]
+    libdirs.append(root / "usr" / "lib" / "xen-4.17" / "lib")
+    have = {f.name for d in libdirs if d.is_dir() for f in d.iterdir()}
+    missing: dict[str, set[str]] = {}
+    progs = [p for d in ("usr/lib/xen-4.17/bin", "usr/sbin", "usr/bin") for p in (root / d).iterdir()
+             if p.is_file() and not p.is_symlink()]
+    for prog in progs + [f for d in libdirs if d.is_dir() for f in d.glob("lib*.so*") if not f.is_symlink()]:
+        out = subprocess.run(["readelf", "-d", str(prog)], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if "(NEEDED)" in line:
+                lib = line.split("[", 1)[1].rstrip("]")
+                if lib not in have:
+                    missing.setdefault(lib, set()).add(prog.name)
+    essential = {lib: progs for lib, progs in missing.items()
+                 if progs & {"xl", "xenstored", "xenconsoled", "xen-init-dom0", "dropbear", "dropbearconvert",
+                             "libxenlight.so.4.17.0", "libxenguest.so.4.17.0", "libxenctrl.so.4.17.0"}}
+    if essential:
+        raise InfrastructureError("the dom0 image lacks libraries: " + "; ".join(
+            f"{lib} (for {', '.join(sorted(p))})" for lib, p in sorted(essential.items())))
 
 
 def _cpio(root: Path, dest: Path) -> None:

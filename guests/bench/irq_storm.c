@@ -1,0 +1,105 @@
+/* irq_storm.c - stressor: an interrupt storm from the platform timer.
+ *
+ * The one-shot timer is re-armed for period_us= (default 10, fractional allowed, 0 =
+ * at once) after each handler entry, continuously, so the vCPU takes interrupts as
+ * fast as the timer, the interrupt controller emulation and the hypervisor allow (a
+ * storm of timer exits and injections on KVM/Xen; signals on native). The handler only
+ * stores its entry counter; the loop spins, sees it and arms the next deadline (never
+ * from inside the handler, so interrupts cannot nest). One iteration = batch=
+ * (default 1000) interrupts; role=measurer records ticks per batch (rate =
+ * batch x freq_hz / value). An interrupt that does not come within 10 periods +
+ * timeout_ms= (default 1000) is counted lost and the timer re-armed; after a bounded run
+ * META interrupts= lost=, and a measurer with losses ends status=fail.
+ * Caveats: the storm rate is bounded by the cost of arming (a trip through the
+ * privileged gate: ring 0 / EL1, emulated on kvm-pvm) as much as by delivery; the timer
+ * is the only interrupt source, so this loads one vCPU's interrupt path, not a device's.
+ */
+#include "xt.h"
+
+static const char *const keys[] = { "period_us", "batch", "timeout_ms", NULL };
+static uint64_t period, batch, timeout, deadline, interrupts, lost;
+static volatile uint64_t fired_at;
+
+static void on_timer(uint64_t now)
+{
+	fired_at = now;
+}
+
+static int setup(void)
+{
+	double p = xt_param_double("period_us", 10), tmo = xt_param_double("timeout_ms", 1000);
+
+	batch = xt_param_u64("batch", 1000);
+	if (p < 0 || p > 1e7)
+		xt_badparam("period_us", "expected microseconds in [0, 1e7]");
+	if (tmo <= 0 || tmo > 1e6)
+		xt_badparam("timeout_ms", "expected milliseconds in (0, 1e6]");
+	if (batch < 1 || batch > 1000000000)
+		xt_badparam("batch", "expected 1..1e9 interrupts per iteration");
+	if (!xt_cfg.freq_hz)
+		xt_badparam("period_us", "counter frequency unknown: pass freq_hz");
+	period = (uint64_t)(p * 1e-6 * (double)xt_cfg.freq_hz);
+	timeout = (uint64_t)(tmo * 1e-3 * (double)xt_cfg.freq_hz);
+	if (!xt_timer_oneshot(0, NULL)) {
+		xt_set_reason("irq_storm: the platform has no timer interrupts");
+		return XT_FAIL;
+	}
+	xt_meta("period_ticks=%lu batch=%lu", (unsigned long)period, (unsigned long)batch);
+	return XT_PASS;
+}
+
+static void arm(uint64_t d)
+{
+	fired_at = 0;
+	deadline = d;
+	xt_timer_oneshot(d, on_timer);
+}
+
+static int prep(void)
+{
+	arm(xt_counter() + period);
+	return XT_PASS;
+}
+
+static void exec(void)
+{
+	const uint64_t target = interrupts + batch;
+	uint64_t f;
+
+	while (interrupts < target) {
+		if ((f = fired_at)) {
+			interrupts++;
+			arm(f + period);
+		} else if (xt_counter() > deadline + 10 * period + timeout) {
+			xt_timer_oneshot(0, NULL);
+			if (!fired_at) {
+				lost++;
+				arm(xt_counter() + period);
+			}
+		}
+	}
+}
+
+static int post(void)
+{
+	xt_timer_oneshot(0, NULL);
+	if (lost && xt_cfg.measurer) {
+		xt_set_reason("irq_storm: timer interrupts were lost");
+		return XT_FAIL;
+	}
+	return XT_PASS;
+}
+
+static void report(void)
+{
+	xt_meta("interrupts=%lu lost=%lu", (unsigned long)interrupts, (unsigned long)lost);
+}
+
+static const struct xt_case cases[] = {
+	{ "irq_storm", "cycles", prep, NULL, exec, post, 20 },
+};
+
+const struct xt_bench xt_bench_irq_storm = {
+	.name = "irq_storm", .role = "stressor", .keys = keys, .setup = setup,
+	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
+};

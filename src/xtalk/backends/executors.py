@@ -1,0 +1,235 @@
+"""Where the xen backend runs its commands (`xl`, `tail`, ...): in dom0 itself (local),
+or in a dom0 reached over ssh (a board, or the QEMU lab).
+
+Commands are always argument vectors. Locally they are exec'd without a shell. Over
+ssh the remote side runs a shell on the command string, so every argument is quoted
+with shlex.quote (POSIX single quotes; dom0's /bin/sh, busybox or dash, honours them)
+and arguments with control characters are refused: no spec value ever becomes shell
+syntax. Ssh is OpenSSH's client (the system's, well kept, with the user's config and
+agent when wanted), always with BatchMode and StrictHostKeyChecking=yes: an unknown or
+changed host key is an error, never accepted silently. One master connection per
+executor (ControlMaster) keeps each command's cost at one round trip.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InfrastructureError
+
+
+@dataclass
+class Result:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def check(self) -> "Result":
+        if self.returncode != 0:
+            err = (self.stderr or self.stdout).strip().splitlines()
+            raise InfrastructureError(f"{' '.join(self.argv)} failed (status {self.returncode}): "
+                                      f"{' | '.join(err[-6:])}")
+        return self
+
+
+class Stream:
+    """A long-running command whose stdout is a readable, non-blocking fd."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.fd = proc.stdout.fileno()
+        os.set_blocking(self.fd, False)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout and not self.proc.stdout.closed:
+            self.proc.stdout.close()
+
+
+def check_arg(arg: object) -> str:
+    text = str(arg)
+    if any(ord(c) < 0x20 or ord(c) == 0x7f for c in text):
+        raise InfrastructureError(f"refusing a command argument with control characters: {text!r}")
+    return text
+
+
+def quote_argv(argv: list) -> str:
+    """The shell command line that runs exactly argv (each word single-quoted as needed)."""
+    if not argv:
+        raise ValueError("empty command")
+    return " ".join(shlex.quote(check_arg(a)) for a in argv)
+
+
+class Executor:
+    label = "executor"
+
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+        raise NotImplementedError
+
+    def stream(self, argv: list) -> Stream:
+        raise NotImplementedError
+
+    def put(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        """Write a file in dom0 (atomically: a temporary name, then rename)."""
+        tmp = f"{path}.xtalk-tmp"
+        self.run(["sh", "-c", 'cat > "$1" && chmod "$2" "$1" && mv -f "$1" "$3"', "put", tmp,
+                  f"{mode:o}", path], input=data).check()
+
+    def run_many(self, commands: list[list], input: bytes | None = None, timeout: float = 120.0) -> list[Result]:
+        """Several commands in one round trip, in order, stopping at the first failure.
+        The first command gets `input` on stdin, the others /dev/null; each one's stdout
+        and stderr come back merged. The script is built from quoted argument vectors only."""
+        lines = []
+        for i, argv in enumerate(commands):
+            redirect = "" if i == 0 else " </dev/null"
+            lines.append(f"printf '\\n@@XTS {i}\\n'; {quote_argv(argv)}{redirect} 2>&1; rc=$?; "
+                         f"printf '\\n@@XTE {i} %d\\n' $rc; [ $rc -eq 0 ] || exit $rc")
+        whole = self.run(["sh", "-c", "; ".join(lines)], input=input, timeout=timeout)
+        results = []
+        for i, argv in enumerate(commands):
+            start = whole.stdout.find(f"\n@@XTS {i}\n")
+            end = whole.stdout.find(f"\n@@XTE {i} ", start + 1)
+            if start < 0 or end < 0:
+                break
+            body = whole.stdout[start + len(f"\n@@XTS {i}\n"):end]
+            rc = int(whole.stdout[end:].split("\n", 2)[1].split()[2])
+            results.append(Result([str(a) for a in argv], rc, body, body if rc else ""))
+        if len(results) < len(commands) and (not results or results[-1].ok):
+            results.append(Result([str(a) for a in commands[len(results)]], whole.returncode or 1,
+                                  "", whole.stderr or "the command script ended early"))
+        return results
+
+    def describe(self) -> dict:
+        return {"kind": self.label}
+
+    def close(self) -> None:
+        pass
+
+
+class LocalExecutor(Executor):
+    """Commands run right here (xtalk runs in dom0)."""
+
+    label = "local"
+
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+        argv = [check_arg(a) for a in argv]
+        try:
+            p = subprocess.run(argv, input=input if input is not None else b"", capture_output=True,
+                               timeout=timeout)
+        except FileNotFoundError:
+            return Result(argv, 127, "", f"{argv[0]}: not found")
+        except subprocess.TimeoutExpired:
+            raise InfrastructureError(f"{' '.join(argv)} took more than {timeout:g} s") from None
+        return Result(argv, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
+
+    def stream(self, argv: list) -> Stream:
+        argv = [check_arg(a) for a in argv]
+        return Stream(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, start_new_session=True))
+
+
+class SshExecutor(Executor):
+    """Commands run in dom0 over ssh (OpenSSH client, host key verified)."""
+
+    label = "ssh"
+
+    def __init__(self, host: str, port: int | None = None, user: str | None = None,
+                 identity: Path | None = None, known_hosts: Path | None = None,
+                 host_key_alias: str | None = None, control_dir: Path | None = None,
+                 use_user_config: bool = True, connect_timeout: float = 15.0, label: str | None = None):
+        self.host, self.port, self.user = host, port, user
+        self.identity, self.known_hosts, self.alias = identity, known_hosts, host_key_alias
+        self.use_user_config = use_user_config
+        if control_dir is None:
+            control_dir = Path(tempfile.gettempdir()) / f"xtalk-ssh-{os.getuid()}"
+        control_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tag = hashlib.sha256(f"{user}@{host}:{port}".encode()).hexdigest()[:12]
+        self.control = control_dir / f"ssh-{tag}.ctl"
+        self.connect_timeout = connect_timeout
+        if label:
+            self.label = label
+
+    def ssh_argv(self) -> list[str]:
+        argv = ["ssh"]
+        if not self.use_user_config:
+            argv += ["-F", "/dev/null"]
+        argv += ["-T", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+                 "-o", f"ConnectTimeout={int(self.connect_timeout)}", "-o", "ServerAliveInterval=5",
+                 "-o", "ServerAliveCountMax=6", "-o", "ControlMaster=auto",
+                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=300", "-o", "LogLevel=ERROR"]
+        if self.port:
+            argv += ["-p", str(self.port)]
+        if self.identity:
+            argv += ["-i", str(self.identity), "-o", "IdentitiesOnly=yes"]
+        if self.known_hosts:
+            argv += ["-o", f"UserKnownHostsFile={self.known_hosts}", "-o", "GlobalKnownHostsFile=/dev/null"]
+        if self.alias:
+            argv += ["-o", f"HostKeyAlias={self.alias}"]
+        target = f"{self.user}@{self.host}" if self.user else self.host
+        return argv + [target, "--"]
+
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+        argv = [str(a) for a in argv]
+        command = self.ssh_argv() + [quote_argv(argv)]
+        try:
+            p = subprocess.run(command, input=input if input is not None else b"", capture_output=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise InfrastructureError(f"{self.label}: {' '.join(argv)} took more than {timeout:g} s") from None
+        err = p.stderr.decode(errors="replace")
+        if p.returncode == 255:  # ssh's own failure: connection, host key, authentication
+            raise InfrastructureError(f"ssh to {self.label} failed: {err.strip() or 'status 255'}")
+        return Result(argv, p.returncode, p.stdout.decode(errors="replace"), err)
+
+    def stream(self, argv: list) -> Stream:
+        command = self.ssh_argv() + [quote_argv([str(a) for a in argv])]
+        return Stream(subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, start_new_session=True))
+
+    def describe(self) -> dict:
+        return {"kind": "ssh", "host": self.host, "port": self.port, "user": self.user,
+                "host_key_alias": self.alias, "label": self.label}
+
+    def close(self) -> None:
+        subprocess.run(["ssh", "-o", f"ControlPath={self.control}", "-O", "exit", self.host],
+                       capture_output=True, timeout=10)
+
+
+class LabLock:
+    """An advisory lock (flock) so two campaigns never drive one dom0 at once."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = None
+            raise InfrastructureError(f"another xtalk campaign is using this dom0 (lock {self.path})") from None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None

@@ -1,0 +1,753 @@
+"""The `xen` backend: every guest is a Xen domU (the probe image as a PVH kernel), driven
+with `xl` in dom0 through an executor: local (xtalk runs in dom0), ssh (a board's dom0)
+or lab (Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh).
+
+Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
+key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
+pool, scheduler parameters, extra xl keys), each domain is created paused
+(`xl create -p`), pinned (`xl vcpu-pin`, verified with `xl vcpu-list`) and unpaused in the
+runner's start order; pause/resume are `xl pause/unpause`. A scheduler or pool asked
+for gets a cpupool of its own holding the run's pCPUs, given back afterwards. A
+scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
+empty cpupool) is an error before any domain exists.
+
+Console: xenconsoled logs each guest to /var/log/xen/console/guest-<name>.log; a
+`tail -F` of that file runs through the executor and a reader thread feeds a pipe the
+runner reads. No shared memory here: the measurer buffers its samples and prints them
+as XT SAMPLE lines after its window (buffer_slots). Every domain this backend creates
+is destroyed in every outcome (stop() is idempotent; cleanup() sweeps the run's name
+prefix); its console log is copied into the run directory first.
+Caveat: the run's time origin is when XT BEGIN reaches xtalk, so console latency
+(tens of ms over ssh, more in the TCG lab) shifts timeline events by that much.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .. import artifacts
+from ..errors import InfrastructureError, Problem, SpecError
+from ..plan import GuestPlan, RunPlan
+from .base import Backend, GuestHandle, register, workload_args
+from .executors import Executor, LabLock, LocalExecutor, SshExecutor
+
+SCHEDULERS = ("credit", "credit2", "rtds", "null", "arinc653")
+IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
+          "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
+MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
+CONSOLE_DIR = "/var/log/xen/console"
+WORK_DIR = "/run/xtalk"
+XL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+POLL_S = 0.5            # pause between two `xl list` of the watcher thread
+CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
+OWN_KEYS = {"name", "type", "kernel", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
+            "cpus_soft", "pool", "weight", "cap", "on_poweroff", "on_reboot", "on_crash"}
+
+XlValue = int | float | str | bool | list[int | float | str]
+
+
+class XenOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    executor: Literal["local", "lab", "ssh"] = Field(
+        default="local", description="local: xtalk runs in dom0; ssh: dom0 at ssh_host; lab: Xen under QEMU")
+    ssh_host: str | None = Field(default=None, description="[user@]host of dom0 (executor=ssh)")
+    ssh_port: int | None = Field(default=None, ge=1, le=65535)
+    ssh_identity: str | None = Field(default=None, description="private key file (default: ssh's own)")
+    ssh_known_hosts: str | None = Field(default=None, description="known_hosts file (default: ~/.ssh/known_hosts)")
+    arch: Literal["arm64", "x86_64"] | None = Field(
+        default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
+    memory_mib: int = Field(default=64, ge=16, le=65536, description="memory of each domU")
+    vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
+    scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
+        default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
+    cpupool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$",
+                                description="name of the cpupool for the guests (created with the run's pCPUs)")
+    credit2_weight: int | None = Field(default=None, ge=1, le=65535)
+    credit2_cap: int | None = Field(default=None, ge=0, le=6400, description="percent of one pCPU, 0 = none")
+    credit2_ratelimit_us: int | None = Field(default=None, ge=0, le=500000, description="pool's context-switch rate limit")
+    credit_weight: int | None = Field(default=None, ge=1, le=65535)
+    credit_cap: int | None = Field(default=None, ge=0, le=6400)
+    credit_tslice_ms: int | None = Field(default=None, ge=1, le=1000)
+    credit_ratelimit_us: int | None = Field(default=None, ge=0, le=500000)
+    rtds_period_us: int | None = Field(default=None, ge=10, le=10_000_000)
+    rtds_budget_us: int | None = Field(default=None, ge=10, le=10_000_000)
+    soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
+    llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
+    buffer_slots: int = Field(default=8192, ge=16, le=1 << 22,
+                              description="samples the measurer buffers and prints after its window")
+    freq_hz: int | None = Field(default=None, ge=1, description="counter frequency override for the guests")
+    xl_extra: dict[str, XlValue] = Field(default_factory=dict, description="extra xl.cfg keys for every domU")
+    name_prefix: str = Field(default="xtalk", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")
+
+    @field_validator("xl_extra")
+    @classmethod
+    def extra_keys(cls, extra: dict) -> dict:
+        for key, value in extra.items():
+            if not XL_KEY.match(key):
+                raise ValueError(f"{key!r} is not an xl.cfg key")
+            if key in OWN_KEYS:
+                raise ValueError(f"{key} is set by xtalk; use the backend option for it")
+            xl_literal(value)
+        return extra
+
+
+def xl_literal(value: XlValue) -> str:
+    """An xl.cfg value: numbers as they are, strings double-quoted, lists in brackets.
+    Strings with quotes, backslashes or control characters are refused."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        if any(c in value for c in '"\\') or any(ord(c) < 0x20 or ord(c) == 0x7f for c in value):
+            raise ValueError(f"value {value!r}: quotes, backslashes and control characters are not allowed")
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(xl_literal(v) for v in value) + "]"
+    raise ValueError(f"unsupported value {value!r}")
+
+
+def cpu_list(cpus) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None) -> str:
+    """The xl.cfg text of one guest (pure; unit-tested)."""
+    for token in cmdline.split():
+        xl_literal(token)
+    lines = {
+        "name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel), "cmdline": xl_literal(cmdline),
+        "memory": str(opts.memory_mib), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
+        # preserved so poll_exit can tell poweroff from crash; stop() destroys them
+        "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
+    }
+    if opts.soft_affinity:
+        lines["cpus_soft"] = xl_literal(cpu_list(opts.soft_affinity))
+    if pool:
+        lines["pool"] = xl_literal(pool)
+    weight = opts.credit2_weight or opts.credit_weight
+    cap = opts.credit2_cap if opts.credit2_cap is not None else opts.credit_cap
+    if weight is not None:
+        lines["weight"] = str(weight)
+    if cap is not None:
+        lines["cap"] = str(cap)
+    if opts.llc_colors:
+        lines["llc_colors"] = xl_literal([str(c) for c in opts.llc_colors])
+    for key, value in opts.xl_extra.items():
+        lines[key] = xl_literal(value)
+    return "".join(f"{k} = {v}\n" for k, v in lines.items())
+
+
+def parse_xl_info(text: str) -> dict[str, str]:
+    info = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            info[key.strip()] = value.strip()
+    return info
+
+
+def parse_xl_list(text: str) -> dict[str, dict]:
+    """`xl list` -> {name: {id, state}}."""
+    out = {}
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 6:
+            out[parts[0]] = {"id": int(parts[1]), "state": parts[4]}
+    return out
+
+
+def parse_vcpu_list(text: str) -> list[dict]:
+    rows = []
+    for line in text.splitlines()[1:]:
+        m = re.match(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+(.*?)\s*/\s*(.*)$", line)
+        if m:
+            rows.append({"name": m[1], "domid": int(m[2]), "vcpu": int(m[3]), "cpu": m[4], "state": m[5],
+                         "time_s": float(m[6]), "hard_affinity": m[7].strip(), "soft_affinity": m[8].strip()})
+    return rows
+
+
+def expand_cpus(text: str) -> set[int] | None:
+    """'1', '1-3,5', 'all' -> a set (None for 'all')."""
+    if text.strip() == "all":
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            lo, hi = part.split("-")
+            cpus |= set(range(int(lo), int(hi) + 1))
+        elif part:
+            cpus.add(int(part))
+    return cpus
+
+
+def schedulers_from_config(config: str) -> list[str] | None:
+    """Schedulers a Xen build has, from its .config (hypfs /buildinfo/config)."""
+    if "CONFIG_SCHED_" not in config:
+        return None
+    names = {"CREDIT": "credit", "CREDIT2": "credit2", "RTDS": "rtds", "NULL": "null", "ARINC653": "arinc653"}
+    return [v for k, v in names.items() if re.search(rf"^CONFIG_SCHED_{k}=y$", config, re.M)]
+
+
+class _Console:
+    """A guest's console for the runner: a pipe, fed by a reader thread from a `tail -F`
+    of the guest's console log through the executor (attached once the domain exists)."""
+
+    def __init__(self):
+        self.read_fd, self.write_fd = os.pipe()
+        try:
+            fcntl.fcntl(self.write_fd, 1031, 1 << 20)  # F_SETPIPE_SZ: room for a sample drain
+        except OSError:
+            pass
+        os.set_blocking(self.read_fd, False)
+        self.stream = None
+        self.thread: threading.Thread | None = None
+        self.forwarded = 0
+        self.closed = threading.Event()
+
+    def attach(self, executor: Executor, path: str) -> None:
+        self.stream = executor.stream(["tail", "-c", "+1", "-F", path])
+        self.thread = threading.Thread(target=self._pump, daemon=True, name=f"xen-console {path}")
+        self.thread.start()
+
+    def _pump(self) -> None:
+        src = self.stream.proc.stdout.fileno()
+        os.set_blocking(src, True)
+        try:
+            while True:
+                data = os.read(src, 1 << 16)
+                if not data:
+                    break
+                view = memoryview(data)
+                while view:
+                    n = os.write(self.write_fd, view)
+                    view = view[n:]
+                self.forwarded += len(data)
+        except OSError:
+            pass
+        finally:
+            self.closed.set()
+
+    def wait_for(self, size: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while (self.forwarded < size and time.monotonic() < deadline and self.thread is not None
+               and not self.closed.is_set()):
+            time.sleep(0.02)
+        return self.forwarded >= size
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        if self.write_fd >= 0:
+            os.close(self.write_fd)  # the runner sees EOF after the last byte
+            self.write_fd = -1
+
+    def close_read(self) -> None:
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+
+class _Watcher:
+    """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
+    blocks the runner (an xl command takes ~1 s in a busy TCG lab)."""
+
+    def __init__(self, executor: Executor):
+        self.executor = executor
+        self.listing: dict[str, dict] = {}
+        self.taken_ns = 0
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True, name="xen-watch")
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.stop_event.is_set():
+            started = time.monotonic_ns()
+            try:
+                result = self.executor.run(["xl", "list"], timeout=60)
+                if result.ok:
+                    self.listing, self.taken_ns = parse_xl_list(result.stdout), started
+            except Exception:  # noqa: BLE001 - a failed poll is retried
+                pass
+            self.stop_event.wait(POLL_S)
+
+    def close(self) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout=70)
+
+
+@register
+class XenBackend(Backend):
+    name = "xen"
+
+    @classmethod
+    def check_options(cls, options: dict) -> list[tuple[str, str]]:
+        try:
+            opts = XenOptions.model_validate(options)
+        except ValidationError as err:
+            return [(".".join(map(str, e["loc"])), "unknown option for this backend"
+                     if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
+                    for e in err.errors()]
+        problems = []
+        if opts.executor == "ssh" and not opts.ssh_host:
+            problems.append(("ssh_host", "executor = \"ssh\" needs ssh_host"))
+        if opts.executor != "ssh" and opts.ssh_host:
+            problems.append(("ssh_host", f"only used with executor = \"ssh\" (executor is {opts.executor!r})"))
+        if (opts.rtds_period_us is None) != (opts.rtds_budget_us is None):
+            problems.append(("rtds_budget_us", "give rtds_period_us and rtds_budget_us together"))
+        elif opts.rtds_period_us is not None and opts.rtds_budget_us > opts.rtds_period_us:
+            problems.append(("rtds_budget_us", "the budget cannot exceed the period"))
+        wanted = {"credit2": ("credit2_weight", "credit2_cap", "credit2_ratelimit_us"),
+                  "credit": ("credit_weight", "credit_cap", "credit_tslice_ms", "credit_ratelimit_us"),
+                  "rtds": ("rtds_period_us", "rtds_budget_us")}
+        for sched, keys in wanted.items():
+            for key in keys:
+                if getattr(opts, key) is not None and opts.scheduler not in (None, sched):
+                    problems.append((key, f"a {sched} parameter, but scheduler is {opts.scheduler!r}"))
+        return problems
+
+    @classmethod
+    def accepts(cls, host: dict) -> tuple[bool, str]:
+        return True, ""  # whether dom0 is reachable is known only once the executor connects
+
+    def __init__(self, options: dict):
+        super().__init__(options)
+        self.opts = XenOptions.model_validate(options)
+        self.lock: LabLock | None = None
+        self.lab_state: dict | None = None
+        self.executor = self._make_executor()
+        try:
+            self._probe()
+            self._check_scheduler(self.opts, "backend.scheduler")
+            self._sweep(f"{self.opts.name_prefix}-")  # domains an earlier, killed xtalk left behind
+        except BaseException:
+            self._release()
+            raise
+        self.run_opts = self.opts
+        self.run_dir: Path | None = None
+        self.run_meta: dict = {}
+        self.pool: str | None = None
+        self.pool_created = False
+        self.saved_pool_params: dict = {}
+        self.domains: dict[str, dict] = {}
+        self.watcher: _Watcher | None = None
+
+    # -- setup ------------------------------------------------------------------
+    def _make_executor(self) -> Executor:
+        o = self.opts
+        if o.executor == "local":
+            return LocalExecutor()
+        if o.executor == "ssh":
+            user, _, host = o.ssh_host.rpartition("@")
+            return SshExecutor(host=host, port=o.ssh_port, user=user or None,
+                               identity=Path(o.ssh_identity).expanduser() if o.ssh_identity else None,
+                               known_hosts=Path(o.ssh_known_hosts).expanduser() if o.ssh_known_hosts else None,
+                               label=o.ssh_host)
+        from ..lab import vm
+        arch = o.arch or "arm64"
+        lab = vm.current(arch)
+        if lab is None:
+            import sys
+            lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr))
+        self.lock = LabLock(lab.dir / "campaign.lock")
+        self.lock.acquire()
+        self.lab_state = {k: lab.state.get(k) for k in ("arch", "cpus", "memory_mib", "dom0_mem_mib", "boot_s",
+                                                          "ssh_s", "image_dir", "pid")}
+        self.lab_state["image"] = {k: v for k, v in lab.image.info.items() if k != "packages"}
+        return lab.executor()
+
+    def _xl(self, *args, timeout: float = 60.0, check: bool = True):
+        result = self.executor.run(["xl", *args], timeout=timeout)
+        return result.check() if check else result
+
+    def _probe(self) -> None:
+        info = self._xl("info").stdout
+        self.info = parse_xl_info(info)
+        machine = MACHINE_ARCH.get(self.info.get("machine", ""), self.info.get("machine"))
+        if self.opts.arch and machine != self.opts.arch:
+            raise InfrastructureError(f"backend.arch is {self.opts.arch} but dom0 runs on {machine}")
+        if machine not in IMAGES:
+            raise InfrastructureError(f"no probe image for a Xen host of machine {machine!r}")
+        self.arch = machine
+        self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
+        self.xen_version = self.info.get("xen_version", "")
+        config = self.executor.run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
+        self.sched_source = "hypfs /buildinfo/config"
+        self.schedulers = schedulers_from_config(config.stdout) if config.ok else None
+        if self.schedulers is None:
+            self.sched_source = "probed with empty cpupools"
+            self.schedulers = [s for s in SCHEDULERS if self._scheduler_works(s)]
+        self.tsc_hz = None
+        if self.arch == "x86_64":
+            m = re.search(r"Detected ([\d.]+) MHz processor", self._xl("dmesg").stdout)
+            self.tsc_hz = int(float(m[1]) * 1e6) if m else None
+
+    def _scheduler_works(self, sched: str) -> bool:
+        name = f"{self.opts.name_prefix}-probe-{sched}"
+        made = self._xl("cpupool-create", f'name="{name}"', f'sched="{sched}"', check=False)
+        if made.ok:
+            self._xl("cpupool-destroy", name, check=False)
+        return made.ok
+
+    def _check_scheduler(self, opts: XenOptions, where: str) -> None:
+        if opts.scheduler and opts.scheduler not in self.schedulers:
+            raise SpecError("backend", [Problem(where, (
+                f"scheduler {opts.scheduler!r} is not in this Xen build ({self.xen_version}, {self.sched_source});"
+                f" it offers: {', '.join(self.schedulers) or 'none'}"))])
+        if opts.llc_colors and not self._has_llc_coloring():
+            raise SpecError("backend", [Problem("backend.llc_colors", (
+                f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
+                f"llc-coloring=on; this is Xen {self.xen_version}"))])
+
+    def _has_llc_coloring(self) -> bool:
+        major, minor = (int(x) for x in (self.info.get("xen_major", "0"), self.info.get("xen_minor", "0")))
+        return (major, minor) >= (4, 20) and "llc-coloring=on" in self.info.get("xen_commandline", "")
+
+    def _sweep(self, prefix: str) -> list[str]:
+        """Destroy every domain whose name starts with prefix; the names destroyed."""
+        listing = self._xl("list", check=False)
+        gone = []
+        for name in parse_xl_list(listing.stdout):
+            if name.startswith(prefix):
+                self._xl("destroy", name, check=False, timeout=60)
+                gone.append(name)
+        return gone
+
+    def _release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def __del__(self):
+        self._release()
+
+    # -- per run ------------------------------------------------------------------
+    def prepare(self, run: RunPlan, run_dir: Path) -> None:
+        opts = XenOptions.model_validate(run.spec.backend.options)
+        for key in ("executor", "ssh_host", "ssh_port", "arch"):
+            if getattr(opts, key) != getattr(self.opts, key):
+                raise SpecError("backend", [Problem(f"backend.{key}", "cannot vary between runs of a campaign")])
+        self._check_scheduler(opts, "backend.scheduler")
+        bad = sorted({c for g in run.guests for c in g.cpus} | set(opts.soft_affinity or ()))
+        bad = [c for c in bad if c >= self.nr_cpus]
+        if bad:
+            raise SpecError("backend", [Problem("cpus", f"pCPU(s) {bad} do not exist: this Xen has "
+                                                         f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
+        self.run_opts, self.run_dir, self.domains = opts, run_dir, {}
+        self.token = f"{opts.name_prefix}-{os.getpid()}-r{run.index}"
+        self.run_meta = {"domains": {}, "vcpu_list": [], "sched": {}}
+        self.executor.run(["mkdir", "-p", f"{WORK_DIR}/images"]).check()
+        self.kernel = self._upload_image()
+        self._setup_pool(run, opts)
+        self.watcher = _Watcher(self.executor)
+
+    def _upload_image(self) -> str:
+        target, rel = IMAGES[self.arch]
+        local = artifacts.build(target, rel)
+        digest = artifacts.file_hash(local)
+        remote = f"{WORK_DIR}/images/{digest[:16]}-{local.name}"
+        have = self.executor.run(["sha256sum", remote])
+        if not (have.ok and have.stdout.split()[:1] == [digest]):
+            self.executor.put(remote, local.read_bytes())
+            have = self.executor.run(["sha256sum", remote]).check()
+            if have.stdout.split()[:1] != [digest]:
+                raise InfrastructureError(f"uploading {local.name} to dom0 corrupted it")
+        self.image_info = {"image": str(local), "image_sha256": digest, "dom0_path": remote}
+        return remote
+
+    def _pool_of_cpus(self) -> dict[int, str]:
+        owner = {}
+        for line in self._xl("cpupool-list", "-c").stdout.splitlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 2:
+                for c in expand_cpus(parts[1]) or set():
+                    owner[c] = parts[0]
+        return owner
+
+    def _setup_pool(self, run: RunPlan, opts: XenOptions) -> None:
+        self.pool, self.pool_created = None, False
+        cpus = sorted({c for g in run.guests for c in g.cpus})
+        if opts.scheduler or opts.cpupool:
+            self.pool = opts.cpupool or f"{opts.name_prefix}-{os.getpid()}"
+            sched = opts.scheduler or self.info.get("xen_scheduler", "credit2")
+            pools = self._xl("cpupool-list").stdout
+            if not any(line.split()[:1] == [self.pool] for line in pools.splitlines()[1:]):
+                self._xl("cpupool-create", f'name="{self.pool}"', f'sched="{sched}"')
+                self.pool_created = True
+            owner = self._pool_of_cpus()
+            for cpu in cpus:
+                if owner.get(cpu) != self.pool:
+                    if owner.get(cpu):
+                        self._xl("cpupool-cpu-remove", owner[cpu], str(cpu))
+                    self._xl("cpupool-cpu-add", self.pool, str(cpu))
+                    self.run_meta.setdefault("moved_cpus", []).append({"cpu": cpu, "from": owner.get(cpu)})
+        pool = self.pool or self._pool_of_cpus().get(cpus[0], "Pool-0")
+        self.run_meta["pool"] = pool
+        self.pool_sched = self._pool_scheduler(pool) or self.info.get("xen_scheduler")
+        self._pool_params(pool, opts)
+
+    def _pool_params(self, pool: str, opts: XenOptions) -> None:
+        """Pool-wide scheduler settings: set what the run asks for, remember the old value."""
+        wanted = []
+        if opts.credit2_ratelimit_us is not None:
+            wanted.append(("sched-credit2", "-r", opts.credit2_ratelimit_us, r"ratelimit=(\d+)us"))
+        if opts.credit_ratelimit_us is not None:
+            wanted.append(("sched-credit", "-r", opts.credit_ratelimit_us, r"ratelimit=(\d+)us"))
+        if opts.credit_tslice_ms is not None:
+            wanted.append(("sched-credit", "-t", opts.credit_tslice_ms, r"tslice=(\d+)ms"))
+        for cmd, flag, value, pattern in wanted:
+            current = self._xl(cmd, "-s", "-p", pool).stdout
+            m = re.search(pattern, current)
+            if m and (pool, cmd, flag) not in self.saved_pool_params and not self.pool_created:
+                self.saved_pool_params[(pool, cmd, flag)] = m[1]
+            self._xl(cmd, "-s", "-p", pool, flag, str(value))
+        self.run_meta["sched"]["pool_params"] = self._sched_state(pool)
+
+    def _sched_state(self, pool: str) -> dict:
+        sched = self._pool_scheduler(pool)
+        out = {"pool": pool, "scheduler": sched}
+        if sched in ("credit", "credit2", "rtds"):
+            out["pool_params"] = self._xl(f"sched-{sched}", "-s", "-p", pool, check=False).stdout.strip()
+        return out
+
+    def _pool_scheduler(self, pool: str) -> str | None:
+        text = self._xl("cpupool-list", pool, check=False).stdout
+        for line in text.splitlines()[1:]:
+            parts = line.split()
+            if parts and parts[0] == pool and len(parts) >= 3:
+                return parts[2]
+        return None
+
+    def _domain_name(self, guest: GuestPlan) -> str:
+        return f"{self.token}-{guest.name}"
+
+    def _cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
+        args = workload_args(guest, run)
+        freq = self.run_opts.freq_hz or self.tsc_hz
+        if freq and not any(a.startswith("freq_hz=") for a in args):
+            args.append(f"freq_hz={freq}")
+        if guest.role == "measurer" and not any(a.startswith("buffer_slots=") for a in args):
+            args.append(f"buffer_slots={self.run_opts.buffer_slots}")
+        return " ".join(args)
+
+    def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
+        """Create paused, pin, set scheduler parameters, unpause: one round trip to dom0.
+        A guest started while the measurer runs is created in a background thread, so
+        the runner keeps reading the measurer's console meanwhile (xl create takes
+        seconds in the lab); pause/resume/stop of that guest wait for its creation."""
+        name = self._domain_name(guest)
+        try:
+            config = domain_config(name, self.kernel, self._cmdline(guest, run), self.run_opts, guest.cpus,
+                                   self.pool)
+        except ValueError as err:
+            raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
+        state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,
+                 "console": _Console(), "stopped": False, "exit": None, "last_poll": 0.0, "thread": None,
+                 "error": None}
+        handle = GuestHandle(guest, console_fd=state["console"].read_fd, backend_state=state)
+        measurer_running = any(d["role"] == "measurer" for d in self.domains.values())
+        self.domains[guest.name] = state
+        if measurer_running:
+            state["thread"] = threading.Thread(target=self._create_async, args=(handle, paused), daemon=True,
+                                               name=f"xen-create {name}")
+            state["thread"].start()
+            return handle
+        try:
+            self._create(handle, paused)
+        except BaseException:
+            self.stop(handle)
+            raise
+        return handle
+
+    def _create_async(self, handle: GuestHandle, paused: bool) -> None:
+        try:
+            self._create(handle, paused)
+        except BaseException as err:  # noqa: BLE001 - raised where the runner next touches the guest
+            handle.backend_state["error"] = err
+
+    def _wait_created(self, handle: GuestHandle, raise_error: bool = True) -> None:
+        state = handle.backend_state
+        if state.get("thread") is not None:
+            state["thread"].join()
+        if raise_error and state.get("error") is not None:
+            raise InfrastructureError(f"{state['name']}: creating the domain failed: {state['error']}")
+
+    def _create(self, handle: GuestHandle, paused: bool) -> None:
+        state, guest, opts = handle.backend_state, handle.plan, self.run_opts
+        name, cfg_path = state["name"], f"{WORK_DIR}/{state['name']}.cfg"
+        soft = cpu_list(opts.soft_affinity) if opts.soft_affinity else "-"
+        commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["rm", "-f", state["log"]],
+                    ["xl", "create", "-p", cfg_path], ["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]]
+        commands += self._sched_commands(name, opts)
+        commands += [["xl", "vcpu-list", name], ["xl", "list", name]]
+        if not paused:
+            commands.append(["xl", "unpause", name])
+        started = time.monotonic()
+        results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
+        start_s = time.monotonic() - started
+        running_ns = None if paused else time.monotonic_ns()
+        state["created_ns"] = time.monotonic_ns()
+        failed = [r for r in results if not r.ok]
+        if failed:
+            r = failed[0]
+            raise InfrastructureError(f"{' '.join(r.argv)} failed (status {r.returncode}): "
+                                      f"{' | '.join(r.stdout.strip().splitlines()[-6:])}")
+        state["console"].attach(self.executor, state["log"])
+        by_cmd = {tuple(r.argv[:2]): r for r in results}
+        vcpus = parse_vcpu_list(by_cmd[("xl", "vcpu-list")].stdout)
+        for v in vcpus:
+            if expand_cpus(v["hard_affinity"]) != set(guest.cpus):
+                raise InfrastructureError(f"{name}: vCPU {v['vcpu']} hard affinity {v['hard_affinity']} "
+                                          f"is not {cpu_list(guest.cpus)}")
+        domid = parse_xl_list(by_cmd[("xl", "list")].stdout).get(name, {}).get("id")
+        sched = next((r.stdout.strip() for r in results if r.argv == ["xl", f"sched-{self.pool_sched}", "-d", name]),
+                     None)
+        self.run_meta["vcpu_list"] += vcpus
+        facts = {"domain": name, "domid": domid, "start_s": round(start_s, 3), "running_host_ns": running_ns,
+                 "affinity": list(guest.cpus), "vcpus": vcpus, "pool": self.run_meta.get("pool"),
+                 "scheduler": self.pool_sched, "sched_params": sched, "config": state["config"]}
+        handle.facts.update(facts)
+        self.run_meta["domains"][guest.name] = facts
+
+    def _sched_commands(self, name: str, opts: XenOptions) -> list[list[str]]:
+        sched, cmds = self.pool_sched, []
+        if sched == "credit2" and (opts.credit2_weight is not None or opts.credit2_cap is not None):
+            args = ["-d", name]
+            if opts.credit2_weight is not None:
+                args += ["-w", str(opts.credit2_weight)]
+            if opts.credit2_cap is not None:
+                args += ["-c", str(opts.credit2_cap)]
+            cmds.append(["xl", "sched-credit2", *args])
+        if sched == "credit" and (opts.credit_weight is not None or opts.credit_cap is not None):
+            args = ["-d", name]
+            if opts.credit_weight is not None:
+                args += ["-w", str(opts.credit_weight)]
+            if opts.credit_cap is not None:
+                args += ["-c", str(opts.credit_cap)]
+            cmds.append(["xl", "sched-credit", *args])
+        if sched == "rtds" and opts.rtds_period_us is not None:
+            cmds.append(["xl", "sched-rtds", "-d", name, "-v", "all", "-p", str(opts.rtds_period_us),
+                         "-b", str(opts.rtds_budget_us)])
+        if sched in ("credit", "credit2", "rtds"):
+            cmds.append(["xl", f"sched-{sched}", "-d", name])  # the parameters in force, for the record
+        return cmds
+
+    def pause(self, handle: GuestHandle) -> None:
+        self._wait_created(handle)
+        self._xl("pause", handle.backend_state["name"])
+
+    def resume(self, handle: GuestHandle) -> None:
+        self._wait_created(handle)
+        self._xl("unpause", handle.backend_state["name"])
+        self.run_meta.setdefault("unpaused_host_ns", {}).setdefault(handle.plan.name, []).append(
+            time.monotonic_ns())
+
+    def _log_size(self, state: dict) -> int:
+        r = self.executor.run(["stat", "-c", "%s", state["log"]])
+        return int(r.stdout.strip()) if r.ok and r.stdout.strip().isdigit() else 0
+
+    def poll_exit(self, handle: GuestHandle) -> int | None:
+        state = handle.backend_state
+        if state.get("thread") is not None and state["thread"].is_alive():
+            return None
+        if state.get("error") is not None:
+            return 1
+        if state["exit"] is not None or state["stopped"]:
+            return state["exit"] if state["exit"] is not None else -9
+        watcher = self.watcher
+        if watcher is None or watcher.taken_ns < state.get("created_ns", 1 << 62):
+            return None
+        dom = watcher.listing.get(state["name"])
+        if dom is None:
+            code = 137  # gone: destroyed behind our back
+        elif "c" in dom["state"]:
+            code = 1    # crashed
+        elif "s" in dom["state"]:
+            code = 0    # shut down (poweroff): XT END says how the run went
+        else:
+            return None
+        if state["console"] is not None:
+            state["console"].wait_for(self._log_size(state), CATCH_UP_S)
+        state["exit"] = code
+        return code
+
+    def stop(self, handle: GuestHandle) -> None:
+        state = handle.backend_state
+        if state.get("stopped"):
+            return
+        state["stopped"] = True
+        self._wait_created(handle, raise_error=False)
+        try:
+            self._xl("destroy", state["name"], check=False, timeout=60)
+        except Exception:  # noqa: BLE001 - stop must not raise; cleanup sweeps again
+            pass
+        console = state.get("console")
+        try:
+            if console is not None and console.thread is not None:
+                console.wait_for(self._log_size(state), CATCH_UP_S)
+            if self.run_dir is not None:
+                text = self.executor.run(["cat", state["log"]], timeout=60)
+                if text.ok:
+                    (self.run_dir / f"xen-console-{handle.plan.name}.log").write_text(text.stdout)
+        except Exception:  # noqa: BLE001
+            pass
+        finally:
+            if console is not None:
+                console.close()
+
+    def cleanup(self, run: RunPlan) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+        try:
+            leftovers = self._sweep(f"{self.token}-")
+            if leftovers:
+                self.run_meta["leftovers_destroyed"] = leftovers
+            for state in self.domains.values():
+                if state.get("console") is not None:
+                    state["console"].close()
+                    state["console"].close_read()
+                self.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"])
+            self._teardown_pool()
+            self.run_meta["dmesg_tail"] = self._xl("dmesg", check=False).stdout.splitlines()[-40:]
+            self.run_meta["cpupools"] = self._xl("cpupool-list", "-c", check=False).stdout.strip()
+        except Exception as err:  # noqa: BLE001 - recorded; the runner goes on
+            self.run_meta["cleanup_error"] = str(err)
+
+    def _teardown_pool(self) -> None:
+        for (pool, cmd, flag), value in list(self.saved_pool_params.items()):
+            self._xl(cmd, "-s", "-p", pool, flag, value, check=False)
+        self.saved_pool_params.clear()
+        if self.pool and self.pool_created:
+            for cpu, name in self._pool_of_cpus().items():
+                if name == self.pool:
+                    self._xl("cpupool-cpu-remove", self.pool, str(cpu), check=False)
+                    self._xl("cpupool-cpu-add", "Pool-0", str(cpu), check=False)
+            self._xl("cpupool-destroy", self.pool, check=False)
+        elif self.pool:
+            for moved in self.run_meta.get("moved_cpus", []):
+                if moved["from"]:
+                    self._xl("cpupool-cpu-remove", self.pool, str(moved["cpu"]), check=False)
+                    self._xl("cpupool-cpu-add", moved["from"], str(moved["cpu"]), check=False)
+        self.pool, self.pool_created = None, False
+
+    def metadata(self) -> dict:
+        return {
+            "backend": self.name, "arch": self.arch, "executor": self.executor.describe(), "lab": self.lab_state,
+            "xen_version": self.xen_version, "xen_scheduler": self.info.get("xen_scheduler"),
+            "schedulers_available": self.schedulers, "schedulers_source": self.sched_source,
+            "xl_info": self.info, "nr_cpus": self.nr_cpus, "tsc_hz_from_dmesg": self.tsc_hz,
+            "options": json.loads(self.run_opts.model_dump_json()),
+            **getattr(self, "image_info", {}), **self.run_meta,
+        }
