@@ -14,6 +14,20 @@ have qemu-system-aarch64 || need+=(qemu-system-arm)
 have aarch64-linux-gnu-gcc || need+=(gcc-aarch64-linux-gnu)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 have chromium || need+=(chromium)  # renders the HTML report in tests (headless)
+# Linux-RT suite (guests/posix): static glibc for the guest builds, the image builder's
+# Debian tools, and rt-tests / stress-ng so the native baseline runs the same wrappers.
+static_libc() { [ "$("$1" -print-file-name=libc.a 2>/dev/null)" != libc.a ]; }
+have gcc && ! static_libc gcc && need+=(libc6-dev)
+have aarch64-linux-gnu-gcc && ! static_libc aarch64-linux-gnu-gcc && need+=(libc6-dev-arm64-cross)
+have apt-get && { have dpkg-deb || need+=(dpkg); }
+have cyclictest || need+=(rt-tests)
+have stress-ng || need+=(stress-ng)
+# Xen lab (`xtalk lab start xen`): fdtput extends QEMU virt's DTB, ssh/ssh-keygen reach
+# dom0 with a pinned host key, cpio packs the dom0 initramfs, readelf checks its libraries.
+have fdtput || need+=(device-tree-compiler)
+{ have ssh && have ssh-keygen; } || need+=(openssh-client)
+have cpio || need+=(cpio)
+have readelf || need+=(binutils)
 if ((${#need[@]})); then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

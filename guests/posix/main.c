@@ -85,20 +85,20 @@ int main(int argc, char **argv)
 		xt_badparam("bench", "missing: give bench=NAME (xtalk-rt list)");
 
 	if (!strcmp(name, "kernel_ops")) {
-		const char *keys[N(LAT) + 1] = { NULL };
+		const char *keys[32] = { NULL };
 		unsigned k = 0;
 		for (unsigned i = 0; i < N(LAT); i++)
-			for (const char *const *p = LAT[i]->keys; p && *p; p++)
+			for (const char *const *p = LAT[i]->keys; p && *p && k < 31; p++)
 				keys[k++] = *p;
 		check_keys(keys, NULL, NULL);
-		rt_setup(0, true);
+		rt_setup(0, true, "measurer");
 		begin(name, rt.iterations ? rt.iterations * 32 : 1u << 20);
 		finish(rt_lat_run(LAT, N(LAT)), rt.measurer);
 	}
 	for (unsigned i = 0; i < N(LAT); i++)
 		if (!strcmp(name, LAT[i]->name)) {
 			check_keys(LAT[i]->keys, NULL, NULL);
-			rt_setup(0, true);
+			rt_setup(0, true, "measurer");
 			begin(name, rt.iterations ? rt.iterations * RT_LAT_MAX_METRICS : 1u << 20);
 			finish(rt_lat_run(&LAT[i], 1), rt.measurer);
 		}
@@ -106,18 +106,14 @@ int main(int argc, char **argv)
 		if (!strcmp(name, TM[i]->name)) {
 			static const char *const tm_common[] = { "interval_s", NULL };
 			check_keys(TM[i]->keys, tm_common, NULL);
-			rt_setup(25, true);
+			rt_setup(25, true, "measurer");
 			begin(name, 1u << 16);
 			finish(rt_tm_run(TM[i]), rt.measurer);
 		}
 	for (unsigned i = 0; i < N(TOOL); i++)
 		if (!strcmp(name, TOOL[i]->name)) {
 			check_keys(TOOL[i]->keys, NULL, NULL);
-			if (!xt_param_has("role"))
-				rt.role = TOOL[i]->role;
-			rt_setup(0, false);
-			if (!xt_param_has("role"))
-				rt.role = TOOL[i]->role, rt.measurer = !strcmp(rt.role, "measurer");
+			rt_setup(0, false, TOOL[i]->role);
 			finish(TOOL[i]->run(), rt.measurer && strcmp(name, "stress_ng"));
 		}
 	xt_badparam("bench", "unknown benchmark (xtalk-rt list)");

@@ -37,6 +37,7 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 			xt_metric(base + i, l->metrics[i], "cycles");
 			xt_hist_init(&hist[base + i], 40);
 		}
+		rt_console_flush();
 		l->setup();
 		for (uint64_t i = 0; i < rt.warmup; i++) {
 			uint64_t v[RT_LAT_MAX_METRICS];

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include "rt.h"
@@ -75,13 +76,13 @@ static bool set_fifo(pthread_t t, int prio)
 	return err == 0;
 }
 
-void rt_setup(int main_rel, bool pin)
+void rt_setup(int main_rel, bool pin, const char *default_role)
 {
 	const char *cpus = xt_param_str("cpus", NULL);
 	long prio = (long)xt_param_u64("priority", 50);
 	double dur = xt_param_double("duration_s", 0);
 
-	rt.role = xt_param_str("role", "measurer");
+	rt.role = xt_param_str("role", default_role);
 	if (strcmp(rt.role, "measurer") && strcmp(rt.role, "stressor"))
 		xt_badparam("role", "expected measurer or stressor");
 	rt.measurer = !strcmp(rt.role, "measurer");
@@ -171,6 +172,12 @@ void rt_set_self(int rel)
 bool rt_same_cpu(void)
 {
 	return sched_getcpu() == rt.cpus[0];
+}
+
+void rt_console_flush(void)
+{
+	if (isatty(1))
+		tcdrain(1);
 }
 
 void rt_fail(const char *reason)

@@ -48,9 +48,10 @@ static inline uint64_t rt_now(void)
 {
 	return xt_counter();        /* CLOCK_MONOTONIC in ns (platform_posix.c) */
 }
-/* Resolves the common parameters; mlockall; pins the process to cpus[0] when pin;
- * SCHED_FIFO at prio + main_rel for the calling (main) thread. Prints nothing. */
-void rt_setup(int main_rel, bool pin);
+/* Resolves the common parameters (role= defaulting to default_role); mlockall; pins
+ * the process to cpus[0] when pin; SCHED_FIFO at prio + main_rel for the calling (main)
+ * thread. Prints nothing. */
+void rt_setup(int main_rel, bool pin, const char *default_role);
 void rt_meta_env(void);                         /* XT META sched, mlock, cpus, overhead */
 /* Starts a SCHED_FIFO thread at rt.prio + rel on cpu (-1: rt.cpus[0]); a failure
  * ends the run (status=fault). */
@@ -61,6 +62,10 @@ void rt_fault(const char *what) __attribute__((noreturn));    /* with errno, sta
 void rt_sleep_until(uint64_t t_ns);             /* clock_nanosleep(TIMER_ABSTIME) */
 int rt_parse_cpus(const char *s, int *out, int max);   /* "0,2-3" -> count or -1 */
 bool rt_same_cpu(void);                         /* sched_getcpu() == rt.cpus[0] */
+/* Waits until the console (a tty) has sent everything written so far: called before a
+ * measured window, whose SCHED_FIFO threads would otherwise starve the serial port's
+ * interrupt thread and hold XT BEGIN back until the window ends. No-op on a pipe. */
+void rt_console_flush(void);
 
 /* Suspend/resume of a thread (POSIX has none): a semaphore plus a pending flag, so
  * resuming a thread that is already resumed is a no-op, like tm_thread_resume. */

@@ -64,6 +64,7 @@ int rt_tm_run(const struct rt_tm *t)
 	}
 	if (t->setup)
 		t->setup(n);
+	rt_console_flush();
 	for (unsigned i = 0; i < n; i++)
 		rt_thread(t->thread, (void *)(uintptr_t)i, (long)i == starve ? 0 : t->prio(i, n), -1);
 

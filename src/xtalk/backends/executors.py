@@ -52,6 +52,15 @@ class Stream:
         os.set_blocking(self.fd, False)
 
     def close(self) -> None:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()  # EOF: the remote side ends the command
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                pass
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -173,7 +182,7 @@ class SshExecutor(Executor):
         argv += ["-T", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
                  "-o", f"ConnectTimeout={int(self.connect_timeout)}", "-o", "ServerAliveInterval=5",
                  "-o", "ServerAliveCountMax=6", "-o", "ControlMaster=auto",
-                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=300", "-o", "LogLevel=ERROR"]
+                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=300"]
         if self.port:
             argv += ["-p", str(self.port)]
         if self.identity:
@@ -195,12 +204,18 @@ class SshExecutor(Executor):
             raise InfrastructureError(f"{self.label}: {' '.join(argv)} took more than {timeout:g} s") from None
         err = p.stderr.decode(errors="replace")
         if p.returncode == 255:  # ssh's own failure: connection, host key, authentication
-            raise InfrastructureError(f"ssh to {self.label} failed: {err.strip() or 'status 255'}")
+            raise InfrastructureError(f"ssh to {self.label} failed running {' '.join(argv)[:200]}: "
+                                      f"{err.strip() or 'status 255'}")
         return Result(argv, p.returncode, p.stdout.decode(errors="replace"), err)
 
     def stream(self, argv: list) -> Stream:
-        command = self.ssh_argv() + [quote_argv([str(a) for a in argv])]
-        return Stream(subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        # The remote command dies with the connection: a shell runs it in the background
+        # and kills it when its stdin (kept open by us) reaches EOF. Without this a
+        # `tail -F` would outlive its ssh channel (and dropbear would keep the channel).
+        wrapped = ["sh", "-c", '"$@" & p=$!; cat >/dev/null; kill $p 2>/dev/null; wait $p', "follow",
+                   *[str(a) for a in argv]]
+        command = self.ssh_argv() + [quote_argv(wrapped)]
+        return Stream(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.DEVNULL, start_new_session=True))
 
     def describe(self) -> dict:

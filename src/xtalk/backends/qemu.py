@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
@@ -249,7 +250,7 @@ class QemuBackend(Backend):
                 try:
                     monitor.connect()
                     return monitor
-                except (OSError, ConnectionError):
+                except (OSError, ConnectionError, QMPError):  # socket there, QEMU not listening yet
                     monitor.close()
             if time.monotonic() > deadline:
                 raise InfrastructureError(f"{guest.name}: no QMP socket after {QMP_CONNECT_S:g} s")

@@ -342,6 +342,7 @@ class XenBackend(Backend):
         self.saved_pool_params: dict = {}
         self.domains: dict[str, dict] = {}
         self.watcher: _Watcher | None = None
+        self.token = f"{self.opts.name_prefix}-{os.getpid()}-r0"
 
     # -- setup ------------------------------------------------------------------
     def _make_executor(self) -> Executor:
@@ -372,7 +373,11 @@ class XenBackend(Backend):
         return result.check() if check else result
 
     def _probe(self) -> None:
-        info = self._xl("info").stdout
+        first = self._xl("info", check=False)
+        if first.returncode == 127 and self.opts.executor == "local":
+            raise InfrastructureError("xl not found: executor = \"local\" means xtalk runs in dom0 of a Xen host; "
+                                      "from elsewhere use executor = \"ssh\" (ssh_host) or \"lab\"")
+        info = first.check().stdout
         self.info = parse_xl_info(info)
         machine = MACHINE_ARCH.get(self.info.get("machine", ""), self.info.get("machine"))
         if self.opts.arch and machine != self.opts.arch:
@@ -434,7 +439,14 @@ class XenBackend(Backend):
 
     # -- per run ------------------------------------------------------------------
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
-        opts = XenOptions.model_validate(run.spec.backend.options)
+        self.run_dir, self.domains = run_dir, {}
+        self.token = f"{self.opts.name_prefix}-{os.getpid()}-r{run.index}"
+        self.run_meta = {"domains": {}, "vcpu_list": [], "sched": {}}
+        try:
+            opts = XenOptions.model_validate(run.spec.backend.options)
+        except ValidationError as err:
+            e = err.errors()[0]
+            raise SpecError("backend", [Problem("backend." + ".".join(map(str, e["loc"])), e["msg"])]) from None
         for key in ("executor", "ssh_host", "ssh_port", "arch"):
             if getattr(opts, key) != getattr(self.opts, key):
                 raise SpecError("backend", [Problem(f"backend.{key}", "cannot vary between runs of a campaign")])
@@ -444,9 +456,7 @@ class XenBackend(Backend):
         if bad:
             raise SpecError("backend", [Problem("cpus", f"pCPU(s) {bad} do not exist: this Xen has "
                                                          f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
-        self.run_opts, self.run_dir, self.domains = opts, run_dir, {}
-        self.token = f"{opts.name_prefix}-{os.getpid()}-r{run.index}"
-        self.run_meta = {"domains": {}, "vcpu_list": [], "sched": {}}
+        self.run_opts = opts
         self.executor.run(["mkdir", "-p", f"{WORK_DIR}/images"]).check()
         self.kernel = self._upload_image()
         self._setup_pool(run, opts)

@@ -120,6 +120,14 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
                     first = err.errors()[0]
                     out.append((("matrix", dim), f"value {value!r}: {_path_text(first['loc'])}: {first['msg']}"))
                     break
+                backend = trial.get("backend", {})
+                if backend_check and dim.startswith("backend.") and isinstance(backend, dict):
+                    opts = {k: v for k, v in backend.items() if k != "kind"}
+                    bad = backend_check(str(backend.get("kind", "native")), opts)
+                    if bad:
+                        sub, msg = bad[0]
+                        out.append((("matrix", dim), f"value {value!r}: backend.{sub}: {msg}"))
+                        break
     gates = raw.get("gates", [])
     if isinstance(gates, list) and isinstance(matrix, dict):
         for i, gate in enumerate(gates):

@@ -1,0 +1,237 @@
+"""The xen backend against real Xen 4.17 (Debian's) booted under QEMU: the Xen lab.
+
+One lab per architecture for the module (`xtalk lab start xen`), campaigns run through
+the CLI with executor = "lab", and every test checks with `xl list` in dom0 that no
+domain xtalk created survives. arm64 first (the thesis platform, faster under TCG),
+then x86_64 (PVH probe guest). Timings are emulation; the mechanics are real Xen.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+
+from tests.blackbox.cli import campaign_dir, start, wait_for, write_spec, xtalk
+
+pytestmark = [pytest.mark.xen, pytest.mark.slow]
+
+QEMU = {"arm64": "qemu-system-aarch64", "x86_64": "qemu-system-x86_64"}
+
+CAMPAIGN = """
+name = "xq"
+cpus = [1, 2]
+[backend]
+kind = "xen"
+executor = "lab"
+arch = "{arch}"
+[run]
+duration_s = {duration}
+grace_s = 40
+boot_timeout_s = 90
+start_gap_s = 0.5
+repetitions = {reps}
+[measurer]
+bench = "qsort"
+params = {{ size_kib = 256 }}
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+[matrix]
+placement = {placements}
+start_order = ["stressor-first"]
+{matrix}
+{timeline}
+"""
+TIMELINE = """
+[[timeline]]
+at_s = 1.0
+action = "pause"
+target = "thrash"
+[[timeline]]
+at_s = 2.5
+action = "resume"
+target = "thrash"
+"""
+
+
+def lab_exec(arch: str, *argv: str, timeout: float = 120):
+    res = xtalk("lab", "exec", "--arch", arch, "--", *argv, timeout=timeout)
+    assert res.returncode == 0, f"{argv}: {res.stderr}"
+    return res.stdout
+
+
+def xtalk_domains(arch: str) -> list[str]:
+    names = [line.split()[0] for line in lab_exec(arch, "xl", "list").splitlines()[1:] if line.split()]
+    return [n for n in names if n.startswith("xtalk-")]
+
+
+def followers(arch: str) -> list[str]:
+    """Console followers (`tail -F` of guest logs) still running in dom0."""
+    return [line for line in lab_exec(arch, "ps", "-o", "pid,args").splitlines()
+            if "tail -c +1 -F /var/log/xen/console/guest-xtalk-" in line]
+
+
+def extra_pools(arch: str) -> list[str]:
+    return [line.split()[0] for line in lab_exec(arch, "xl", "cpupool-list").splitlines()[1:]
+            if line.split() and line.split()[0] != "Pool-0"]
+
+
+def runs(out) -> dict[str, dict]:
+    found = {}
+    for meta in sorted(campaign_dir(out).glob("runs/*/meta.json")):
+        found[meta.parent.name] = json.loads(meta.read_text())
+    return found
+
+
+def events(out, run_id: str) -> list[dict]:
+    path = campaign_dir(out) / "runs" / run_id / "events.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def lab_fixture(arch: str):
+    if shutil.which(QEMU[arch]) is None:
+        pytest.skip(f"{QEMU[arch]} is not installed: QEMU cannot run the {arch} Xen lab here "
+                    f"(apt-get install {'qemu-system-arm' if arch == 'arm64' else 'qemu-system-x86'})")
+    was_running = xtalk("lab", "status").stdout
+    started = time.monotonic()
+    res = xtalk("lab", "start", "xen", "--arch", arch, timeout=900)
+    assert res.returncode == 0, res.stderr
+    print(f"\n{arch} lab: {res.stderr.strip()} ({time.monotonic() - started:.1f} s with the build)")
+    yield arch
+    assert xtalk_domains(arch) == [], "a domain created by xtalk survived"
+    assert followers(arch) == [], "a console follower outlived its run"
+    if f"{arch}: running" not in was_running:
+        xtalk("lab", "stop", "--arch", arch)
+
+
+@pytest.fixture(scope="module")
+def arm64_lab():
+    yield from lab_fixture("arm64")
+
+
+def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path):
+    arch = arm64_lab
+    out = tmp_path / "out"
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=6, reps=1, placements='["solo", "other-core", "same-core"]',
+        matrix='"backend.credit2_weight" = [128, 512]', timeline=TIMELINE))
+    started = time.monotonic()
+    res = xtalk("run", spec, "--out", out, timeout=900)
+    wall = time.monotonic() - started
+    print(f"\ncampaign of 6 runs on the {arch} lab: {wall:.1f} s\n{res.stderr[-1500:]}")
+    assert res.returncode == 0, res.stderr
+    found = runs(out)
+    assert len(found) == 6 and all(m["status"] == "pass" for m in found.values()), \
+        {k: (m["status"], m["reason"]) for k, m in found.items()}
+    for run_id, meta in found.items():
+        bm = meta["backend_metadata"]
+        assert bm["backend"] == "xen" and bm["xen_version"].startswith("4.17")
+        assert bm["xen_scheduler"] == "credit2" and bm["schedulers_available"] == ["credit", "credit2"]
+        assert "Pool-0" in bm["cpupools"] and bm["pool"] == "Pool-0"
+        assert meta["sample_count"] > 0 and meta["lost_samples"] == 0
+        weight = meta["config"]["backend.credit2_weight"]
+        pins = {v["name"].rsplit("-", 1)[1]: v["hard_affinity"] for v in bm["vcpu_list"]}
+        assert pins["measurer"] == "1"
+        if meta["placement"] != "solo":
+            assert pins["thrash"] == ("1" if meta["placement"] == "same-core" else "2")
+        for guest, facts in bm["domains"].items():
+            row = facts["sched_params"].splitlines()[-1].split()
+            assert row[0] == facts["domain"] and int(row[2]) == weight, facts["sched_params"]
+            assert f'cpus = "{facts["affinity"][0]}"' in facts["config"]
+        run_dir = campaign_dir(out) / "runs" / run_id
+        assert "XT END" in (run_dir / "xen-console-measurer.log").read_text()
+        timeline = [e for e in events(out, run_id) if e["kind"] == "timeline"]
+        if meta["placement"] == "solo":
+            assert timeline == []
+        else:
+            assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == \
+                [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)]
+            # t_s is when `xl pause/unpause` returned: ~1-2 s after the planned time in a busy TCG lab
+            assert all(0 <= e["t_s"] - e["planned_s"] < 3.0 for e in timeline)
+    assert xtalk_domains(arch) == []
+
+
+def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_lab, tmp_path):
+    arch = arm64_lab
+    out = tmp_path / "out"
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=8, reps=1, placements='["solo"]',
+        matrix='"measurer.params.size_kib" = [256, "lots", 128]', timeline=""))
+    proc = start("run", spec, "--out", out)
+    try:
+        # the first run's measurer: destroy it behind xtalk's back once it runs
+        victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120,
+                          "the first measurer domain")[0]
+        wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
+                 "the measurer's XT BEGIN")
+        lab_exec(arch, "xl", "destroy", victim)
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    found = runs(out)
+    assert len(found) == 3, list(found)
+    crashed = found["size_kib-256-r1"]
+    assert crashed["status"] == "fail" and "without XT END" in crashed["reason"], crashed["reason"]
+    bad = found["size_kib-lots-r1"]
+    assert bad["status"] == "fail" and "badparam" in bad["reason"], bad["reason"]
+    assert found["size_kib-128-r1"]["status"] == "pass"
+    runs_dir = campaign_dir(out) / "runs"
+    assert "XT BEGIN" in (runs_dir / "size_kib-256-r1" / "console" / "measurer.log").read_text()
+    assert "XT ERROR" in (runs_dir / "size_kib-lots-r1" / "xen-console-measurer.log").read_text()
+    assert xtalk_domains(arch) == []
+
+
+def test_a_cpupool_with_its_own_scheduler_is_made_and_given_back(arm64_lab, tmp_path):
+    arch = arm64_lab
+    out = tmp_path / "out"
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
+        .replace('arch = "arm64"', 'arch = "arm64"\nscheduler = "credit"\ncredit_weight = 384\n'
+                                   'credit_tslice_ms = 5'))
+    res = xtalk("run", spec, "--out", out, timeout=600)
+    assert res.returncode == 0, res.stderr
+    (meta,) = runs(out).values()
+    assert meta["status"] == "pass", meta["reason"]
+    bm = meta["backend_metadata"]
+    facts = bm["domains"]["measurer"]
+    assert facts["pool"].startswith("xtalk-") and facts["scheduler"] == "credit"
+    assert int(facts["sched_params"].splitlines()[-1].split()[2]) == 384
+    assert "tslice=5ms" in bm["sched"]["pool_params"]["pool_params"]
+    assert extra_pools(arch) == []
+    assert "1" in lab_exec(arch, "xl", "cpupool-list", "-c").split("Pool-0", 1)[1].split("\n")[0]
+
+
+def test_a_scheduler_missing_from_the_build_fails_before_any_domain(arm64_lab, tmp_path):
+    arch = arm64_lab
+    out = tmp_path / "out"
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
+        .replace('arch = "arm64"', 'arch = "arm64"\nscheduler = "rtds"\nrtds_period_us = 10000\n'
+                                   'rtds_budget_us = 4000'))
+    res = xtalk("run", spec, "--out", out, timeout=300)
+    assert res.returncode == 2, res.stderr
+    assert "backend.scheduler" in res.stderr and "'rtds'" in res.stderr
+    assert "it offers: credit, credit2" in res.stderr
+    assert not list(out.glob("*/runs/*"))  # no run was started, so no domain was created
+    assert xtalk_domains(arch) == []
+    assert extra_pools(arch) == []
+
+
+def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab, tmp_path):
+    arch = arm64_lab
+    out = tmp_path / "out"
+    # 50 ms from `xl unpause` to XT BEGIN is impossible in the TCG lab: the run times out.
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
+        .replace("boot_timeout_s = 90", "boot_timeout_s = 0.05"))
+    res = xtalk("run", spec, "--out", out, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (meta,) = runs(out).values()
+    assert meta["status"] == "fail" and "no XT BEGIN within boot_timeout_s" in meta["reason"], meta["reason"]
+    run_dir = next(campaign_dir(out).glob("runs/*"))
+    assert (run_dir / "xen-console-measurer.log").exists()  # kept, whatever the guest managed to print
+    assert xtalk_domains(arch) == [] and followers(arch) == []

@@ -1,0 +1,42 @@
+"""The xen backend on an x86-64 Xen lab (Xen 4.17 under QEMU TCG): the PVH probe guest's
+Xen console, SCHEDOP_shutdown, the TSC rate from Xen's dmesg, pinning and a timeline.
+See test_xen.py for the arm64 lab and the failure cases."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.blackbox.cli import write_spec, xtalk
+from tests.integration.test_xen import CAMPAIGN, TIMELINE, events, lab_fixture, runs, xtalk_domains
+
+pytestmark = [pytest.mark.xen, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def x86_lab():
+    yield from lab_fixture("x86_64")
+
+
+def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
+    arch = x86_lab
+    out = tmp_path / "out"
+    spec = write_spec(tmp_path, CAMPAIGN.format(
+        arch=arch, duration=6, reps=1, placements='["solo", "same-core"]',
+        matrix="", timeline=TIMELINE).replace('arch = "x86_64"', 'arch = "x86_64"\ncredit2_cap = 80\nxl_extra = { tsc_mode = "native" }'))
+    started = time.monotonic()
+    res = xtalk("run", spec, "--out", out, timeout=600)
+    print(f"\ncampaign of 2 runs on the {arch} lab: {time.monotonic() - started:.1f} s")
+    assert res.returncode == 0, res.stderr
+    found = runs(out)
+    assert {k: m["status"] for k, m in found.items()} == {"solo-r1": "pass", "same-core-r1": "pass"}, \
+        {k: m["reason"] for k, m in found.items()}
+    for meta in found.values():
+        assert meta["guest_begin"]["platform"] == "xen" and meta["guest_begin"]["arch"] == "x86_64"
+        assert int(meta["freq_hz"]) == meta["backend_metadata"]["tsc_hz_from_dmesg"]
+        # tsc_mode = "native" (an xl_extra key): Xen would otherwise trap rdtsc on this TCG "hardware"
+        assert int(meta["guest_meta"]["overhead_cycles"]) < 10_000
+        assert "tsc_mode = \"native\"" in meta["backend_metadata"]["domains"]["measurer"]["config"]
+        assert meta["sample_count"] > 0
+    assert [e["action"] for e in events(out, "same-core-r1") if e["kind"] == "timeline"] == ["pause", "resume"]
+    assert xtalk_domains(arch) == []

@@ -1,0 +1,56 @@
+"""Executors: argument vectors reach dom0 exactly, never as shell syntax."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from xtalk.backends.executors import LocalExecutor, SshExecutor, quote_argv
+from xtalk.errors import InfrastructureError
+
+NASTY = ["plain", "with space", "quote'single", 'quote"double', "$(touch /tmp/xtalk-pwned)", "`id`", "a;b|c&d",
+         "glob*?[x]", "~root", "-n", "", "back\\slash", "dollar$HOME", "ünïcode"]
+
+
+def test_quoted_argv_round_trips_through_a_posix_shell():
+    out = subprocess.run(["sh", "-c", f"printf '%s\\n' {quote_argv(NASTY)}"], capture_output=True, text=True)
+    assert out.stdout.split("\n")[:-1] == NASTY
+
+
+def test_control_characters_are_refused():
+    for bad in ("a\nb", "a\rb", "x\x00", "\x1b[2J"):
+        with pytest.raises(InfrastructureError):
+            quote_argv(["echo", bad])
+
+
+def test_local_executor_runs_argv_without_a_shell(tmp_path):
+    ex = LocalExecutor()
+    r = ex.run(["printf", "%s|", *NASTY])
+    assert r.ok and r.stdout == "".join(f"{a}|" for a in NASTY)
+    assert ex.run(["no-such-program-xtalk"]).returncode == 127
+
+
+def test_run_many_stops_at_the_first_failure_and_keeps_outputs(tmp_path):
+    target = tmp_path / "f"
+    results = LocalExecutor().run_many([["sh", "-c", 'cat > "$1"', "put", str(target)], ["cat", str(target)],
+                                        ["false"], ["touch", str(tmp_path / "never")]], input=b"it's $(x)")
+    assert [r.returncode for r in results] == [0, 0, 1]
+    assert results[1].stdout == "it's $(x)"
+    assert not (tmp_path / "never").exists()
+
+
+def test_put_writes_bytes_exactly(tmp_path):
+    data = bytes(range(256)) * 4
+    LocalExecutor().put(str(tmp_path / "img"), data, mode=0o600)
+    assert (tmp_path / "img").read_bytes() == data
+    assert (tmp_path / "img").stat().st_mode & 0o777 == 0o600
+
+
+def test_ssh_argv_verifies_host_keys_and_quotes(tmp_path):
+    ex = SshExecutor(host="board", port=2222, user="root", known_hosts=tmp_path / "kh", host_key_alias="lab",
+                     control_dir=tmp_path, use_user_config=False)
+    argv = ex.ssh_argv()
+    assert "StrictHostKeyChecking=yes" in argv and "BatchMode=yes" in argv
+    assert f"UserKnownHostsFile={tmp_path / 'kh'}" in argv and "HostKeyAlias=lab" in argv
+    assert argv[-2:] == ["root@board", "--"] and argv[argv.index("-p") + 1] == "2222"
+    assert "StrictHostKeyChecking=no" not in " ".join(argv)

@@ -1,0 +1,125 @@
+"""xen backend: options as the spec sees them, domain config generation, xl output parsing."""
+from __future__ import annotations
+
+import pytest
+
+from xtalk.backends.base import check_backend_options
+from xtalk.backends.xen import (XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
+                                parse_xl_info, parse_xl_list, schedulers_from_config, xl_literal)
+from xtalk.errors import SpecError
+from xtalk.spec.load import parse_campaign
+
+
+def test_config_has_kernel_cmdline_memory_and_hard_affinity():
+    opts = XenOptions(memory_mib=128, vcpus=1, credit2_weight=512, credit2_cap=50, soft_affinity=[1, 2],
+                      xl_extra={"tsc_mode": "native", "vcpu_hotplug": False})
+    cfg = domain_config("xtalk-1-r0-measurer", "/run/xtalk/images/p.img",
+                        "bench=qsort run=solo-r1 role=measurer duration_s=4", opts, (2,), "xtalk-pool")
+    lines = dict(line.split(" = ", 1) for line in cfg.strip().splitlines())
+    assert lines["name"] == '"xtalk-1-r0-measurer"'
+    assert lines["type"] == '"pvh"'
+    assert lines["kernel"] == '"/run/xtalk/images/p.img"'
+    assert lines["cmdline"] == '"bench=qsort run=solo-r1 role=measurer duration_s=4"'
+    assert lines["memory"] == "128" and lines["vcpus"] == "1"
+    assert lines["cpus"] == '"2"' and lines["cpus_soft"] == '"1,2"'
+    assert lines["pool"] == '"xtalk-pool"'
+    assert lines["weight"] == "512" and lines["cap"] == "50"
+    assert lines["tsc_mode"] == '"native"' and lines["vcpu_hotplug"] == "0"
+    assert lines["on_crash"] == '"preserve"'  # kept so a crash is seen, then destroyed by stop()
+
+
+def test_config_without_optional_keys():
+    cfg = domain_config("d", "/k", "bench=cpu_spin run=r role=stressor", XenOptions(), (1, 3), None)
+    assert "pool" not in cfg and "weight" not in cfg and "cpus_soft" not in cfg
+    assert 'cpus = "1,3"' in cfg
+
+
+@pytest.mark.parametrize("bad", ['a"b', "a\\b", "a\nb", "x\x1by"])
+def test_xl_literal_refuses_what_could_escape_a_string(bad):
+    with pytest.raises(ValueError):
+        xl_literal(bad)
+
+
+def test_cmdline_values_with_quotes_are_refused():
+    with pytest.raises(ValueError):
+        domain_config("d", "/k", 'bench=qsort label="x"', XenOptions(), (1,), None)
+
+
+def test_xl_literal_lists_and_numbers():
+    assert xl_literal([1, "a", 2.5]) == '[1, "a", 2.5]'
+    assert xl_literal(True) == "1"
+    assert cpu_list((0, 2)) == "0,2"
+
+
+def _problems(options):
+    return dict(check_backend_options("xen", options))
+
+
+def test_option_problems_name_the_key():
+    problems = _problems({"schedulr": "credit2", "credit2_weight": 0, "scheduler": "fifo",
+                          "xl_extra": {"name": "x"}})
+    assert problems["schedulr"] == "unknown option for this backend"
+    assert "credit2_weight" in problems
+    assert "scheduler" in problems and "credit2" in problems["scheduler"]
+    assert "xl_extra" in problems and "set by xtalk" in problems["xl_extra"]
+
+
+def test_executor_and_scheduler_consistency():
+    assert "ssh_host" in _problems({"executor": "ssh"})
+    assert "rtds_budget_us" in _problems({"scheduler": "rtds", "rtds_period_us": 1000})
+    assert "rtds_budget_us" in _problems({"scheduler": "rtds", "rtds_period_us": 1000, "rtds_budget_us": 2000})
+    assert "credit2_weight" in _problems({"scheduler": "credit", "credit2_weight": 256})
+    assert _problems({"executor": "ssh", "ssh_host": "root@board", "scheduler": "rtds",
+                      "rtds_period_us": 10000, "rtds_budget_us": 4000}) == {}
+
+
+def test_spec_errors_point_at_backend_keys():
+    text = """
+name = "x"
+[backend]
+kind = "xen"
+executor = "lab"
+credit2_weight = "heavy"
+[measurer]
+bench = "qsort"
+"""
+    with pytest.raises(SpecError) as err:
+        parse_campaign(text, "spec.toml", check_backend_options)
+    assert any(p.path == "backend.credit2_weight" for p in err.value.problems)
+
+
+def test_parsers():
+    info = parse_xl_info("host : lab\nxen_version            : 4.17.7\nxen_scheduler          : credit2\n")
+    assert info["xen_version"] == "4.17.7" and info["xen_scheduler"] == "credit2"
+    listing = parse_xl_list("Name  ID   Mem VCPUs\tState\tTime(s)\nDomain-0  0  768  1  r-----  7.1\n"
+                            "xtalk-1-r0-measurer  3  64  1  ---s--  0.5\n")
+    assert listing["xtalk-1-r0-measurer"] == {"id": 3, "state": "---s--"}
+    vcpus = parse_vcpu_list("Name  ID  VCPU   CPU State   Time(s) Affinity (Hard / Soft)\n"
+                            "Domain-0   0     0    0   r--      16.3  0 / all\n"
+                            "t1         1     0    1   ---       0.5  1-2,4 / all\n")
+    assert vcpus[1]["hard_affinity"] == "1-2,4" and vcpus[1]["soft_affinity"] == "all"
+    assert expand_cpus("1-2,4") == {1, 2, 4} and expand_cpus("all") is None
+
+
+def test_schedulers_from_build_config():
+    config = "CONFIG_HYPFS=y\nCONFIG_SCHED_CREDIT=y\nCONFIG_SCHED_CREDIT2=y\n# CONFIG_SCHED_RTDS is not set\n"
+    assert schedulers_from_config(config) == ["credit", "credit2"]
+    assert schedulers_from_config("CONFIG_SCHED_NULL=y\nCONFIG_SCHED_RTDS=y\n") == ["rtds", "null"]
+    assert schedulers_from_config("no config") is None
+
+
+def test_matrix_values_of_backend_options_are_checked_by_the_backend():
+    text = """
+name = "x"
+[backend]
+kind = "xen"
+executor = "lab"
+[measurer]
+bench = "qsort"
+[matrix]
+"backend.credit2_weight" = [256, 0]
+"""
+    with pytest.raises(SpecError) as err:
+        parse_campaign(text, "spec.toml", check_backend_options)
+    (problem,) = err.value.problems
+    assert problem.path == "matrix.backend.credit2_weight" and "value 0: backend.credit2_weight" in problem.message
