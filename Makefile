@@ -10,7 +10,7 @@ SPEC ?= experiments/quickstart.toml
 OUT ?= results
 
 .PHONY: all setup demo test bench clean
-all: native x86_64 arm64
+all: native posix x86_64 arm64
 
 include $(wildcard mk/*.mk)
 

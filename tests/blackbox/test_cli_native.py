@@ -180,3 +180,17 @@ def test_timeline_starts_pauses_and_stops_at_the_planned_times(tmp_path):
     starts = [e for e in events if e["kind"] == "guest_start"]
     assert [e["guest"] for e in starts] == ["measurer", "thrash"]
     assert starts[1]["paused"]  # held paused from the beginning; the 'start' event resumed it
+
+
+def test_posix_suite_runs_on_the_bare_machine(tmp_path):
+    """The Linux guests' real-time suite is the native baseline's too (thread metric here)."""
+    spec = small(tmp_path, duration=1.2, iterations=0, placements='["solo"]').read_text()
+    spec = spec.replace('bench = "qsort"', 'bench = "tm_preempt"').replace("size_kib = 256", "interval_s = 0.3")
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, spec), "--out", out)
+    assert res.returncode == 0, res.stderr
+    meta = run_meta(out, "solo-r1")
+    assert meta["status"] == "pass", meta
+    assert meta["guests"]["measurer"]["argv"][0].endswith("build/posix/native/xtalk-rt")
+    assert {m["name"] for m in meta["metrics"].values()} >= {"tm_preempt", "tm_preempt_thread0"}
+    assert meta["sample_count"] >= 6

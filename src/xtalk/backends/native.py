@@ -1,5 +1,6 @@
 """The `native` backend: the bare-machine baseline. Workloads are host processes of the
-same benchmark code the guests run (build/native/xtalk-bench), pinned with
+same benchmark code the guests run (build/native/xtalk-bench for the probe benches,
+build/posix/native/xtalk-rt for the POSIX real-time suite of the Linux guests), pinned with
 sched_setaffinity before exec, in the spec's scheduling class (SCHED_RR/FIFO where
 permitted; what was obtained is recorded per guest, with the reason when refused).
 
@@ -24,6 +25,7 @@ from .base import Backend, GuestHandle, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn
 
 BINARY = "build/native/xtalk-bench"
+RT_BINARY = "build/posix/native/xtalk-rt"  # the POSIX real-time suite (kernel-op latencies, thread metrics...)
 RING_CAPACITY = 1 << 20
 
 
@@ -40,20 +42,26 @@ class NativeBackend(Backend):
     def __init__(self, options: dict):
         super().__init__(options)
         self.binary: Path | None = None
+        self.rt_binary: Path | None = None
+        self.rt_benches: set[str] = set()
         self._rings: list[Path] = []
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.binary is None:
             self.binary = artifacts.build("native", BINARY)
+            self.rt_binary = artifacts.build("posix", RT_BINARY)
+            listed = subprocess.run([str(self.rt_binary), "list"], capture_output=True, text=True, timeout=30)
+            self.rt_benches = set(listed.stdout.split())
         online = os.sched_getaffinity(0)
         missing = sorted({c for g in run.guests for c in g.cpus} - online)
         if missing:
             raise InfrastructureError(f"cpus {missing} are not available to xtalk (allowed: {sorted(online)})")
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
-        assert self.binary is not None
-        argv = [str(self.binary)] + workload_args(guest, run)
+        assert self.binary is not None and self.rt_binary is not None
+        binary = self.rt_binary if guest.bench in self.rt_benches else self.binary
+        argv = [str(binary)] + workload_args(guest, run)
         if guest.role == "measurer":
             path = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
             create_ring_file(path, RING_CAPACITY)
@@ -93,5 +101,8 @@ class NativeBackend(Backend):
         self._rings.clear()
 
     def metadata(self) -> dict:
-        return {"backend": self.name, "binary": str(self.binary) if self.binary else None,
-                "binary_sha256": artifacts.file_hash(self.binary) if self.binary else None}
+        return {"backend": self.name,
+                **{f"{key}": str(path) if path else None for key, path in (("binary", self.binary),
+                                                                         ("rt_binary", self.rt_binary))},
+                **{f"{key}_sha256": artifacts.file_hash(path) if path else None
+                   for key, path in (("binary", self.binary), ("rt_binary", self.rt_binary))}}
