@@ -1,13 +1,15 @@
 # mk/posix.mk - the POSIX real-time suite xtalk-rt (guests/posix): hosted Linux programs
-# with pthreads that reuse the protocol code of guests/lib (params, ring, XT lines, hist).
+# with pthreads that reuse the protocol code of guests/lib (params, ring, XT lines, hist)
+# and the hosted-Linux platform code native/linux_common.c shares with the native program.
 #   make posix          native build: build/posix/native/xtalk-rt (dynamic)
 #   make posix-x86_64   static build for the x86-64 Linux-RT initramfs
 #   make posix-aarch64  static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
 POSIX_SRC   := $(wildcard guests/posix/*.c guests/posix/lib/*.c guests/posix/bench/*.c) \
-               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c)
-POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h)
+               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c) \
+               native/linux_common.c
+POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h) native/linux_common.h
 POSIX_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
-                -Iguests/posix/lib -Iguests/lib -pthread
+                -Iguests/posix/lib -Iguests/lib -Inative -pthread
 POSIX_AARCH64_CC ?= aarch64-linux-gnu-gcc
 
 .PHONY: posix posix-x86_64 posix-aarch64 posix-clean

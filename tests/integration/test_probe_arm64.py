@@ -10,23 +10,23 @@ self-test image (C source below, linked against the platform objects) covers wha
 benchmarks cannot reach on purpose: faults at EL0 and EL1 (NULL, privileged
 instruction, stray SVC, execute-never data, write to .text, stack guard pages), the
 virtual timer interrupt through GICv2 and GICv3 (with FP state kept across the IRQ),
-xt_alloc and the ring region, and the EL0 round trip.
+xt_alloc and the ring region, and the EL0 round trip. Booting, the console helpers,
+the ring check and the every-bench checks are probe_boot.py's (shared with
+test_probe_x86_64.py).
 """
 from __future__ import annotations
 
 import re
 import shutil
-import struct
 import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from xtalk.telemetry.ring import RingReader, init_ring
+from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+                                          bench_names, bench_run_params, boot_qemu, build_selftest,
+                                          check_bench_run, check_ring_reader, symbols)
 
-ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "arm64"
 QEMU = shutil.which("qemu-system-aarch64")
 CROSS = "aarch64-linux-gnu-"
@@ -39,32 +39,7 @@ RAM_MB = 128
 RAM_BASE = 0x40000000                 # QEMU virt: guest RAM = file offset 0
 RING_GPA = 0x41000000                 # the suggested ring address (guests/lib/arm64/mem.c)
 RING_OFF = RING_GPA - RAM_BASE        # 16 MiB into the RAM file
-RING_BYTES = 1 << 20
-CAPACITY = (RING_BYTES - 64) // 32
-HDR = struct.Struct("<8sIIQQQQQQ")
 FREQ = 62_500_000                     # QEMU 7.2 virt: CNTFRQ_EL0 of the TCG generic timer
-
-
-@dataclass
-class Boot:
-    console: str
-    returncode: int
-    first_line_ms: float
-    ram: Path
-
-    def lines(self, kind: str) -> list[str]:
-        return [ln for ln in self.console.splitlines() if ln.startswith(f"XT {kind} ")]
-
-    def fields(self, kind: str) -> dict[str, str]:
-        lines = self.lines(kind)
-        assert lines, f"no XT {kind} line in:\n{self.console}"
-        return dict(re.findall(r'(\w+)=("[^"]*"|\S+)', lines[-1]))
-
-    def meta(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for ln in self.lines("META"):
-            out.update(re.findall(r"(\w+)=(\S+)", ln))
-        return out
 
 
 @pytest.fixture(scope="session")
@@ -76,63 +51,13 @@ def image() -> Path:
 
 def boot(tmp_path: Path, kernel: Path, params: str, gic: int = 3, cpu: str = "cortex-a57",
          machine_extra: str = "", ring: bool = True, timeout: float = 60) -> Boot:
-    ram = tmp_path / f"ram-{time.monotonic_ns()}"
-    with open(ram, "wb") as f:
-        f.truncate(RAM_MB << 20)
-    with open(ram, "r+b") as f:
-        hdr = bytearray(64)
-        init_ring(hdr, 0, CAPACITY)
-        f.seek(RING_OFF)
-        f.write(hdr)
-    if ring:
-        params += f" ring_gpa={RING_GPA:#x} ring_bytes={RING_BYTES}"
-    args = [QEMU, "-M", f"virt,gic-version={gic}{machine_extra}", "-cpu", cpu, "-accel", "tcg",
-            "-m", f"{RAM_MB}M",
-            "-object", f"memory-backend-file,id=mem,size={RAM_MB}M,mem-path={ram},share=on",
-            "-machine", "memory-backend=mem",
-            "-nodefaults", "-no-user-config", "-nographic", "-serial", "stdio",
-            "-kernel", str(kernel), "-append", params]
-    t0 = time.monotonic()
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    first = None
-    out = b""
-    try:
-        deadline = t0 + timeout
-        for line in iter(p.stdout.readline, b""):
-            if first is None and line.startswith(b"XT "):
-                first = (time.monotonic() - t0) * 1000
-            out += line
-            if time.monotonic() > deadline:
-                break
-        p.wait(timeout=max(1.0, deadline - time.monotonic()))
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    err = p.stderr.read().decode(errors="replace")
-    console = out.decode(errors="replace").replace("\r", "")
-    return Boot(console + ("\n[stderr]\n" + err if err.strip() else ""), p.returncode,
-                first if first is not None else float("nan"), ram)
+    return boot_qemu(tmp_path, QEMU, kernel, params, machine=f"virt,gic-version={gic}{machine_extra}",
+                     accel="tcg", ram_mb=RAM_MB, ring_gpa=RING_GPA, ring_offset=RING_OFF, ring=ring,
+                     extra=["-cpu", cpu], timeout=timeout)
 
 
-def check_ring(b: Boot, n: int, metrics: int = 1, zero_ok: frozenset[int] = frozenset()) -> None:
-    """Reads the ring the way the host does (RingReader at the RAM-file offset). Values
-    must be > 0 except in the metrics zero_ok (counts that may be 0)."""
-    reader = RingReader(b.ram, offset=RING_OFF)
-    try:
-        write_seq, heartbeat, freq = reader.header()
-        assert freq == FREQ and write_seq == n, b.console
-        batch = reader.read()
-        assert batch.lost == 0 and len(batch.records) == n
-        rec = batch.records
-        assert rec["seq"].tolist() == list(range(n))          # contiguous
-        assert (rec["flags"] == 0).all()
-        assert all(v > 0 or m in zero_ok for m, v in zip(rec["metric"].tolist(), rec["value"].tolist()))
-        assert set(rec["metric"].tolist()) == set(range(metrics))
-        ts = rec["t"].tolist()
-        assert ts == sorted(ts) and heartbeat == ts[-1]
-    finally:
-        reader.close()
+def check_ring(b: Boot, n: int) -> None:
+    check_ring_reader(b, n, offset=RING_OFF, freq=FREQ)
 
 
 def assert_pass(b: Boot, samples: int | None = None) -> None:
@@ -179,42 +104,11 @@ def test_no_ring_drains_over_console(tmp_path, image):
     assert seqs == [0, 1, 2]
 
 
-def bench_names() -> list[str]:
-    text = (ROOT / "guests" / "lib" / "bench_list.h").read_text()
-    return re.findall(r"^XT_BENCH\((\w+)\)", text, re.M)
-
-
-# Small sizes so that every bench ends quickly under TCG; stressors run as measurers
-# with a short duration_s so that they end too.
-BENCH_PARAMS = {
-    "qsort": "size_kib=32 iterations=3",
-    "pointer_chase": "size=256k steps=4096 iterations=3",
-    "membw": "size=256k iterations=3",
-    "hidden_latency": "duration_s=0.05",
-    "cache_thrash": "size=256k duration_s=0.05",
-    "cpu_spin": "spin=4096 duration_s=0.05",
-    "timer_latency": "iterations=20 period_us=500 sustain_count=20 sustain_max_us=2000",
-    "sched_metric": "interval_s=0.02 iterations=3",
-    "vmexit_storm": "ops=50 duration_s=0.05",
-    "irq_storm": "batch=20 duration_s=0.05",
-}
-ZERO_OK = {"timer_missed"}      # count metrics whose samples may be 0 (no interrupt lost)
-
-
 @pytest.mark.parametrize("name", bench_names())
 def test_every_bench_passes(tmp_path, image, name):
-    params = BENCH_PARAMS.get(name, "iterations=3 duration_s=0.05")
-    b = boot(tmp_path, image, f"bench={name} run=b-{name} role=measurer {params}")
-    assert b.fields("BEGIN")["bench"] == name
+    b = boot(tmp_path, image, bench_run_params(name, BENCH_PARAMS))
     assert_pass(b)
-    n = int(b.fields("END")["samples"])
-    metrics = len(b.lines("METRIC"))
-    assert metrics >= 1
-    if name != "hidden_latency":                             # gaps: may legitimately be 0
-        assert n >= metrics
-    declared = [dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("METRIC")]
-    zero_ok = frozenset(int(f["id"]) for f in declared if f["name"] in ZERO_OK)
-    check_ring(b, n, metrics=metrics if n else 0, zero_ok=zero_ok)
+    check_bench_run(b, name, exit_pass=0, offset=RING_OFF, freq=FREQ)
 
 
 def test_new_benches_on_arm64(tmp_path, image):
@@ -264,29 +158,7 @@ def test_bad_ring_parameters(tmp_path, image, extra, key):
 
 SELFTEST_C = r"""
 /* Test-only xt_main: exercises the arm64 platform through platform.h (runs at EL1). */
-#include "platform.h"
-
-static void put(const char *s) { size_t n = 0; while (s[n]) n++; xt_console_write(s, n); }
-static void putu(uint64_t v)
-{
-	char b[24]; int i = sizeof b;
-	do { b[--i] = '0' + v % 10; v /= 10; } while (v);
-	xt_console_write(b + i, sizeof b - i);
-}
-static bool is(const char *a, const char *b) { while (*a && *a == *b) a++, b++; return !*b && (!*a || *a == ' '); }
-static const char *param(const char *key)
-{
-	const char *p = xt_cmdline();
-	while (*p) {
-		while (*p == ' ') p++;
-		const char *k = key;
-		while (*k && *p == *k) p++, k++;
-		if (!*k && *p == '=') return p + 1;
-		while (*p && *p != ' ') p++;
-	}
-	return "";
-}
-static void end(const char *status) { put("XT END run=st status="); put(status); put("\n"); xt_exit(0); }
+""" + SELFTEST_PRELUDE + r"""
 
 static volatile uint64_t fired;
 static void on_timer(uint64_t now) { double x = (double)now; fired = (uint64_t)(x * 1.0); }
@@ -332,6 +204,13 @@ static long u_arm_and_spin(void *a)
 	return u_spin(a);
 }
 
+static void alloc_extra(void)
+{
+	put(" unpriv="); putu(xt_run_unprivileged(u_double, (void *)21));
+	put(" nested="); putu(xt_run_unprivileged(u_nested, (void *)21));
+	put(" el0_ok="); putu(xt_run_unprivileged(u_el0_ok, 0));
+}
+
 void xt_main(void)
 {
 	const char *c = param("case");
@@ -360,23 +239,7 @@ void xt_main(void)
 		put(" fired="); putu(fired >= dl); put(" fp_ok="); putu(r == 2); put("\n");
 		end(fired >= dl && r == 2 ? "pass" : "fail");
 	}
-	if (is(c, "alloc")) {
-		size_t rb = 0;
-		uint64_t ring = (uintptr_t)xt_ring_memory(&rb), total = 0, bad = 0;
-		for (char *p; (p = xt_alloc(1 << 20)); total += 1 << 20) {
-			uint64_t a = (uintptr_t)p;
-			for (int i = 0; i < (1 << 20); i += 4096) bad += p[i] != 0;
-			p[0] = 1;
-			if ((a & 4095) || (a < ring + rb && a + (1 << 20) > ring) || a < 0x40200000) bad++;
-		}
-		put("XT META run=st ring="); putu(ring); put(" ring_bytes="); putu(rb);
-		put(" alloc_total="); putu(total); put(" bad="); putu(bad);
-		put(" unpriv="); putu(xt_run_unprivileged(u_double, (void *)21));
-		put(" nested="); putu(xt_run_unprivileged(u_nested, (void *)21));
-		put(" el0_ok="); putu(xt_run_unprivileged(u_el0_ok, 0));
-		put(" ncpus="); putu(xt_ncpus()); put(" llc="); putu(xt_cache_bytes(0)); put("\n");
-		end(bad ? "fail" : "pass");
-	}
+	if (is(c, "alloc")) alloc_case(0x40200000, alloc_extra);    /* below: QEMU's boot area */
 	end("badparam");
 }
 """
@@ -385,31 +248,11 @@ void xt_main(void)
 @pytest.fixture(scope="session")
 def selftest(image, tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("selftest")
-    src = d / "selftest.c"
-    src.write_text(SELFTEST_C)
-    gcc = CROSS + "gcc"
-    flags = ["-std=gnu11", "-O2", "-march=armv8-a", "-mno-outline-atomics",
-             "-mbranch-protection=none", "-ffreestanding", "-fno-pic", "-no-pie",
-             "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-nostdlib",
-             "-fno-delete-null-pointer-checks", f"-I{ROOT / 'guests/lib'}"]
-    subprocess.run([gcc, *flags, "-c", "-o", d / "selftest.o", src], check=True)
-    obj = BUILD / "obj" / "guests" / "lib"
-    neutral = [p for p in obj.glob("*.o") if p.name != "main.c.o"]
-    subprocess.run([CROSS + "ar", "rcs", d / "libneutral.a", *neutral], check=True)
-    elf = d / "selftest.elf"
-    subprocess.run([gcc, *flags, "-static", "-Wl,--build-id=none", "-Wl,-z,max-page-size=0x1000",
-                    "-Wl,--no-warn-rwx-segments", "-T", ROOT / "guests/lib/arm64/link.ld",
-                    "-o", elf, d / "selftest.o", *sorted((obj / "arm64").glob("*.o")),
-                    d / "libneutral.a", "-lgcc"], check=True)
+    elf = build_selftest(d, SELFTEST_C, "arm64", BUILD, cross=CROSS,
+                         flags=["-march=armv8-a", "-mno-outline-atomics", "-mbranch-protection=none"])
     img = d / "selftest.img"
     subprocess.run([CROSS + "objcopy", "-O", "binary", elf, img], check=True)
     return img
-
-
-def symbols(img: Path) -> dict[str, int]:
-    out = subprocess.run([CROSS + "nm", img.with_suffix(".elf")], capture_output=True, text=True,
-                         check=True).stdout
-    return {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\w+)$", out, re.M)}
 
 
 FAULT = re.compile(r'"fault vector=(\w+) el=(\w+) esr=0x([0-9a-f]+) ec=0x([0-9a-f]+) '
@@ -435,7 +278,7 @@ def test_faults_are_reported(tmp_path, selftest, case, el, ec, far):
     assert m.group(1) == "sync" and m.group(2) == el and int(m.group(4), 16) == ec, b.console
     addr = int(m.group(5), 16)
     if isinstance(far, str):
-        sym = symbols(selftest)[far]
+        sym = symbols(selftest.with_suffix(".elf"), CROSS)[far]
         assert sym <= addr < sym + 4096, b.console
     else:
         assert addr == far, b.console

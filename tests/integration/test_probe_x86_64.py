@@ -6,6 +6,8 @@ protocol, the ring contents and QEMU's exit status. A small platform self-test i
 (C source below, linked against the platform objects) covers what the real benchmarks
 cannot reach on purpose: faults in ring 3 and ring 0, stack guard pages, the LAPIC
 timer in both modes, xt_alloc and the ring region, the return path from ring 3.
+Booting, the console helpers, the ring check and the every-bench checks are
+probe_boot.py's (shared with test_probe_arm64.py).
 """
 from __future__ import annotations
 
@@ -14,23 +16,20 @@ import re
 import shutil
 import struct
 import subprocess
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from xtalk.telemetry.ring import RingReader
+from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+                                          bench_names, bench_run_params, boot_qemu, build_selftest,
+                                          check_bench_run, check_ring_reader, symbols)
 
-ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "x86_64"
 QEMU = shutil.which("qemu-system-x86_64")
 pytestmark = pytest.mark.skipif(QEMU is None, reason="qemu-system-x86_64 not installed")
 
 RAM_MB = 64
 RING_GPA = 0x1000000  # 16 MiB: the default ring address convention (see guests/lib/x86_64/mem.c)
-RING_BYTES = 1 << 20
 HDR = struct.Struct("<8sIIQQQQQQ")
 SLOT = struct.Struct("<QQQII")
 EXIT_PASS, EXIT_FAIL, EXIT_BADPARAM = 1, 3, 5  # isa-debug-exit: (code << 1) | 1
@@ -53,37 +52,6 @@ needs_kvm = pytest.mark.skipif(not KVM, reason="/dev/kvm missing or unusable")
 ACCELS = [pytest.param("kvm", marks=[pytest.mark.kvm, needs_kvm]), "tcg"]
 
 
-@dataclass
-class Boot:
-    console: str
-    returncode: int | None  # None: still running after XT END (no exit device)
-    first_line_ms: float
-    ram: Path
-
-    def lines(self, kind: str) -> list[str]:
-        return [ln for ln in self.console.splitlines() if ln.startswith(f"XT {kind} ")]
-
-    def fields(self, kind: str) -> dict[str, str]:
-        lines = self.lines(kind)
-        assert lines, f"no XT {kind} line in:\n{self.console}"
-        return dict(re.findall(r'(\w+)=("[^"]*"|\S+)', lines[-1]))
-
-    def meta(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for ln in self.lines("META"):
-            out.update(re.findall(r"(\w+)=(\S+)", ln))
-        return out
-
-    def ring(self) -> tuple[tuple, list[tuple]]:
-        with open(self.ram, "rb") as f:
-            f.seek(RING_GPA)
-            hdr = HDR.unpack(f.read(HDR.size))
-            cap, wseq = hdr[3], hdr[4]
-            f.seek(RING_GPA + 64)
-            raw = f.read(32 * min(cap, wseq))
-        return hdr, [SLOT.unpack_from(raw, i * 32) for i in range(len(raw) // 32)]
-
-
 @pytest.fixture(scope="session")
 def images() -> dict[str, Path]:
     r = subprocess.run(["make", "-f", "mk/x86_64.mk", "x86_64"], cwd=ROOT,
@@ -95,60 +63,22 @@ def images() -> dict[str, Path]:
 def boot(tmp_path: Path, kernel: Path, params: str, machine: str = "microvm",
          accel: str = "kvm", cpu: str | None = None, ring: bool = True,
          exit_device: bool = True, timeout: float = 30) -> Boot:
-    ram = tmp_path / f"ram-{time.monotonic_ns()}"
-    with open(ram, "wb") as f:
-        f.truncate(RAM_MB << 20)
-        f.seek(RING_GPA)
-        f.write(HDR.pack(b"XTRING01", 1, 32, (RING_BYTES - 64) // 32, 0, 0, 0, 0, 0))
-    if ring:
-        params += f" ring_gpa={RING_GPA:#x} ring_bytes={RING_BYTES}"
-    args = [QEMU, "-M", machine, "-accel", accel, "-m", f"{RAM_MB}M",
-            "-object", f"memory-backend-file,id=mem,size={RAM_MB}M,mem-path={ram},share=on",
-            "-machine", "memory-backend=mem",
-            "-nodefaults", "-no-user-config", "-nographic", "-serial", "stdio",
-            "-kernel", str(kernel), "-append", params]
-    if exit_device:
-        args += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    extra = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"] if exit_device else []
     if cpu:
-        args += ["-cpu", cpu]
-    t0 = time.monotonic()
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out: list[bytes] = []
-    first: list[float] = []
-    ended = threading.Event()
-
-    def reader() -> None:
-        for line in iter(p.stdout.readline, b""):
-            if not first and line.startswith(b"XT "):
-                first.append((time.monotonic() - t0) * 1000)
-            if line.startswith(b"XT END"):
-                ended.set()
-            out.append(line)
-
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    rc = None
-    try:
-        if exit_device:
-            rc = p.wait(timeout=timeout)
-        elif ended.wait(timeout):
-            time.sleep(0.5)  # the guest should now halt, not exit
-            rc = p.poll()
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-    t.join(timeout=5)
-    err = p.stderr.read().decode(errors="replace")
-    console = b"".join(out).decode(errors="replace").replace("\r", "")
-    return Boot(console + ("\n[stderr]\n" + err if err.strip() else ""), rc,
-                first[0] if first else float("nan"), ram)
+        extra += ["-cpu", cpu]
+    return boot_qemu(tmp_path, QEMU, kernel, params, machine=machine, accel=accel, ram_mb=RAM_MB,
+                     ring_gpa=RING_GPA, ring_offset=RING_GPA, ring=ring, extra=extra,
+                     exits=exit_device, timeout=timeout)
 
 
 def check_ring(b: Boot, n: int) -> list[tuple]:
-    hdr, slots = b.ring()
+    """The ring read with struct, not RingReader: the layout of docs/protocol.md."""
+    with open(b.ram, "rb") as f:
+        f.seek(RING_GPA)
+        hdr = HDR.unpack(f.read(HDR.size))
+        f.seek(RING_GPA + 64)
+        raw = f.read(32 * min(hdr[3], hdr[4]))
+    slots = [SLOT.unpack_from(raw, i * 32) for i in range(len(raw) // 32)]
     magic, version, slot_size, cap, wseq, heartbeat, freq = hdr[:7]
     assert (magic, version, slot_size) == (b"XTRING01", 1, 32)
     assert wseq == n, b.console
@@ -214,69 +144,21 @@ def test_bad_ring_parameters(tmp_path, images, extra, key):
     assert b.returncode == EXIT_BADPARAM
 
 
-def bench_names() -> list[str]:
-    text = (ROOT / "guests" / "lib" / "bench_list.h").read_text()
-    return re.findall(r"^XT_BENCH\((\w+)\)", text, re.M)
-
-
-# Small sizes so that every bench ends quickly under TCG; stressors run as measurers
-# with a short duration_s so that they end too.
-BENCH_PARAMS = {
-    "qsort": "size_kib=32 iterations=3",
-    "pointer_chase": "size=256k steps=4096 iterations=3",
-    "membw": "size=256k iterations=3",
-    "hidden_latency": "duration_s=0.05",
-    "cache_thrash": "size=256k duration_s=0.05",
-    "cpu_spin": "spin=4096 duration_s=0.05",
+# The shared BENCH_PARAMS plus what needs more care in 64 MiB of RAM.
+X86_BENCH_PARAMS = {
+    **BENCH_PARAMS,
     "membus": "size=256k duration_s=0.05",             # default llc*2: more than 64 MiB RAM
     "selftest": "iterations=3 mem_max=8m",
-    "timer_latency": "iterations=20 period_us=500 sustain_count=20 sustain_max_us=2000",
-    "sched_metric": "interval_s=0.02 iterations=3",
-    "vmexit_storm": "ops=50 duration_s=0.05",
-    "irq_storm": "batch=20 duration_s=0.05",
 }
-ZERO_OK = {"timer_missed"}      # count metrics whose samples may be 0 (no interrupt lost)
 FREQ = 2_000_000_000            # passed in: the guest cannot calibrate its TSC on microvm
-
-
-def check_ring_reader(b: Boot, n: int) -> None:
-    """Reads the ring the way the host does (RingReader at the RAM-file offset): n
-    samples, contiguous seqs, every declared metric present, values > 0 except the
-    metrics in ZERO_OK, times in order, heartbeat = the last sample's time."""
-    names = {int(f["id"]): f["name"] for f in
-             (dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("METRIC"))}
-    reader = RingReader(b.ram, offset=RING_GPA)
-    try:
-        write_seq, heartbeat, freq = reader.header()
-        assert write_seq == n and freq == FREQ, b.console
-        batch = reader.read()
-        assert batch.lost == 0 and len(batch.records) == n
-        rec = batch.records
-        assert rec["seq"].tolist() == list(range(n))
-        assert (rec["flags"] == 0).all()
-        if n:
-            assert set(rec["metric"].tolist()) == set(names), b.console
-            ts = rec["t"].tolist()
-            assert ts == sorted(ts) and heartbeat == ts[-1]
-        for m, v in zip(rec["metric"].tolist(), rec["value"].tolist()):
-            assert v > 0 or names[m] in ZERO_OK, (names[m], v)
-    finally:
-        reader.close()
 
 
 @pytest.mark.parametrize("accel", ACCELS)
 @pytest.mark.parametrize("name", bench_names())
 def test_every_bench_passes(tmp_path, images, accel, name):
-    params = BENCH_PARAMS.get(name, "iterations=3 duration_s=0.05")
-    b = boot(tmp_path, images["pvh"],
-             f"bench={name} run=b-{name} role=measurer freq_hz={FREQ} {params}", accel=accel)
-    assert b.fields("BEGIN")["bench"] == name, b.console
-    end = b.fields("END")
-    assert end["status"] == "pass" and b.returncode == EXIT_PASS, b.console
-    n = int(end["samples"])
-    if name != "hidden_latency":                             # gaps: may legitimately be 0
-        assert n >= len(b.lines("METRIC")) >= 1
-    check_ring_reader(b, n)
+    b = boot(tmp_path, images["pvh"], f"{bench_run_params(name, X86_BENCH_PARAMS)} freq_hz={FREQ}",
+             accel=accel)
+    check_bench_run(b, name, exit_pass=EXIT_PASS, offset=RING_GPA, freq=FREQ)
 
 
 def test_new_benches_facts(tmp_path, images):
@@ -312,36 +194,14 @@ def test_starved_sched_metric_fails(tmp_path, images, accel):
     # snapshots at the timer tick: the round in progress leaves counts 1 apart
     assert len(counts) == 5 and abs(counts[0] - counts[1]) <= 1
     assert abs(counts[2] * 2 - counts[1]) <= 3 and max(counts[2:]) - min(counts[2:]) <= 1
-    check_ring_reader(b, 2)
+    check_ring_reader(b, 2, offset=RING_GPA, freq=FREQ)
 
 
 # ---- platform self-test image -------------------------------------------------------
 
 SELFTEST_C = r"""
 /* Test-only xt_main: exercises the x86-64 platform through platform.h. */
-#include "platform.h"
-
-static void put(const char *s) { size_t n = 0; while (s[n]) n++; xt_console_write(s, n); }
-static void putu(uint64_t v)
-{
-	char b[24]; int i = sizeof b;
-	do { b[--i] = '0' + v % 10; v /= 10; } while (v);
-	xt_console_write(b + i, sizeof b - i);
-}
-static bool is(const char *a, const char *b) { while (*a && *a == *b) a++, b++; return !*b && (!*a || *a == ' '); }
-static const char *param(const char *key)
-{
-	const char *p = xt_cmdline();
-	while (*p) {
-		while (*p == ' ') p++;
-		const char *k = key;
-		while (*k && *p == *k) p++, k++;
-		if (!*k && *p == '=') return p + 1;
-		while (*p && *p != ' ') p++;
-	}
-	return "";
-}
-static void end(const char *status) { put("XT END run=st status="); put(status); put("\n"); xt_exit(0); }
+""" + SELFTEST_PRELUDE + r"""
 
 static volatile uint64_t fired;
 /* Uses SSE registers: the platform must preserve the interrupted code's. */
@@ -350,6 +210,7 @@ static void on_timer(uint64_t now) { double x = (double)now, y = x * 0.5; fired 
 static int recurse(int n) { volatile char pad[4000]; pad[0] = (char)n; return recurse(n + 1) + pad[0]; }
 
 static long in_user(void *arg) { return (long)arg * 2; }
+static void alloc_extra(void) { put(" unpriv="); putu(xt_run_unprivileged(in_user, (void *)21)); }
 
 void xt_main(void)
 {
@@ -369,21 +230,7 @@ void xt_main(void)
 		put(" fired="); putu(fired >= dl); put(" xmm_ok="); putu(n > 0 && spin == (double)n); put("\n");
 		end(fired >= dl ? "pass" : "fail");
 	}
-	if (is(c, "alloc")) {
-		size_t rb = 0;
-		uint64_t ring = (uintptr_t)xt_ring_memory(&rb), total = 0, bad = 0;
-		for (char *p; (p = xt_alloc(1 << 20)); total += 1 << 20) {
-			uint64_t a = (uintptr_t)p;
-			for (int i = 0; i < (1 << 20); i += 4096) bad += p[i] != 0;
-			p[0] = 1;
-			if ((a & 4095) || (a < ring + rb && a + (1 << 20) > ring)) bad++;
-		}
-		put("XT META run=st ring="); putu(ring); put(" ring_bytes="); putu(rb);
-		put(" alloc_total="); putu(total); put(" bad="); putu(bad);
-		put(" unpriv="); putu(xt_run_unprivileged(in_user, (void *)21));
-		put(" ncpus="); putu(xt_ncpus()); put(" llc="); putu(xt_cache_bytes(0)); put("\n");
-		end(bad ? "fail" : "pass");
-	}
+	if (is(c, "alloc")) alloc_case(0, alloc_extra);
 	end("badparam");
 }
 """
@@ -391,30 +238,8 @@ void xt_main(void)
 
 @pytest.fixture(scope="session")
 def selftest(images, tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("selftest")
-    src = d / "selftest.c"
-    src.write_text(SELFTEST_C)
-    flags = ["-std=gnu11", "-O2", "-ffreestanding", "-fno-pic", "-no-pie", "-mno-red-zone",
-             "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-nostdlib",
-             "-fno-delete-null-pointer-checks",
-             f"-I{ROOT / 'guests/lib'}"]
-    subprocess.run(["gcc", *flags, "-c", "-o", d / "selftest.o", src], check=True)
-    obj = BUILD / "obj" / "guests" / "lib"
-    neutral = [p for p in obj.glob("*.o") if p.name != "main.c.o"]
-    subprocess.run(["ar", "rcs", d / "libneutral.a", *neutral], check=True)
-    elf = d / "selftest.elf"
-    subprocess.run(["gcc", *flags, "-static", "-Wl,--build-id=none",
-                    "-Wl,-z,max-page-size=0x1000", "-Wl,--no-warn-rwx-segments",
-                    "-Wl,--defsym=x86_mb_magic=0",
-                    "-T", ROOT / "guests/lib/x86_64/link.ld", "-o", elf, d / "selftest.o",
-                    *sorted((obj / "x86_64").glob("*.o")), d / "libneutral.a", "-lgcc"],
-                   check=True)
-    return elf
-
-
-def symbol(elf: Path, name: str) -> int:
-    out = subprocess.run(["nm", elf], capture_output=True, text=True, check=True).stdout
-    return int(re.search(rf"^([0-9a-f]+) \w {name}$", out, re.M).group(1), 16)
+    return build_selftest(tmp_path_factory.mktemp("selftest"), SELFTEST_C, "x86_64", BUILD,
+                          flags=["-mno-red-zone"], ld_flags=["-Wl,--defsym=x86_mb_magic=0"])
 
 
 @pytest.mark.parametrize("accel", ACCELS)
@@ -433,7 +258,7 @@ def test_faults_are_reported(tmp_path, selftest, accel, case, vector, addr, err)
     assert m, b.console
     assert int(m.group(1)) == vector and int(m.group(4), 16) == err, b.console
     if addr is None:
-        guard = symbol(selftest, "x86_user_stack_guard")
+        guard = symbols(selftest)["x86_user_stack_guard"]
         assert guard <= int(m.group(3), 16) < guard + 4096
     else:
         assert int(m.group(3), 16) == addr

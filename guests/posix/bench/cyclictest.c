@@ -164,11 +164,7 @@ static int run(void)
 	argv[n++] = a_len;
 	argv[n] = NULL;
 
-	xt_begin("cyclictest", rt.role, RT_NS);
-	rt_meta_env();
-	for (int i = 0, len = 0; i < n && len < (int)sizeof(cmd) - 1; i++)
-		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, i ? " %s" : "%s", argv[i]);
-	xt_meta("cmd=\"%s\" method=\"cyclictest -v values; --json summary and histogram\"", cmd);
+	rt_tool_begin("cyclictest", argv, "cyclictest -v values; --json summary and histogram");
 	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", 1u << 20)))
 		rt_fail("sample ring unusable");
 	for (unsigned i = 0; i < nthreads; i++) {

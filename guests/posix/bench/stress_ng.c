@@ -64,11 +64,7 @@ static int run(void)
 		argv[n++] = tok;
 	argv[n] = NULL;
 
-	xt_begin("stress_ng", rt.role, RT_NS);
-	rt_meta_env();
-	for (int i = 0, len = 0; i < n && len < (int)sizeof(cmd) - 1; i++)
-		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, i ? " %s" : "%s", argv[i]);
-	xt_meta("cmd=\"%s\"", cmd);
+	rt_tool_begin("stress_ng", argv, NULL);
 	rc = rt_spawn_wait(argv, NULL);
 	if (rc == 0)
 		return XT_PASS;

@@ -17,15 +17,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int prio(unsigned i, unsigned n)
-{
-	(void)i;
-	(void)n;
-	return 1;
-}
-
 static const char *const keys[] = { "threads", "interval_s", "fair_pct", "starve", NULL };
 const struct rt_tm rt_tm_coop = {
-	"tm_coop", keys, "equal-priority SCHED_FIFO threads, count++ then sched_yield",
-	5, true, NULL, worker, prio, NULL,
+	.name = "tm_coop", .keys = keys, .nthreads = 5, .tunable = true, .thread = worker,
+	.method = "equal-priority SCHED_FIFO threads, count++ then sched_yield",
 };

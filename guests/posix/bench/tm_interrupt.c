@@ -30,23 +30,11 @@ static void setup(unsigned n)
 		rt_fault("sigaction");
 }
 
-static void *worker(void *arg)
+static void op(void)
 {
-	(void)arg;
-	while (!tm_stop) {
-		pthread_kill(pthread_self(), SIGUSR1);
-		while (sem_wait(&s) && errno == EINTR)
-			;
-		tm_count[0]++;
-	}
-	return NULL;
-}
-
-static int prio(unsigned i, unsigned n)
-{
-	(void)i;
-	(void)n;
-	return 1;
+	pthread_kill(pthread_self(), SIGUSR1);
+	while (sem_wait(&s) && errno == EINTR)
+		;
 }
 
 static const char *check(void)
@@ -57,6 +45,6 @@ static const char *check(void)
 
 static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_interrupt = {
-	"tm_interrupt", keys, "pthread_kill(self, SIGUSR1); handler sem_post; thread sem_wait",
-	1, false, setup, worker, prio, check,
+	.name = "tm_interrupt", .keys = keys, .nthreads = 1, .setup = setup, .op = op, .check = check,
+	.method = "pthread_kill(self, SIGUSR1); handler sem_post; thread sem_wait",
 };

@@ -1,33 +1,23 @@
 /* tm_memory.c - thread-metric memory allocation: one thread allocates and frees a
  * 128-byte block (malloc/free; Thread-Metric uses a fixed-size pool), touching it;
- * count per pair. One thread: no fairness check.
+ * count per pair (a failed malloc counts too, and fails the run). One thread: no
+ * fairness check.
  */
 #include <stdlib.h>
 #include "rt.h"
 
 static volatile int failed;
 
-static void *worker(void *arg)
+static void op(void)
 {
-	(void)arg;
-	while (!tm_stop) {
-		volatile char *p = malloc(128);
-		if (!p) {
-			failed = 1;
-			continue;
-		}
-		p[0] = 1;
-		free((void *)p);
-		tm_count[0]++;
-	}
-	return NULL;
-}
+	volatile char *p = malloc(128);
 
-static int prio(unsigned i, unsigned n)
-{
-	(void)i;
-	(void)n;
-	return 1;
+	if (!p) {
+		failed = 1;
+		return;
+	}
+	p[0] = 1;
+	free((void *)p);
 }
 
 static const char *check(void)
@@ -37,6 +27,6 @@ static const char *check(void)
 
 static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_memory = {
-	"tm_memory", keys, "malloc(128) + free by one thread",
-	1, false, NULL, worker, prio, check,
+	.name = "tm_memory", .keys = keys, .nthreads = 1, .op = op, .check = check,
+	.method = "malloc(128) + free by one thread",
 };

@@ -26,26 +26,15 @@ static void setup(unsigned n)
 	mq_unlink(name);
 }
 
-static void *worker(void *arg)
+static void op(void)
 {
-	uint32_t out[4] = { 0x11, 0x22, 0x33, 0 }, in[4];
+	static uint32_t out[4] = { 0x11, 0x22, 0x33, 0 };
+	uint32_t in[4];
 
-	(void)arg;
-	while (!tm_stop) {
-		out[3]++;
-		if (mq_send(q, (const char *)out, sizeof(out), 0) ||
-		    mq_receive(q, (char *)in, sizeof(in), NULL) != sizeof(in) || memcmp(in, out, sizeof(in)))
-			corrupt = 1;
-		tm_count[0]++;
-	}
-	return NULL;
-}
-
-static int prio(unsigned i, unsigned n)
-{
-	(void)i;
-	(void)n;
-	return 1;
+	out[3]++;
+	if (mq_send(q, (const char *)out, sizeof(out), 0) ||
+	    mq_receive(q, (char *)in, sizeof(in), NULL) != sizeof(in) || memcmp(in, out, sizeof(in)))
+		corrupt = 1;
 }
 
 static const char *check(void)
@@ -55,6 +44,6 @@ static const char *check(void)
 
 static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_message = {
-	"tm_message", keys, "POSIX mq_send + mq_receive of a 16-byte message by one thread",
-	1, false, setup, worker, prio, check,
+	.name = "tm_message", .keys = keys, .nthreads = 1, .setup = setup, .op = op, .check = check,
+	.method = "POSIX mq_send + mq_receive of a 16-byte message by one thread",
 };

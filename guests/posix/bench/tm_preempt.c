@@ -47,6 +47,7 @@ static int prio(unsigned i, unsigned n)
 
 static const char *const keys[] = { "interval_s", "fair_pct", "starve", NULL };
 const struct rt_tm rt_tm_preempt = {
-	"tm_preempt", keys, "5 SCHED_FIFO threads at rising priorities; resume(next), count++, suspend(self)",
-	N, false, setup, worker, prio, NULL,
+	.name = "tm_preempt", .keys = keys, .nthreads = N, .setup = setup, .thread = worker,
+	.prio = prio,
+	.method = "5 SCHED_FIFO threads at rising priorities; resume(next), count++, suspend(self)",
 };

@@ -13,26 +13,14 @@ static void setup(unsigned n)
 	sem_init(&s, 0, 1);
 }
 
-static void *worker(void *arg)
+static void op(void)
 {
-	(void)arg;
-	while (!tm_stop) {
-		sem_wait(&s);
-		sem_post(&s);
-		tm_count[0]++;
-	}
-	return NULL;
-}
-
-static int prio(unsigned i, unsigned n)
-{
-	(void)i;
-	(void)n;
-	return 1;
+	sem_wait(&s);
+	sem_post(&s);
 }
 
 static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_sync = {
-	"tm_sync", keys, "sem_wait + sem_post by one thread",
-	1, false, setup, worker, prio, NULL,
+	.name = "tm_sync", .keys = keys, .nthreads = 1, .setup = setup, .op = op,
+	.method = "sem_wait + sem_post by one thread",
 };

@@ -104,10 +104,12 @@ struct rt_tm {
 	const char *method;
 	unsigned nthreads;              /* default threads (threads= when tunable) */
 	bool tunable;
-	void (*setup)(unsigned n);      /* objects; rt_fail on error */
-	void *(*thread)(void *arg);     /* arg = (void *)(uintptr_t)index */
-	int (*prio)(unsigned i, unsigned n);   /* relative priority (>= 1) of thread i */
+	void (*setup)(unsigned n);      /* objects; rt_fail on error (may be NULL) */
+	void *(*thread)(void *arg);     /* arg = (void *)(uintptr_t)index; NULL: op's loop */
+	int (*prio)(unsigned i, unsigned n);   /* relative priority (>= 1) of thread i; NULL: 1 */
 	const char *(*check)(void);     /* integrity each interval: NULL ok, else reason */
+	void (*op)(void);               /* one-thread test without thread: its thread loops
+	                                 * { op(); tm_count[0]++; } until the end */
 };
 int rt_tm_run(const struct rt_tm *t);
 
@@ -121,6 +123,9 @@ struct rt_tool {
 /* Runs argv with stdout (and stderr) to out_path (NULL: inherit); returns the exit
  * status (128 + signal when killed), -1 when it could not be started. */
 int rt_spawn_wait(char *const argv[], const char *out_path);
+/* XT BEGIN of tool name (role rt.role, ns counter), rt_meta_env, then XT META
+ * cmd="argv joined with spaces" (and method="..." unless method is NULL). */
+void rt_tool_begin(const char *name, char *const argv[], const char *method);
 
 /* ---- json.c: a small JSON walker (cyclictest --json) ---- */
 /* Calls fn(path, value) for each scalar; path like "thread.0.histogram.12". Returns

@@ -3,13 +3,15 @@
  * The child drops to SCHED_OTHER (the tool sets its own real-time policy, e.g.
  * cyclictest -p) and gets stdout+stderr redirected to out_path when given (a file in
  * tmpfs: nothing reaches the console while the tool measures). SIGTERM/SIGINT to the
- * wrapper are passed on to the child.
+ * wrapper are passed on to the child. rt_tool_begin opens the tool's run (BEGIN, META
+ * with the command line).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "rt.h"
@@ -53,4 +55,19 @@ int rt_spawn_wait(char *const argv[], const char *out_path)
 			return -1;
 	child = 0;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void rt_tool_begin(const char *name, char *const argv[], const char *method)
+{
+	char cmd[1024];
+
+	cmd[0] = '\0';
+	for (int i = 0, len = 0; argv[i] && len < (int)sizeof(cmd) - 1; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, i ? " %s" : "%s", argv[i]);
+	xt_begin(name, rt.role, RT_NS);
+	rt_meta_env();
+	if (method)
+		xt_meta("cmd=\"%s\" method=\"%s\"", cmd, method);
+	else
+		xt_meta("cmd=\"%s\"", cmd);
 }

@@ -13,6 +13,8 @@
  * end and reports XT END status=fail with the first failing interval as the reason.
  * starve=K runs thread K at priority + 0, below every other thread of the test, so a
  * test can see the fairness check fail. A test's check() adds integrity checks.
+ * A one-thread test may give just op(), one operation: tm.c's thread then repeats it and
+ * counts each in tm_count[0] (op_thread).
  * Intervals: duration_s / interval_s (at least 1), or iterations= intervals.
  * Caveat: without SCHED_FIFO (sched=other) priorities mean nothing: such a run fails.
  */
@@ -22,6 +24,18 @@
 
 volatile uint64_t tm_count[TM_MAX_THREADS];
 volatile int tm_stop;
+static void (*tm_op)(void);
+
+/* The thread of a test that gives op() instead of thread(). */
+static void *op_thread(void *arg)
+{
+	(void)arg;
+	while (!tm_stop) {
+		tm_op();
+		tm_count[0]++;
+	}
+	return NULL;
+}
 
 int rt_tm_run(const struct rt_tm *t)
 {
@@ -65,8 +79,10 @@ int rt_tm_run(const struct rt_tm *t)
 	if (t->setup)
 		t->setup(n);
 	rt_console_flush();
+	tm_op = t->op;
 	for (unsigned i = 0; i < n; i++)
-		rt_thread(t->thread, (void *)(uintptr_t)i, (long)i == starve ? 0 : t->prio(i, n), -1);
+		rt_thread(t->thread ? t->thread : op_thread, (void *)(uintptr_t)i,
+			  (long)i == starve ? 0 : t->prio ? t->prio(i, n) : 1, -1);
 
 	next = rt_now();
 	for (uint64_t k = 0; k < intervals; k++) {

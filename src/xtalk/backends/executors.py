@@ -182,7 +182,7 @@ class SshExecutor(Executor):
         argv += ["-T", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
                  "-o", f"ConnectTimeout={int(self.connect_timeout)}", "-o", "ServerAliveInterval=5",
                  "-o", "ServerAliveCountMax=6", "-o", "ControlMaster=auto",
-                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=300"]
+                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=60"]
         if self.port:
             argv += ["-p", str(self.port)]
         if self.identity:

@@ -48,6 +48,7 @@ WORK_DIR = "/run/xtalk"
 XL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 POLL_S = 0.5            # pause between two `xl list` of the watcher thread
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
+READ_ONLY_XL = {"info", "list", "dmesg", "cpupool-list", "vcpu-list", "destroy"}  # safe to repeat
 OWN_KEYS = {"name", "type", "kernel", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
             "cpus_soft", "pool", "weight", "cap", "on_poweroff", "on_reboot", "on_crash"}
 
@@ -369,8 +370,21 @@ class XenBackend(Backend):
         return lab.executor()
 
     def _xl(self, *args, timeout: float = 60.0, check: bool = True):
-        result = self.executor.run(["xl", *args], timeout=timeout)
+        retry = args[0] in READ_ONLY_XL or (args[0].startswith("sched-") and "-d" not in args[1:2]
+                                            and len(args) <= 4)
+        result = self._run(["xl", *args], timeout=timeout, retry=retry)
         return result.check() if check else result
+
+    def _run(self, argv: list, timeout: float = 60.0, retry: bool = True):
+        """A command that may safely run twice: retried once when the transport fails
+        (an ssh hiccup), so a flaky link does not fail a run."""
+        try:
+            return self.executor.run(argv, timeout=timeout)
+        except InfrastructureError:
+            if not retry:
+                raise
+            time.sleep(0.3)
+            return self.executor.run(argv, timeout=timeout)
 
     def _probe(self) -> None:
         first = self._xl("info", check=False)
@@ -387,7 +401,7 @@ class XenBackend(Backend):
         self.arch = machine
         self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
         self.xen_version = self.info.get("xen_version", "")
-        config = self.executor.run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
+        config = self._run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
         self.sched_source = "hypfs /buildinfo/config"
         self.schedulers = schedulers_from_config(config.stdout) if config.ok else None
         if self.schedulers is None:
@@ -467,7 +481,7 @@ class XenBackend(Backend):
         local = artifacts.build(target, rel)
         digest = artifacts.file_hash(local)
         remote = f"{WORK_DIR}/images/{digest[:16]}-{local.name}"
-        have = self.executor.run(["sha256sum", remote])
+        have = self._run(["sha256sum", remote])
         if not (have.ok and have.stdout.split()[:1] == [digest]):
             self.executor.put(remote, local.read_bytes())
             have = self.executor.run(["sha256sum", remote]).check()
@@ -664,11 +678,15 @@ class XenBackend(Backend):
             time.monotonic_ns())
 
     def _log_size(self, state: dict) -> int:
-        r = self.executor.run(["stat", "-c", "%s", state["log"]])
+        r = self._run(["stat", "-c", "%s", state["log"]])
         return int(r.stdout.strip()) if r.ok and r.stdout.strip().isdigit() else 0
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         state = handle.backend_state
+        for other in self.domains.values():  # a neighbour created in the background that failed
+            if other.get("error") is not None and not other.get("reported"):
+                other["reported"] = True
+                raise InfrastructureError(f"{other['name']}: creating the domain failed: {other['error']}")
         if state.get("thread") is not None and state["thread"].is_alive():
             return None
         if state.get("error") is not None:
@@ -707,7 +725,7 @@ class XenBackend(Backend):
             if console is not None and console.thread is not None:
                 console.wait_for(self._log_size(state), CATCH_UP_S)
             if self.run_dir is not None:
-                text = self.executor.run(["cat", state["log"]], timeout=60)
+                text = self._run(["cat", state["log"]], timeout=60)
                 if text.ok:
                     (self.run_dir / f"xen-console-{handle.plan.name}.log").write_text(text.stdout)
         except Exception:  # noqa: BLE001
@@ -740,10 +758,11 @@ class XenBackend(Backend):
             self._xl(cmd, "-s", "-p", pool, flag, value, check=False)
         self.saved_pool_params.clear()
         if self.pool and self.pool_created:
+            home = {m["cpu"]: m["from"] for m in self.run_meta.get("moved_cpus", []) if m["from"]}
             for cpu, name in self._pool_of_cpus().items():
                 if name == self.pool:
                     self._xl("cpupool-cpu-remove", self.pool, str(cpu), check=False)
-                    self._xl("cpupool-cpu-add", "Pool-0", str(cpu), check=False)
+                    self._xl("cpupool-cpu-add", home.get(cpu, "Pool-0"), str(cpu), check=False)
             self._xl("cpupool-destroy", self.pool, check=False)
         elif self.pool:
             for moved in self.run_meta.get("moved_cpus", []):

@@ -2,6 +2,7 @@
 import struct
 
 import numpy as np
+import pytest
 
 from xtalk.results.schema import SAMPLE_DTYPE
 from xtalk.telemetry.ring import HEADER_SIZE, RingReader, create_ring_file
@@ -23,10 +24,19 @@ class Writer:
         self.f.flush()
 
 
-def test_reads_in_order_across_wraparound(tmp_path):
+@pytest.fixture
+def ring(tmp_path):
+    """An 8-slot ring file with a Writer and a RingReader on it: (path, writer, reader)."""
     path = tmp_path / "ring"
     create_ring_file(path, 8)
     writer, reader = Writer(path, 8), RingReader(path)
+    yield path, writer, reader
+    reader.close()
+    writer.f.close()
+
+
+def test_reads_in_order_across_wraparound(ring):
+    _, writer, reader = ring
     got = []
     for chunk in (5, 6, 7):
         writer.write(chunk)
@@ -37,32 +47,25 @@ def test_reads_in_order_across_wraparound(tmp_path):
     assert records["seq"].tolist() == list(range(18))
     assert records["value"].tolist() == [7 * i for i in range(18)]
     assert reader.read().records.size == 0
-    reader.close()
 
 
-def test_lapped_reader_counts_losses(tmp_path):
-    path = tmp_path / "ring"
-    create_ring_file(path, 8)
-    writer, reader = Writer(path, 8), RingReader(path)
+def test_lapped_reader_counts_losses(ring):
+    _, writer, reader = ring
     writer.write(20)
     batch = reader.read()
     assert batch.lost == 12 and reader.lost == 12
     assert batch.records["seq"].tolist() == list(range(12, 20))
     assert batch.heartbeat == 1019
-    reader.close()
 
 
-def test_torn_slot_is_counted_not_returned(tmp_path):
-    path = tmp_path / "ring"
-    create_ring_file(path, 8)
-    writer, reader = Writer(path, 8), RingReader(path)
+def test_torn_slot_is_counted_not_returned(ring):
+    path, writer, reader = ring
     writer.write(4)
     with open(path, "r+b") as f:  # slot 2 being overwritten by a later lap
         f.seek(HEADER_SIZE + 2 * 32)
         f.write(struct.pack("<Q", 10))
     batch = reader.read()
     assert batch.records["seq"].tolist() == [0, 1, 3] and batch.lost == 1
-    reader.close()
 
 
 def test_rejects_a_file_that_is_not_a_ring(tmp_path):
