@@ -67,10 +67,11 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     if not ok:
         raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
     runs = plan(spec, raw)
+    backend = cls(spec.backend.options)
+    backend.check_plan(runs)
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
-    backend = cls(spec.backend.options)
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())

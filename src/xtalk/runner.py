@@ -44,7 +44,7 @@ class RunState:
         self.last_heartbeat = 0
         self.stopped: set[str] = set()
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
-        self.noise = NoiseMeter(list(run.spec.cpus))
+        self.noise = NoiseMeter(list(run.spec.cpus)) if backend.measures_local_cpus else None
 
     def pids(self) -> list[int]:
         return [pid for h in self.handles.values() for pid in h.pids]
@@ -152,7 +152,7 @@ class RunState:
             for name, handle in self.handles.items():
                 if handle.plan.role == "stressor" and matches(name) and name not in self.stopped:
                     if event.action == "stop":
-                        self.noise.sample(handle.pids, force=True)
+                        self.sample_noise(handle.pids, force=True)
                     action(handle)
                     if event.action == "stop":
                         self.stopped.add(name)
@@ -174,8 +174,17 @@ class RunState:
             else:
                 self.console(handle.plan.name, data)
 
+    def sample_noise(self, pids: list[int], force: bool = False) -> None:
+        if self.noise is not None:
+            self.noise.sample(pids, force=force)
+
+    def noise_report(self) -> dict:
+        if self.noise is None:
+            return {"not_measured": "the guests run on another machine; this host's CPU time says nothing"}
+        return self.noise.finish()
+
     def stop_all(self) -> None:
-        self.noise.sample(self.pids(), force=True)
+        self.sample_noise(self.pids(), force=True)
         for handle in self.handles.values():
             try:
                 self.backend.stop(handle)
@@ -219,9 +228,10 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
             deadline = state.origin_ns + (run_ns if state.begun else boot_ns)
             while state.begun and pending and now >= state.origin_ns + pending[0].at_s * 1e9:
                 state.fire(pending.pop(0))
+                now = time.monotonic_ns()  # a slow action (xl over ssh) must not leave `now` stale
             state.read_ring()
             tick(state.rel_s(now))
-            state.noise.sample(state.pids(), force=state.report.end is not None)
+            state.sample_noise(state.pids(), force=state.report.end is not None)
             exit_code = backend.poll_exit(measurer)
             if state.report.end is not None and ended_at is None:
                 ended_at = now
@@ -254,7 +264,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
         histograms={str(k): v for k, v in state.report.hist.items()},
         ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
-        backend_metadata=backend.metadata(), noise=state.noise.finish(),
+        backend_metadata=backend.metadata(), noise=state.noise_report(),
     )
     if interrupted:
         raise KeyboardInterrupt

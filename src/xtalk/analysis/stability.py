@@ -103,4 +103,10 @@ def noise_flags(host: dict, runs: list[dict]) -> list[str]:
     scheds = {g.get("sched") for r in runs for g in (r.get("guests") or {}).values()}
     if "other" in scheds:
         flags.append("workloads ran with SCHED_OTHER (not real-time)")
+    for r in runs:  # per-run host noise accounting (host/noise.py)
+        noise = r.get("noise") or {}
+        for cpu in noise.get("noisy_cpus") or []:
+            pct = noise["cpus"][cpu]["foreign_pct"]
+            flags.append(f"run {r['run_id']}: CPU {cpu} spent {pct:.1f}% of the run on work outside it "
+                         f"(threshold {noise.get('threshold_pct', 5):g}%)")
     return flags

@@ -68,6 +68,14 @@ class Backend(ABC):
     def stop(self, handle: GuestHandle) -> None:
         """Kill and reap everything of this guest. Idempotent; must not raise."""
 
+    # False when the guests run on another machine (dom0 over ssh): then the host's CPU
+    # accounting says nothing about them and the runner does not record host noise.
+    measures_local_cpus: ClassVar[bool] = True
+
+    def check_plan(self, runs: list[RunPlan]) -> None:
+        """Raise SpecError for what only this backend on this host can refuse (a scheduler
+        the hypervisor lacks, given in a matrix value), before any run starts."""
+
     def cleanup(self, run: RunPlan) -> None:
         """Remove per-run resources. Always called, after every stop."""
 
@@ -99,7 +107,7 @@ def register(cls: type[Backend]) -> type[Backend]:
 
 
 def backend_class(kind: str) -> type[Backend] | None:
-    from . import native, qemu  # noqa: F401  (registration by import)
+    from . import native, qemu, xen  # noqa: F401  (registration by import)
     return REGISTRY.get(kind)
 
 

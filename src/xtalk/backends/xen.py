@@ -22,270 +22,30 @@ Caveat: the run's time origin is when XT BEGIN reaches xtalk, so console latency
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import threading
 import time
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from .. import artifacts
 from ..errors import InfrastructureError, Problem, SpecError
 from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, register, workload_args
 from .executors import Executor, LabLock, LocalExecutor, SshExecutor
-
-SCHEDULERS = ("credit", "credit2", "rtds", "null", "arinc653")
+from .xen_console import DomainWatcher, GuestConsole
+from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
+                     parse_xl_info, parse_xl_list, schedulers_from_config)
 IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
           "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
 MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
-XL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-POLL_S = 0.5            # pause between two `xl list` of the watcher thread
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
 READ_ONLY_XL = {"info", "list", "dmesg", "cpupool-list", "vcpu-list", "destroy"}  # safe to repeat
-OWN_KEYS = {"name", "type", "kernel", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
-            "cpus_soft", "pool", "weight", "cap", "on_poweroff", "on_reboot", "on_crash"}
-
-XlValue = int | float | str | bool | list[int | float | str]
-
-
-class XenOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    executor: Literal["local", "lab", "ssh"] = Field(
-        default="local", description="local: xtalk runs in dom0; ssh: dom0 at ssh_host; lab: Xen under QEMU")
-    ssh_host: str | None = Field(default=None, description="[user@]host of dom0 (executor=ssh)")
-    ssh_port: int | None = Field(default=None, ge=1, le=65535)
-    ssh_identity: str | None = Field(default=None, description="private key file (default: ssh's own)")
-    ssh_known_hosts: str | None = Field(default=None, description="known_hosts file (default: ~/.ssh/known_hosts)")
-    arch: Literal["arm64", "x86_64"] | None = Field(
-        default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
-    memory_mib: int = Field(default=64, ge=16, le=65536, description="memory of each domU")
-    vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
-    scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
-        default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
-    cpupool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$",
-                                description="name of the cpupool for the guests (created with the run's pCPUs)")
-    credit2_weight: int | None = Field(default=None, ge=1, le=65535)
-    credit2_cap: int | None = Field(default=None, ge=0, le=6400, description="percent of one pCPU, 0 = none")
-    credit2_ratelimit_us: int | None = Field(default=None, ge=0, le=500000, description="pool's context-switch rate limit")
-    credit_weight: int | None = Field(default=None, ge=1, le=65535)
-    credit_cap: int | None = Field(default=None, ge=0, le=6400)
-    credit_tslice_ms: int | None = Field(default=None, ge=1, le=1000)
-    credit_ratelimit_us: int | None = Field(default=None, ge=0, le=500000)
-    rtds_period_us: int | None = Field(default=None, ge=10, le=10_000_000)
-    rtds_budget_us: int | None = Field(default=None, ge=10, le=10_000_000)
-    soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
-    llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
-    buffer_slots: int = Field(default=8192, ge=16, le=1 << 22,
-                              description="samples the measurer buffers and prints after its window")
-    freq_hz: int | None = Field(default=None, ge=1, description="counter frequency override for the guests")
-    xl_extra: dict[str, XlValue] = Field(default_factory=dict, description="extra xl.cfg keys for every domU")
-    name_prefix: str = Field(default="xtalk", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")
-
-    @field_validator("xl_extra")
-    @classmethod
-    def extra_keys(cls, extra: dict) -> dict:
-        for key, value in extra.items():
-            if not XL_KEY.match(key):
-                raise ValueError(f"{key!r} is not an xl.cfg key")
-            if key in OWN_KEYS:
-                raise ValueError(f"{key} is set by xtalk; use the backend option for it")
-            xl_literal(value)
-        return extra
-
-
-def xl_literal(value: XlValue) -> str:
-    """An xl.cfg value: numbers as they are, strings double-quoted, lists in brackets.
-    Strings with quotes, backslashes or control characters are refused."""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        if any(c in value for c in '"\\') or any(ord(c) < 0x20 or ord(c) == 0x7f for c in value):
-            raise ValueError(f"value {value!r}: quotes, backslashes and control characters are not allowed")
-        return f'"{value}"'
-    if isinstance(value, list):
-        return "[" + ", ".join(xl_literal(v) for v in value) + "]"
-    raise ValueError(f"unsupported value {value!r}")
-
-
-def cpu_list(cpus) -> str:
-    return ",".join(str(c) for c in cpus)
-
-
-def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None) -> str:
-    """The xl.cfg text of one guest (pure; unit-tested)."""
-    for token in cmdline.split():
-        xl_literal(token)
-    lines = {
-        "name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel), "cmdline": xl_literal(cmdline),
-        "memory": str(opts.memory_mib), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
-        # preserved so poll_exit can tell poweroff from crash; stop() destroys them
-        "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
-    }
-    if opts.soft_affinity:
-        lines["cpus_soft"] = xl_literal(cpu_list(opts.soft_affinity))
-    if pool:
-        lines["pool"] = xl_literal(pool)
-    weight = opts.credit2_weight or opts.credit_weight
-    cap = opts.credit2_cap if opts.credit2_cap is not None else opts.credit_cap
-    if weight is not None:
-        lines["weight"] = str(weight)
-    if cap is not None:
-        lines["cap"] = str(cap)
-    if opts.llc_colors:
-        lines["llc_colors"] = xl_literal([str(c) for c in opts.llc_colors])
-    for key, value in opts.xl_extra.items():
-        lines[key] = xl_literal(value)
-    return "".join(f"{k} = {v}\n" for k, v in lines.items())
-
-
-def parse_xl_info(text: str) -> dict[str, str]:
-    info = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            info[key.strip()] = value.strip()
-    return info
-
-
-def parse_xl_list(text: str) -> dict[str, dict]:
-    """`xl list` -> {name: {id, state}}."""
-    out = {}
-    for line in text.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) >= 6:
-            out[parts[0]] = {"id": int(parts[1]), "state": parts[4]}
-    return out
-
-
-def parse_vcpu_list(text: str) -> list[dict]:
-    rows = []
-    for line in text.splitlines()[1:]:
-        m = re.match(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+(.*?)\s*/\s*(.*)$", line)
-        if m:
-            rows.append({"name": m[1], "domid": int(m[2]), "vcpu": int(m[3]), "cpu": m[4], "state": m[5],
-                         "time_s": float(m[6]), "hard_affinity": m[7].strip(), "soft_affinity": m[8].strip()})
-    return rows
-
-
-def expand_cpus(text: str) -> set[int] | None:
-    """'1', '1-3,5', 'all' -> a set (None for 'all')."""
-    if text.strip() == "all":
-        return None
-    cpus: set[int] = set()
-    for part in text.split(","):
-        part = part.strip()
-        if "-" in part:
-            lo, hi = part.split("-")
-            cpus |= set(range(int(lo), int(hi) + 1))
-        elif part:
-            cpus.add(int(part))
-    return cpus
-
-
-def schedulers_from_config(config: str) -> list[str] | None:
-    """Schedulers a Xen build has, from its .config (hypfs /buildinfo/config)."""
-    if "CONFIG_SCHED_" not in config:
-        return None
-    names = {"CREDIT": "credit", "CREDIT2": "credit2", "RTDS": "rtds", "NULL": "null", "ARINC653": "arinc653"}
-    return [v for k, v in names.items() if re.search(rf"^CONFIG_SCHED_{k}=y$", config, re.M)]
-
-
-class _Console:
-    """A guest's console for the runner: a pipe, fed by a reader thread from a `tail -F`
-    of the guest's console log through the executor (attached once the domain exists)."""
-
-    def __init__(self):
-        self.read_fd, self.write_fd = os.pipe()
-        try:
-            fcntl.fcntl(self.write_fd, 1031, 1 << 20)  # F_SETPIPE_SZ: room for a sample drain
-        except OSError:
-            pass
-        os.set_blocking(self.read_fd, False)
-        self.stream = None
-        self.thread: threading.Thread | None = None
-        self.forwarded = 0
-        self.closed = threading.Event()
-
-    def attach(self, executor: Executor, path: str) -> None:
-        self.stream = executor.stream(["tail", "-c", "+1", "-F", path])
-        self.thread = threading.Thread(target=self._pump, daemon=True, name=f"xen-console {path}")
-        self.thread.start()
-
-    def _pump(self) -> None:
-        src = self.stream.proc.stdout.fileno()
-        os.set_blocking(src, True)
-        try:
-            while True:
-                data = os.read(src, 1 << 16)
-                if not data:
-                    break
-                view = memoryview(data)
-                while view:
-                    n = os.write(self.write_fd, view)
-                    view = view[n:]
-                self.forwarded += len(data)
-        except OSError:
-            pass
-        finally:
-            self.closed.set()
-
-    def wait_for(self, size: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while (self.forwarded < size and time.monotonic() < deadline and self.thread is not None
-               and not self.closed.is_set()):
-            time.sleep(0.02)
-        return self.forwarded >= size
-
-    def close(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
-        if self.thread is not None:
-            self.thread.join(timeout=5)
-        if self.write_fd >= 0:
-            os.close(self.write_fd)  # the runner sees EOF after the last byte
-            self.write_fd = -1
-
-    def close_read(self) -> None:
-        if self.read_fd >= 0:
-            os.close(self.read_fd)
-            self.read_fd = -1
-
-
-class _Watcher:
-    """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
-    blocks the runner (an xl command takes ~1 s in a busy TCG lab)."""
-
-    def __init__(self, executor: Executor):
-        self.executor = executor
-        self.listing: dict[str, dict] = {}
-        self.taken_ns = 0
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._loop, daemon=True, name="xen-watch")
-        self.thread.start()
-
-    def _loop(self) -> None:
-        while not self.stop_event.is_set():
-            started = time.monotonic_ns()
-            try:
-                result = self.executor.run(["xl", "list"], timeout=60)
-                if result.ok:
-                    self.listing, self.taken_ns = parse_xl_list(result.stdout), started
-            except Exception:  # noqa: BLE001 - a failed poll is retried
-                pass
-            self.stop_event.wait(POLL_S)
-
-    def close(self) -> None:
-        self.stop_event.set()
-        self.thread.join(timeout=70)
 
 
 @register
@@ -342,7 +102,7 @@ class XenBackend(Backend):
         self.pool_created = False
         self.saved_pool_params: dict = {}
         self.domains: dict[str, dict] = {}
-        self.watcher: _Watcher | None = None
+        self.watcher: DomainWatcher | None = None
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r0"
 
     # -- setup ------------------------------------------------------------------
@@ -452,6 +212,12 @@ class XenBackend(Backend):
         self._release()
 
     # -- per run ------------------------------------------------------------------
+    measures_local_cpus = False
+
+    def check_plan(self, runs: list[RunPlan]) -> None:
+        for run in runs:
+            self._check_scheduler(XenOptions.model_validate(run.spec.backend.options), "backend.scheduler")
+
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         self.run_dir, self.domains = run_dir, {}
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r{run.index}"
@@ -474,7 +240,7 @@ class XenBackend(Backend):
         self.executor.run(["mkdir", "-p", f"{WORK_DIR}/images"]).check()
         self.kernel = self._upload_image()
         self._setup_pool(run, opts)
-        self.watcher = _Watcher(self.executor)
+        self.watcher = DomainWatcher(self.executor)
 
     def _upload_image(self) -> str:
         target, rel = IMAGES[self.arch]
@@ -577,7 +343,7 @@ class XenBackend(Backend):
         except ValueError as err:
             raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
         state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,
-                 "console": _Console(), "stopped": False, "exit": None, "last_poll": 0.0, "thread": None,
+                 "console": GuestConsole(), "stopped": False, "exit": None, "last_poll": 0.0, "thread": None,
                  "error": None}
         handle = GuestHandle(guest, console_fd=state["console"].read_fd, backend_state=state)
         measurer_running = any(d["role"] == "measurer" for d in self.domains.values())

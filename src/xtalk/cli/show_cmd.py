@@ -61,12 +61,14 @@ def run(args) -> int:
     out.print(f"[bold]{store.path.name}[/] — campaign {store.info['name']!r}, "
               f"created {store.info['created_at'][:19]}, {store.path}")
     table = Table(title="runs")
-    for col in ("run", "status", "samples", "lost", "reason"):
+    for col in ("run", "status", "samples", "lost", "host noise", "reason"):
         table.add_column(col)
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
+        noise = r.get("noise") or {}
+        noisy = ", ".join(f"cpu{c} {noise['cpus'][c]['foreign_pct']:.0f}%" for c in noise.get("noisy_cpus") or [])
         table.add_row(r["run_id"], r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
-                      r.get("reason") or "")
+                      noisy or ("-" if "cpus" in noise else "not measured"), r.get("reason") or "")
     out.print(table)
     out.print(stats_table("statistics per configuration (cycles; warm-up excluded; passing runs)", rows, base))
     return 0

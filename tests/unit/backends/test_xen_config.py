@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from xtalk.backends.base import check_backend_options
-from xtalk.backends.xen import (XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
+from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
                                 parse_xl_info, parse_xl_list, schedulers_from_config, xl_literal)
 from xtalk.errors import SpecError
 from xtalk.spec.load import parse_campaign

@@ -1,0 +1,104 @@
+"""The xen backend's guest consoles and domain watcher: a pipe the runner reads, fed by a
+reader thread from a `tail -F` of the guest's console log through the executor; and a
+thread that asks `xl list` every POLL_S so poll_exit never blocks the runner.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+
+from .executors import Executor
+from .xen_xl import parse_xl_list
+
+POLL_S = 0.5            # pause between two `xl list` of the watcher thread
+
+
+class GuestConsole:
+    """A guest's console for the runner: a pipe, fed by a reader thread from a `tail -F`
+    of the guest's console log through the executor (attached once the domain exists)."""
+
+    def __init__(self):
+        self.read_fd, self.write_fd = os.pipe()
+        try:
+            fcntl.fcntl(self.write_fd, 1031, 1 << 20)  # F_SETPIPE_SZ: room for a sample drain
+        except OSError:
+            pass
+        os.set_blocking(self.read_fd, False)
+        self.stream = None
+        self.thread: threading.Thread | None = None
+        self.forwarded = 0
+        self.closed = threading.Event()
+
+    def attach(self, executor: Executor, path: str) -> None:
+        self.stream = executor.stream(["tail", "-c", "+1", "-F", path])
+        self.thread = threading.Thread(target=self._pump, daemon=True, name=f"xen-console {path}")
+        self.thread.start()
+
+    def _pump(self) -> None:
+        src = self.stream.proc.stdout.fileno()
+        os.set_blocking(src, True)
+        try:
+            while True:
+                data = os.read(src, 1 << 16)
+                if not data:
+                    break
+                view = memoryview(data)
+                while view:
+                    n = os.write(self.write_fd, view)
+                    view = view[n:]
+                self.forwarded += len(data)
+        except OSError:
+            pass
+        finally:
+            self.closed.set()
+
+    def wait_for(self, size: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while (self.forwarded < size and time.monotonic() < deadline and self.thread is not None
+               and not self.closed.is_set()):
+            time.sleep(0.02)
+        return self.forwarded >= size
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        if self.write_fd >= 0:
+            os.close(self.write_fd)  # the runner sees EOF after the last byte
+            self.write_fd = -1
+
+    def close_read(self) -> None:
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+
+class DomainWatcher:
+    """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
+    blocks the runner (an xl command takes ~1 s in a busy TCG lab)."""
+
+    def __init__(self, executor: Executor):
+        self.executor = executor
+        self.listing: dict[str, dict] = {}
+        self.taken_ns = 0
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True, name="xen-watch")
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.stop_event.is_set():
+            started = time.monotonic_ns()
+            try:
+                result = self.executor.run(["xl", "list"], timeout=60)
+                if result.ok:
+                    self.listing, self.taken_ns = parse_xl_list(result.stdout), started
+            except Exception:  # noqa: BLE001 - a failed poll is retried
+                pass
+            self.stop_event.wait(POLL_S)
+
+    def close(self) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout=70)

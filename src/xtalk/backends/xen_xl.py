@@ -1,0 +1,161 @@
+"""Xen `xl` for the xen backend: its options model, domain configs generated from the spec,
+and parsers of `xl` output (info, list, vcpu-list) and of the build config (schedulers).
+Pure functions, unit-tested without Xen.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SCHEDULERS = ("credit", "credit2", "rtds", "null", "arinc653")
+XL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+OWN_KEYS = {"name", "type", "kernel", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
+            "cpus_soft", "pool", "weight", "cap", "on_poweroff", "on_reboot", "on_crash"}
+
+XlValue = int | float | str | bool | list[int | float | str]
+
+
+class XenOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    executor: Literal["local", "lab", "ssh"] = Field(
+        default="local", description="local: xtalk runs in dom0; ssh: dom0 at ssh_host; lab: Xen under QEMU")
+    ssh_host: str | None = Field(default=None, description="[user@]host of dom0 (executor=ssh)")
+    ssh_port: int | None = Field(default=None, ge=1, le=65535)
+    ssh_identity: str | None = Field(default=None, description="private key file (default: ssh's own)")
+    ssh_known_hosts: str | None = Field(default=None, description="known_hosts file (default: ~/.ssh/known_hosts)")
+    arch: Literal["arm64", "x86_64"] | None = Field(
+        default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
+    memory_mib: int = Field(default=64, ge=16, le=65536, description="memory of each domU")
+    vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
+    scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
+        default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
+    cpupool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$",
+                                description="name of the cpupool for the guests (created with the run's pCPUs)")
+    credit2_weight: int | None = Field(default=None, ge=1, le=65535)
+    credit2_cap: int | None = Field(default=None, ge=0, le=6400, description="percent of one pCPU, 0 = none")
+    credit2_ratelimit_us: int | None = Field(default=None, ge=0, le=500000, description="pool's context-switch rate limit")
+    credit_weight: int | None = Field(default=None, ge=1, le=65535)
+    credit_cap: int | None = Field(default=None, ge=0, le=6400)
+    credit_tslice_ms: int | None = Field(default=None, ge=1, le=1000)
+    credit_ratelimit_us: int | None = Field(default=None, ge=0, le=500000)
+    rtds_period_us: int | None = Field(default=None, ge=10, le=10_000_000)
+    rtds_budget_us: int | None = Field(default=None, ge=10, le=10_000_000)
+    soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
+    llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
+    buffer_slots: int = Field(default=8192, ge=16, le=1 << 22,
+                              description="samples the measurer buffers and prints after its window")
+    freq_hz: int | None = Field(default=None, ge=1, description="counter frequency override for the guests")
+    xl_extra: dict[str, XlValue] = Field(default_factory=dict, description="extra xl.cfg keys for every domU")
+    name_prefix: str = Field(default="xtalk", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")
+
+    @field_validator("xl_extra")
+    @classmethod
+    def extra_keys(cls, extra: dict) -> dict:
+        for key, value in extra.items():
+            if not XL_KEY.match(key):
+                raise ValueError(f"{key!r} is not an xl.cfg key")
+            if key in OWN_KEYS:
+                raise ValueError(f"{key} is set by xtalk; use the backend option for it")
+            xl_literal(value)
+        return extra
+
+
+def xl_literal(value: XlValue) -> str:
+    """An xl.cfg value: numbers as they are, strings double-quoted, lists in brackets.
+    Strings with quotes, backslashes or control characters are refused."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        if any(c in value for c in '"\\') or any(ord(c) < 0x20 or ord(c) == 0x7f for c in value):
+            raise ValueError(f"value {value!r}: quotes, backslashes and control characters are not allowed")
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(xl_literal(v) for v in value) + "]"
+    raise ValueError(f"unsupported value {value!r}")
+
+
+def cpu_list(cpus) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None) -> str:
+    """The xl.cfg text of one guest (pure; unit-tested)."""
+    for token in cmdline.split():
+        xl_literal(token)
+    lines = {
+        "name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel), "cmdline": xl_literal(cmdline),
+        "memory": str(opts.memory_mib), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
+        # preserved so poll_exit can tell poweroff from crash; stop() destroys them
+        "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
+    }
+    if opts.soft_affinity:
+        lines["cpus_soft"] = xl_literal(cpu_list(opts.soft_affinity))
+    if pool:
+        lines["pool"] = xl_literal(pool)
+    weight = opts.credit2_weight or opts.credit_weight
+    cap = opts.credit2_cap if opts.credit2_cap is not None else opts.credit_cap
+    if weight is not None:
+        lines["weight"] = str(weight)
+    if cap is not None:
+        lines["cap"] = str(cap)
+    if opts.llc_colors:
+        lines["llc_colors"] = xl_literal([str(c) for c in opts.llc_colors])
+    for key, value in opts.xl_extra.items():
+        lines[key] = xl_literal(value)
+    return "".join(f"{k} = {v}\n" for k, v in lines.items())
+
+
+def parse_xl_info(text: str) -> dict[str, str]:
+    info = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            info[key.strip()] = value.strip()
+    return info
+
+
+def parse_xl_list(text: str) -> dict[str, dict]:
+    """`xl list` -> {name: {id, state}}."""
+    out = {}
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) >= 6:
+            out[parts[0]] = {"id": int(parts[1]), "state": parts[4]}
+    return out
+
+
+def parse_vcpu_list(text: str) -> list[dict]:
+    rows = []
+    for line in text.splitlines()[1:]:
+        m = re.match(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+(.*?)\s*/\s*(.*)$", line)
+        if m:
+            rows.append({"name": m[1], "domid": int(m[2]), "vcpu": int(m[3]), "cpu": m[4], "state": m[5],
+                         "time_s": float(m[6]), "hard_affinity": m[7].strip(), "soft_affinity": m[8].strip()})
+    return rows
+
+
+def expand_cpus(text: str) -> set[int] | None:
+    """'1', '1-3,5', 'all' -> a set (None for 'all')."""
+    if text.strip() == "all":
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            lo, hi = part.split("-")
+            cpus |= set(range(int(lo), int(hi) + 1))
+        elif part:
+            cpus.add(int(part))
+    return cpus
+
+
+def schedulers_from_config(config: str) -> list[str] | None:
+    """Schedulers a Xen build has, from its .config (hypfs /buildinfo/config)."""
+    if "CONFIG_SCHED_" not in config:
+        return None
+    names = {"CREDIT": "credit", "CREDIT2": "credit2", "RTDS": "rtds", "NULL": "null", "ARINC653": "arinc653"}
+    return [v for k, v in names.items() if re.search(rf"^CONFIG_SCHED_{k}=y$", config, re.M)]
