@@ -123,7 +123,8 @@ def test_pc_machine_two_stressor_vms_and_pause_resume(tmp_path):
     assert all(meta["guests"][g]["affinity"] == [1] for g in ("stress.0", "stress.1"))
     con = connect(CampaignStore(campaign_dir(out)))
     events = con.execute("SELECT action, t_s - planned_s FROM events WHERE kind='timeline' ORDER BY t_s").fetchall()
-    assert [e[0] for e in events] == ["pause", "resume"] and all(abs(e[1]) < 0.02 for e in events)
+    # two VMs stopped one after the other over QMP (vCPUs busy in emulated firmware): looser than 20 ms
+    assert [e[0] for e in events] == ["pause", "resume"] and all(abs(e[1]) < 0.1 for e in events), events
     assert_no_qemu_left(out)
 
 
