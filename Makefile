@@ -9,8 +9,13 @@ XTALK := $(VENV)/bin/xtalk
 SPEC ?= experiments/quickstart.toml
 OUT ?= results
 
-.PHONY: all setup demo test bench clean
-all: native posix x86_64 arm64
+.PHONY: all setup tools demo test bench clean
+# the cross compiler (and the rest) are installed first when missing
+TOOLS_OK := $(shell command -v aarch64-linux-gnu-gcc >/dev/null && command -v gcc >/dev/null && echo yes)
+all: $(if $(TOOLS_OK),,tools) native posix x86_64 arm64
+
+tools:
+	@scripts/setup.sh --apt-only
 
 include $(wildcard mk/*.mk)
 

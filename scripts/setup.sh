@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what xtalk needs on Debian/Ubuntu, only what is missing: build tools, QEMU,
 # the Python venv (.venv) with pinned dependencies. Safe to run again (a no-op then).
+# --apt-only: the packages only (what `make all` needs to build the guests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,8 @@ if ((${#need[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+[ "${1:-}" = "--apt-only" ] && exit 0
 
 stamp=.venv/.xtalk-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
