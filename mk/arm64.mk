@@ -15,14 +15,15 @@ ARM64_LDS     := guests/lib/arm64/link.ld
 ARM64_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -march=armv8-a -mno-outline-atomics \
                  -mbranch-protection=none -ffreestanding -fno-pic -no-pie \
                  -fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib \
-                 -Iguests/lib -Iguests/lib/arm64 -MMD -MP
+                 -Iguests/lib -Iguests/lib/arm64 -Iguests/lib/plat -MMD -MP
 # Platform code: no FP/SIMD (it runs in exception context) and no unaligned accesses
 # (part of it runs with the MMU off, where all memory is Device memory).
 ARM64_PLAT_CFLAGS := -mgeneral-regs-only -mstrict-align
 ARM64_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
                  -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments -T $(ARM64_LDS)
 
-ARM64_PLAT_SRCS := $(wildcard guests/lib/arm64/*.c guests/lib/arm64/*.S)
+# guests/lib/plat: the arch-neutral platform code, built with the platform flags too
+ARM64_PLAT_SRCS := $(wildcard guests/lib/arm64/*.c guests/lib/arm64/*.S guests/lib/plat/*.c)
 ARM64_SRCS      := $(ARM64_PLAT_SRCS) $(wildcard guests/lib/*.c guests/bench/*.c)
 ARM64_OBJS      := $(patsubst %,$(ARM64_OUT)/obj/%.o,$(ARM64_SRCS))
 
@@ -36,6 +37,10 @@ $(ARM64_IMG): $(ARM64_ELF)
 	$(ARM64_OBJCOPY) -O binary $< $@
 
 $(ARM64_OUT)/obj/guests/lib/arm64/%.c.o: guests/lib/arm64/%.c
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(ARM64_CFLAGS) $(ARM64_PLAT_CFLAGS) -c -o $@ $<
+
+$(ARM64_OUT)/obj/guests/lib/plat/%.c.o: guests/lib/plat/%.c
 	@mkdir -p $(@D)
 	$(ARM64_CC) $(ARM64_CFLAGS) $(ARM64_PLAT_CFLAGS) -c -o $@ $<
 

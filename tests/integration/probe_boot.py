@@ -228,8 +228,8 @@ SELFTEST_FLAGS = ["-std=gnu11", "-O2", "-ffreestanding", "-fno-pic", "-no-pie",
 def build_selftest(d: Path, source: str, arch: str, build: Path, *, cross: str = "",
                    flags: Sequence[str] = (), ld_flags: Sequence[str] = ()) -> Path:
     """Compiles source (a test-only xt_main) and links it as a probe guest ELF in d: the
-    arch's platform objects and the neutral library of build/<arch> (built already), the
-    arch's link.ld. flags go with SELFTEST_FLAGS, ld_flags to the link only."""
+    arch's platform objects (guests/lib/<arch> and guests/lib/plat) and the neutral library
+    of build/<arch> (built already), the arch's link.ld. flags go with SELFTEST_FLAGS, ld_flags to the link only."""
     src = d / "selftest.c"
     src.write_text(source)
     gcc = cross + "gcc"
@@ -242,7 +242,7 @@ def build_selftest(d: Path, source: str, arch: str, build: Path, *, cross: str =
     subprocess.run([gcc, *cflags, "-static", "-Wl,--build-id=none", "-Wl,-z,max-page-size=0x1000",
                     "-Wl,--no-warn-rwx-segments", *ld_flags,
                     "-T", ROOT / f"guests/lib/{arch}/link.ld", "-o", elf, d / "selftest.o",
-                    *sorted((obj / arch).glob("*.o")), d / "libneutral.a", "-lgcc"], check=True)
+                    *sorted((obj / arch).glob("*.o")), *sorted((obj / "plat").glob("*.o")), d / "libneutral.a", "-lgcc"], check=True)
     return elf
 
 

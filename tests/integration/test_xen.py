@@ -26,12 +26,13 @@ cpus = [1, 2]
 kind = "xen"
 executor = "lab"
 arch = "{arch}"
+{backend}
 [run]
 duration_s = {duration}
 grace_s = 40
-boot_timeout_s = 90
+boot_timeout_s = {boot_timeout}
 start_gap_s = 0.5
-repetitions = {reps}
+repetitions = 1
 [measurer]
 bench = "qsort"
 params = {{ size_kib = 256 }}
@@ -54,6 +55,14 @@ at_s = 2.5
 action = "resume"
 target = "thrash"
 """
+
+
+def campaign(tmp_path, arch: str, *, duration: float = 2, placements: str = '["solo"]', matrix: str = "",
+             timeline: str = "", backend: str = "", boot_timeout: float = 90):
+    """CAMPAIGN for arch written to tmp_path (backend: extra [backend] lines): (spec, out dir)."""
+    text = CAMPAIGN.format(arch=arch, duration=duration, placements=placements, matrix=matrix,
+                           timeline=timeline, backend=backend, boot_timeout=boot_timeout)
+    return write_spec(tmp_path, text), tmp_path / "out"
 
 
 def lab_exec(arch: str, *argv: str, timeout: float = 120):
@@ -113,10 +122,8 @@ def arm64_lab():
 
 def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path):
     arch = arm64_lab
-    out = tmp_path / "out"
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=6, reps=1, placements='["solo", "other-core", "same-core"]',
-        matrix='"backend.credit2_weight" = [128, 512]', timeline=TIMELINE))
+    spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "other-core", "same-core"]',
+                         matrix='"backend.credit2_weight" = [128, 512]', timeline=TIMELINE)
     started = time.monotonic()
     res = xtalk("run", spec, "--out", out, timeout=900)
     wall = time.monotonic() - started
@@ -155,10 +162,7 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
 
 def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_lab, tmp_path):
     arch = arm64_lab
-    out = tmp_path / "out"
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=8, reps=1, placements='["solo"]',
-        matrix='"measurer.params.size_kib" = [256, "lots", 128]', timeline=""))
+    spec, out = campaign(tmp_path, arch, duration=8, matrix='"measurer.params.size_kib" = [256, "lots", 128]')
     proc = start("run", spec, "--out", out)
     try:
         # the first run's measurer: destroy it behind xtalk's back once it runs
@@ -187,11 +191,7 @@ def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_l
 
 def test_a_cpupool_with_its_own_scheduler_is_made_and_given_back(arm64_lab, tmp_path):
     arch = arm64_lab
-    out = tmp_path / "out"
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
-        .replace('arch = "arm64"', 'arch = "arm64"\nscheduler = "credit"\ncredit_weight = 384\n'
-                                   'credit_tslice_ms = 5'))
+    spec, out = campaign(tmp_path, arch, backend='scheduler = "credit"\ncredit_weight = 384\ncredit_tslice_ms = 5')
     res = xtalk("run", spec, "--out", out, timeout=600)
     assert res.returncode == 0, res.stderr
     (meta,) = runs(out).values()
@@ -207,11 +207,7 @@ def test_a_cpupool_with_its_own_scheduler_is_made_and_given_back(arm64_lab, tmp_
 
 def test_a_scheduler_missing_from_the_build_fails_before_any_domain(arm64_lab, tmp_path):
     arch = arm64_lab
-    out = tmp_path / "out"
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
-        .replace('arch = "arm64"', 'arch = "arm64"\nscheduler = "rtds"\nrtds_period_us = 10000\n'
-                                   'rtds_budget_us = 4000'))
+    spec, out = campaign(tmp_path, arch, backend='scheduler = "rtds"\nrtds_period_us = 10000\nrtds_budget_us = 4000')
     res = xtalk("run", spec, "--out", out, timeout=300)
     assert res.returncode == 2, res.stderr
     assert "backend.scheduler" in res.stderr and "'rtds'" in res.stderr
@@ -223,11 +219,8 @@ def test_a_scheduler_missing_from_the_build_fails_before_any_domain(arm64_lab, t
 
 def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab, tmp_path):
     arch = arm64_lab
-    out = tmp_path / "out"
     # 50 ms from `xl unpause` to XT BEGIN is impossible in the TCG lab: the run times out.
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=2, reps=1, placements='["solo"]', matrix="", timeline="")
-        .replace("boot_timeout_s = 90", "boot_timeout_s = 0.05"))
+    spec, out = campaign(tmp_path, arch, boot_timeout=0.05)
     res = xtalk("run", spec, "--out", out, timeout=300)
     assert res.returncode == 0, res.stderr
     (meta,) = runs(out).values()

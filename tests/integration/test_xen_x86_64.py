@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from tests.blackbox.cli import write_spec, xtalk
-from tests.integration.test_xen import CAMPAIGN, TIMELINE, events, lab_fixture, runs, xtalk_domains
+from tests.blackbox.cli import xtalk
+from tests.integration.test_xen import TIMELINE, campaign, events, lab_fixture, runs, xtalk_domains
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -20,10 +20,8 @@ def x86_lab():
 
 def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
     arch = x86_lab
-    out = tmp_path / "out"
-    spec = write_spec(tmp_path, CAMPAIGN.format(
-        arch=arch, duration=6, reps=1, placements='["solo", "same-core"]',
-        matrix="", timeline=TIMELINE).replace('arch = "x86_64"', 'arch = "x86_64"\ncredit2_cap = 80\nxl_extra = { tsc_mode = "native" }'))
+    spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "same-core"]', timeline=TIMELINE,
+                         backend='credit2_cap = 80\nxl_extra = { tsc_mode = "native" }')
     started = time.monotonic()
     res = xtalk("run", spec, "--out", out, timeout=600)
     print(f"\ncampaign of 2 runs on the {arch} lab: {time.monotonic() - started:.1f} s")

@@ -52,6 +52,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include "plat.h"
 
 struct arm64_frame {
 	uint64_t x[31];
@@ -141,10 +142,6 @@ uint32_t fdt_be32(const uint8_t *p);
 
 /* board.c */
 void arm64_board_parse(uint64_t dtb);
-/* cmdline.c */
-void arm64_cmdline_set(const char *s, size_t max);
-bool arm64_param_u64(const char *key, uint64_t *out);
-bool arm64_param_str(const char *key, char *buf, size_t cap);
 
 /* mmu.c: ARM64_MAP_* are the kinds of mapping. */
 enum { ARM64_MAP_DEVICE, ARM64_MAP_NORMAL_EL1, ARM64_MAP_RAM, ARM64_MAP_TEXT, ARM64_MAP_RO,
@@ -161,9 +158,7 @@ void arm64_console_flush(void);
 void pl011_init(uint64_t base, bool full);
 void pl011_write(const char *s, size_t n);
 void pl011_flush(void);
-bool xencons_init(void);
-void xencons_write(const char *s, size_t n);
-void xencons_flush(void);
+bool arm64_xencons_init(void);                  /* xencons.c (plat_xen.c) */
 long arm64_xen_hypercall(long nr, long a0, long a1, long a2);   /* vectors.S */
 void arm64_timer_init(void);                    /* timer.c */
 bool arm64_timer_arm(uint64_t deadline, void (*h)(uint64_t now));
@@ -184,11 +179,6 @@ void arm64_psci_off(void);                      /* psci.c; returns if PSCI is ab
 void arm64_exit_now(int status) __attribute__((noreturn));
 void arm64_cache_detect(void);                  /* cache.c */
 
-/* report.c: output for the platform's own protocol lines. */
-void arm64_print(const char *s);
-void arm64_print_u64(uint64_t v, unsigned base);
-void arm64_print_run(void);
-void arm64_fail_param(const char *key, const char *msg) __attribute__((noreturn));
 
 /* traps.c */
 void arm64_el0_exception(struct arm64_frame *f, unsigned kind);

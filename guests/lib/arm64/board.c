@@ -72,7 +72,7 @@ static void visit(const struct fdt_node *n, void *arg)
 		return;
 	if (n->depth == 1 && streq(n->name, "chosen")) {
 		if ((v = fdt_prop(fdt, n, "bootargs", &len)))
-			arm64_cmdline_set((const char *)v, len);
+			plat_cmdline_set((const char *)v, len);
 		c->stdout_path = (const char *)fdt_prop(fdt, n, "stdout-path", NULL);
 		return;
 	}

@@ -17,11 +17,11 @@ void arm64_boot(uint64_t dtb)
 	arm64_cache_detect();
 	void (*volatile main_fn)(void) = xt_main;      /* must not return, but if it does */
 	main_fn();
-	arm64_print("XT ERROR ");
-	arm64_print_run();
-	arm64_print(" msg=\"xt_main returned\"\nXT END ");
-	arm64_print_run();
-	arm64_print(" status=fail\n");
+	plat_print("XT ERROR ");
+	plat_print_run();
+	plat_print(" msg=\"xt_main returned\"\nXT END ");
+	plat_print_run();
+	plat_print(" status=fail\n");
 	arm64_exit_now(1);
 }
 

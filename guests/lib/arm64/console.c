@@ -17,14 +17,14 @@ void arm64_console_init(void)
 /* With the MMU on: on Xen, switch to the PV console (its page must be cacheable). */
 void arm64_console_upgrade(void)
 {
-	if (arm64_board.xen && xencons_init())
+	if (arm64_board.xen && arm64_xencons_init())
 		xen_console = true;
 }
 
 void arm64_console_write(const char *s, size_t n)
 {
 	if (xen_console)
-		xencons_write(s, n);
+		plat_xencons_write(s, n);
 	else
 		pl011_write(s, n);
 }
@@ -32,7 +32,7 @@ void arm64_console_write(const char *s, size_t n)
 void arm64_console_flush(void)
 {
 	if (xen_console)
-		xencons_flush();
+		plat_xencons_flush();
 	else
 		pl011_flush();
 }

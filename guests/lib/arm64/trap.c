@@ -10,38 +10,20 @@
  *   gate  the EL0 -> EL1 -> EL0 round trip alone: no exit under KVM/Xen, the baseline
  *         to subtract from the two others.
  */
-#include "platform.h"
-#include "arm64.h"
+#include "plat_arch.h"
 
 enum { HVC, MMIO, GATE, NKINDS };
 #define PSCI_VERSION 0x84000000
 
-static const char *const names[NKINDS] = { "hvc", "mmio", "gate" };
+const char plat_trap_names[] = "hvc,mmio,gate";        /* in enum order (plat_trap.c) */
 
-const char *xt_trap_kinds(void)
+bool plat_trap_available(int kind)
 {
-	return "hvc,mmio,gate";
-}
-
-static bool streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
-int xt_trap_kind(const char *name)
-{
-	for (int k = 0; k < NKINDS; k++) {
-		if (!streq(name, names[k]))
-			continue;
-		if (k == HVC && arm64_board.psci == PSCI_NONE)
-			return -1;
-		if (k == MMIO && arm64_board.gic == GIC_NONE)
-			return -1;
-		return k;
-	}
-	return -1;
+	if (kind == HVC)
+		return arm64_board.psci != PSCI_NONE;
+	if (kind == MMIO)
+		return arm64_board.gic != GIC_NONE;
+	return kind < NKINDS;
 }
 
 long arm64_trap_el1(long kind)

@@ -20,21 +20,21 @@ static void report(const struct arm64_frame *f, unsigned kind, unsigned el)
 	if (reporting)                  /* faulted while reporting: just stop */
 		arm64_exit_now(1);
 	reporting = true;
-	arm64_print("XT ERROR ");
-	arm64_print_run();
-	arm64_print(" msg=\"fault vector=");
-	arm64_print(kind_names[kind & 3]);
-	arm64_print(kind & ARM64_EXC_SP0 ? " el=1t esr=0x" : el ? " el=1 esr=0x" : " el=0 esr=0x");
-	arm64_print_u64(f->esr, 16);
-	arm64_print(" ec=0x");
-	arm64_print_u64(ec, 16);
-	arm64_print(" far=0x");
-	arm64_print_u64(far_valid ? f->far : 0, 16);
-	arm64_print(" elr=0x");
-	arm64_print_u64(f->elr, 16);
-	arm64_print("\"\nXT END ");
-	arm64_print_run();
-	arm64_print(" status=fault\n");
+	plat_print("XT ERROR ");
+	plat_print_run();
+	plat_print(" msg=\"fault vector=");
+	plat_print(kind_names[kind & 3]);
+	plat_print(kind & ARM64_EXC_SP0 ? " el=1t esr=0x" : el ? " el=1 esr=0x" : " el=0 esr=0x");
+	plat_print_u64(f->esr, 16);
+	plat_print(" ec=0x");
+	plat_print_u64(ec, 16);
+	plat_print(" far=0x");
+	plat_print_u64(far_valid ? f->far : 0, 16);
+	plat_print(" elr=0x");
+	plat_print_u64(f->elr, 16);
+	plat_print("\"\nXT END ");
+	plat_print_run();
+	plat_print(" status=fault\n");
 	arm64_exit_now(1);
 }
 

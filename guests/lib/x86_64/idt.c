@@ -47,18 +47,18 @@ void x86_exception(struct x86_frame *f)
 	reporting = true;
 	if (f->vector == 14)
 		__asm__ volatile("mov %%cr2, %0" : "=r"(addr));
-	x86_print("XT ERROR ");
-	x86_print_run();
-	x86_print(" msg=\"fault vector=");
-	x86_print_u64(f->vector, 10);
-	x86_print(" rip=0x");
-	x86_print_u64(f->rip, 16);
-	x86_print(" addr=0x");
-	x86_print_u64(addr, 16);
-	x86_print(" err=0x");
-	x86_print_u64(f->err, 16);
-	x86_print("\"\nXT END ");
-	x86_print_run();
-	x86_print(" status=fault\n");
+	plat_print("XT ERROR ");
+	plat_print_run();
+	plat_print(" msg=\"fault vector=");
+	plat_print_u64(f->vector, 10);
+	plat_print(" rip=0x");
+	plat_print_u64(f->rip, 16);
+	plat_print(" addr=0x");
+	plat_print_u64(addr, 16);
+	plat_print(" err=0x");
+	plat_print_u64(f->err, 16);
+	plat_print("\"\nXT END ");
+	plat_print_run();
+	plat_print(" status=fault\n");
 	x86_exit_now(1);
 }

@@ -32,7 +32,7 @@ void x86_multiboot_parse(uint32_t addr)
 	struct x86_bootinfo *bi = &x86_boot_info;
 	bi->platform = x86_pci_present() ? "pc" : "microvm";   /* microvm takes this path too */
 	if (mb->flags & (1u << 2))
-		x86_cmdline_set(skip_path((const char *)(uintptr_t)mb->cmdline));
+		plat_cmdline_set(skip_path((const char *)(uintptr_t)mb->cmdline), (size_t)-1);
 	if (mb->flags & (1u << 6)) {
 		uintptr_t p = mb->mmap_addr, end = p + mb->mmap_length;
 		while (p < end && bi->nram < X86_MAX_MEMMAP) {

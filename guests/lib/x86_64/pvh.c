@@ -21,7 +21,7 @@ void x86_pvh_parse(uint32_t addr)
 	if (si->magic != HVM_START_MAGIC)
 		return;
 	if (si->cmdline_paddr)
-		x86_cmdline_set((const char *)(uintptr_t)si->cmdline_paddr);
+		plat_cmdline_set((const char *)(uintptr_t)si->cmdline_paddr, (size_t)-1);
 	if (si->version < 1 || !si->memmap_paddr)
 		return;
 	const struct hvm_memmap_entry *e = (const void *)(uintptr_t)si->memmap_paddr;

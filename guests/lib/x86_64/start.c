@@ -30,11 +30,11 @@ void x86_boot(uint32_t kind, uint32_t info)
 	x86_cpu_init();
 	x86_mem_protect();
 	xt_run_unprivileged(run_main, 0);
-	x86_print("XT ERROR ");
-	x86_print_run();
-	x86_print(" msg=\"xt_main returned\"\nXT END ");
-	x86_print_run();
-	x86_print(" status=fail\n");
+	plat_print("XT ERROR ");
+	plat_print_run();
+	plat_print(" msg=\"xt_main returned\"\nXT END ");
+	plat_print_run();
+	plat_print(" status=fail\n");
 	x86_exit_now(1);
 }
 

@@ -13,38 +13,20 @@
  *   gate   the ring-3 -> ring-0 -> ring-3 round trip of `pio` without the port access:
  *          no exit on VMX/SVM (the baseline to subtract from pio), emulated on kvm-pvm.
  */
-#include "platform.h"
-#include "x86.h"
+#include "plat_arch.h"
 
 enum { PIO, MMIO, CPUID, GATE, NKINDS };
 #define MMIO_ADDR 0xe0000000ull
 
-static const char *const names[NKINDS] = { "pio", "mmio", "cpuid", "gate" };
+const char plat_trap_names[] = "pio,mmio,cpuid,gate";  /* in enum order (plat_trap.c) */
 
-const char *xt_trap_kinds(void)
+bool plat_trap_available(int kind)
 {
-	return "pio,mmio,cpuid,gate";
-}
-
-static bool streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
-int xt_trap_kind(const char *name)
-{
-	for (int k = 0; k < NKINDS; k++) {
-		if (!streq(name, names[k]))
-			continue;
-		if (k == MMIO)
-			for (unsigned i = 0; i < x86_boot_info.nram; i++)
-				if (MMIO_ADDR - x86_boot_info.ram[i].base < x86_boot_info.ram[i].size)
-					return -1;      /* RAM there: would not exit */
-		return k;
-	}
-	return -1;
+	if (kind == MMIO)
+		for (unsigned i = 0; i < x86_boot_info.nram; i++)
+			if (MMIO_ADDR - x86_boot_info.ram[i].base < x86_boot_info.ram[i].size)
+				return false;   /* RAM there: would not exit */
+	return kind < NKINDS;
 }
 
 long x86_trap_ring0(long kind)

@@ -16,7 +16,7 @@ static uint64_t detect_hz(void)
 {
 	uint64_t hz;
 	uint32_t r[4];
-	if (x86_param_u64("freq_hz", &hz))
+	if (plat_param_u64("freq_hz", &hz))
 		return hz;
 	if ((hz = x86_xen_tsc_hz()))                    /* Xen's time leaf: the guest TSC rate */
 		return hz;

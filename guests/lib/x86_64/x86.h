@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include "plat.h"
 
 /* ud2 gate numbers (x86_syscall). */
 enum { X86_SYS_WRITE = 1, X86_SYS_EXIT, X86_SYS_TIMER };
@@ -88,15 +89,8 @@ struct x86_bootinfo {
 	struct x86_mem_range ram[X86_MAX_MEMMAP];
 };
 extern struct x86_bootinfo x86_boot_info;
-void x86_cmdline_set(const char *s);
 void x86_pvh_parse(uint32_t start_info);
 void x86_multiboot_parse(uint32_t mbi);
-
-/* cmdline.c: value of key in the cmdline as an unsigned number (decimal or 0x hex).
- * Returns false when the key is absent or its value is not a number. */
-bool x86_param_u64(const char *key, uint64_t *out);
-/* Copies the value of key (at most cap-1 bytes) into buf; false when absent. */
-bool x86_param_str(const char *key, char *buf, size_t cap);
 
 /* Devices. */
 void x86_uart_init(void);
@@ -110,8 +104,6 @@ void x86_console_flush(void);
 uint32_t x86_xen_base(void);
 bool x86_xen_init(void);
 long x86_xen_hypercall(unsigned nr, long a0, long a1);
-bool x86_xen_get_param(uint32_t index, uint64_t *value);
-void x86_xen_notify(uint32_t port);
 void x86_xen_shutdown(void);
 uint64_t x86_xen_tsc_hz(void);
 bool x86_xencons_init(void);
@@ -123,11 +115,6 @@ bool x86_lapic_timer_arm(uint64_t deadline, x86_timer_fn handler);
 x86_timer_fn x86_lapic_timer_irq(uint64_t now);
 long x86_trap_ring0(long kind);     /* trap.c, from the ring-0 gate */
 
-/* report.c: console output for the platform's own reports (works in ring 0 and 3). */
-void x86_print(const char *s);
-void x86_print_u64(uint64_t v, unsigned base);
-void x86_print_run(void);          /* "run=<id>" */
-void x86_fail_param(const char *key, const char *msg) __attribute__((noreturn));
 
 /* cpu.c / idt.c / mem.c */
 void x86_cpu_init(void);

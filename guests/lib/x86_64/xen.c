@@ -1,18 +1,14 @@
 /* xen.c - running as a Xen PVH domU: detection (CPUID leaves 0x40000000 + 0x100*k),
  * the hypercall page (CPUID base+2 names the MSR; Xen fills the page we hand it with
- * vmcall/vmmcall stubs, 32 bytes per hypercall), HVM parameters, event channel kicks,
+ * vmcall/vmmcall stubs, 32 bytes per hypercall; HVM parameters and event channel kicks
+ * use it from plat/plat_xen.c),
  * SCHEDOP_shutdown and the TSC frequency Xen gives the guest (CPUID base+3, sub-leaf 0,
  * ECX in kHz). Ring 0 only, like every other privileged part of the platform. */
 #include "x86.h"
 
 #define HYPERVISOR_sched_op         29
-#define HYPERVISOR_event_channel_op 32
-#define HYPERVISOR_hvm_op           34
-#define HVMOP_get_param             1
-#define EVTCHNOP_send               4
 #define SCHEDOP_shutdown            2
 #define SHUTDOWN_poweroff           0
-#define DOMID_SELF                  0x7ff0
 
 static uint32_t xen_base;                       /* CPUID base leaf, 0 when not on Xen */
 static char hypercall_page[4096] __attribute__((aligned(4096)));
@@ -63,23 +59,6 @@ long x86_xen_hypercall(unsigned nr, long a0, long a1)
 			 : [entry] "r"(hypercall_page + nr * 32)
 			 : "memory", "rcx", "rdx", "r8", "r9", "r10", "r11");
 	return ret;
-}
-
-struct xen_hvm_param { uint16_t domid, pad; uint32_t index; uint64_t value; };
-
-bool x86_xen_get_param(uint32_t index, uint64_t *value)
-{
-	struct xen_hvm_param p = { .domid = DOMID_SELF, .index = index };
-	if (x86_xen_hypercall(HYPERVISOR_hvm_op, HVMOP_get_param, (long)&p) != 0)
-		return false;
-	*value = p.value;
-	return true;
-}
-
-void x86_xen_notify(uint32_t port)
-{
-	uint32_t send = port;
-	x86_xen_hypercall(HYPERVISOR_event_channel_op, EVTCHNOP_send, (long)&send);
 }
 
 void x86_xen_shutdown(void)

@@ -2,10 +2,12 @@
 architecture, so nothing host-wide changes (no `dpkg --add-architecture`, no host
 package lists touched; works without root).
 
+Used by the image builds (linux_rt.py) and the Xen lab (xtalk.lab.recipe).
 Layout under <cache>/apt-<arch>/: sources copied from the host's /etc/apt (sources.list
 and sources.list.d/*.list|*.sources), lists/, an empty dpkg status. Debs are downloaded
-with `apt-get download` into <cache>/debs/<arch>/ and unpacked once with `dpkg-deb -x`
-into <cache>/debs/<arch>/x/<deb name>/. The lists are refreshed (`apt-get update`) when
+with `apt-get download` into <cache>/debs/<arch>/ and either unpacked once each with
+`dpkg-deb -x` into <cache>/debs/<arch>/x/<deb name>/ (fetch) or together into a
+caller's root (extract). The lists are refreshed (`apt-get update`) when
 missing, older than XTALK_APT_MAX_AGE_DAYS (default 7), or on request.
 Caveat: the host's sources must serve the architecture (Debian's mirrors serve arm64;
 an Ubuntu host would need ports.ubuntu.com for arm64).
@@ -22,7 +24,8 @@ from pathlib import Path
 
 from ..errors import InfrastructureError
 
-DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
+# xtalk's / the kernel's architecture names (and Debian's own) -> Debian's
+DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "amd64": "amd64"}
 
 
 @dataclass(frozen=True)
@@ -139,32 +142,66 @@ class PrivateApt:
                                                  fields["Filename"], fields.get("SHA256", ""), deps)
         return out
 
-    def fetch(self, pkgs: list[Package]) -> dict[str, Path]:
-        """Download (unless already cached) and unpack; returns name -> unpacked dir."""
+    def require(self, names: list[str]) -> dict[str, Package]:
+        """show(), failing for any name without a candidate."""
+        found = self.show(names)
+        missing = sorted(set(names) - set(found))
+        if missing:
+            raise InfrastructureError(f"no {self.deb_arch} package named {', '.join(missing)} in the apt sources")
+        return found
+
+    def closure(self, seeds: list[str], skip: set[str]) -> dict[str, Package]:
+        """seeds and everything they depend on (first alternative of each), minus skip."""
+        seen: dict[str, Package] = {}
+        level = sorted(set(seeds) - skip)
+        while level:
+            found = self.require(level)
+            seen.update(found)
+            level = sorted({d for p in found.values() for d in p.depends} - set(seen) - skip)
+        return seen
+
+    def kernel(self, meta_name: str) -> Package:
+        """The linux-image-<version> package a kernel metapackage (linux-image-amd64...) names."""
+        meta = self.require([meta_name])[meta_name]
+        real = next((d for d in meta.depends if d.startswith("linux-image-")), None)
+        if real is None:
+            raise InfrastructureError(f"{meta_name} ({self.deb_arch}) names no linux-image- package")
+        return self.require([real])[real]
+
+    def download(self, pkgs: list[Package]) -> list[Path]:
+        """The debs of pkgs, downloaded unless already cached."""
         missing = [p for p in pkgs if not (self.debs / p.deb_name).is_file()]
         if missing:
             self.log(f"apt: downloading {len(missing)} package(s): {' '.join(p.name for p in missing)}")
             self._run("apt-get", "-q", "download", *[f"{p.name}={p.version}" for p in missing], cwd=self.debs)
-        out = {}
-        for p in pkgs:
-            deb = self.debs / p.deb_name
+        debs = [self.debs / p.deb_name for p in pkgs]
+        for deb in debs:
             if not deb.is_file():
                 raise InfrastructureError(f"apt-get download did not produce {deb.name}")
+        return debs
+
+    def fetch(self, pkgs: list[Package]) -> dict[str, Path]:
+        """Download (unless already cached) and unpack; returns name -> unpacked dir."""
+        out = {}
+        for p, deb in zip(pkgs, self.download(pkgs)):
             dest = self.debs / "x" / deb.stem
             if not (dest / ".done").is_file():
                 shutil.rmtree(dest, ignore_errors=True)
-                subprocess.run(["dpkg-deb", "-x", str(deb), str(dest)], check=True)
+                _unpack(deb, dest)
                 (dest / ".done").touch()
             out[p.name] = dest
         return out
 
+    def extract(self, pkgs: list[Package], root: Path) -> None:
+        """Download (unless already cached) and unpack all of pkgs into one root."""
+        root.mkdir(parents=True, exist_ok=True)
+        for deb in self.download(pkgs):
+            _unpack(deb, root)
+
     def extract_member(self, pkg: Package, prefix: str, dest: Path) -> Path:
         """One file (the first whose path starts with prefix) from a deb, without unpacking
         the rest (the kernel package is ~70 MB of modules we do not need)."""
-        deb = self.debs / pkg.deb_name
-        if not deb.is_file():
-            self.log(f"apt: downloading {pkg.name} {pkg.version}")
-            self._run("apt-get", "-q", "download", f"{pkg.name}={pkg.version}", cwd=self.debs)
+        (deb,) = self.download([pkg])
         proc = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
         try:
             with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:   # streamed: stops at the file
@@ -176,3 +213,9 @@ class PrivateApt:
             proc.kill()
             proc.wait()
         raise InfrastructureError(f"{deb.name} has no file {prefix}*")
+
+
+def _unpack(deb: Path, dest: Path) -> None:
+    proc = subprocess.run(["dpkg-deb", "-x", str(deb), str(dest)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise InfrastructureError(f"dpkg-deb -x {deb.name} failed: {proc.stderr.strip()}")

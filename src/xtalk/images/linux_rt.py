@@ -178,15 +178,7 @@ def _sha256(path: Path) -> str:
 
 
 def kernel_package(apt: PrivateApt, recipe: dict, arch: str) -> Package:
-    meta_name = recipe["kernel"][arch]
-    meta = apt.show([meta_name]).get(meta_name)
-    if meta is None:
-        raise InfrastructureError(f"{NAME}: {meta_name} not found for {apt.deb_arch}")
-    real = next((d for d in meta.depends if d.startswith("linux-image-")), meta_name)
-    pkg = apt.show([real]).get(real)
-    if pkg is None:
-        raise InfrastructureError(f"{NAME}: {real} (from {meta_name}) not found")
-    return pkg
+    return apt.kernel(recipe["kernel"][arch])
 
 
 def _prune(arch: str, keep: Path) -> None:

@@ -23,10 +23,11 @@ from pathlib import Path
 
 from .. import artifacts
 from ..errors import InfrastructureError
-from .debs import CACHE, Apt, extract
+from ..images import cache_dir
+from ..images.apt import PrivateApt
 
-RECIPE_VERSION = "6"
-LAB_DIR = CACHE / "lab"
+RECIPE_VERSION = "7"
+LAB_DIR = cache_dir() / "lab"
 
 # Dom0 userland: Xen's tools and the libraries they need (apt's dependency closure,
 # without what a busybox dom0 does without), libc, busybox, dropbear.
@@ -177,28 +178,24 @@ def build(arch: str, log=print) -> LabImage:
     """Build (or find in the cache) the lab for arch; returns its directory."""
     r = recipe(arch)
     probe = artifacts.build(r.probe_target, r.probe_image)
-    apt = Apt(r.deb_arch)
+    apt = PrivateApt(r.deb_arch, cache_dir(), log)
     apt.update()
-    kernel_pkg = apt.depends(r.kernel_meta)
-    kernel_pkg = [d for d in kernel_pkg if d.startswith("linux-image-")][:1]
-    if not kernel_pkg:
-        raise InfrastructureError(f"{r.kernel_meta} ({r.deb_arch}) names no kernel package")
+    kernel = apt.kernel(r.kernel_meta)
     user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
-    versions = apt.candidates(user + [r.hypervisor_pkg, kernel_pkg[0]])
+    boot = [apt.require([r.hypervisor_pkg])[r.hypervisor_pkg], kernel]
+    versions = {p.name: p.version for p in [*user.values(), *boot]}
     digest = lab_hash(r, versions, probe)
     out = LAB_DIR / f"{r.arch}-{digest}"
     if (out / "lab.json").exists():
         return LabImage(r.arch, out)
     started = time.monotonic()
     log(f"building the {r.arch} Xen lab in {out}")
-    debs = apt.download(versions)
     LAB_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=LAB_DIR, prefix=f".build-{r.arch}-") as tmp:
         tmp = Path(tmp)
         stage, root = tmp / "stage", tmp / "root"
-        boot_debs = [d for d in debs if d.name.startswith((r.hypervisor_pkg, kernel_pkg[0]))]
-        extract(boot_debs, stage)
-        extract([d for d in debs if d not in boot_debs], root)
+        apt.extract(boot, stage)
+        apt.extract(list(user.values()), root)
         files = _install_boot(r, stage, tmp / "out")
         _populate(r, stage, root, probe, tmp / "out")
         _check_libraries(root)
@@ -206,7 +203,7 @@ def build(arch: str, log=print) -> LabImage:
         _cpio(root, initrd)
         files["initrd"] = initrd.name
         info = {"arch": r.arch, "hash": digest, "recipe": RECIPE_VERSION, "packages": versions,
-                "kernel_package": kernel_pkg[0], "files": files,
+                "kernel_package": kernel.name, "files": files,
                 "probe_image": PROBE_DIR + "/" + Path(r.probe_image).name,
                 "probe_sha256": artifacts.file_hash(probe),
                 "xen_version": versions[r.hypervisor_pkg], "built_s": round(time.monotonic() - started, 1)}

@@ -1,16 +1,16 @@
-/* cmdline.c - the parameter string (copied out of the boot information) and lookups
- * of the few keys the platform itself consumes: run (for fault reports), freq_hz,
- * llc_bytes, ring_gpa, ring_bytes. Everything else is parsed by guests/lib. */
-#include "platform.h"
-#include "x86.h"
+/* plat_cmdline.c - the platform's copy of the parameter string (handed over by the
+ * boot code: /chosen/bootargs, the PVH start info, multiboot) and lookups of the few keys
+ * the platform itself reads: run (for fault reports), ring_gpa, ring_bytes, freq_hz,
+ * llc_bytes. Everything else is parsed by guests/lib. */
+#include "plat_arch.h"
 
 static char cmdline[8192];          /* guests/lib reports lines over its own limit */
 
-void x86_cmdline_set(const char *s)
+void plat_cmdline_set(const char *s, size_t max)
 {
 	size_t i = 0;
 	if (s)
-		for (; i < sizeof cmdline - 1 && s[i]; i++)
+		for (; i < max && i < sizeof cmdline - 1 && s[i]; i++)
 			cmdline[i] = s[i];
 	cmdline[i] = 0;
 }
@@ -35,7 +35,7 @@ static const char *find(const char *key)
 	return NULL;
 }
 
-bool x86_param_str(const char *key, char *buf, size_t cap)
+bool plat_param_str(const char *key, char *buf, size_t cap)
 {
 	const char *v = find(key);
 	size_t n = 0;
@@ -49,7 +49,7 @@ bool x86_param_str(const char *key, char *buf, size_t cap)
 	return true;
 }
 
-bool x86_param_u64(const char *key, uint64_t *out)
+bool plat_param_u64(const char *key, uint64_t *out)
 {
 	const char *v = find(key);
 	uint64_t x = 0;
