@@ -162,7 +162,8 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
 
 def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_lab, tmp_path):
     arch = arm64_lab
-    spec, out = campaign(tmp_path, arch, duration=8, matrix='"measurer.params.size_kib" = [256, "lots", 128]')
+    # duration 20 s: the destroy below must find the measurer still running in a slow TCG lab
+    spec, out = campaign(tmp_path, arch, duration=20, matrix='"measurer.params.size_kib" = [256, "lots", 128]')
     proc = start("run", spec, "--out", out)
     try:
         # the first run's measurer: destroy it behind xtalk's back once it runs
