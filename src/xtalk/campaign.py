@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .backends.base import backend_class
 from .errors import InfrastructureError, SpecError, Problem
 from .host.metadata import host_facts
+from .host.shm import sweep_stale
 from .plan import RunPlan, plan
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
@@ -62,6 +63,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
                  resume: bool = False, console: Console | None = None) -> CampaignResult:
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
     cls = backend_class(spec.backend.kind)
+    sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
     ok, why = cls.accepts(host)
     if not ok:

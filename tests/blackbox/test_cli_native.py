@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -158,6 +159,7 @@ def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
         assert (campaign_dir(out) / "runs" / "same-core-r1" / "samples.bin").stat().st_size > 0
     res = xtalk("run", spec, "--out", out, "--resume", "--json")
     assert res.returncode == 0, res.stderr
+    assert not list(Path("/dev/shm").glob(f"xtalk-{proc.pid}-*"))  # the killed xtalk's ring is swept
     summary = json.loads(res.stdout)
     assert summary["skipped_resumed"] == ["solo-r1"]
     assert summary["runs"] == 4 and summary["passed"] == 4
