@@ -34,6 +34,7 @@ from qemu.qmp.legacy import QEMUMonitorProtocol
 from .. import artifacts
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
+from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, init_ring
 from .base import Backend, GuestHandle, register, workload_args
@@ -57,7 +58,6 @@ LINUX_RT = {
     "x86_64": {"machine": "pc", "console": "ttyS0", "ring_gpa": 0x8000000},
     "aarch64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
 }
-LINUX_RT_MIN_MIB = 256
 
 
 class QemuOptions(BaseModel):
@@ -75,8 +75,8 @@ class QemuOptions(BaseModel):
 
     @model_validator(mode="after")
     def _linux_memory(self):
-        if self.image == "linux-rt" and self.memory_mib < LINUX_RT_MIN_MIB:
-            raise ValueError(f"memory_mib must be >= {LINUX_RT_MIN_MIB} for image linux-rt")
+        if self.image == "linux-rt" and self.memory_mib < linux_rt.MIN_MEMORY_MIB:
+            raise ValueError(f"memory_mib must be >= {linux_rt.MIN_MEMORY_MIB} for image linux-rt")
         if self.image == "linux-rt" and self.ring_kib * 1024 > self.memory_mib << 18:
             raise ValueError("ring_kib must be at most a quarter of memory_mib for image linux-rt")
         return self
@@ -164,7 +164,6 @@ class QemuBackend(Backend):
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.image is None and self.linux:
-            from ..images import linux_rt
             self.image_info = linux_rt.build(self.opts.arch, log=lambda msg: None)
             self.image, self.initrd = self.image_info.kernel, self.image_info.initrd
         elif self.image is None:
@@ -180,8 +179,8 @@ class QemuBackend(Backend):
         self.workdir.mkdir(parents=True)
 
     def _linux_cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
-        """Kernel parameters, then the workload as xtalk.KEY=VALUE tokens (images/linux-rt/init)."""
-        kernel = [f"console={self.linux['console']}", "quiet", "panic=-1", "noirqdebug"]
+        """The ring fenced off from the kernel (memmap=/mem=), then linux_rt.guest_cmdline."""
+        kernel = []
         args = workload_args(guest, run) + [f"platform={(self.opts.machine or self.linux['machine']).split(',')[0]}"]
         if guest.role == "measurer":
             if self.opts.arch == "x86_64":
@@ -189,7 +188,7 @@ class QemuBackend(Backend):
             else:
                 kernel.append(f"mem={self.ring_gpa - self.arch['ram_base']}")
             args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_bytes}"]
-        return " ".join(kernel + [f"xtalk.{a}" for a in args])
+        return linux_rt.guest_cmdline(self.linux["console"], args, tuple(kernel))
 
     def _cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
         if self.linux:
@@ -332,8 +331,5 @@ class QemuBackend(Backend):
                 "image_sha256": artifacts.file_hash(self.image) if self.image else None,
                 "host_tsc_hz": self.freq_hz, "ring_gpa": hex(self.ring_gpa)}
         if self.image_info is not None:
-            info = self.image_info
-            meta.update(image_hash=info.hash, initrd=str(info.initrd), image_cached=info.cached,
-                        image_kernel=info.manifest["inputs"]["kernel"],
-                        image_packages={n: p["version"] for n, p in info.manifest["inputs"]["packages"].items()})
+            meta.update(self.image_info.metadata())
         return meta

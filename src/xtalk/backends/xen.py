@@ -1,14 +1,15 @@
-"""The `xen` backend: every guest is a Xen domU (the probe image as a PVH kernel), driven
-with `xl` in dom0 through an executor: local (xtalk runs in dom0), ssh (a board's dom0)
-or lab (Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh).
+"""The `xen` backend: every guest is a Xen domU (the probe image, or Debian's PREEMPT_RT
+kernel with xtalk's initramfs: xen_images.py), driven with `xl` in dom0 through an
+executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab (Xen + dom0 booted
+under QEMU by `xtalk lab start xen`, reached over ssh).
 
 Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
 key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
 pool, scheduler parameters, extra xl keys), each domain is created paused
 (`xl create -p`), pinned (`xl vcpu-pin`, verified with `xl vcpu-list`) and unpaused in the
 runner's start order; pause/resume are `xl pause/unpause`. A scheduler or pool asked
-for gets a cpupool of its own holding the run's pCPUs, given back afterwards. A
-scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
+for gets a cpupool of its own holding the run's pCPUs, given back afterwards
+(xen_pools.py). A scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
 empty cpupool) is an error before any domain exists.
 
 Console: xenconsoled logs each guest to /var/log/xen/console/guest-<name>.log; a
@@ -31,16 +32,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .. import artifacts
 from ..errors import InfrastructureError, Problem, SpecError
+from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
-from .base import Backend, GuestHandle, register, workload_args
+from .base import Backend, GuestHandle, register
 from .executors import Executor, LabLock, LocalExecutor, SshExecutor
 from .xen_console import DomainWatcher, GuestConsole
+from .xen_images import PROBE_IMAGES, DomainImage
+from .xen_pools import CpuPools
 from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
                      parse_xl_info, parse_xl_list, schedulers_from_config)
-IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
-          "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
 MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
@@ -65,6 +66,8 @@ class XenBackend(Backend):
             problems.append(("ssh_host", "executor = \"ssh\" needs ssh_host"))
         if opts.executor != "ssh" and opts.ssh_host:
             problems.append(("ssh_host", f"only used with executor = \"ssh\" (executor is {opts.executor!r})"))
+        if opts.image == "linux-rt" and opts.memory < linux_rt.MIN_MEMORY_MIB:
+            problems.append(("memory_mib", f"must be >= {linux_rt.MIN_MEMORY_MIB} for image linux-rt"))
         if (opts.rtds_period_us is None) != (opts.rtds_budget_us is None):
             problems.append(("rtds_budget_us", "give rtds_period_us and rtds_budget_us together"))
         elif opts.rtds_period_us is not None and opts.rtds_budget_us > opts.rtds_period_us:
@@ -98,9 +101,8 @@ class XenBackend(Backend):
         self.run_opts = self.opts
         self.run_dir: Path | None = None
         self.run_meta: dict = {}
-        self.pool: str | None = None
-        self.pool_created = False
-        self.saved_pool_params: dict = {}
+        self.pools = CpuPools(self._xl, self.info.get("xen_scheduler"))
+        self.image = DomainImage(self.opts.image, self.arch)
         self.domains: dict[str, dict] = {}
         self.watcher: DomainWatcher | None = None
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r0"
@@ -156,7 +158,7 @@ class XenBackend(Backend):
         machine = MACHINE_ARCH.get(self.info.get("machine", ""), self.info.get("machine"))
         if self.opts.arch and machine != self.opts.arch:
             raise InfrastructureError(f"backend.arch is {self.opts.arch} but dom0 runs on {machine}")
-        if machine not in IMAGES:
+        if machine not in PROBE_IMAGES:
             raise InfrastructureError(f"no probe image for a Xen host of machine {machine!r}")
         self.arch = machine
         self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
@@ -227,7 +229,7 @@ class XenBackend(Backend):
         except ValidationError as err:
             e = err.errors()[0]
             raise SpecError("backend", [Problem("backend." + ".".join(map(str, e["loc"])), e["msg"])]) from None
-        for key in ("executor", "ssh_host", "ssh_port", "arch"):
+        for key in ("executor", "ssh_host", "ssh_port", "arch", "image"):
             if getattr(opts, key) != getattr(self.opts, key):
                 raise SpecError("backend", [Problem(f"backend.{key}", "cannot vary between runs of a campaign")])
         self._check_scheduler(opts, "backend.scheduler")
@@ -237,99 +239,17 @@ class XenBackend(Backend):
             raise SpecError("backend", [Problem("cpus", f"pCPU(s) {bad} do not exist: this Xen has "
                                                          f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
         self.run_opts = opts
-        self.executor.run(["mkdir", "-p", f"{WORK_DIR}/images"]).check()
-        self.kernel = self._upload_image()
-        self._setup_pool(run, opts)
+        self.executor.run(["mkdir", "-p", WORK_DIR]).check()
+        self.image.upload(self.executor, self._run)
+        pools = self.pools.setup(sorted({c for g in run.guests for c in g.cpus}), opts)
+        self.run_meta["pool"] = pools["pool"]
+        self.run_meta["sched"]["pool_params"] = pools["pool_params"]
+        if "moved_cpus" in pools:
+            self.run_meta["moved_cpus"] = pools["moved_cpus"]
         self.watcher = DomainWatcher(self.executor)
-
-    def _upload_image(self) -> str:
-        target, rel = IMAGES[self.arch]
-        local = artifacts.build(target, rel)
-        digest = artifacts.file_hash(local)
-        remote = f"{WORK_DIR}/images/{digest[:16]}-{local.name}"
-        have = self._run(["sha256sum", remote])
-        if not (have.ok and have.stdout.split()[:1] == [digest]):
-            self.executor.put(remote, local.read_bytes())
-            have = self.executor.run(["sha256sum", remote]).check()
-            if have.stdout.split()[:1] != [digest]:
-                raise InfrastructureError(f"uploading {local.name} to dom0 corrupted it")
-        self.image_info = {"image": str(local), "image_sha256": digest, "dom0_path": remote}
-        return remote
-
-    def _pool_of_cpus(self) -> dict[int, str]:
-        owner = {}
-        for line in self._xl("cpupool-list", "-c").stdout.splitlines()[1:]:
-            parts = line.split()
-            if len(parts) >= 2:
-                for c in expand_cpus(parts[1]) or set():
-                    owner[c] = parts[0]
-        return owner
-
-    def _setup_pool(self, run: RunPlan, opts: XenOptions) -> None:
-        self.pool, self.pool_created = None, False
-        cpus = sorted({c for g in run.guests for c in g.cpus})
-        if opts.scheduler or opts.cpupool:
-            self.pool = opts.cpupool or f"{opts.name_prefix}-{os.getpid()}"
-            sched = opts.scheduler or self.info.get("xen_scheduler", "credit2")
-            pools = self._xl("cpupool-list").stdout
-            if not any(line.split()[:1] == [self.pool] for line in pools.splitlines()[1:]):
-                self._xl("cpupool-create", f'name="{self.pool}"', f'sched="{sched}"')
-                self.pool_created = True
-            owner = self._pool_of_cpus()
-            for cpu in cpus:
-                if owner.get(cpu) != self.pool:
-                    if owner.get(cpu):
-                        self._xl("cpupool-cpu-remove", owner[cpu], str(cpu))
-                    self._xl("cpupool-cpu-add", self.pool, str(cpu))
-                    self.run_meta.setdefault("moved_cpus", []).append({"cpu": cpu, "from": owner.get(cpu)})
-        pool = self.pool or self._pool_of_cpus().get(cpus[0], "Pool-0")
-        self.run_meta["pool"] = pool
-        self.pool_sched = self._pool_scheduler(pool) or self.info.get("xen_scheduler")
-        self._pool_params(pool, opts)
-
-    def _pool_params(self, pool: str, opts: XenOptions) -> None:
-        """Pool-wide scheduler settings: set what the run asks for, remember the old value."""
-        wanted = []
-        if opts.credit2_ratelimit_us is not None:
-            wanted.append(("sched-credit2", "-r", opts.credit2_ratelimit_us, r"ratelimit=(\d+)us"))
-        if opts.credit_ratelimit_us is not None:
-            wanted.append(("sched-credit", "-r", opts.credit_ratelimit_us, r"ratelimit=(\d+)us"))
-        if opts.credit_tslice_ms is not None:
-            wanted.append(("sched-credit", "-t", opts.credit_tslice_ms, r"tslice=(\d+)ms"))
-        for cmd, flag, value, pattern in wanted:
-            current = self._xl(cmd, "-s", "-p", pool).stdout
-            m = re.search(pattern, current)
-            if m and (pool, cmd, flag) not in self.saved_pool_params and not self.pool_created:
-                self.saved_pool_params[(pool, cmd, flag)] = m[1]
-            self._xl(cmd, "-s", "-p", pool, flag, str(value))
-        self.run_meta["sched"]["pool_params"] = self._sched_state(pool)
-
-    def _sched_state(self, pool: str) -> dict:
-        sched = self._pool_scheduler(pool)
-        out = {"pool": pool, "scheduler": sched}
-        if sched in ("credit", "credit2", "rtds"):
-            out["pool_params"] = self._xl(f"sched-{sched}", "-s", "-p", pool, check=False).stdout.strip()
-        return out
-
-    def _pool_scheduler(self, pool: str) -> str | None:
-        text = self._xl("cpupool-list", pool, check=False).stdout
-        for line in text.splitlines()[1:]:
-            parts = line.split()
-            if parts and parts[0] == pool and len(parts) >= 3:
-                return parts[2]
-        return None
 
     def _domain_name(self, guest: GuestPlan) -> str:
         return f"{self.token}-{guest.name}"
-
-    def _cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
-        args = workload_args(guest, run)
-        freq = self.run_opts.freq_hz or self.tsc_hz
-        if freq and not any(a.startswith("freq_hz=") for a in args):
-            args.append(f"freq_hz={freq}")
-        if guest.role == "measurer" and not any(a.startswith("buffer_slots=") for a in args):
-            args.append(f"buffer_slots={self.run_opts.buffer_slots}")
-        return " ".join(args)
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         """Create paused, pin, set scheduler parameters, unpause: one round trip to dom0.
@@ -338,8 +258,8 @@ class XenBackend(Backend):
         seconds in the lab); pause/resume/stop of that guest wait for its creation."""
         name = self._domain_name(guest)
         try:
-            config = domain_config(name, self.kernel, self._cmdline(guest, run), self.run_opts, guest.cpus,
-                                   self.pool)
+            config = domain_config(name, self.image.kernel, self.image.cmdline(guest, run, self.run_opts, self.tsc_hz),
+                                   self.run_opts, guest.cpus, self.pools.pool, self.image.ramdisk)
         except ValueError as err:
             raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
         state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,
@@ -379,7 +299,7 @@ class XenBackend(Backend):
         soft = cpu_list(opts.soft_affinity) if opts.soft_affinity else "-"
         commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["rm", "-f", state["log"]],
                     ["xl", "create", "-p", cfg_path], ["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]]
-        commands += self._sched_commands(name, opts)
+        commands += self.pools.domain_commands(name, opts)
         commands += [["xl", "vcpu-list", name], ["xl", "list", name]]
         if not paused:
             commands.append(["xl", "unpause", name])
@@ -401,37 +321,14 @@ class XenBackend(Backend):
                 raise InfrastructureError(f"{name}: vCPU {v['vcpu']} hard affinity {v['hard_affinity']} "
                                           f"is not {cpu_list(guest.cpus)}")
         domid = parse_xl_list(by_cmd[("xl", "list")].stdout).get(name, {}).get("id")
-        sched = next((r.stdout.strip() for r in results if r.argv == ["xl", f"sched-{self.pool_sched}", "-d", name]),
-                     None)
+        sched = next((r.stdout.strip() for r in results
+                      if r.argv == ["xl", f"sched-{self.pools.scheduler}", "-d", name]), None)
         self.run_meta["vcpu_list"] += vcpus
         facts = {"domain": name, "domid": domid, "start_s": round(start_s, 3), "running_host_ns": running_ns,
                  "affinity": list(guest.cpus), "vcpus": vcpus, "pool": self.run_meta.get("pool"),
-                 "scheduler": self.pool_sched, "sched_params": sched, "config": state["config"]}
+                 "scheduler": self.pools.scheduler, "sched_params": sched, "config": state["config"]}
         handle.facts.update(facts)
         self.run_meta["domains"][guest.name] = facts
-
-    def _sched_commands(self, name: str, opts: XenOptions) -> list[list[str]]:
-        sched, cmds = self.pool_sched, []
-        if sched == "credit2" and (opts.credit2_weight is not None or opts.credit2_cap is not None):
-            args = ["-d", name]
-            if opts.credit2_weight is not None:
-                args += ["-w", str(opts.credit2_weight)]
-            if opts.credit2_cap is not None:
-                args += ["-c", str(opts.credit2_cap)]
-            cmds.append(["xl", "sched-credit2", *args])
-        if sched == "credit" and (opts.credit_weight is not None or opts.credit_cap is not None):
-            args = ["-d", name]
-            if opts.credit_weight is not None:
-                args += ["-w", str(opts.credit_weight)]
-            if opts.credit_cap is not None:
-                args += ["-c", str(opts.credit_cap)]
-            cmds.append(["xl", "sched-credit", *args])
-        if sched == "rtds" and opts.rtds_period_us is not None:
-            cmds.append(["xl", "sched-rtds", "-d", name, "-v", "all", "-p", str(opts.rtds_period_us),
-                         "-b", str(opts.rtds_budget_us)])
-        if sched in ("credit", "credit2", "rtds"):
-            cmds.append(["xl", f"sched-{sched}", "-d", name])  # the parameters in force, for the record
-        return cmds
 
     def pause(self, handle: GuestHandle) -> None:
         self._wait_created(handle)
@@ -513,29 +410,11 @@ class XenBackend(Backend):
                     state["console"].close()
                     state["console"].close_read()
                 self.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"])
-            self._teardown_pool()
+            self.pools.teardown()
             self.run_meta["dmesg_tail"] = self._xl("dmesg", check=False).stdout.splitlines()[-40:]
             self.run_meta["cpupools"] = self._xl("cpupool-list", "-c", check=False).stdout.strip()
         except Exception as err:  # noqa: BLE001 - recorded; the runner goes on
             self.run_meta["cleanup_error"] = str(err)
-
-    def _teardown_pool(self) -> None:
-        for (pool, cmd, flag), value in list(self.saved_pool_params.items()):
-            self._xl(cmd, "-s", "-p", pool, flag, value, check=False)
-        self.saved_pool_params.clear()
-        if self.pool and self.pool_created:
-            home = {m["cpu"]: m["from"] for m in self.run_meta.get("moved_cpus", []) if m["from"]}
-            for cpu, name in self._pool_of_cpus().items():
-                if name == self.pool:
-                    self._xl("cpupool-cpu-remove", self.pool, str(cpu), check=False)
-                    self._xl("cpupool-cpu-add", home.get(cpu, "Pool-0"), str(cpu), check=False)
-            self._xl("cpupool-destroy", self.pool, check=False)
-        elif self.pool:
-            for moved in self.run_meta.get("moved_cpus", []):
-                if moved["from"]:
-                    self._xl("cpupool-cpu-remove", self.pool, str(moved["cpu"]), check=False)
-                    self._xl("cpupool-cpu-add", moved["from"], str(moved["cpu"]), check=False)
-        self.pool, self.pool_created = None, False
 
     def metadata(self) -> dict:
         return {
@@ -544,5 +423,5 @@ class XenBackend(Backend):
             "schedulers_available": self.schedulers, "schedulers_source": self.sched_source,
             "xl_info": self.info, "nr_cpus": self.nr_cpus, "tsc_hz_from_dmesg": self.tsc_hz,
             "options": json.loads(self.run_opts.model_dump_json()),
-            **getattr(self, "image_info", {}), **self.run_meta,
+            **self.image.info, **self.run_meta,
         }

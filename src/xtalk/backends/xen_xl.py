@@ -11,8 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEDULERS = ("credit", "credit2", "rtds", "null", "arinc653")
 XL_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-OWN_KEYS = {"name", "type", "kernel", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
+OWN_KEYS = {"name", "type", "kernel", "ramdisk", "cmdline", "extra", "memory", "maxmem", "vcpus", "maxvcpus", "cpus",
             "cpus_soft", "pool", "weight", "cap", "on_poweroff", "on_reboot", "on_crash"}
+
+# per image: a probe domU is small; a Linux-RT one needs room for the kernel and initramfs
+DEFAULTS = {"probe": {"memory_mib": 64, "buffer_slots": 8192},
+            "linux-rt": {"memory_mib": 256, "buffer_slots": 65536}}
 
 XlValue = int | float | str | bool | list[int | float | str]
 
@@ -27,7 +31,10 @@ class XenOptions(BaseModel):
     ssh_known_hosts: str | None = Field(default=None, description="known_hosts file (default: ~/.ssh/known_hosts)")
     arch: Literal["arm64", "x86_64"] | None = Field(
         default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
-    memory_mib: int = Field(default=64, ge=16, le=65536, description="memory of each domU")
+    image: Literal["probe", "linux-rt"] = Field(
+        default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
+    memory_mib: int | None = Field(default=None, ge=16, le=65536,
+                                   description="memory of each domU (default 64 for probe, 256 for linux-rt)")
     vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
     scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
         default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
@@ -44,11 +51,19 @@ class XenOptions(BaseModel):
     rtds_budget_us: int | None = Field(default=None, ge=10, le=10_000_000)
     soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
     llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
-    buffer_slots: int = Field(default=8192, ge=16, le=1 << 22,
-                              description="samples the measurer buffers and prints after its window")
+    buffer_slots: int | None = Field(default=None, ge=16, le=1 << 22, description=(
+        "samples the measurer buffers and prints after its window (default 8192 for probe, 65536 for linux-rt)"))
     freq_hz: int | None = Field(default=None, ge=1, description="counter frequency override for the guests")
     xl_extra: dict[str, XlValue] = Field(default_factory=dict, description="extra xl.cfg keys for every domU")
     name_prefix: str = Field(default="xtalk", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")
+
+    @property
+    def memory(self) -> int:
+        return self.memory_mib or DEFAULTS[self.image]["memory_mib"]
+
+    @property
+    def slots(self) -> int:
+        return self.buffer_slots or DEFAULTS[self.image]["buffer_slots"]
 
     @field_validator("xl_extra")
     @classmethod
@@ -82,13 +97,17 @@ def cpu_list(cpus) -> str:
     return ",".join(str(c) for c in cpus)
 
 
-def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None) -> str:
+def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None,
+                  ramdisk: str | None = None) -> str:
     """The xl.cfg text of one guest (pure; unit-tested)."""
     for token in cmdline.split():
         xl_literal(token)
-    lines = {
-        "name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel), "cmdline": xl_literal(cmdline),
-        "memory": str(opts.memory_mib), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
+    lines = {"name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel)}
+    if ramdisk:
+        lines["ramdisk"] = xl_literal(ramdisk)
+    lines |= {
+        "cmdline": xl_literal(cmdline),
+        "memory": str(opts.memory), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
         # preserved so poll_exit can tell poweroff from crash; stop() destroys them
         "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
     }

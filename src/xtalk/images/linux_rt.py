@@ -28,6 +28,8 @@ TRIPLET = {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu"}
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
 MAX_DEPTH = 4
 KEEP_BUILDS = 3  # per arch: older builds are removed from the cache after a new one
+MIN_MEMORY_MIB = 256  # RAM a Linux-RT guest needs (kernel + the uncompressed initramfs)
+KERNEL_PARAMS = ("quiet", "panic=-1", "noirqdebug")
 BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py")
 
 
@@ -42,6 +44,18 @@ class Image:
     cached: bool
     seconds: float
     manifest: dict = field(repr=False)
+
+    def metadata(self) -> dict:
+        """What a run's metadata says of the guest image."""
+        return {"image_hash": self.hash, "initrd": str(self.initrd), "image_cached": self.cached,
+                "image_kernel": self.manifest["inputs"]["kernel"],
+                "image_packages": {n: p["version"] for n, p in self.manifest["inputs"]["packages"].items()}}
+
+
+def guest_cmdline(console: str, args: list[str], kernel_extra: tuple[str, ...] = ()) -> str:
+    """The kernel command line of a Linux-RT guest: console, kernel parameters, then the
+    workload's key=value tokens as xtalk.KEY=VALUE (read by images/linux-rt/init)."""
+    return " ".join([f"console={console}", *KERNEL_PARAMS, *kernel_extra, *(f"xtalk.{a}" for a in args)])
 
 
 def recipe_dir() -> Path:

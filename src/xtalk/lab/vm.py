@@ -113,7 +113,7 @@ def qemu_argv(arch: str, img: LabImage, run_dir: Path, port: int, cpus: int, mem
                      "-device", f"loader,file={kernel},addr={KERNEL_ADDR:#x},force-raw=on",
                      "-device", f"loader,file={initrd},addr={initrd_addr:#x},force-raw=on"]
         return argv
-    return ["qemu-system-x86_64", "-machine", "pc", "-cpu", "qemu64,+svm,+npt,+rdtscp,+invtsc", *common,
+    return ["qemu-system-x86_64", "-machine", "pc", "-cpu", "qemu64,+svm,+npt,-rdtscp,+invtsc", *common,
             "-device", "virtio-net-pci,netdev=n0",
             "-kernel", str(img.path("xen")), "-append", _xen_args(arch, cpus, dom0_mem),
             "-initrd", f"{img.path('kernel')} {DOM0_ARGS},{img.path('initrd')}"]

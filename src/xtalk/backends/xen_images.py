@@ -1,0 +1,83 @@
+"""What a xen domU boots: the kernel (and ramdisk) uploaded to dom0, and its command line.
+
+- probe: the freestanding probe guest as a PVH kernel (x86-64 PVH ELF, arm64 Image);
+  command line = the workload's key=value tokens plus the counter frequency.
+- linux-rt: Debian's PREEMPT_RT kernel + xtalk's initramfs (images.linux_rt, built and
+  cached on first use) as a PVH (x86-64) or arm64 domU with console hvc0; the workload
+  goes on the kernel command line as xtalk.KEY=VALUE. The bzImage is uploaded on x86
+  (8 MB; Xen's PVH loader unpacks it) rather than the 65 MB vmlinux QEMU boots.
+No shared memory with dom0 in either case: the measurer buffers its samples
+(buffer_slots) and prints them after its window.
+
+Files go to dom0 once per content: the remote name carries the sha256 and is checked
+after upload (dom0 keeps them in tmpfs /run/xtalk/images until it reboots).
+Caveat (lab): Xen's SVM emulation under QEMU TCG lacks NRIP, so the lab's x86 CPU model
+has no RDTSCP (Linux would otherwise crash at its first RDTSCP).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from .. import artifacts
+from ..errors import InfrastructureError
+from ..images import linux_rt
+from ..plan import GuestPlan, RunPlan
+from .base import workload_args
+from .xen_xl import XenOptions
+
+PROBE_IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
+                "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
+LINUX_ARCH = {"arm64": "aarch64", "x86_64": "x86_64"}
+IMAGE_DIR = "/run/xtalk/images"
+
+
+def upload(executor, run: Callable, local: Path) -> tuple[str, str]:
+    """Put local into dom0 unless a file of the same content is there; (remote path, sha256)."""
+    digest = artifacts.file_hash(local)
+    remote = f"{IMAGE_DIR}/{digest[:16]}-{local.name}"
+    have = run(["sha256sum", remote])
+    if not (have.ok and have.stdout.split()[:1] == [digest]):
+        executor.run(["mkdir", "-p", IMAGE_DIR]).check()
+        executor.put(remote, local.read_bytes())
+        have = executor.run(["sha256sum", remote]).check()
+        if have.stdout.split()[:1] != [digest]:
+            raise InfrastructureError(f"uploading {local.name} to dom0 corrupted it")
+    return remote, digest
+
+
+class DomainImage:
+    """The image of a campaign's domUs on one dom0 (the same for every run)."""
+
+    def __init__(self, kind: str, arch: str):
+        self.kind, self.arch = kind, arch
+        self.kernel: str | None = None
+        self.ramdisk: str | None = None
+        self.info: dict = {}
+
+    def upload(self, executor, run: Callable) -> None:
+        if self.kernel is not None:
+            return
+        if self.kind == "linux-rt":
+            image = linux_rt.build(LINUX_ARCH[self.arch], log=lambda msg: None)
+            self.kernel, digest = upload(executor, run, image.dir / "vmlinuz")
+            self.ramdisk, _ = upload(executor, run, image.initrd)
+            self.info = {"image": str(image.dir / "vmlinuz"), "image_sha256": digest, "dom0_path": self.kernel,
+                         "dom0_ramdisk": self.ramdisk, **image.metadata()}
+        else:
+            target, rel = PROBE_IMAGES[self.arch]
+            local = artifacts.build(target, rel)
+            self.kernel, digest = upload(executor, run, local)
+            self.info = {"image": str(local), "image_sha256": digest, "dom0_path": self.kernel}
+        self.info["image_kind"] = self.kind
+
+    def cmdline(self, guest: GuestPlan, run: RunPlan, opts: XenOptions, tsc_hz: int | None) -> str:
+        args = workload_args(guest, run)
+        if guest.role == "measurer" and not any(a.startswith("buffer_slots=") for a in args):
+            args.append(f"buffer_slots={opts.slots}")
+        if self.kind == "linux-rt":
+            return linux_rt.guest_cmdline("hvc0", args + ["platform=xen"])
+        freq = opts.freq_hz or tsc_hz
+        if freq and not any(a.startswith("freq_hz=") for a in args):
+            args.append(f"freq_hz={freq}")
+        return " ".join(args)

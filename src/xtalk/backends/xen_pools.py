@@ -1,0 +1,129 @@
+"""Cpupools and scheduler parameters for the xen backend, through `xl`.
+
+A run that asks for a scheduler or a named cpupool gets a pool holding the run's pCPUs
+(created when missing; the pCPUs moved in from where they were); pool-wide settings
+(credit2/credit rate limit, credit time slice) are set and their old values remembered.
+teardown() gives everything back: old values, pCPUs to their pools, created pools destroyed.
+Per-domain parameters (weight, cap, RTDS period/budget) are xl commands run right after
+`xl create -p`, followed by a read-back of the values in force for the run's record.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Callable
+
+from .xen_xl import XenOptions, expand_cpus
+
+PARAMETRISED = ("credit", "credit2", "rtds")  # schedulers whose parameters xl can show and set
+
+
+class CpuPools:
+    def __init__(self, xl: Callable, default_scheduler: str | None):
+        self.xl = xl  # xl(*args, check=True, timeout=60) -> executors.Result
+        self.default_scheduler = default_scheduler or "credit2"
+        self.pool: str | None = None
+        self.created = False
+        self.scheduler: str | None = None
+        self.moved: list[dict] = []
+        self.saved: dict[tuple[str, str, str], str] = {}
+
+    def owners(self) -> dict[int, str]:
+        """pCPU -> the pool it is in."""
+        owner = {}
+        for line in self.xl("cpupool-list", "-c").stdout.splitlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 2:
+                for c in expand_cpus(parts[1]) or set():
+                    owner[c] = parts[0]
+        return owner
+
+    def scheduler_of(self, pool: str) -> str | None:
+        for line in self.xl("cpupool-list", pool, check=False).stdout.splitlines()[1:]:
+            parts = line.split()
+            if parts and parts[0] == pool and len(parts) >= 3:
+                return parts[2]
+        return None
+
+    def setup(self, cpus: list[int], opts: XenOptions) -> dict:
+        """The pool the run's guests go in (None: where their pCPUs already are); its record."""
+        self.pool, self.created, self.moved = None, False, []
+        if opts.scheduler or opts.cpupool:
+            self.pool = opts.cpupool or f"{opts.name_prefix}-{os.getpid()}"
+            pools = self.xl("cpupool-list").stdout
+            if not any(line.split()[:1] == [self.pool] for line in pools.splitlines()[1:]):
+                sched = opts.scheduler or self.default_scheduler
+                self.xl("cpupool-create", f'name="{self.pool}"', f'sched="{sched}"')
+                self.created = True
+            owner = self.owners()
+            for cpu in cpus:
+                if owner.get(cpu) != self.pool:
+                    if owner.get(cpu):
+                        self.xl("cpupool-cpu-remove", owner[cpu], str(cpu))
+                    self.xl("cpupool-cpu-add", self.pool, str(cpu))
+                    self.moved.append({"cpu": cpu, "from": owner.get(cpu)})
+        pool = self.pool or self.owners().get(cpus[0], "Pool-0")
+        self.scheduler = self.scheduler_of(pool) or self.default_scheduler
+        self._pool_params(pool, opts)
+        record = {"pool": pool, "pool_params": self.state(pool)}
+        if self.moved:
+            record["moved_cpus"] = list(self.moved)
+        return record
+
+    def _pool_params(self, pool: str, opts: XenOptions) -> None:
+        """Pool-wide scheduler settings: set what the run asks for, remember the old value."""
+        wanted = []
+        if opts.credit2_ratelimit_us is not None:
+            wanted.append(("sched-credit2", "-r", opts.credit2_ratelimit_us, r"ratelimit=(\d+)us"))
+        if opts.credit_ratelimit_us is not None:
+            wanted.append(("sched-credit", "-r", opts.credit_ratelimit_us, r"ratelimit=(\d+)us"))
+        if opts.credit_tslice_ms is not None:
+            wanted.append(("sched-credit", "-t", opts.credit_tslice_ms, r"tslice=(\d+)ms"))
+        for cmd, flag, value, pattern in wanted:
+            m = re.search(pattern, self.xl(cmd, "-s", "-p", pool).stdout)
+            if m and (pool, cmd, flag) not in self.saved and not self.created:
+                self.saved[(pool, cmd, flag)] = m[1]
+            self.xl(cmd, "-s", "-p", pool, flag, str(value))
+
+    def state(self, pool: str) -> dict:
+        sched = self.scheduler_of(pool)
+        out = {"pool": pool, "scheduler": sched}
+        if sched in PARAMETRISED:
+            out["pool_params"] = self.xl(f"sched-{sched}", "-s", "-p", pool, check=False).stdout.strip()
+        return out
+
+    def domain_commands(self, name: str, opts: XenOptions) -> list[list[str]]:
+        """xl commands setting one domain's scheduler parameters, then reading them back."""
+        sched, cmds = self.scheduler, []
+        weight_cap = {"credit2": (opts.credit2_weight, opts.credit2_cap),
+                      "credit": (opts.credit_weight, opts.credit_cap)}.get(sched)
+        if weight_cap and any(v is not None for v in weight_cap):
+            args = ["-d", name]
+            for flag, value in zip(("-w", "-c"), weight_cap):
+                if value is not None:
+                    args += [flag, str(value)]
+            cmds.append(["xl", f"sched-{sched}", *args])
+        if sched == "rtds" and opts.rtds_period_us is not None:
+            cmds.append(["xl", "sched-rtds", "-d", name, "-v", "all", "-p", str(opts.rtds_period_us),
+                         "-b", str(opts.rtds_budget_us)])
+        if sched in PARAMETRISED:
+            cmds.append(["xl", f"sched-{sched}", "-d", name])  # the parameters in force, for the record
+        return cmds
+
+    def teardown(self) -> None:
+        for (pool, cmd, flag), value in list(self.saved.items()):
+            self.xl(cmd, "-s", "-p", pool, flag, value, check=False)
+        self.saved.clear()
+        if self.pool and self.created:
+            home = {m["cpu"]: m["from"] for m in self.moved if m["from"]}
+            for cpu, name in self.owners().items():
+                if name == self.pool:
+                    self.xl("cpupool-cpu-remove", self.pool, str(cpu), check=False)
+                    self.xl("cpupool-cpu-add", home.get(cpu, "Pool-0"), str(cpu), check=False)
+            self.xl("cpupool-destroy", self.pool, check=False)
+        elif self.pool:
+            for moved in self.moved:
+                if moved["from"]:
+                    self.xl("cpupool-cpu-remove", self.pool, str(moved["cpu"]), check=False)
+                    self.xl("cpupool-cpu-add", moved["from"], str(moved["cpu"]), check=False)
+        self.pool, self.created, self.moved = None, False, []
