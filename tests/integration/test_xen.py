@@ -33,17 +33,28 @@ grace_s = 40
 boot_timeout_s = {boot_timeout}
 start_gap_s = 0.5
 repetitions = 1
-[measurer]
-bench = "qsort"
-params = {{ size_kib = 256 }}
-[[stressors]]
-name = "thrash"
-bench = "cache_thrash"
+{guests}
 [matrix]
 placement = {placements}
 start_order = ["stressor-first"]
 {matrix}
 {timeline}
+"""
+PROBE_GUESTS = """
+[measurer]
+bench = "qsort"
+params = { size_kib = 256 }
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+"""
+LINUX_RT_GUESTS = """
+[measurer]
+bench = "cyclictest"
+[[stressors]]
+name = "stress"
+bench = "stress_ng"
+params = { class = "cpu", workers = 1 }
 """
 TIMELINE = """
 [[timeline]]
@@ -58,10 +69,10 @@ target = "thrash"
 
 
 def campaign(tmp_path, arch: str, *, duration: float = 2, placements: str = '["solo"]', matrix: str = "",
-             timeline: str = "", backend: str = "", boot_timeout: float = 90):
+             timeline: str = "", backend: str = "", boot_timeout: float = 90, guests: str = PROBE_GUESTS):
     """CAMPAIGN for arch written to tmp_path (backend: extra [backend] lines): (spec, out dir)."""
     text = CAMPAIGN.format(arch=arch, duration=duration, placements=placements, matrix=matrix,
-                           timeline=timeline, backend=backend, boot_timeout=boot_timeout)
+                           timeline=timeline, backend=backend, boot_timeout=boot_timeout, guests=guests)
     return write_spec(tmp_path, text), tmp_path / "out"
 
 
@@ -229,3 +240,46 @@ def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab,
     run_dir = next(campaign_dir(out).glob("runs/*"))
     assert (run_dir / "xen-console-measurer.log").exists()  # kept, whatever the guest managed to print
     assert xtalk_domains(arch) == [] and followers(arch) == []
+
+
+def check_linux_rt_runs(out, arch: str, kernel_flavour: str) -> dict[str, dict]:
+    """Every run of a linux-rt campaign passed with cyclictest samples from a Linux-RT domU
+    whose console was hvc0; the image is named in the metadata; nothing survived."""
+    found = runs(out)
+    assert found and all(m["status"] == "pass" for m in found.values()), \
+        {k: (m["status"], m["reason"]) for k, m in found.items()}
+    for run_id, meta in found.items():
+        bm = meta["backend_metadata"]
+        package = bm["image_kernel"]["package"]
+        assert bm["image_kind"] == "linux-rt" and package.startswith("linux-image-") and package.endswith(kernel_flavour)
+        assert bm["dom0_ramdisk"].endswith("initramfs.cpio") and "rt-tests" in bm["image_packages"]
+        config = bm["domains"]["measurer"]["config"]
+        assert f'ramdisk = "{bm["dom0_ramdisk"]}"' in config and "memory = 256" in config
+        assert "console=hvc0" in config and "xtalk.bench=cyclictest" in config
+        assert meta["guest_begin"]["platform"] == "xen" and meta["sample_count"] > 100
+        assert [m["name"] for m in meta["metrics"].values()] == ["cyclictest_t0"]
+        console = (campaign_dir(out) / "runs" / run_id / "xen-console-measurer.log").read_text()
+        assert "xtalk-init:" in console and "XT END" in console
+    assert xtalk_domains(arch) == []
+    return found
+
+
+def median_of(out, run_id: str) -> float:
+    import numpy as np
+    import pyarrow.parquet as pq
+    table = pq.read_table(campaign_dir(out) / "runs" / run_id / "samples.parquet", columns=["value"])
+    return float(np.median(table.column("value").to_numpy()))
+
+
+def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_path):
+    arch = arm64_lab
+    spec, out = campaign(tmp_path, arch, duration=3, placements='["solo", "same-core"]', guests=LINUX_RT_GUESTS,
+                         backend='image = "linux-rt"')
+    started = time.monotonic()
+    res = xtalk("run", spec, "--out", out, timeout=900)
+    print(f"\nLinux-RT campaign of 2 runs on the {arch} lab: {time.monotonic() - started:.1f} s")
+    assert res.returncode == 0, res.stderr
+    found = check_linux_rt_runs(out, arch, "-rt-arm64")
+    assert found["same-core-r1"]["backend_metadata"]["domains"]["stress"]["affinity"] == [1]
+    # a CPU hog on the same pCPU delays the RT domU's timer wakeups (credit2 time slices)
+    assert median_of(out, "same-core-r1") > 1.5 * median_of(out, "solo-r1")

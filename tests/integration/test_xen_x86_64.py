@@ -1,5 +1,6 @@
 """The xen backend on an x86-64 Xen lab (Xen 4.17 under QEMU TCG): the PVH probe guest's
-Xen console, SCHEDOP_shutdown, the TSC rate from Xen's dmesg, pinning and a timeline.
+Xen console, SCHEDOP_shutdown, the TSC rate from Xen's dmesg, pinning and a timeline;
+Debian's PREEMPT_RT kernel as a PVH domU.
 See test_xen.py for the arm64 lab and the failure cases."""
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import time
 import pytest
 
 from tests.blackbox.cli import xtalk
-from tests.integration.test_xen import TIMELINE, campaign, events, lab_fixture, runs, xtalk_domains
+from tests.integration.test_xen import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
+                                        lab_fixture, runs, xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -38,3 +40,14 @@ def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
         assert meta["sample_count"] > 0
     assert [e["action"] for e in events(out, "same-core-r1") if e["kind"] == "timeline"] == ["pause", "resume"]
     assert xtalk_domains(arch) == []
+
+
+def test_x86_64_linux_rt_pvh_domu(x86_lab, tmp_path):
+    arch = x86_lab
+    spec, out = campaign(tmp_path, arch, duration=2, guests=LINUX_RT_GUESTS, backend='image = "linux-rt"')
+    started = time.monotonic()
+    res = xtalk("run", spec, "--out", out, timeout=600)
+    print(f"\nLinux-RT run on the {arch} lab: {time.monotonic() - started:.1f} s")
+    assert res.returncode == 0, res.stderr
+    (meta,) = check_linux_rt_runs(out, arch, "-rt-amd64").values()
+    assert meta["backend_metadata"]["domains"]["measurer"]["config"].startswith('name = "xtalk-')

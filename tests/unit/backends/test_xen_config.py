@@ -45,6 +45,25 @@ def test_cmdline_values_with_quotes_are_refused():
         domain_config("d", "/k", 'bench=qsort label="x"', XenOptions(), (1,), None)
 
 
+def test_linux_rt_config_has_its_ramdisk_and_more_memory():
+    opts = XenOptions(image="linux-rt")
+    assert (opts.memory, opts.slots) == (256, 65536)
+    assert (XenOptions().memory, XenOptions().slots) == (64, 8192)
+    cfg = domain_config("d", "/run/xtalk/images/k-vmlinuz", "console=hvc0 xtalk.bench=cyclictest", opts, (1,), None,
+                        ramdisk="/run/xtalk/images/i-initramfs.cpio")
+    lines = dict(line.split(" = ", 1) for line in cfg.strip().splitlines())
+    assert lines["ramdisk"] == '"/run/xtalk/images/i-initramfs.cpio"' and lines["memory"] == "256"
+    assert "ramdisk" not in domain_config("d", "/k", "bench=qsort", XenOptions(), (1,), None)
+
+
+def test_linux_rt_needs_room_and_ramdisk_is_xtalks():
+    problems = _problems({"image": "linux-rt", "memory_mib": 128})
+    assert "256" in problems["memory_mib"]
+    assert _problems({"image": "linux-rt", "memory_mib": 512}) == {}
+    assert _problems({"image": "linux"})["image"].startswith("Input should be")
+    assert "set by xtalk" in _problems({"xl_extra": {"ramdisk": "/x"}})["xl_extra"]
+
+
 def test_xl_literal_lists_and_numbers():
     assert xl_literal([1, "a", 2.5]) == '[1, "a", 2.5]'
     assert xl_literal(True) == "1"
