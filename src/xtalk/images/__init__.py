@@ -10,6 +10,7 @@ host-wide package state.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 RECIPES = ("linux-rt",)
@@ -21,3 +22,14 @@ def cache_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "xtalk"
+
+
+def prune(parent: Path, pattern: str, keep: Path, count: int, protect: set[Path] = frozenset()) -> list[Path]:
+    """Remove all but the `count` newest builds matching pattern in parent (keep, the build
+    just made or used, and protect, builds in use, always stay); the removed ones."""
+    builds = sorted((p for p in parent.glob(pattern) if p != keep and p not in protect),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    removed = builds[max(count - 1, 0):]
+    for old in removed:
+        shutil.rmtree(old, ignore_errors=True)
+    return removed

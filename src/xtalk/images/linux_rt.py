@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from .. import artifacts
 from ..errors import InfrastructureError
-from . import cache_dir, cpio, elf
+from . import cache_dir, cpio, elf, prune
 from .apt import Package, PrivateApt
 
 NAME = "linux-rt"
@@ -195,14 +195,6 @@ def kernel_package(apt: PrivateApt, recipe: dict, arch: str) -> Package:
     return apt.kernel(recipe["kernel"][arch])
 
 
-def _prune(arch: str, keep: Path) -> None:
-    import shutil
-    builds = sorted((p for p in (cache_dir() / "images").glob(f"{NAME}-{arch}-*") if p != keep),
-                    key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in builds[KEEP_BUILDS - 1:]:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def extract_vmlinux(vmlinuz: Path) -> bytes | None:
     """The ELF kernel inside an x86 bzImage (xz or gzip payload), or None. QEMU boots it
     through its PVH entry note: no firmware decompression of the kernel, which under TCG
@@ -285,5 +277,5 @@ def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=
     tmp = out / "manifest.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     tmp.replace(manifest_path)  # written last: its presence marks a complete build
-    _prune(arch, keep=out)
+    prune(cache_dir() / "images", f"{NAME}-{arch}-*", out, KEEP_BUILDS)
     return Image(NAME, arch, digest, out, kernel, initrd, False, time.monotonic() - start, manifest)

@@ -23,11 +23,12 @@ from pathlib import Path
 
 from .. import artifacts
 from ..errors import InfrastructureError
-from ..images import cache_dir
+from ..images import cache_dir, prune
 from ..images.apt import PrivateApt
 
 RECIPE_VERSION = "7"
 LAB_DIR = cache_dir() / "lab"
+KEEP_BUILDS = 3  # per arch; a lab that is running keeps its build as well
 
 # Dom0 userland: Xen's tools and the libraries they need (apt's dependency closure,
 # without what a busybox dom0 does without), libc, busybox, dropbear.
@@ -211,7 +212,19 @@ def build(arch: str, log=print) -> LabImage:
         shutil.rmtree(out, ignore_errors=True)
         (tmp / "out").rename(out)
     log(f"built the {r.arch} Xen lab in {time.monotonic() - started:.1f} s")
+    prune(LAB_DIR, f"{r.arch}-*", out, KEEP_BUILDS, protect=_running_builds())
     return LabImage(r.arch, out)
+
+
+def _running_builds() -> set[Path]:
+    """Build directories of labs that are (or were last) booted: never pruned under them."""
+    used = set()
+    for state in (LAB_DIR / "run").glob("*/state.json"):
+        try:
+            used.add(Path(json.loads(state.read_text())["image_dir"]))
+        except (OSError, ValueError, KeyError):
+            continue
+    return used
 
 
 def _install_boot(r: ArchRecipe, stage: Path, out: Path) -> dict:

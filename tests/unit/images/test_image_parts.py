@@ -125,3 +125,21 @@ placement = ["same-core"]
         stress = backend._cmdline(run.stressors[0], run)
         assert "xtalk.bench=stress_ng" in stress and "xtalk.class=vm" in stress and "ring_gpa" not in stress
     assert backend.ring_gpa == 0x40000000 + (256 << 20) - (4 << 20)      # arm64: top of RAM
+
+
+def test_prune_keeps_the_newest_builds_the_one_in_use_and_protected_ones(tmp_path):
+    import os
+
+    from xtalk.images import prune
+    builds = []
+    for i in range(6):
+        d = tmp_path / f"linux-rt-x86_64-{i:02d}"
+        d.mkdir()
+        os.utime(d, (1000 + i, 1000 + i))
+        builds.append(d)
+    (tmp_path / "linux-rt-aarch64-00").mkdir()  # another arch: not a candidate
+    removed = prune(tmp_path, "linux-rt-x86_64-*", keep=builds[0], count=3, protect={builds[1]})
+    assert sorted(removed) == [builds[2], builds[3]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "linux-rt-aarch64-00", "linux-rt-x86_64-00", "linux-rt-x86_64-01", "linux-rt-x86_64-04",
+        "linux-rt-x86_64-05"]
