@@ -9,8 +9,8 @@
 No shared memory with dom0 in either case: the measurer buffers its samples
 (buffer_slots) and prints them after its window.
 
-Files go to dom0 once per content: the remote name carries the sha256 and is checked
-after upload (dom0 keeps them in tmpfs /run/xtalk/images until it reboots).
+Files go to dom0 once per content: the remote name carries the sha256, checked before
+each run and after an upload (dom0 keeps them in tmpfs /run/xtalk/images until it reboots).
 Caveat (lab): Xen's SVM emulation under QEMU TCG lacks NRIP, so the lab's x86 CPU model
 has no RDTSCP (Linux would otherwise crash at its first RDTSCP).
 """
@@ -53,23 +53,30 @@ class DomainImage:
         self.kind, self.arch = kind, arch
         self.kernel: str | None = None
         self.ramdisk: str | None = None
+        self.local: tuple[Path, Path | None] | None = None
         self.info: dict = {}
 
-    def upload(self, executor, run: Callable) -> None:
-        if self.kernel is not None:
-            return
+    def _local_files(self) -> tuple[Path, Path | None]:
+        """(kernel, ramdisk) on this machine, built on first use; self.info describes them."""
         if self.kind == "linux-rt":
             image = linux_rt.build(LINUX_ARCH[self.arch], log=lambda msg: None)
-            self.kernel, digest = upload(executor, run, image.dir / "vmlinuz")
-            self.ramdisk, _ = upload(executor, run, image.initrd)
-            self.info = {"image": str(image.dir / "vmlinuz"), "image_sha256": digest, "dom0_path": self.kernel,
-                         "dom0_ramdisk": self.ramdisk, **image.metadata()}
-        else:
-            target, rel = PROBE_IMAGES[self.arch]
-            local = artifacts.build(target, rel)
-            self.kernel, digest = upload(executor, run, local)
-            self.info = {"image": str(local), "image_sha256": digest, "dom0_path": self.kernel}
-        self.info["image_kind"] = self.kind
+            self.info = {"image": str(image.dir / "vmlinuz"), **image.metadata()}
+            return image.dir / "vmlinuz", image.initrd
+        target, rel = PROBE_IMAGES[self.arch]
+        local = artifacts.build(target, rel)
+        self.info = {"image": str(local)}
+        return local, None
+
+    def upload(self, executor, run: Callable) -> None:
+        """Make sure dom0 has the image (checked every run: dom0 may have rebooted)."""
+        if self.local is None:
+            self.local = self._local_files()
+        kernel, ramdisk = self.local
+        self.kernel, digest = upload(executor, run, kernel)
+        self.ramdisk = upload(executor, run, ramdisk)[0] if ramdisk else None
+        self.info |= {"image_kind": self.kind, "image_sha256": digest, "dom0_path": self.kernel}
+        if ramdisk:
+            self.info["dom0_ramdisk"] = self.ramdisk
 
     def cmdline(self, guest: GuestPlan, run: RunPlan, opts: XenOptions, tsc_hz: int | None) -> str:
         args = workload_args(guest, run)
