@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import time
 
 import pytest
@@ -283,3 +284,38 @@ def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_pat
     assert found["same-core-r1"]["backend_metadata"]["domains"]["stress"]["affinity"] == [1]
     # a CPU hog on the same pCPU delays the RT domU's timer wakeups (credit2 time slices)
     assert median_of(out, "same-core-r1") > 1.5 * median_of(out, "solo-r1")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_killing_xtalk_leaves_no_domain_or_pool_and_resume_finishes(arm64_lab, tmp_path, sig):
+    arch = arm64_lab
+    spec, out = campaign(tmp_path, arch, duration=10, backend='scheduler = "credit"')
+    proc = start("run", spec, "--out", out)
+    try:
+        victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120,
+                          "the measurer domain")[0]
+        wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
+                 "the measurer's XT BEGIN")
+        proc.send_signal(sig)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == (130 if sig == signal.SIGINT else -9), proc.stderr.read()
+    (meta,) = runs(out).values()
+    if sig == signal.SIGINT:  # stopped cleanly: everything it created is gone, the console kept
+        assert meta["status"] == "interrupted"
+        assert xtalk_domains(arch) == [] and extra_pools(arch) == [] and followers(arch) == []
+        assert "XT BEGIN" in (campaign_dir(out) / "runs" / "solo-r1" / "xen-console-measurer.log").read_text()
+    else:  # nothing could clean up: the next campaign on this dom0 does
+        assert meta["status"] == "running"
+        assert xtalk_domains(arch) == [victim] and extra_pools(arch) == [f"xtalk-{proc.pid}"]
+    res = xtalk("run", spec, "--out", out, "--resume", "--json", timeout=600)
+    assert res.returncode == 0, res.stderr
+    meta = runs(out)["solo-r1"]
+    assert meta["status"] == "pass", meta["reason"]
+    assert json.loads(res.stdout)["passed"] == 1, res.stdout
+    swept = meta["backend_metadata"]["swept_at_start"]
+    assert swept == ({"domains": [], "cpupools": []} if sig == signal.SIGINT else
+                     {"domains": [victim], "cpupools": [f"xtalk-{proc.pid}"]})
+    assert xtalk_domains(arch) == [] and extra_pools(arch) == []

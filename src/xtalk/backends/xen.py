@@ -94,14 +94,16 @@ class XenBackend(Backend):
         try:
             self._probe()
             self._check_scheduler(self.opts, "backend.scheduler")
-            self._sweep(f"{self.opts.name_prefix}-")  # domains an earlier, killed xtalk left behind
+            self.pools = CpuPools(self._xl, self.info.get("xen_scheduler"))
+            # domains and cpupools an earlier, killed xtalk left behind
+            self.swept = {"domains": self._sweep(f"{self.opts.name_prefix}-"),
+                          "cpupools": self.pools.sweep(self.opts.name_prefix)}
         except BaseException:
             self._release()
             raise
         self.run_opts = self.opts
         self.run_dir: Path | None = None
         self.run_meta: dict = {}
-        self.pools = CpuPools(self._xl, self.info.get("xen_scheduler"))
         self.image = DomainImage(self.opts.image, self.arch)
         self.domains: dict[str, dict] = {}
         self.watcher: DomainWatcher | None = None
@@ -419,6 +421,7 @@ class XenBackend(Backend):
     def metadata(self) -> dict:
         return {
             "backend": self.name, "arch": self.arch, "executor": self.executor.describe(), "lab": self.lab_state,
+            "swept_at_start": self.swept,
             "xen_version": self.xen_version, "xen_scheduler": self.info.get("xen_scheduler"),
             "schedulers_available": self.schedulers, "schedulers_source": self.sched_source,
             "xl_info": self.info, "nr_cpus": self.nr_cpus, "tsc_hz_from_dmesg": self.tsc_hz,

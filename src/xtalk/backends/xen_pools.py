@@ -38,6 +38,23 @@ class CpuPools:
                     owner[c] = parts[0]
         return owner
 
+    def sweep(self, prefix: str) -> list[str]:
+        """Destroy the pools a killed xtalk left: named <prefix>-<pid> (a run's pool) or
+        <prefix>-probe-<scheduler>, their pCPUs back in Pool-0. Pools the spec named are
+        left alone (they may be the user's). Run after the domains are swept."""
+        pattern = re.compile(rf"^{re.escape(prefix)}-(\d+|probe-[a-z0-9]+)$")
+        owner = self.owners()
+        gone = []
+        for line in self.xl("cpupool-list").stdout.splitlines()[1:]:
+            name = (line.split() or [""])[0]
+            if pattern.match(name):
+                for cpu in sorted(c for c, pool in owner.items() if pool == name):
+                    self.xl("cpupool-cpu-remove", name, str(cpu), check=False)
+                    self.xl("cpupool-cpu-add", "Pool-0", str(cpu), check=False)
+                self.xl("cpupool-destroy", name, check=False)
+                gone.append(name)
+        return gone
+
     def scheduler_of(self, pool: str) -> str | None:
         for line in self.xl("cpupool-list", pool, check=False).stdout.splitlines()[1:]:
             parts = line.split()
