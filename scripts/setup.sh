@@ -29,6 +29,10 @@ have fdtput || need+=(device-tree-compiler)
 { have ssh && have ssh-keygen; } || need+=(openssh-client)
 have cpio || need+=(cpio)
 have readelf || need+=(binutils)
+# The lab's "all-schedulers" Xen (xtalk.lab.xen_source): Xen's kconfig and dpkg-source.
+have bison || need+=(bison)
+have flex || need+=(flex)
+have dpkg-source || need+=(dpkg-dev)
 if ((${#need[@]})); then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

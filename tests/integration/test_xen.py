@@ -111,19 +111,23 @@ def events(out, run_id: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def lab_fixture(arch: str):
+def lab_fixture(arch: str, xen: str = "debian"):
+    """The lab for the module: reused when it runs with this Xen, else (re)started; stopped
+    at the end unless it was running with this Xen before."""
     if shutil.which(QEMU[arch]) is None:
         pytest.skip(f"{QEMU[arch]} is not installed: QEMU cannot run the {arch} Xen lab here "
                     f"(apt-get install {'qemu-system-arm' if arch == 'arm64' else 'qemu-system-x86'})")
     was_running = xtalk("lab", "status").stdout
+    if f"{arch}: running" in was_running and f"{arch}: running, Xen {xen}," not in was_running:
+        xtalk("lab", "stop", "--arch", arch)
     started = time.monotonic()
-    res = xtalk("lab", "start", "xen", "--arch", arch, timeout=900)
+    res = xtalk("lab", "start", "xen", "--arch", arch, "--xen", xen, timeout=1800)
     assert res.returncode == 0, res.stderr
     print(f"\n{arch} lab: {res.stderr.strip()} ({time.monotonic() - started:.1f} s with the build)")
     yield arch
     assert xtalk_domains(arch) == [], "a domain created by xtalk survived"
     assert followers(arch) == [], "a console follower outlived its run"
-    if f"{arch}: running" not in was_running:
+    if f"{arch}: running, Xen {xen}," not in was_running:
         xtalk("lab", "stop", "--arch", arch)
 
 

@@ -44,12 +44,26 @@ class Result:
 
 
 class Stream:
-    """A long-running command whose stdout is a readable, non-blocking fd."""
+    """A long-running command whose stdout is a readable, non-blocking fd; its stderr
+    goes to a temporary file (error_text() once it ended)."""
 
-    def __init__(self, proc: subprocess.Popen):
+    def __init__(self, proc: subprocess.Popen, stderr_file=None):
         self.proc = proc
         self.fd = proc.stdout.fileno()
+        self.stderr_file = stderr_file
         os.set_blocking(self.fd, False)
+
+    def error_text(self) -> str:
+        """Exit status and the last lines of stderr of a stream that ended."""
+        try:
+            code = self.proc.wait(timeout=5)  # its output ended: it is exiting
+        except subprocess.TimeoutExpired:
+            code = None
+        text = ""
+        if self.stderr_file is not None:
+            self.stderr_file.seek(0)
+            text = " | ".join(self.stderr_file.read().decode(errors="replace").strip().splitlines()[-4:])
+        return f"follower ended (status {code}){': ' + text if text else ''}"
 
     def close(self) -> None:
         if self.proc.stdin and not self.proc.stdin.closed:
@@ -70,6 +84,8 @@ class Stream:
                 self.proc.wait()
         if self.proc.stdout and not self.proc.stdout.closed:
             self.proc.stdout.close()
+        if self.stderr_file is not None:
+            self.stderr_file.close()
 
 
 def check_arg(arg: object) -> str:
@@ -175,14 +191,16 @@ class SshExecutor(Executor):
         if label:
             self.label = label
 
-    def ssh_argv(self) -> list[str]:
+    def ssh_argv(self, shared: bool = True) -> list[str]:
+        """ssh's argv up to the remote command; shared: through the master connection."""
         argv = ["ssh"]
         if not self.use_user_config:
             argv += ["-F", "/dev/null"]
         argv += ["-T", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
                  "-o", f"ConnectTimeout={int(self.connect_timeout)}", "-o", "ServerAliveInterval=5",
-                 "-o", "ServerAliveCountMax=6", "-o", "ControlMaster=auto",
-                 "-o", f"ControlPath={self.control}", "-o", "ControlPersist=60"]
+                 "-o", "ServerAliveCountMax=6"]
+        argv += (["-o", "ControlMaster=auto", "-o", f"ControlPath={self.control}", "-o", "ControlPersist=60"]
+                 if shared else ["-o", "ControlMaster=no", "-o", "ControlPath=none"])
         if self.port:
             argv += ["-p", str(self.port)]
         if self.identity:
@@ -214,9 +232,12 @@ class SshExecutor(Executor):
         # `tail -F` would outlive its ssh channel (and dropbear would keep the channel).
         wrapped = ["sh", "-c", '"$@" & p=$!; cat >/dev/null; kill $p 2>/dev/null; wait $p', "follow",
                    *[str(a) for a in argv]]
-        command = self.ssh_argv() + [quote_argv(wrapped)]
+        # Its own connection: a long follower never depends on a master another xtalk
+        # process started (and may end) or shares its channel limit.
+        command = self.ssh_argv(shared=False) + [quote_argv(wrapped)]
+        err = tempfile.TemporaryFile()
         return Stream(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, start_new_session=True))
+                                       stderr=err, start_new_session=True), err)
 
     def describe(self) -> dict:
         return {"kind": "ssh", "host": self.host, "port": self.port, "user": self.user,

@@ -64,6 +64,8 @@ class XenBackend(Backend):
         problems = []
         if opts.executor == "ssh" and not opts.ssh_host:
             problems.append(("ssh_host", "executor = \"ssh\" needs ssh_host"))
+        if opts.executor != "lab" and opts.lab_xen != "debian":
+            problems.append(("lab_xen", f"only used with executor = \"lab\" (executor is {opts.executor!r})"))
         if opts.executor != "ssh" and opts.ssh_host:
             problems.append(("ssh_host", f"only used with executor = \"ssh\" (executor is {opts.executor!r})"))
         if opts.image == "linux-rt" and opts.memory < linux_rt.MIN_MEMORY_MIB:
@@ -125,7 +127,11 @@ class XenBackend(Backend):
         lab = vm.current(arch)
         if lab is None:
             import sys
-            lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr))
+            lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr), xen=o.lab_xen)
+        elif lab.image.info.get("xen_flavour", "debian") != o.lab_xen:
+            raise InfrastructureError(
+                f"backend.lab_xen is {o.lab_xen!r} but the running {arch} lab boots the "
+                f"{lab.image.info.get('xen_flavour', 'debian')!r} Xen: stop it first (xtalk lab stop --arch {arch})")
         self.lock = LabLock(lab.dir / "campaign.lock")
         self.lock.acquire()
         self.lab_state = {k: lab.state.get(k) for k in ("arch", "cpus", "memory_mib", "dom0_mem_mib", "boot_s",
@@ -231,7 +237,7 @@ class XenBackend(Backend):
         except ValidationError as err:
             e = err.errors()[0]
             raise SpecError("backend", [Problem("backend." + ".".join(map(str, e["loc"])), e["msg"])]) from None
-        for key in ("executor", "ssh_host", "ssh_port", "arch", "image"):
+        for key in ("executor", "ssh_host", "ssh_port", "arch", "image", "lab_xen"):
             if getattr(opts, key) != getattr(self.opts, key):
                 raise SpecError("backend", [Problem(f"backend.{key}", "cannot vary between runs of a campaign")])
         self._check_scheduler(opts, "backend.scheduler")
@@ -398,6 +404,8 @@ class XenBackend(Backend):
         finally:
             if console is not None:
                 console.close()
+                if console.failures:  # followers that dropped and were started again
+                    self.run_meta["domains"].get(handle.plan.name, {})["console_failures"] = console.failures
 
     def cleanup(self, run: RunPlan) -> None:
         if self.watcher is not None:

@@ -1,6 +1,7 @@
 """The xen backend's guest consoles and domain watcher: a pipe the runner reads, fed by a
-reader thread from a `tail -F` of the guest's console log through the executor; and a
-thread that asks `xl list` every POLL_S so poll_exit never blocks the runner.
+reader thread from a `tail -F` of the guest's console log through the executor (its own
+ssh connection; started again from the next byte if it drops); and a thread that asks
+`xl list` every POLL_S so poll_exit never blocks the runner.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .executors import Executor
 from .xen_xl import parse_xl_list
 
 POLL_S = 0.5            # pause between two `xl list` of the watcher thread
+MAX_RESTARTS = 3        # followers started again after ending early, per console
 
 
 class GuestConsole:
@@ -30,29 +32,47 @@ class GuestConsole:
         self.thread: threading.Thread | None = None
         self.forwarded = 0
         self.closed = threading.Event()
+        self.closing = False
+        self.restarts = 0
+        self.failures: list[str] = []  # why followers ended early (their ssh's stderr)
 
     def attach(self, executor: Executor, path: str) -> None:
+        self.executor, self.path = executor, path
         self.stream = executor.stream(["tail", "-c", "+1", "-F", path])
         self.thread = threading.Thread(target=self._pump, daemon=True, name=f"xen-console {path}")
         self.thread.start()
 
     def _pump(self) -> None:
-        src = self.stream.proc.stdout.fileno()
+        """Forward the follower's output; a follower that ends while we still want the
+        console (its ssh connection dropped) is started again from the next byte."""
+        try:
+            while True:
+                self._forward(self.stream.proc.stdout.fileno())
+                if self.closing or self.restarts >= MAX_RESTARTS:
+                    break
+                self.failures.append(self.stream.error_text())
+                self.restarts += 1
+                time.sleep(0.2 * self.restarts)
+                self.stream = self.executor.stream(["tail", "-c", f"+{self.forwarded + 1}", "-F", self.path])
+        except Exception as err:  # noqa: BLE001 - the runner sees the console end; the reason is kept
+            self.failures.append(str(err))
+        finally:
+            self.closed.set()
+
+    def _forward(self, src: int) -> None:
         os.set_blocking(src, True)
         try:
             while True:
                 data = os.read(src, 1 << 16)
                 if not data:
-                    break
+                    return
                 view = memoryview(data)
                 while view:
                     n = os.write(self.write_fd, view)
                     view = view[n:]
                 self.forwarded += len(data)
         except OSError:
-            pass
-        finally:
-            self.closed.set()
+            return
 
     def wait_for(self, size: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -62,6 +82,7 @@ class GuestConsole:
         return self.forwarded >= size
 
     def close(self) -> None:
+        self.closing = True
         if self.stream is not None:
             self.stream.close()
         if self.thread is not None:

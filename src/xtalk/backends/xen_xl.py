@@ -29,6 +29,8 @@ class XenOptions(BaseModel):
     ssh_port: int | None = Field(default=None, ge=1, le=65535)
     ssh_identity: str | None = Field(default=None, description="private key file (default: ssh's own)")
     ssh_known_hosts: str | None = Field(default=None, description="known_hosts file (default: ~/.ssh/known_hosts)")
+    lab_xen: Literal["debian", "all-schedulers"] = Field(
+        default="debian", description="executor=lab: the lab's Xen (all-schedulers: built with RTDS, null, ARINC653)")
     arch: Literal["arm64", "x86_64"] | None = Field(
         default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
     image: Literal["probe", "linux-rt"] = Field(

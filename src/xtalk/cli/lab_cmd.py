@@ -15,10 +15,14 @@ def add_parser(sub) -> None:
     start.add_argument("--arch", default="arm64", choices=["arm64", "x86_64"])
     start.add_argument("--cpus", type=int, default=None, help="pCPUs of the lab (default 3; dom0 gets pCPU 0)")
     start.add_argument("--memory-mib", type=int, default=None, help="RAM of the lab (default 3072)")
+    start.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"],
+                       help="Debian's Xen (credit, credit2) or one built from Debian's source with RTDS, "
+                            "null and ARINC653 too (arm64; minutes to build the first time)")
     start.set_defaults(handler=do_start)
     build = inner.add_parser("build", help="build the lab's boot files only")
     build.add_argument("kind", choices=["xen"])
     build.add_argument("--arch", default="arm64", choices=["arm64", "x86_64"])
+    build.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"])
     build.set_defaults(handler=do_build)
     stop = inner.add_parser("stop", help="stop the lab (both arches unless --arch)")
     stop.add_argument("kind", nargs="?", choices=["xen"], default="xen")
@@ -38,7 +42,7 @@ def _log(msg: str) -> None:
 
 def do_start(args) -> int:
     from ..lab import vm
-    lab = vm.start(args.arch, cpus=args.cpus, memory_mib=args.memory_mib, log=_log)
+    lab = vm.start(args.arch, cpus=args.cpus, memory_mib=args.memory_mib, log=_log, xen=args.xen)
     print(f"{lab.arch}: pid {lab.state['pid']}, ssh 127.0.0.1:{lab.state['ssh_port']}, "
           f"serial log {lab.dir / 'serial.log'}")
     return 0
@@ -46,7 +50,7 @@ def do_start(args) -> int:
 
 def do_build(args) -> int:
     from ..lab.recipe import build
-    img = build(args.arch, log=_log)
+    img = build(args.arch, log=_log, xen=args.xen)
     print(img.dir)
     return 0
 
@@ -67,8 +71,9 @@ def do_status(args) -> int:
         if lab:
             found = True
             s = lab.state
-            print(f"{arch}: running, pid {s['pid']}, ssh 127.0.0.1:{s['ssh_port']}, {s['cpus']} pCPUs, "
-                  f"booted in {s.get('boot_s')} s, image {s['image_dir']}")
+            print(f"{arch}: running, Xen {lab.image.info.get('xen_flavour', 'debian')}, pid {s['pid']}, "
+                  f"ssh 127.0.0.1:{s['ssh_port']}, {s['cpus']} pCPUs, booted in {s.get('boot_s')} s, "
+                  f"image {s['image_dir']}")
         else:
             print(f"{arch}: not running")
     return 0 if found else 1

@@ -9,12 +9,16 @@ with `apt-get download` into <cache>/debs/<arch>/ and either unpacked once each 
 `dpkg-deb -x` into <cache>/debs/<arch>/x/<deb name>/ (fetch) or together into a
 caller's root (extract). The lists are refreshed (`apt-get update`) when
 missing, older than XTALK_APT_MAX_AGE_DAYS (default 7), or on request.
+With arch "source" the same private apt (<cache>/apt-source/) reads the host's sources
+as deb-src and fetches source packages (source_versions, fetch_source) into
+<cache>/sources/.
 Caveat: the host's sources must serve the architecture (Debian's mirrors serve arm64;
 an Ubuntu host would need ports.ubuntu.com for arm64).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -25,7 +29,7 @@ from pathlib import Path
 from ..errors import InfrastructureError
 
 # xtalk's / the kernel's architecture names (and Debian's own) -> Debian's
-DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "amd64": "amd64"}
+DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "amd64": "amd64", "source": "source"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class PrivateApt:
             raise InfrastructureError(f"no Debian architecture for {arch!r} (known: {', '.join(DEB_ARCH)})")
         self.arch, self.deb_arch, self.log = arch, DEB_ARCH[arch], log
         self.root = cache / f"apt-{self.deb_arch}"
-        self.debs = cache / "debs" / self.deb_arch
+        self.debs = cache / ("sources" if arch == "source" else f"debs/{self.deb_arch}")
         for d in (self.root / "lists" / "partial", self.root / "archives" / "partial",
                   self.root / "sources.list.d", self.root / "preferences.d", self.debs / "x"):
             d.mkdir(parents=True, exist_ok=True)
@@ -74,6 +78,8 @@ class PrivateApt:
         for src in sorted((etc / "sources.list.d").glob("*")):
             if src.suffix in (".list", ".sources"):
                 want[f"sources.list.d/{src.name}"] = src.read_bytes()
+        if self.arch == "source":  # the same archives, their source indexes
+            want = {rel: as_deb_src(data) for rel, data in want.items()}
         have = {"sources.list": self.root / "sources.list",
                 **{f"sources.list.d/{p.name}": p for p in (self.root / "sources.list.d").iterdir()}}
         for rel, path in have.items():
@@ -106,7 +112,7 @@ class PrivateApt:
         return proc.stdout
 
     def lists_age_s(self) -> float | None:
-        lists = [p for p in (self.root / "lists").glob("*_Packages*")]
+        lists = [p for p in (self.root / "lists").glob("*_Packages*")] + list((self.root / "lists").glob("*_Sources*"))
         return time.time() - max(p.stat().st_mtime for p in lists) if lists else None
 
     def update(self, force: bool = False) -> bool:
@@ -213,6 +219,42 @@ class PrivateApt:
             proc.kill()
             proc.wait()
         raise InfrastructureError(f"{deb.name} has no file {prefix}*")
+
+
+    def source_versions(self, name: str) -> list[str]:
+        """Versions of a source package the deb-src indexes list, newest first."""
+        text = self._run("apt-cache", "showsrc", "--only-source", name)
+        versions = sorted(set(re.findall(r"(?m)^Version: (\S+)$", text)), key=_version_key, reverse=True)
+        if not versions:
+            raise InfrastructureError(f"no source package {name} in the apt sources")
+        return versions
+
+    def fetch_source(self, name: str, version: str) -> Path:
+        """The unpacked source tree (Debian patches applied) of name=version, cached."""
+        dest = self.debs / f"{name}-{version.replace(':', '_')}"
+        if (dest / ".done").is_file():
+            return dest / "tree"
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        self.log(f"apt: downloading the source of {name} {version}")
+        self._run("apt-get", "-q", "source", "--download-only", f"{name}={version}", cwd=dest)
+        (dsc,) = dest.glob("*.dsc")
+        proc = subprocess.run(["dpkg-source", "--no-check", "-x", dsc.name, "tree"], cwd=dest,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise InfrastructureError(f"dpkg-source -x {dsc.name} failed: {proc.stderr.strip()[-400:]}")
+        (dest / ".done").touch()
+        return dest / "tree"
+
+
+def as_deb_src(sources: bytes) -> bytes:
+    """An apt sources file (one-line .list or deb822 .sources) with deb entries as deb-src."""
+    return re.sub(rb"(?m)^(Types:[ \t]*)deb[ \t]*$|^deb([ \t])", rb"\1deb-src\2", sources)
+
+
+def _version_key(version: str) -> list:
+    """A sort key close enough to Debian's version order for picking the newest."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", version)]
 
 
 def _unpack(deb: Path, dest: Path) -> None:

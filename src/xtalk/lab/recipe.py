@@ -25,6 +25,7 @@ from .. import artifacts
 from ..errors import InfrastructureError
 from ..images import cache_dir, prune
 from ..images.apt import PrivateApt
+from . import xen_source
 
 RECIPE_VERSION = "7"
 LAB_DIR = cache_dir() / "lab"
@@ -167,17 +168,22 @@ def _keys(dest: Path) -> None:
                             "-f", str(dest / name)], check=True)
 
 
-def lab_hash(r: ArchRecipe, versions: dict[str, str], probe: Path) -> str:
+def lab_hash(r: ArchRecipe, versions: dict[str, str], probe: Path, hypervisor: dict | None = None) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"recipe": RECIPE_VERSION, "arch": r.arch, "init": init_script(),
-                         "modules": XEN_MODULES + list(r.net_modules), "packages": versions}, sort_keys=True).encode())
+                         "modules": XEN_MODULES + list(r.net_modules), "packages": versions,
+                         "hypervisor": hypervisor}, sort_keys=True).encode())
     h.update(probe.read_bytes())
     return h.hexdigest()[:16]
 
 
-def build(arch: str, log=print) -> LabImage:
-    """Build (or find in the cache) the lab for arch; returns its directory."""
+def build(arch: str, log=print, xen: str = "debian") -> LabImage:
+    """Build (or find in the cache) the lab for arch; returns its directory. xen: the
+    hypervisor, Debian's binary or "all-schedulers" (built from source: xen_source.py)."""
     r = recipe(arch)
+    if xen not in xen_source.FLAVOURS:
+        raise InfrastructureError(f"no Xen flavour {xen!r} ({', '.join(xen_source.FLAVOURS)})")
+    own_xen, own_info = xen_source.build(r.arch, log) if xen != "debian" else (None, None)
     probe = artifacts.build(r.probe_target, r.probe_image)
     apt = PrivateApt(r.deb_arch, cache_dir(), log)
     apt.update()
@@ -185,7 +191,7 @@ def build(arch: str, log=print) -> LabImage:
     user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
     boot = [apt.require([r.hypervisor_pkg])[r.hypervisor_pkg], kernel]
     versions = {p.name: p.version for p in [*user.values(), *boot]}
-    digest = lab_hash(r, versions, probe)
+    digest = lab_hash(r, versions, probe, own_info and {**own_info, "sha256": artifacts.file_hash(own_xen)})
     out = LAB_DIR / f"{r.arch}-{digest}"
     if (out / "lab.json").exists():
         return LabImage(r.arch, out)
@@ -197,7 +203,7 @@ def build(arch: str, log=print) -> LabImage:
         stage, root = tmp / "stage", tmp / "root"
         apt.extract(boot, stage)
         apt.extract(list(user.values()), root)
-        files = _install_boot(r, stage, tmp / "out")
+        files = _install_boot(r, stage, tmp / "out", own_xen)
         _populate(r, stage, root, probe, tmp / "out")
         _check_libraries(root)
         initrd = tmp / "out" / "dom0-initrd.cpio.gz"
@@ -207,7 +213,8 @@ def build(arch: str, log=print) -> LabImage:
                 "kernel_package": kernel.name, "files": files,
                 "probe_image": PROBE_DIR + "/" + Path(r.probe_image).name,
                 "probe_sha256": artifacts.file_hash(probe),
-                "xen_version": versions[r.hypervisor_pkg], "built_s": round(time.monotonic() - started, 1)}
+                "xen_version": versions[r.hypervisor_pkg] if own_info is None else own_info["source"],
+                "xen_flavour": xen, "hypervisor_build": own_info, "built_s": round(time.monotonic() - started, 1)}
         (tmp / "out" / "lab.json").write_text(json.dumps(info, indent=2) + "\n")
         shutil.rmtree(out, ignore_errors=True)
         (tmp / "out").rename(out)
@@ -227,9 +234,9 @@ def _running_builds() -> set[Path]:
     return used
 
 
-def _install_boot(r: ArchRecipe, stage: Path, out: Path) -> dict:
+def _install_boot(r: ArchRecipe, stage: Path, out: Path, own_xen: Path | None) -> dict:
     out.mkdir(parents=True)
-    xen_src = stage / r.hypervisor_file
+    xen_src = own_xen or stage / r.hypervisor_file
     if xen_src.suffix == ".gz":  # x86: QEMU's multiboot loader wants the ELF, not the gzip
         (out / "xen").write_bytes(gzip.decompress(xen_src.read_bytes()))
     else:

@@ -157,14 +157,19 @@ def _arm64_dtb(img: LabImage, run_dir: Path, cpus: int, memory_mib: int, dom0_me
 
 
 def start(arch: str, cpus: int | None = None, memory_mib: int | None = None, log=print,
-          timeout_s: float = BOOT_TIMEOUT_S) -> Lab:
-    """Build if needed, boot, wait until dom0 answers over ssh. Reuses a running lab."""
+          timeout_s: float = BOOT_TIMEOUT_S, xen: str = "debian") -> Lab:
+    """Build if needed, boot, wait until dom0 answers over ssh. Reuses a running lab
+    that boots the same Xen flavour; one with another is an error (stop it first)."""
     r = recipe(arch)
     lab = current(r.arch)
     if lab is not None:
+        running = lab.image.info.get("xen_flavour", "debian")
+        if running != xen:
+            raise InfrastructureError(f"the running {r.arch} Xen lab boots the {running!r} Xen, not {xen!r}: "
+                                      f"stop it first (xtalk lab stop --arch {r.arch})")
         log(f"the {r.arch} Xen lab is already running (pid {lab.state['pid']}, ssh port {lab.state['ssh_port']})")
         return lab
-    img = build(r.arch, log=log)
+    img = build(r.arch, log=log, xen=xen)
     cpus = cpus or DEFAULTS["cpus"]
     memory_mib = memory_mib or DEFAULTS["memory_mib"]
     dom0_mem = DEFAULTS["dom0_mem_mib"]

@@ -143,3 +143,14 @@ def test_prune_keeps_the_newest_builds_the_one_in_use_and_protected_ones(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "linux-rt-aarch64-00", "linux-rt-x86_64-00", "linux-rt-x86_64-01", "linux-rt-x86_64-04",
         "linux-rt-x86_64-05"]
+
+
+def test_sources_become_deb_src_for_source_packages():
+    from xtalk.images.apt import _version_key, as_deb_src
+    deb822 = b"Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm\n\nTypes: deb\nURIs: x\n"
+    assert as_deb_src(deb822) == deb822.replace(b"Types: deb\n", b"Types: deb-src\n")
+    one_line = b"deb http://deb.debian.org/debian bookworm main\n# deb http://old bookworm main\n"
+    assert as_deb_src(one_line) == b"deb-src http://deb.debian.org/debian bookworm main\n# deb http://old bookworm main\n"
+    assert as_deb_src(b"Types: deb deb-src\n") == b"Types: deb deb-src\n"  # has them already
+    versions = ["4.17.5+72-g01140da4e8-1", "4.17.7+13-g2445b30a44-0+deb12u1", "4.17.10-1"]
+    assert sorted(versions, key=_version_key)[-1] == "4.17.10-1"

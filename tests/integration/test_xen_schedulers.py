@@ -1,0 +1,58 @@
+"""The xen backend with Xen's real-time schedulers: RTDS and null, on the arm64 lab booted
+with the "all-schedulers" Xen (built from Debian's source package: xtalk.lab.xen_source;
+Debian's binary has credit and credit2 only). The run's guests go into a cpupool of the
+asked scheduler, get their RTDS period/budget, and everything is given back."""
+from __future__ import annotations
+
+import pytest
+
+from tests.blackbox.cli import xtalk
+from tests.integration.test_xen import campaign, extra_pools, lab_exec, lab_fixture, runs, xtalk_domains
+
+pytestmark = [pytest.mark.xen, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def rt_lab():
+    yield from lab_fixture("arm64", xen="all-schedulers")
+
+
+def test_the_lab_xen_offers_every_scheduler(rt_lab):
+    config = lab_exec(rt_lab, "xenhypfs", "cat", "/buildinfo/config")
+    for sched in ("CREDIT", "CREDIT2", "RTDS", "NULL", "ARINC653"):
+        assert f"CONFIG_SCHED_{sched}=y" in config
+
+
+def test_rtds_period_and_budget_per_domain(rt_lab, tmp_path):
+    arch = rt_lab
+    spec, out = campaign(tmp_path, arch, placements='["solo", "same-core"]', backend=(
+        'lab_xen = "all-schedulers"\nscheduler = "rtds"\nrtds_period_us = 10000\nrtds_budget_us = 4000'))
+    res = xtalk("run", spec, "--out", out, timeout=600)
+    assert res.returncode == 0, res.stderr
+    found = runs(out)
+    assert {k: m["status"] for k, m in found.items()} == {"solo-r1": "pass", "same-core-r1": "pass"}, \
+        {k: m["reason"] for k, m in found.items()}
+    for meta in found.values():
+        bm = meta["backend_metadata"]
+        assert set(bm["schedulers_available"]) == {"credit", "credit2", "rtds", "null", "arinc653"}
+        assert bm["lab"]["image"]["xen_flavour"] == "all-schedulers"
+        for facts in bm["domains"].values():
+            assert facts["scheduler"] == "rtds" and facts["pool"].startswith("xtalk-")
+            # xl sched-rtds -d NAME: Name ID VCPU Period Budget Extratime
+            rows = [line.split() for line in facts["sched_params"].splitlines()[1:]]
+            assert rows and all(r[0] == facts["domain"] and r[3:5] == ["10000", "4000"] for r in rows), \
+                facts["sched_params"]
+    assert xtalk_domains(arch) == [] and extra_pools(arch) == []
+
+
+def test_null_scheduler_pool(rt_lab, tmp_path):
+    arch = rt_lab
+    spec, out = campaign(tmp_path, arch, placements='["solo", "other-core"]',
+                         backend='lab_xen = "all-schedulers"\nscheduler = "null"')
+    res = xtalk("run", spec, "--out", out, timeout=600)
+    assert res.returncode == 0, res.stderr
+    found = runs(out)
+    assert all(m["status"] == "pass" for m in found.values()), {k: m["reason"] for k, m in found.items()}
+    for meta in found.values():
+        assert {f["scheduler"] for f in meta["backend_metadata"]["domains"].values()} == {"null"}
+    assert xtalk_domains(arch) == [] and extra_pools(arch) == []
