@@ -70,13 +70,15 @@ class XenBackend(Backend):
             problems.append(("ssh_host", f"only used with executor = \"ssh\" (executor is {opts.executor!r})"))
         if opts.image == "linux-rt" and opts.memory < linux_rt.MIN_MEMORY_MIB:
             problems.append(("memory_mib", f"must be >= {linux_rt.MIN_MEMORY_MIB} for image linux-rt"))
+        if opts.rtds_extratime is not None and opts.rtds_period_us is None:
+            problems.append(("rtds_extratime", "give it with rtds_period_us and rtds_budget_us"))
         if (opts.rtds_period_us is None) != (opts.rtds_budget_us is None):
             problems.append(("rtds_budget_us", "give rtds_period_us and rtds_budget_us together"))
         elif opts.rtds_period_us is not None and opts.rtds_budget_us > opts.rtds_period_us:
             problems.append(("rtds_budget_us", "the budget cannot exceed the period"))
         wanted = {"credit2": ("credit2_weight", "credit2_cap", "credit2_ratelimit_us"),
                   "credit": ("credit_weight", "credit_cap", "credit_tslice_ms", "credit_ratelimit_us"),
-                  "rtds": ("rtds_period_us", "rtds_budget_us")}
+                  "rtds": ("rtds_period_us", "rtds_budget_us", "rtds_extratime")}
         for sched, keys in wanted.items():
             for key in keys:
                 if getattr(opts, key) is not None and opts.scheduler not in (None, sched):
@@ -153,7 +155,7 @@ class XenBackend(Backend):
         except InfrastructureError:
             if not retry:
                 raise
-            time.sleep(0.3)
+            time.sleep(1.0)
             return self.executor.run(argv, timeout=timeout)
 
     def _probe(self) -> None:
@@ -247,7 +249,7 @@ class XenBackend(Backend):
             raise SpecError("backend", [Problem("cpus", f"pCPU(s) {bad} do not exist: this Xen has "
                                                          f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
         self.run_opts = opts
-        self.executor.run(["mkdir", "-p", WORK_DIR]).check()
+        self._run(["mkdir", "-p", WORK_DIR]).check()
         self.image.upload(self.executor, self._run)
         pools = self.pools.setup(sorted({c for g in run.guests for c in g.cpus}), opts)
         self.run_meta["pool"] = pools["pool"]
@@ -329,8 +331,7 @@ class XenBackend(Backend):
                 raise InfrastructureError(f"{name}: vCPU {v['vcpu']} hard affinity {v['hard_affinity']} "
                                           f"is not {cpu_list(guest.cpus)}")
         domid = parse_xl_list(by_cmd[("xl", "list")].stdout).get(name, {}).get("id")
-        sched = next((r.stdout.strip() for r in results
-                      if r.argv == ["xl", f"sched-{self.pools.scheduler}", "-d", name]), None)
+        sched = next((r.stdout.strip() for r in results if r.argv == self.pools.readback(name)), None)
         self.run_meta["vcpu_list"] += vcpus
         facts = {"domain": name, "domid": domid, "start_s": round(start_s, 3), "running_host_ns": running_ns,
                  "affinity": list(guest.cpus), "vcpus": vcpus, "pool": self.run_meta.get("pool"),

@@ -120,12 +120,17 @@ class CpuPools:
                 if value is not None:
                     args += [flag, str(value)]
             cmds.append(["xl", f"sched-{sched}", *args])
-        if sched == "rtds" and opts.rtds_period_us is not None:
+        if sched == "rtds" and opts.rtds_period_us is not None:  # xl wants -e with -p and -b
+            extratime = "0" if opts.rtds_extratime is False else "1"  # Xen's default for new vCPUs: 1
             cmds.append(["xl", "sched-rtds", "-d", name, "-v", "all", "-p", str(opts.rtds_period_us),
-                         "-b", str(opts.rtds_budget_us)])
+                         "-b", str(opts.rtds_budget_us), "-e", extratime])
         if sched in PARAMETRISED:
-            cmds.append(["xl", f"sched-{sched}", "-d", name])  # the parameters in force, for the record
+            cmds.append(self.readback(name))
         return cmds
+
+    def readback(self, name: str) -> list[str]:
+        """The xl command printing a domain's scheduler parameters in force (per vCPU for RTDS)."""
+        return ["xl", f"sched-{self.scheduler}", "-d", name] + (["-v", "all"] if self.scheduler == "rtds" else [])
 
     def teardown(self) -> None:
         for (pool, cmd, flag), value in list(self.saved.items()):

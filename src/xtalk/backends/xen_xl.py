@@ -51,6 +51,8 @@ class XenOptions(BaseModel):
     credit_ratelimit_us: int | None = Field(default=None, ge=0, le=500000)
     rtds_period_us: int | None = Field(default=None, ge=10, le=10_000_000)
     rtds_budget_us: int | None = Field(default=None, ge=10, le=10_000_000)
+    rtds_extratime: bool | None = Field(
+        default=None, description="RTDS: may the vCPUs run beyond their budget when a pCPU is idle (Xen: yes)")
     soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
     llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
     buffer_slots: int | None = Field(default=None, ge=16, le=1 << 22, description=(

@@ -29,8 +29,9 @@ from ..images.apt import PrivateApt
 
 FLAVOURS = ("debian", "all-schedulers")
 SOURCE_SERIES = "4.17"
-EXTRA_CONFIG = ("CONFIG_UNSUPPORTED=y", "CONFIG_SCHED_RTDS=y", "CONFIG_SCHED_NULL=y", "CONFIG_SCHED_ARINC653=y",
-                "CONFIG_HYPFS=y", "CONFIG_HYPFS_CONFIG=y")
+# EXPERT makes the Schedulers menu visible (else kconfig keeps its defaults)
+EXTRA_CONFIG = ("CONFIG_EXPERT=y", "CONFIG_UNSUPPORTED=y", "CONFIG_SCHED_RTDS=y", "CONFIG_SCHED_NULL=y",
+                "CONFIG_SCHED_ARINC653=y", "CONFIG_HYPFS=y", "CONFIG_HYPFS_CONFIG=y")
 MAKE_ARGS = {"arm64": ("XEN_TARGET_ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-")}
 TOOLS = ("aarch64-linux-gnu-gcc", "bison", "flex", "dpkg-source", "make", "python3")
 BUILD_VERSION = "1"
