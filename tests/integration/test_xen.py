@@ -94,6 +94,22 @@ def followers(arch: str) -> list[str]:
             if "tail -c +1 -F /var/log/xen/console/guest-xtalk-" in line]
 
 
+def measurer_running(arch: str, what: str = "the measurer domain") -> str:
+    """The name of the first xtalk measurer domain, once its console shows XT BEGIN."""
+    victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120, what)[0]
+    wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
+             "the measurer's XT BEGIN")
+    return victim
+
+
+def run_on_lab(spec, out, what: str, timeout: float = 900) -> None:
+    """`xtalk run` of a campaign on the lab, which must succeed; its wall time is printed."""
+    started = time.monotonic()
+    res = xtalk("run", spec, "--out", out, timeout=timeout)
+    print(f"\n{what}: {time.monotonic() - started:.1f} s\n{res.stderr[-1500:]}")
+    assert res.returncode == 0, res.stderr
+
+
 def extra_pools(arch: str) -> list[str]:
     return [line.split()[0] for line in lab_exec(arch, "xl", "cpupool-list").splitlines()[1:]
             if line.split() and line.split()[0] != "Pool-0"]
@@ -140,11 +156,7 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "other-core", "same-core"]',
                          matrix='"backend.credit2_weight" = [128, 512]', timeline=TIMELINE)
-    started = time.monotonic()
-    res = xtalk("run", spec, "--out", out, timeout=900)
-    wall = time.monotonic() - started
-    print(f"\ncampaign of 6 runs on the {arch} lab: {wall:.1f} s\n{res.stderr[-1500:]}")
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"campaign of 6 runs on the {arch} lab")
     found = runs(out)
     assert len(found) == 6 and all(m["status"] == "pass" for m in found.values()), \
         {k: (m["status"], m["reason"]) for k, m in found.items()}
@@ -183,10 +195,7 @@ def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_l
     proc = start("run", spec, "--out", out)
     try:
         # the first run's measurer: destroy it behind xtalk's back once it runs
-        victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120,
-                          "the first measurer domain")[0]
-        wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
-                 "the measurer's XT BEGIN")
+        victim = measurer_running(arch, "the first measurer domain")
         lab_exec(arch, "xl", "destroy", victim)
         stdout, stderr = proc.communicate(timeout=600)
     finally:
@@ -280,10 +289,7 @@ def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_pat
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=3, placements='["solo", "same-core"]', guests=LINUX_RT_GUESTS,
                          backend='image = "linux-rt"')
-    started = time.monotonic()
-    res = xtalk("run", spec, "--out", out, timeout=900)
-    print(f"\nLinux-RT campaign of 2 runs on the {arch} lab: {time.monotonic() - started:.1f} s")
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"Linux-RT campaign of 2 runs on the {arch} lab")
     found = check_linux_rt_runs(out, arch, "-rt-arm64")
     assert found["same-core-r1"]["backend_metadata"]["domains"]["stress"]["affinity"] == [1]
     # a CPU hog on the same pCPU delays the RT domU's timer wakeups (credit2 time slices)
@@ -296,10 +302,7 @@ def test_killing_xtalk_leaves_no_domain_or_pool_and_resume_finishes(arm64_lab, t
     spec, out = campaign(tmp_path, arch, duration=10, backend='scheduler = "credit"')
     proc = start("run", spec, "--out", out)
     try:
-        victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120,
-                          "the measurer domain")[0]
-        wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
-                 "the measurer's XT BEGIN")
+        victim = measurer_running(arch)
         proc.send_signal(sig)
         code = proc.wait(timeout=120)
     finally:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.blackbox.cli import xtalk
-from tests.integration.test_xen import campaign, extra_pools, lab_exec, lab_fixture, runs, xtalk_domains
+from tests.integration.test_xen import (campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
+                                        xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -27,8 +27,7 @@ def test_null_scheduler_pool(rt_lab, tmp_path):
     arch = rt_lab
     spec, out = campaign(tmp_path, arch, placements='["solo", "other-core"]',
                          backend='lab_xen = "all-schedulers"\nscheduler = "null"')
-    res = xtalk("run", spec, "--out", out, timeout=600)
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"campaign on the {arch} lab (all-schedulers Xen)", timeout=600)
     found = runs(out)
     assert all(m["status"] == "pass" for m in found.values()), {k: m["reason"] for k, m in found.items()}
     for meta in found.values():
@@ -47,8 +46,7 @@ def test_rtds_period_and_budget_per_domain(rt_lab, tmp_path):
     spec, out = campaign(tmp_path, arch, placements='["solo", "same-core"]', backend=(
         'lab_xen = "all-schedulers"\ncpupool = "rt-test"\nrtds_period_us = 10000\nrtds_budget_us = 4000\n'
         'rtds_extratime = false'))
-    res = xtalk("run", spec, "--out", out, timeout=600)
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"campaign on the {arch} lab (all-schedulers Xen)", timeout=600)
     found = runs(out)
     assert {k: m["status"] for k, m in found.items()} == {"solo-r1": "pass", "same-core-r1": "pass"}, \
         {k: m["reason"] for k, m in found.items()}

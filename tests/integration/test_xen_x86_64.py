@@ -4,13 +4,10 @@ Debian's PREEMPT_RT kernel as a PVH domU.
 See test_xen.py for the arm64 lab and the failure cases."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.blackbox.cli import xtalk
 from tests.integration.test_xen import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
-                                        lab_fixture, runs, xtalk_domains)
+                                        lab_fixture, run_on_lab, runs, xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -24,10 +21,7 @@ def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
     arch = x86_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "same-core"]', timeline=TIMELINE,
                          backend='credit2_cap = 80\nxl_extra = { tsc_mode = "native" }')
-    started = time.monotonic()
-    res = xtalk("run", spec, "--out", out, timeout=600)
-    print(f"\ncampaign of 2 runs on the {arch} lab: {time.monotonic() - started:.1f} s")
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"campaign of 2 runs on the {arch} lab", timeout=600)
     found = runs(out)
     assert {k: m["status"] for k, m in found.items()} == {"solo-r1": "pass", "same-core-r1": "pass"}, \
         {k: m["reason"] for k, m in found.items()}
@@ -45,9 +39,6 @@ def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
 def test_x86_64_linux_rt_pvh_domu(x86_lab, tmp_path):
     arch = x86_lab
     spec, out = campaign(tmp_path, arch, duration=2, guests=LINUX_RT_GUESTS, backend='image = "linux-rt"')
-    started = time.monotonic()
-    res = xtalk("run", spec, "--out", out, timeout=600)
-    print(f"\nLinux-RT run on the {arch} lab: {time.monotonic() - started:.1f} s")
-    assert res.returncode == 0, res.stderr
+    run_on_lab(spec, out, f"Linux-RT run on the {arch} lab", timeout=600)
     (meta,) = check_linux_rt_runs(out, arch, "-rt-amd64").values()
     assert meta["backend_metadata"]["domains"]["measurer"]["config"].startswith('name = "xtalk-')

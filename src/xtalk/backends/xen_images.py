@@ -32,9 +32,8 @@ LINUX_ARCH = {"arm64": "aarch64", "x86_64": "x86_64"}
 IMAGE_DIR = "/run/xtalk/images"
 
 
-def upload(executor, run: Callable, local: Path) -> tuple[str, str]:
-    """Put local into dom0 unless a file of the same content is there; (remote path, sha256)."""
-    digest = artifacts.file_hash(local)
+def upload(executor, run: Callable, local: Path, digest: str) -> str:
+    """Put local (content sha256 digest) into dom0 unless the same content is there; its path there."""
     remote = f"{IMAGE_DIR}/{digest[:16]}-{local.name}"
     have = run(["sha256sum", remote])
     if not (have.ok and have.stdout.split()[:1] == [digest]):
@@ -43,7 +42,7 @@ def upload(executor, run: Callable, local: Path) -> tuple[str, str]:
         have = executor.run(["sha256sum", remote]).check()
         if have.stdout.split()[:1] != [digest]:
             raise InfrastructureError(f"uploading {local.name} to dom0 corrupted it")
-    return remote, digest
+    return remote
 
 
 class DomainImage:
@@ -53,29 +52,28 @@ class DomainImage:
         self.kind, self.arch = kind, arch
         self.kernel: str | None = None
         self.ramdisk: str | None = None
-        self.local: tuple[Path, Path | None] | None = None
+        self.local: list[tuple[Path, str]] | None = None  # (kernel, sha256)[, (ramdisk, sha256)]
         self.info: dict = {}
 
-    def _local_files(self) -> tuple[Path, Path | None]:
-        """(kernel, ramdisk) on this machine, built on first use; self.info describes them."""
+    def _local_files(self) -> list[Path]:
+        """[kernel] or [kernel, ramdisk] on this machine, built on first use; self.info describes them."""
         if self.kind == "linux-rt":
             image = linux_rt.build(LINUX_ARCH[self.arch], log=lambda msg: None)
             self.info = {"image": str(image.dir / "vmlinuz"), **image.metadata()}
-            return image.dir / "vmlinuz", image.initrd
+            return [image.dir / "vmlinuz", image.initrd]
         target, rel = PROBE_IMAGES[self.arch]
         local = artifacts.build(target, rel)
         self.info = {"image": str(local)}
-        return local, None
+        return [local]
 
     def upload(self, executor, run: Callable) -> None:
         """Make sure dom0 has the image (checked every run: dom0 may have rebooted)."""
-        if self.local is None:
-            self.local = self._local_files()
-        kernel, ramdisk = self.local
-        self.kernel, digest = upload(executor, run, kernel)
-        self.ramdisk = upload(executor, run, ramdisk)[0] if ramdisk else None
-        self.info |= {"image_kind": self.kind, "image_sha256": digest, "dom0_path": self.kernel}
-        if ramdisk:
+        if self.local is None:  # built and hashed once per campaign
+            self.local = [(path, artifacts.file_hash(path)) for path in self._local_files()]
+        remote = [upload(executor, run, path, digest) for path, digest in self.local]
+        self.kernel, self.ramdisk = remote[0], (remote[1] if len(remote) > 1 else None)
+        self.info |= {"image_kind": self.kind, "image_sha256": self.local[0][1], "dom0_path": self.kernel}
+        if self.ramdisk:
             self.info["dom0_ramdisk"] = self.ramdisk
 
     def cmdline(self, guest: GuestPlan, run: RunPlan, opts: XenOptions, tsc_hz: int | None) -> str:
