@@ -326,3 +326,60 @@ def test_killing_xtalk_leaves_no_domain_or_pool_and_resume_finishes(arm64_lab, t
     assert swept == ({"domains": [], "cpupools": []} if sig == signal.SIGINT else
                      {"domains": [victim], "cpupools": [f"xtalk-{proc.pid}"]})
     assert xtalk_domains(arch) == [] and extra_pools(arch) == []
+
+
+def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab):
+    """Over ssh (with a shared master) status 255 means any of: the command exited 255, the
+    remote shell was killed, or the master went away. The executor tells them apart; the
+    last (what failed a CI run while creating a domain) is a TransportError."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from xtalk.backends.executors import TransportError
+    from xtalk.lab.vm import current
+
+    ex = current(arm64_lab).executor()
+    assert ex.run(["sh", "-c", "echo out; echo err >&2; exit 255"]).returncode == 255
+    killed = ex.run(["sh", "-c", "kill -9 $$"])
+    assert killed.returncode == 137  # 128 + SIGKILL, reported by the shell around it
+    with pytest.raises(TransportError, match="started but ended without reporting.*stdout: partial"):
+        ex.run(["sh", "-c", "echo partial; kill -9 $PPID"])  # the reporting shell itself dies
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(ex.run, ["sleep", "20"])
+        time.sleep(2)
+        ex.close()  # `ssh -O exit`: the master connection and its sessions end
+        with pytest.raises(TransportError, match="started but ended without reporting"):
+            pending.result(timeout=15)
+    assert ex.run(["echo", "again"]).stdout == "again\n"  # a new master on the next command
+
+
+def test_a_campaign_survives_the_ssh_master_connection_dropping(arm64_lab, tmp_path):
+    """The shared ssh master is closed every 10 s during a campaign (what a flaky link to a
+    board does): domain creation starts again from scratch, pause/unpause check the domain's
+    state before repeating, read-only commands repeat; every run still passes."""
+    import subprocess
+    import threading
+
+    from xtalk.lab.vm import current
+
+    control = current(arm64_lab).executor().control
+    done = threading.Event()
+
+    def drop_master():
+        while not done.wait(10):
+            subprocess.run(["ssh", "-o", f"ControlPath={control}", "-O", "exit", "lab"], capture_output=True)
+
+    killer = threading.Thread(target=drop_master)
+    killer.start()
+    try:
+        spec, out = campaign(tmp_path, arm64_lab, duration=6, placements='["solo", "other-core", "same-core"]',
+                             timeline=TIMELINE)
+        run_on_lab(spec, out, "campaign with the ssh master dropped every 10 s")
+    finally:
+        done.set()
+        killer.join()
+    found = runs(out)
+    assert [m["status"] for m in found.values()] == ["pass"] * 3, {k: m["reason"] for k, m in found.items()}
+    failures = [f for m in found.values() for f in m["backend_metadata"].get("transport_failures", [])]
+    print(f"{len(failures)} commands were cut by a dropped master and recovered:", *failures, sep="\n  ")
+    assert all("started but ended without reporting" in f for f in failures)
+    assert xtalk_domains(arm64_lab) == []

@@ -18,10 +18,40 @@ import os
 import shlex
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InfrastructureError
+
+# Wraps every command run over ssh: a start mark and the exit status on stderr.
+REPORTING_SHELL = 'printf "@@XTGO\\n" >&2; "$@"; rc=$?; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"'
+CONNECT_ATTEMPTS = 3
+
+
+class TransportError(InfrastructureError):
+    """The connection to dom0 failed while `command` ran: its outcome is unknown.
+    stdout: what it printed before; detail: what ssh and the command said."""
+
+    def __init__(self, label: str, command: str, detail: str, stdout: str = ""):
+        super().__init__(f"ssh to {label}: {command[:200]} started but ended without reporting its exit "
+                         f"status ({detail})")
+        self.label, self.detail, self.stdout = label, detail, stdout
+
+
+def parse_reported(stderr: str) -> tuple[bool, int | None, str]:
+    """(started, exit status or None, the command's own stderr) from REPORTING_SHELL's marks."""
+    mark = 0 if stderr.startswith("@@XTGO\n") else stderr.find("\n@@XTGO\n") + 1  # after ssh's own warnings
+    started = mark > 0 or stderr.startswith("@@XTGO\n")
+    body = stderr[:mark] + stderr[mark + len("@@XTGO\n"):] if started else stderr
+    head, sep, last = body.rstrip("\n").rpartition("\n@@XTRC ")
+    if not (started and sep and last.isdigit()):
+        return started, None, body
+    return started, int(last), head
+
+
+def tail(text: str, lines: int = 4) -> str:
+    return " | ".join(text.strip().splitlines()[-lines:])
 
 
 @dataclass
@@ -126,7 +156,13 @@ class Executor:
             redirect = "" if i == 0 else " </dev/null"
             lines.append(f"printf '\\n@@XTS {i}\\n'; {quote_argv(argv)}{redirect} 2>&1; rc=$?; "
                          f"printf '\\n@@XTE {i} %d\\n' $rc; [ $rc -eq 0 ] || exit $rc")
-        whole = self.run(["sh", "-c", "; ".join(lines)], input=input, timeout=timeout)
+        try:
+            whole = self.run(["sh", "-c", "; ".join(lines)], input=input, timeout=timeout)
+        except TransportError as err:  # name the command that was cut, not the whole script
+            done = err.stdout.count("\n@@XTE ")
+            cut = quote_argv(commands[min(done, len(commands) - 1)])
+            raise TransportError(err.label, f"{cut} (command {done + 1} of {len(commands)})", err.detail,
+                                 err.stdout) from None
         results = []
         for i, argv in enumerate(commands):
             start = whole.stdout.find(f"\n@@XTS {i}\n")
@@ -188,6 +224,7 @@ class SshExecutor(Executor):
         tag = hashlib.sha256(f"{user}@{host}:{port}".encode()).hexdigest()[:12]
         self.control = control_dir / f"ssh-{tag}.ctl"
         self.connect_timeout = connect_timeout
+        self.retries: list[str] = []  # connection failures retried (a run's metadata keeps them)
         if label:
             self.label = label
 
@@ -213,18 +250,32 @@ class SshExecutor(Executor):
         return argv + [target, "--"]
 
     def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+        """Run argv in dom0. The remote shell reports, on stderr, that the command started
+        and its exit status; ssh's own status 255 is ambiguous (connection failure, remote
+        exit 255, remote killed by a signal, or the master connection gone). A failure
+        before the command started is retried (it cannot have done anything); one after
+        raises TransportError with what the command printed so far."""
         argv = [str(a) for a in argv]
-        command = self.ssh_argv() + [quote_argv(argv)]
-        try:
-            p = subprocess.run(command, input=input if input is not None else b"", capture_output=True,
-                               timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise InfrastructureError(f"{self.label}: {' '.join(argv)} took more than {timeout:g} s") from None
-        err = p.stderr.decode(errors="replace")
-        if p.returncode == 255:  # ssh's own failure: connection, host key, authentication
-            raise InfrastructureError(f"ssh to {self.label} failed running {' '.join(argv)[:200]}: "
-                                      f"{err.strip() or 'status 255'}")
-        return Result(argv, p.returncode, p.stdout.decode(errors="replace"), err)
+        command = self.ssh_argv() + [quote_argv(["sh", "-c", REPORTING_SHELL, "xtalk", *argv])]
+        shown = " ".join(argv)[:200]
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                p = subprocess.run(command, input=input if input is not None else b"", capture_output=True,
+                                   timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise InfrastructureError(f"{self.label}: {shown} took more than {timeout:g} s") from None
+            out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+            started, status, err = parse_reported(err)
+            if status is not None:
+                return Result(argv, status, out, err)
+            if started or p.returncode != 255:
+                raise TransportError(self.label, shown, f"ssh status {p.returncode}: the remote shell was killed or "
+                                     f"the connection dropped; stdout: {tail(out)}; stderr: {tail(err)}", out)
+            self.retries.append(f"attempt {attempt}: {shown[:80]}: {tail(err) or 'status 255'}")
+            if attempt < CONNECT_ATTEMPTS:
+                time.sleep(0.5 * attempt)
+        raise InfrastructureError(f"ssh to {self.label} failed before running {shown} "
+                                  f"({CONNECT_ATTEMPTS} attempts): {tail(err) or 'status 255'}")
 
     def stream(self, argv: list) -> Stream:
         # The remote command dies with the connection: a shell runs it in the background

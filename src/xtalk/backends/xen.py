@@ -36,7 +36,7 @@ from ..errors import InfrastructureError, Problem, SpecError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, register
-from .executors import Executor, LabLock, LocalExecutor, SshExecutor
+from .executors import Executor, LabLock, LocalExecutor, SshExecutor, TransportError
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
@@ -152,9 +152,10 @@ class XenBackend(Backend):
         (an ssh hiccup), so a flaky link does not fail a run."""
         try:
             return self.executor.run(argv, timeout=timeout)
-        except InfrastructureError:
+        except InfrastructureError as err:
             if not retry:
                 raise
+            self.run_meta.setdefault("transport_failures", []).append(str(err))
             time.sleep(1.0)
             return self.executor.run(argv, timeout=timeout)
 
@@ -314,7 +315,13 @@ class XenBackend(Backend):
         if not paused:
             commands.append(["xl", "unpause", name])
         started = time.monotonic()
-        results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
+        try:
+            results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
+        except TransportError as err:  # outcome unknown: destroy what may exist, then once more
+            self.run_meta.setdefault("transport_failures", []).append(f"creating {name}: {err}")
+            self._run(["xl", "destroy", name], timeout=60)
+            started = time.monotonic()
+            results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
         start_s = time.monotonic() - started
         running_ns = None if paused else time.monotonic_ns()
         state["created_ns"] = time.monotonic_ns()
@@ -341,13 +348,25 @@ class XenBackend(Backend):
 
     def pause(self, handle: GuestHandle) -> None:
         self._wait_created(handle)
-        self._xl("pause", handle.backend_state["name"])
+        self._set_paused(handle.backend_state["name"], True)
 
     def resume(self, handle: GuestHandle) -> None:
         self._wait_created(handle)
-        self._xl("unpause", handle.backend_state["name"])
+        self._set_paused(handle.backend_state["name"], False)
         self.run_meta.setdefault("unpaused_host_ns", {}).setdefault(handle.plan.name, []).append(
             time.monotonic_ns())
+
+    def _set_paused(self, name: str, paused: bool) -> None:
+        """xl pause/unpause. Xen counts pauses, so a blind repeat is wrong: after a dropped
+        connection the domain's state (p flag of `xl list`) says whether it took effect."""
+        verb = "pause" if paused else "unpause"
+        try:
+            self._xl(verb, name)
+        except TransportError as err:
+            self.run_meta.setdefault("transport_failures", []).append(str(err))
+            state = parse_xl_list(self._xl("list", name).stdout).get(name, {}).get("state", "")
+            if ("p" in state) != paused:
+                self._xl(verb, name)
 
     def _log_size(self, state: dict) -> int:
         r = self._run(["stat", "-c", "%s", state["log"]])
@@ -424,6 +443,10 @@ class XenBackend(Backend):
             self.pools.teardown()
             self.run_meta["dmesg_tail"] = self._xl("dmesg", check=False).stdout.splitlines()[-40:]
             self.run_meta["cpupools"] = self._xl("cpupool-list", "-c", check=False).stdout.strip()
+            retries = getattr(self.executor, "retries", [])
+            if retries:  # ssh connections that failed before their command ran, retried
+                self.run_meta["ssh_retries"] = retries[:]
+                retries.clear()
         except Exception as err:  # noqa: BLE001 - recorded; the runner goes on
             self.run_meta["cleanup_error"] = str(err)
 

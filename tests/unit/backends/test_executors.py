@@ -1,11 +1,13 @@
 """Executors: argument vectors reach dom0 exactly, never as shell syntax."""
 from __future__ import annotations
 
+import socket
 import subprocess
 
 import pytest
 
-from xtalk.backends.executors import LocalExecutor, SshExecutor, quote_argv
+from xtalk.backends.executors import (REPORTING_SHELL, LocalExecutor, SshExecutor, parse_reported,
+                                      quote_argv)
 from xtalk.errors import InfrastructureError
 
 NASTY = ["plain", "with space", "quote'single", 'quote"double', "$(touch /tmp/xtalk-pwned)", "`id`", "a;b|c&d",
@@ -54,3 +56,24 @@ def test_ssh_argv_verifies_host_keys_and_quotes(tmp_path):
     assert f"UserKnownHostsFile={tmp_path / 'kh'}" in argv and "HostKeyAlias=lab" in argv
     assert argv[-2:] == ["root@board", "--"] and argv[argv.index("-p") + 1] == "2222"
     assert "StrictHostKeyChecking=no" not in " ".join(argv)
+
+
+def test_the_reporting_shell_marks_start_and_exit_status():
+    out = subprocess.run(["sh", "-c", REPORTING_SHELL, "xtalk", "sh", "-c", "echo o; printf e >&2; exit 7"],
+                         capture_output=True, text=True)
+    assert out.returncode == 7 and out.stdout == "o\n"
+    assert parse_reported(out.stderr) == (True, 7, "e")
+    assert parse_reported("Warning: added key\n" + out.stderr) == (True, 7, "Warning: added key\ne")
+    assert parse_reported("@@XTGO\npartial") == (True, None, "partial")  # started, never reported
+    assert parse_reported("ssh: connect to host x: Connection refused\n")[:2] == (False, None)
+
+
+def test_ssh_that_cannot_connect_is_retried_then_names_the_host(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ex = SshExecutor(host="127.0.0.1", port=port, user="root", known_hosts=tmp_path / "kh",
+                     control_dir=tmp_path, use_user_config=False, label="board")
+    with pytest.raises(InfrastructureError, match=r"ssh to board failed before running true \(3 attempts\)"):
+        ex.run(["true"])
+    assert len(ex.retries) == 3 and all("Connection refused" in r for r in ex.retries)
