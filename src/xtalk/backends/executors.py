@@ -8,7 +8,9 @@ and arguments with control characters are refused: no spec value ever becomes sh
 syntax. Ssh is OpenSSH's client (the system's, well kept, with the user's config and
 agent when wanted), always with BatchMode and StrictHostKeyChecking=yes: an unknown or
 changed host key is an error, never accepted silently. One master connection per
-executor (ControlMaster) keeps each command's cost at one round trip.
+executor (ControlMaster) keeps each command's cost at one round trip. Caveat: when that
+master goes away, every command in flight ends with status 255 and no message; the
+reporting shell (REPORTING_SHELL) is how run() tells that apart from a remote failure.
 """
 from __future__ import annotations
 
