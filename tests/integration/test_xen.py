@@ -97,7 +97,9 @@ def followers(arch: str) -> list[str]:
 def measurer_running(arch: str, what: str = "the measurer domain") -> str:
     """The name of the first xtalk measurer domain, once its console shows XT BEGIN."""
     victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120, what)[0]
-    wait_for(lambda: "XT BEGIN" in lab_exec(arch, "cat", f"/var/log/xen/console/guest-{victim}.log"), 60,
+    # xenconsoled makes the log only once the console connects: until then, no text (not an error)
+    log = f"/var/log/xen/console/guest-{victim}.log"
+    wait_for(lambda: "XT BEGIN" in lab_exec(arch, "sh", "-c", 'cat "$1" 2>/dev/null; true', "cat", log), 60,
              "the measurer's XT BEGIN")
     return victim
 
