@@ -43,13 +43,13 @@ class TransportError(InfrastructureError):
 
 def parse_reported(stderr: str) -> tuple[bool, int | None, str]:
     """(started, exit status or None, the command's own stderr) from REPORTING_SHELL's marks."""
-    mark = 0 if stderr.startswith("@@XTGO\n") else stderr.find("\n@@XTGO\n") + 1  # after ssh's own warnings
-    started = mark > 0 or stderr.startswith("@@XTGO\n")
-    body = stderr[:mark] + stderr[mark + len("@@XTGO\n"):] if started else stderr
+    before, sep, body = ("\n" + stderr).partition("\n@@XTGO\n")  # after ssh's own warnings, if any
+    if not sep:
+        return False, None, stderr
+    if before:
+        body = before[1:] + "\n" + body
     head, sep, last = body.rstrip("\n").rpartition("\n@@XTRC ")
-    if not (started and sep and last.isdigit()):
-        return started, None, body
-    return started, int(last), head
+    return (True, int(last), head) if sep and last.isdigit() else (True, None, body)
 
 
 def tail(text: str, lines: int = 4) -> str:
@@ -69,9 +69,8 @@ class Result:
 
     def check(self) -> "Result":
         if self.returncode != 0:
-            err = (self.stderr or self.stdout).strip().splitlines()
             raise InfrastructureError(f"{' '.join(self.argv)} failed (status {self.returncode}): "
-                                      f"{' | '.join(err[-6:])}")
+                                      f"{tail(self.stderr or self.stdout, 6)}")
         return self
 
 
@@ -94,7 +93,7 @@ class Stream:
         text = ""
         if self.stderr_file is not None:
             self.stderr_file.seek(0)
-            text = " | ".join(self.stderr_file.read().decode(errors="replace").strip().splitlines()[-4:])
+            text = tail(self.stderr_file.read().decode(errors="replace"))
         return f"follower ended (status {code}){': ' + text if text else ''}"
 
     def close(self) -> None:
