@@ -56,6 +56,24 @@ def _slug(value: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(value)).strip("-") or "x"
 
 
+def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
+    """The spec's timeline, or the paired design's off/on switching: each chosen stressor
+    starts (held paused from boot) after off_s, is paused after on_s, resumed after the
+    next off_s, ... until the run's duration."""
+    if spec.paired is None:
+        return tuple(sorted(spec.timeline, key=lambda e: e.at_s))
+    p = spec.paired
+    targets = p.stressors or [s.name for s in spec.stressors]
+    events, t, on, first = [], p.off_s, True, True
+    while t < spec.run.duration_s:
+        action = "start" if first else "resume" if on else "pause"
+        events += [TimelineEvent(at_s=round(t, 9), action=action, target=name) for name in targets]
+        first = False
+        t += p.on_s if on else p.off_s
+        on = not on
+    return tuple(events)
+
+
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     measurer = GuestPlan(
         "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],)
@@ -63,7 +81,7 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     if placement == "solo":
         return (measurer,)
     first_action = {}
-    for ev in sorted(spec.timeline, key=lambda e: e.at_s):
+    for ev in timeline_of(spec):
         first_action.setdefault(ev.target, ev.action)
     others = spec.cpus[1:] or spec.cpus[:1]
     guests, slot = [measurer], 0
@@ -132,6 +150,6 @@ def plan(spec: Campaign, raw: dict) -> list[RunPlan]:
             start_order=config["start_order"],
             spec=resolved,
             guests=_guests(resolved, placement),
-            timeline=() if placement == "solo" else tuple(sorted(resolved.timeline, key=lambda e: e.at_s)),
+            timeline=() if placement == "solo" else timeline_of(resolved),
         ))
     return runs

@@ -23,7 +23,6 @@ import scipy.stats
 
 from . import hist as H
 from .accum import Stream
-from .compare import effect, statement
 
 BINS = 200
 TOLERANCE_BINS = 3
@@ -149,13 +148,6 @@ def _segment_values(stream: Stream, k: int) -> np.ndarray | None:
     return v[seg == k].astype(np.float64)
 
 
-def _sub_segments(stream: Stream, nseg: int) -> list[np.ndarray]:
-    """The run's subsample split by timeline segment (for the significance test)."""
-    _, val, ts = stream.subsample()
-    seg = np.searchsorted(np.asarray(stream.cuts), ts, side="right")
-    return [val[seg == k].astype(np.float64) for k in range(nseg)]
-
-
 def segment_stats(streams: list[Stream], k: int) -> dict:
     """Median/p99/max of segment k pooled over runs (exact when every run kept its values)."""
     parts = [_segment_values(s, k) for s in streams]
@@ -186,15 +178,8 @@ def timeline(streams: list[Stream], events_by_run: dict[str, list[dict]], unit: 
     labels = segment_labels(events_by_run[runs[0].run_id])
     segments = [dict(label=labels[k], **segment_stats(runs, k)) for k in range(nseg)]
     base = segments[0]["median"]
-    parts = [_sub_segments(s, nseg) for s in runs]
-    pooled = [np.concatenate([p[k] for p in parts]) for k in range(nseg)]
-    for k, seg in enumerate(segments):
+    for seg in segments:
         seg["change_pct"] = (seg["median"] - base) / base * 100 if base and seg["median"] is not None else None
-        if k and base and seg["median"] is not None:
-            eff = effect(pooled[k], pooled[0])
-            seg.update({key: eff[key] for key in ("p_value", "cliffs_delta", "magnitude")})
-            seg["statement"] = statement(f"'{seg['label']}' vs 'before'", runs[0].metric, unit,
-                                         seg["median"] / base, eff)
     worse = np.nanargmax if unit != "count" else np.nanargmin
     transitions = []
     for s in runs:

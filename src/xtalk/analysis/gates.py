@@ -1,20 +1,18 @@
 """KPI gates: compare a statistic per configuration with a limit, absolute or relative to
 the baseline configuration (same values on every other dimension). A gate whose
 metric or baseline has no data fails too: a missing measurement never passes.
+The statistics are the analysis's per-configuration rows (describe.py): the report,
+`xtalk run`'s exit code and `xtalk show` judge gates on the same numbers.
 """
 from __future__ import annotations
 
-import json
-
-import duckdb
-
 from ..spec.model import Gate
-from .summary import change_pct, config_stats
 
 
-def configs(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
-    return {cid: json.loads(cfg) for cid, cfg in con.execute(
-        "SELECT config_id, any_value(config) FROM runs GROUP BY config_id").fetchall()}
+def change_pct(value: float | None, baseline: float | None) -> float | None:
+    if value is None or not baseline:
+        return None
+    return (value - baseline) / baseline * 100.0
 
 
 def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str) -> str | None:
@@ -26,12 +24,10 @@ def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str
     return None
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, gates: list[Gate], stats: list[dict] | None = None) -> list[dict]:
-    """`stats`: per-configuration rows with config_stats' keys, when already computed
-    (the report's streaming statistics); default: config_stats(con)."""
-    rows = stats if stats is not None else config_stats(con)
-    stats = {(r["config_id"], r["metric"]): r for r in rows}
-    all_configs = configs(con)
+def evaluate(gates: list[Gate], rows: list[dict], all_configs: dict[str, dict]) -> list[dict]:
+    """`rows`: per-configuration statistics (describe.stats_rows); `all_configs`:
+    config_id -> its dimension values, for every configuration of the campaign."""
+    stats = {(r["config_id"], r["metric"]): r for r in rows if r.get("n")}
     results = []
     for gate in gates:
         dim, _, value = gate.baseline.partition("=")

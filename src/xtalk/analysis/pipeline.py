@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..results.query import connect
 from ..results.store import CampaignStore
 from ..spec.model import Gate
 from . import changepoints as CP
-from . import compare as C
 from . import evt, outliers, stability, verdict
-from .describe import gate_stats, stats_rows
+from .describe import stats_rows
 from .gates import baseline_of, evaluate
+from .inference import ALPHA, POWER
+from .kinds import metrics_of
 from .scan import scan, timeline_events
 
 
@@ -31,6 +31,7 @@ class Options:
     threads: int | None = None
     seed: int = 0
     evt: bool = True
+    extras: bool = True  # ramp-up, timelines, drift, outliers, warnings: what only the report shows
 
 
 @dataclass
@@ -41,6 +42,8 @@ class Analysis:
     runs_streams: dict = field(default_factory=dict)   # (run_id, metric) -> Stream
     pooled: dict = field(default_factory=dict)         # (config_id, metric) -> Stream
     events: dict = field(default_factory=dict)         # run_id -> timeline events
+    used_runs: list = field(default_factory=list)      # meta of the runs the statistics use
+    infos: dict = field(default_factory=dict)          # metric -> kinds.MetricInfo
 
     def units(self) -> dict[str, str]:
         return self.result.get("units", {})
@@ -73,7 +76,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
     per_run, per_config, pooled = stats_rows(streams, configs_of)
     medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
-    ramp = [CP.rampup(s, medians[k]) for k, s in streams.items() if s.n]
+    ramp = [CP.rampup(s, medians[k]) for k, s in streams.items() if s.n] if opt.extras or opt.exclude_rampup else []
     skipped = {}
     if opt.exclude_rampup:
         skipped = {(r["run_id"], r["metric"]): r["warmup_n"] for r in ramp if r["significant"]}
@@ -90,23 +93,13 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     dim, value = _baseline_dim(raw_gates)
     baselines = {cid: baseline_of(cfg, all_configs, dim, value) for cid, cfg in all_configs.items()}
 
-    rng = np.random.default_rng(opt.seed)
-    comparisons = {}
-    for (cid, metric), s in pooled.items():
-        base = baselines.get(cid)
-        if base is None or base == cid or (base, metric) not in pooled:
-            continue
-        comparisons[(cid, metric)] = dict(
-            config_id=cid, metric=metric, baseline=base,
-            **C.compare(s, pooled[(base, metric)], stats[(cid, metric)], stats[(base, metric)],
-                        units.get(metric, "cycles"), cid, rng))
-
     by_config: dict[tuple[str, str], list] = {}
     for (rid, metric), s in streams.items():
         by_config.setdefault((configs_of[rid], metric), []).append(s)
     timelines, drifts = {}, {}
-    for (cid, metric), group in by_config.items():
-        tl = CP.timeline(group, events, units.get(metric, "cycles"))
+    paired_spec = spec.get("paired") or {}
+    for (cid, metric), group in by_config.items() if opt.extras else ():
+        tl = None if paired_spec else CP.timeline(group, events, units.get(metric, "cycles"))
         if tl:
             timelines[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **tl)
         for s in group:
@@ -125,16 +118,21 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
             gate_models.append(Gate(**g))
         except Exception:  # noqa: BLE001 - a spec stored by an older xtalk; reported, not fatal
             pass
-    gates = evaluate(connect(store), gate_models, stats=gate_stats(per_config)) if gate_models else []
+    gates = evaluate(gate_models, per_config, all_configs) if gate_models else []
 
-    verdicts = verdict.metric_verdicts(per_config, comparisons, gates, baselines,
-                                       {(t["config_id"], t["metric"]): t for t in timelines.values()})
+    alpha = float((spec.get("analysis") or {}).get("alpha") or ALPHA)
+    runs_of: dict[str, list[dict]] = {}
+    for r in used:
+        runs_of.setdefault(r.get("config_id", "?"), []).append(r)
+    ctx = verdict.Context(streams, runs_of, events, metrics_of(runs), deadlines, alpha,
+                          paired_spec.get("settle_s"), np.random.default_rng(opt.seed))
+    verdicts = verdict.metric_verdicts(ctx, pooled, baselines, gates)
     long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
-    metrics_of: dict[str, list[str]] = {}
+    metrics_by_config: dict[str, list[str]] = {}
     for r in per_config:
-        metrics_of.setdefault(r["config_id"], []).append(r["metric"])
-    verdicts += verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs,
-                                           metrics_of)
+        metrics_by_config.setdefault(r["config_id"], []).append(r["metric"])
+    stable = verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs,
+                                        metrics_by_config) if opt.extras else []
     warnings = stability.run_warnings(runs, events) + stability.data_warnings(per_config, per_run, runs)
     if skipped:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
@@ -154,16 +152,17 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
                                         "started_at", "duration_s")} for r in runs],
         "configs": all_configs, "baselines": baselines,
         "stats_runs": per_run, "stats": per_config,
-        "comparisons": list(comparisons.values()),
+        "analysis": {"alpha": alpha, "power": POWER, "paired": paired_spec or None},
         "deadlines": outliers.deadline_rows(pooled, stats, deadlines),
-        "outliers": outliers.outlier_rows(pooled, stats),
+        "outliers": outliers.outlier_rows(pooled, stats) if opt.extras else [],
         "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
         "timelines": list(timelines.values()), "drift": drifts,
         "evt": list(evts.values()),
-        "gates": gates, "verdicts": verdicts, "overall": verdict.overall(gates, len(gate_models)),
+        "gates": gates, "verdicts": verdicts, "stability": stable,
+        "overall": verdict.overall(gates, len(gate_models)),
         "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
     }
-    return Analysis(str(store.path), opt, clean(result), streams, pooled, events)
+    return Analysis(str(store.path), opt, clean(result), streams, pooled, events, used, ctx.infos)
 
 
 def clean(o):

@@ -44,10 +44,11 @@ def with_step(gen: Generator, first: int, last: int, factor: float) -> Generator
 
 
 def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, metric: str | tuple = "m",
-              unit: str = "cycles", freq_hz: float = 1e9, seed: int = 0, index: int = 0, status: str = "pass",
+              unit: str = "cycles", kind: str | None = "duration", freq_hz: float = 1e9, seed: int = 0, index: int = 0, status: str = "pass",
               events: list[dict] | None = None, chunk: int = 1 << 22, extra_meta: dict | None = None,
               clock: bool = True) -> None:
-    """`metric`: a name, or a tuple of names the samples cycle through; `clock=False`
+    """`metric`: a name, or a tuple of names the samples cycle through; `kind`: their
+    declared metric kind (None: undeclared, as an older xtalk stored); `clock=False`
     writes t_s as NaN (a run without clock pairs)."""
     names = (metric,) if isinstance(metric, str) else tuple(metric)
     run_dir = path / "runs" / run_id
@@ -84,7 +85,9 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": index, "status": status,
             "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,
             "ring_lost_samples": 0, "freq_hz": freq_hz, "schema_version": SCHEMA_VERSION,
-            "metrics": {str(i): {"name": name, "unit": unit} for i, name in enumerate(names)},
+            "metrics": {str(i): {"name": name, "unit": unit, **({"kind": kind} if kind else {})}
+                        for i, name in enumerate(names)},
+            "guest_meta": {f"window_ticks_{i}": str(counter) for i in range(len(names))},
             "duration_s": counter / freq_hz,
             **(extra_meta or {})}
     (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))

@@ -1,72 +1,121 @@
-"""Isolation verdicts per KPI in the thesis's taxonomy (section 5.6.1): temporal
-performance at kernel level, application level, memory-intensive, I/O, long-term
-stability. A metric's class comes from its name (the bench that produced it).
+"""Isolation verdicts: one per (configuration, metric), from the metric kind's primary
+statistic (kinds.py), with the design that fits the runs: a configuration whose runs
+switched a stressor on and off (timeline or [paired]) is judged by its own on- against
+off-windows (paired.py); any other against its baseline configuration's runs
+(effects.py), the run being the unit of evidence. Verdicts: baseline, interference,
+no-interference, inconclusive (effects.VERDICTS); the spec's gates on the metric are
+attached (they decide the overall PASS/FAIL, not the verdict).
 
-Per (metric, configuration): FAIL when one of the spec's gates on it fails, PASS when
-all pass; without a gate the verdict is evidence only: 'interference' (significant,
-non-negligible change vs the baseline, see compare.py) or 'no significant change'.
 Long-term stability per configuration (assessed for runs of at least LONG_RUN_S or
-with a timeline): 'stable' when every run's last-fifth median is
-within DRIFT_PCT of its first fifth and, with a timeline, the median after the last
-event is within DRIFT_PCT of the one before the first; else 'drift'. These thresholds
-are xtalk's defaults, not the thesis's; gates are what decide pass/fail.
+with a timeline): 'stable' when every run's last-fifth median is within DRIFT_PCT of its
+first fifth and, with a timeline, the median after the last event is within DRIFT_PCT
+of the one before the first; else 'drift'. These thresholds are xtalk's defaults.
 """
 from __future__ import annotations
 
-KPI_CLASSES = (
-    ("temporal performance (kernel level)", ("hidden_latency", "timer", "irq", "interrupt", "latency", "ctx",
-                                             "yield", "event", "sched", "wakeup", "tick")),
-    ("memory-intensive", ("pointer_chase", "membw", "cache", "stream", "memcpy", "mem")),
-    ("I/O", ("io_", "disk", "blk", "net", "virtio", "dma", "uart")),
-    ("application level", ("qsort", "basicmath", "bitcount", "susan", "dhrystone", "coremark", "cpu_spin")),
-)
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import paired
+from .effects import assess_runs, describe_change, run_sample, typical, unit_stats
+from .kinds import MetricInfo, metric_info, transform
+from .wording import sentence
+
 LONG_TERM = "long-term stability"
 DRIFT_PCT = 5.0
 LONG_RUN_S = 60.0
+KPI_ORDER = ("kernel", "application", "memory", "io")
 
 
-def kpi_class(metric: str) -> str:
-    name = metric.lower()
-    for label, keys in KPI_CLASSES:
-        if any(k in name for k in keys):
-            return label
-    return "application level"
+@dataclass
+class Context:
+    """What every verdict of one campaign needs."""
+
+    streams: dict          # (run_id, metric) -> accum.Stream
+    runs_of: dict          # config_id -> [run meta] (the runs analysed)
+    events: dict           # run_id -> executed timeline events
+    infos: dict            # metric -> kinds.MetricInfo
+    deadlines: list
+    alpha: float
+    settle_s: float | None
+    rng: np.random.Generator
+
+    def run_units(self, cid: str, info: MetricInfo) -> list[tuple[str, dict]]:
+        """(run id, every statistic of the kind) of each run of a configuration."""
+        out = []
+        for meta in self.runs_of.get(cid, []):
+            s = self.streams.get((meta["run_id"], info.name))
+            if s is not None and s.n:
+                out.append((meta["run_id"], unit_stats(run_sample(s, meta), info, self.deadlines)))
+        return out
 
 
-def _timeline_evidence(tl: dict | None) -> tuple[str | None, str]:
-    """Verdict and evidence from a timeline: a segment significantly unlike 'before'."""
-    if not tl:
-        return None, ""
-    segs = [s for s in tl["segments"][1:] if s.get("statement")]
-    hit = [s for s in segs if s.get("p_value") is not None and s["p_value"] < 0.01
-           and s.get("magnitude") not in (None, "negligible")]
-    return ("interference (timeline)" if hit else "no significant change (timeline)",
-            " ".join(s["statement"] for s in segs))
+def _baseline_row(ctx: Context, cid: str, info: MetricInfo) -> dict:
+    units = ctx.run_units(cid, info)
+    stat = info.kind.primary
+    vals = [u[stat.key] for _, u in units if u[stat.key] is not None]
+    _, scale = transform(vals, stat)
+    return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "verdict": "baseline",
+            "value": typical(vals, scale), "units": [len(vals), len(vals)], "reason": "the reference configuration",
+            "run_values": {r: u[stat.key] for r, u in units}}
 
 
-def metric_verdicts(stats: list[dict], comparisons: dict, gates: list[dict], baselines: dict,
-                    timelines: dict | None = None) -> list[dict]:
-    """`timelines`: {(config_id, metric): timeline} used where there is no baseline."""
+def _runs_row(ctx: Context, cid: str, base: str, info: MetricInfo) -> tuple[dict, list[dict]]:
+    mine, ref = ctx.run_units(cid, info), ctx.run_units(base, info)
+    kind = info.kind
+    row = assess_runs(kind.primary, [u[kind.primary.key] for _, u in mine], [u[kind.primary.key] for _, u in ref],
+                      ctx.alpha, ctx.rng)
+    row["run_values"] = {r: u[kind.primary.key] for r, u in mine}
+    extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref]) for s in kind.secondary]
+    return row, extra
+
+
+def _paired_row(ctx: Context, cid: str, info: MetricInfo) -> tuple[dict, list[dict]]:
+    per_run = []
+    for meta in ctx.runs_of.get(cid, []):
+        s = ctx.streams.get((meta["run_id"], info.name))
+        if s is not None and s.n:
+            per_run.append(paired.run_windows(s, meta, ctx.events.get(meta["run_id"], []), info, ctx.deadlines,
+                                              ctx.settle_s))
+    kind = info.kind
+    row = paired.assess(kind.primary, per_run, ctx.alpha, ctx.rng)
+    extra = [paired.assess(s, per_run, ctx.alpha, ctx.rng, secondary=True) for s in kind.secondary]
+    return row, extra
+
+
+def metric_verdicts(ctx: Context, pooled: dict, baselines: dict, gates: list[dict]) -> list[dict]:
+    """One row per (configuration, metric) of `pooled` ((config, metric) -> pooled Stream)."""
     out = []
-    for row in stats:
-        cid, metric = row["config_id"], row["metric"]
-        mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
-        cmp = comparisons.get((cid, metric))
-        tl_verdict, tl_evidence = _timeline_evidence((timelines or {}).get((cid, metric)))
-        if mine:
-            verdict = "PASS" if all(g["passed"] for g in mine) else "FAIL"
-        elif tl_verdict and (cmp is None or baselines.get(cid) in (None, cid)):
-            verdict = tl_verdict
-        elif baselines.get(cid) in (None, cid):
-            verdict = "baseline" if baselines.get(cid) == cid else "no baseline"
-        elif cmp is None:
-            verdict = "no data"
+    for (cid, metric), stream in pooled.items():
+        info = ctx.infos.get(metric) or metric_info(metric, None)
+        run_ids = [m["run_id"] for m in ctx.runs_of.get(cid, [])]
+        base = baselines.get(cid)
+        extra: list[dict] = []
+        if paired.has_windows(ctx.events, run_ids):
+            design, reference = "paired", "off-windows of the same runs"
+            row, extra = _paired_row(ctx, cid, info)
+        elif base == cid:
+            design, reference = "runs", cid
+            row = _baseline_row(ctx, cid, info)
+        elif base is None:
+            design, reference = "none", None
+            row = {"statistic": info.kind.primary.key, "statistic_label": info.kind.primary.label,
+                   "stat_unit": info.kind.primary.unit, "verdict": "inconclusive", "units": [len(run_ids), 0],
+                   "reason": "no baseline configuration (placement=solo with the same other dimensions)"}
         else:
-            verdict = "interference" if cmp["significant"] else "no significant change"
-        out.append({"kpi": kpi_class(metric), "metric": metric, "config_id": cid, "verdict": verdict,
-                    "gates": [f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine],
-                    "evidence": " ".join(x for x in (cmp["statement"] if cmp else "", tl_evidence) if x)})
-    order = {label: i for i, (label, _) in enumerate(KPI_CLASSES)}
+            design, reference = "runs", base
+            row, extra = _runs_row(ctx, cid, base, info)
+        unit_word = "cycles" if design == "paired" else "runs"
+        mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
+        row.update(config_id=cid, metric=metric, kind=info.kind.name, kind_declared=info.declared, kpi=info.kpi,
+                   kpi_label=info.kpi_label, better=info.kind.better, design=design, baseline=reference,
+                   unit_word=unit_word, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick, secondary=extra,
+                   gates=[f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine])
+        row["sentence"] = sentence(cid, metric, row, extra, info.kind.better, stream.ns_per_tick, info.unit,
+                                   unit_word)
+        out.append(row)
+    order = {k: i for i, k in enumerate(KPI_ORDER)}
     return sorted(out, key=lambda v: order.get(v["kpi"], 99))
 
 

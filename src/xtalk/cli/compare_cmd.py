@@ -28,7 +28,7 @@ def run(args) -> int:
     from ..analysis.campaigns import compare_campaigns
     from ..analysis.pipeline import Options, analyze
     from ..report import compare_page
-    opt = Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup, evt=False)
+    opt = Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup, evt=False, extras=False)
     sa, sb = find_campaign(args.out, args.a), find_campaign(args.out, args.b)
     a, b = analyze(sa, opt), analyze(sb, opt)
     cmp = compare_campaigns(a, b)
@@ -43,14 +43,14 @@ def run(args) -> int:
     out = console(markup=False)
     for t in tabs:
         table = Table(title=t.title)
-        keep = [i for i, h in enumerate(t.headers) if h != "statement"]
+        keep = [i for i, h in enumerate(t.headers) if h != "sentence"]
         for i in keep:
             table.add_column(t.headers[i], overflow="fold")
         for row in t.rows:
             table.add_row(*[row[i] for i in keep])
         out.print(table)
     for r in cmp["rows"]:
-        out.print(f"  {r['b_vs_a']['statement']}")
+        out.print(f"  {r['sentence']}")
     if cmp["only_a"] or cmp["only_b"]:
         out.print(f"  only in A: {', '.join(cmp['only_a']) or 'none'}; only in B: {', '.join(cmp['only_b']) or 'none'}")
     out.print(f"written: {dest / 'compare.html'}, {dest / 'compare.json'}")

@@ -39,7 +39,7 @@ def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
     from ..analysis.pipeline import Options, analyze
     from ..report.build import write_report
-    from ..report.tables import comparison_table, stats_table, timeline_tables
+    from ..report.tables import stats_table, timeline_tables, verdict_table
     store = find_campaign(args.out, args.campaign)
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
@@ -56,19 +56,16 @@ def run(args) -> int:
     idx = [full.headers.index(c) for c in cols]
     full.headers, full.rows = list(cols), [[r[i] for i in idx] for r in full.rows]
     out.print(_rich(full))
-    if res["comparisons"]:
-        cmp = comparison_table(res["comparisons"])
-        keep = [cmp.headers.index(c) for c in ("config", "baseline", "metric", "median", "p99", "WCET",
-                                                "Mann-Whitney p", "Cliff's delta")]
-        cmp.headers, cmp.rows = [cmp.headers[i] for i in keep], [[r[i] for i in keep] for r in cmp.rows]
-        out.print(_rich(cmp))
-        for c in res["comparisons"]:
-            out.print(f"  {c['statement']}")
     for t in timeline_tables(res["timelines"]):
         out.print(_rich(t))
+    verdicts = verdict_table(res["verdicts"])
+    keep = [i for i, h in enumerate(verdicts.headers) if h not in ("KPI", "sentence", "gates")]
+    verdicts.headers, verdicts.rows = [verdicts.headers[i] for i in keep], [[r[i] for i in keep] for r in verdicts.rows]
+    out.print(_rich(verdicts))
     for v in res["verdicts"]:
-        out.print(f"  [{v['kpi']}] {v['metric']} {v['config_id']}: {v['verdict']}"
-                  + (f" — {'; '.join(v['gates'])}" if v["gates"] else ""))
+        out.print(f"  {v['sentence']}" + (f" Gates: {'; '.join(v['gates'])}." if v["gates"] else ""))
+    for v in res.get("stability") or []:
+        out.print(f"  long-term stability {v['config_id']}: {v['verdict']} ({v['evidence']})")
     for e in res["evt"]:
         pw = e.get("pwcet") or {}
         out.print(f"  pWCET {e['config_id']}/{e['metric']}: " + (

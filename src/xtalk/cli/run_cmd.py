@@ -5,11 +5,10 @@ import json
 
 from rich.table import Table
 
-from ..analysis.gates import evaluate
+from ..analysis.wording import short
 from ..campaign import run_campaign
 from ..errors import EXIT_GATE_FAILED, EXIT_OK
 from ..plan import plan
-from ..results.query import connect
 from .common import add_out, add_set, console, load_spec
 
 
@@ -34,6 +33,8 @@ def print_plan(spec, runs) -> None:
     for r in runs:
         stressors = ", ".join(f"{g.name}:{g.bench} ({','.join(map(str, g.cpus))})" for g in r.stressors) or "-"
         events = ", ".join(f"{e.action} {e.target}@{e.at_s:g}s" for e in r.timeline) or "-"
+        if spec.paired and r.timeline:
+            events = f"paired: off {spec.paired.off_s:g} s / on {spec.paired.on_s:g} s ({len(r.timeline)} switches)"
         table.add_row(str(r.index), r.run_id + (" (warm-up)" if r.warmup else ""), r.placement,
                       r.start_order if r.stressors else "-",
                       f"{r.measurer.bench} ({','.join(map(str, r.measurer.cpus))})", stressors, events)
@@ -52,19 +53,21 @@ def run(args) -> int:
             print_plan(spec, runs)
         return EXIT_OK
     result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
-    con = connect(result.store)
-    gates = evaluate(con, list(spec.gates))
+    from ..analysis.pipeline import Options, analyze  # heavy (scipy): imported once the runs are done
+    analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
+    gates = analysis.result["gates"]
     statuses = [r["status"] for r in result.store.runs()]
     summary = {
         "campaign": result.store.path.name, "path": str(result.store.path),
         "runs": len(statuses), "passed": statuses.count("pass"),
         "failed": len(statuses) - statuses.count("pass"), "skipped_resumed": result.skipped,
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
+        "verdicts": [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
+                                            "noise_floor_pct", "sentence")} for v in analysis.result["verdicts"]],
     }
     if args.report:
-        from ..analysis.pipeline import Options, analyze  # heavy: only when asked
         from ..report.build import write_report
-        paths = write_report(analyze(result.store, Options()), result.store.path / "report")
+        paths = write_report(analysis, result.store.path / "report")
         summary["report"] = str(paths["html"])
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
@@ -72,6 +75,8 @@ def run(args) -> int:
         out = console(markup=False)
         out.print(f"campaign {summary['campaign']}: {summary['passed']}/{summary['runs']} runs passed; "
                   f"results in {summary['path']}")
+        for v in analysis.result["verdicts"]:
+            out.print(f"  {v['config_id']} / {v['metric']}: {short(v, v.get('unit_word', 'runs'))}")
         for g in gates:
             out.print(f"  gate {g['metric']} {g['stat']} [{g['config_id']}]: "
                       f"{'pass' if g['passed'] else 'FAIL'} ({g['detail']})")

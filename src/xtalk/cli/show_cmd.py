@@ -1,15 +1,14 @@
-"""`xtalk show ID`: a campaign (runs and per-configuration statistics with the change
-versus the solo baseline) or, as CAMPAIGN/RUN, one run (metadata, events, statistics)."""
+"""`xtalk show ID`: a campaign (runs, statistics per configuration and the verdicts, from
+the same analysis as the report) or, as CAMPAIGN/RUN, one run (metadata, events,
+statistics of its samples)."""
 from __future__ import annotations
 
 import json
 
 from rich.table import Table
 
-from ..analysis.gates import baseline_of, configs
-from ..analysis.summary import change_pct, config_stats
 from ..results.query import connect
-from .common import add_out, find_campaign, console
+from .common import add_out, console, find_campaign
 
 
 def add_parser(sub) -> None:
@@ -26,37 +25,32 @@ def _fmt(v, digits=0) -> str:
     return f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
 
 
-def stats_table(title: str, rows: list[dict], base: dict[str, str | None]) -> Table:
+def stats_table(title: str, rows: list[dict], per_run: bool = False) -> Table:
     table = Table(title=title)
-    for col in ("config", "metric", "runs", "n", "min", "q1", "median", "q3", "max", "mean", "sd",
-                "median ns", "median vs base"):
-        table.add_column(col, justify="left" if col in ("config", "metric") else "right",
-                         no_wrap=col == "config")
-    by_key = {(r["config_id"], r["metric"]): r for r in rows}
+    lead = ("run", "metric") if per_run else ("config", "metric", "runs")
+    for col in lead + ("n", "min", "q1", "median", "q3", "max", "mean", "sd", "median ns"):
+        table.add_column(col, justify="left" if col in ("config", "run", "metric") else "right",
+                         no_wrap=col in ("config", "run"))
     for r in rows:
-        b = by_key.get((base.get(r["config_id"]), r["metric"]))
-        pct = change_pct(r["median"], b["median"]) if b and b is not r else None
-        ns = r["median"] * r["ns_per_tick"] if r["ns_per_tick"] else None
-        table.add_row(r["config_id"], r["metric"], str(r["runs"]), _fmt(r["n"]), _fmt(r["min"]),
-                      _fmt(r["q1"]), _fmt(r["median"]), _fmt(r["q3"]), _fmt(r["max"]), _fmt(r["mean"]),
-                      _fmt(r["sd"]), _fmt(ns), f"{pct:+.1f}%" if pct is not None else "")
+        first = [r["run_id"], r["metric"]] if per_run else [r["config_id"], r["metric"], str(r.get("runs"))]
+        table.add_row(*first, _fmt(r.get("n")), *[_fmt(r.get(k)) for k in ("min", "q1", "median", "q3", "max",
+                                                                             "mean", "sd", "median_ns")])
     return table
 
 
 def run(args) -> int:
+    from ..analysis.pipeline import Options, analyze  # heavy (scipy): only when a command needs it
+    from ..analysis.wording import short
     ident, _, run_id = args.id.partition("/")
     store = find_campaign(args.out, ident)
-    con = connect(store)
     out = console()
     if run_id:
-        return show_run(store, con, run_id, args.json, out)
+        return show_run(store, run_id, args.json, out)
+    res = analyze(store, Options(evt=False, extras=False)).result
     runs = store.runs()
-    rows = config_stats(con)
-    all_configs = configs(con)
-    base = {cid: baseline_of(cfg, all_configs, "placement", "solo") for cid, cfg in all_configs.items()}
     if args.json:
-        print(json.dumps({"campaign": store.info, "runs": runs, "stats": rows, "baseline": base},
-                         indent=2, default=str))
+        print(json.dumps({"campaign": store.info, "runs": runs, "stats": res["stats"], "baseline": res["baselines"],
+                          "verdicts": res["verdicts"]}, indent=2, default=str))
         return 0
     out.print(f"[bold]{store.path.name}[/] — campaign {store.info['name']!r}, "
               f"created {store.info['created_at'][:19]}, {store.path}")
@@ -68,42 +62,48 @@ def run(args) -> int:
         noise = r.get("noise") or {}
         noisy = ", ".join(f"cpu{c} {noise['cpus'][c]['foreign_pct']:.0f}%" for c in noise.get("noisy_cpus") or [])
         table.add_row(r["run_id"], r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
-                      noisy or ("-" if "cpus" in noise else "not measured"), r.get("reason") or "")
+                      noisy or ("-" if "cpus" in noise else "not measured"), r.get("reason") or "", markup=False)
     out.print(table)
-    out.print(stats_table("statistics per configuration (cycles; warm-up excluded; passing runs)", rows, base))
+    out.print(stats_table("statistics per configuration (counter ticks; warm-up excluded; passing runs)",
+                          res["stats"]))
+    verdicts = Table(title=f"verdicts (alpha {res['analysis']['alpha']:g})")
+    for col in ("config", "metric", "statistic", "change", "noise floor", "verdict"):
+        verdicts.add_column(col, overflow="fold")
+    for v in res["verdicts"]:
+        verdicts.add_row(v["config_id"], v["metric"], v.get("statistic_label", "-"),
+                         "-" if v.get("change_pct") is None else f"{v['change_pct']:+.3g} %",
+                         "-" if v.get("noise_floor_pct") is None else f"±{v['noise_floor_pct']:.2g} %",
+                         short(v, v.get("unit_word", "runs")))
+    out.print(verdicts)
     return 0
 
 
-def show_run(store, con, run_id: str, as_json: bool, out) -> int:
+def show_run(store, run_id: str, as_json: bool, out) -> int:
+    from ..analysis.describe import stats_rows
+    from ..analysis.scan import scan
     meta = next((r for r in store.runs() if r["run_id"] == run_id), None)
     if meta is None:
         from ..errors import Problem, SpecError
         raise SpecError(run_id, [Problem("ID", f"no run {run_id!r} in {store.path.name}")])
-    events = con.execute("SELECT kind, t_s, action, target, planned_s FROM events WHERE run_id = ? "
-                         "ORDER BY host_ns", [run_id]).fetchall()
-    stats = con.execute(
-        "SELECT metric, count(*), min(value), median(value), max(value), avg(value) FROM samples "
-        "WHERE run_id = ? GROUP BY metric", [run_id]).fetchall()
+    events = connect(store).execute("SELECT kind, t_s, action, target, planned_s FROM events WHERE run_id = ? "
+                                    "ORDER BY host_ns", [run_id]).fetchall()
+    deadlines = list((store.info.get("spec") or {}).get("deadlines") or [])
+    rows = stats_rows(scan(store.path, [meta], deadlines), {run_id: meta.get("config_id", "?")})[0]
     if as_json:
-        print(json.dumps({"meta": meta, "events": events, "stats": stats}, indent=2, default=str))
+        print(json.dumps({"meta": meta, "events": events, "stats": rows}, indent=2, default=str))
         return 0
-    out.print(f"[bold]{run_id}[/] status={meta.get('status')} {meta.get('reason') or ''}")
+    out.print(f"[bold]{run_id}[/] status={meta.get('status')} {meta.get('reason') or ''}", markup=False)
     for key in ("config", "placement", "start_order", "freq_hz", "sample_count", "lost_samples",
                 "ring_lost_samples", "started_at", "ended_at"):
-        out.print(f"  {key}: {meta.get(key)}")
+        out.print(f"  {key}: {meta.get(key)}", markup=False)
     for name, facts in (meta.get("guests") or {}).items():
         out.print(f"  guest {name}: cpus={facts.get('affinity')} sched={facts.get('sched')} "
-                  f"{facts.get('sched_refused', '')}")
+                  f"{facts.get('sched_refused', '')}", markup=False)
     table = Table(title="events")
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)
     for kind, t_s, action, target, planned in events:
         table.add_row(kind, _fmt(t_s, 3), action or "", target or "", _fmt(planned, 3))
     out.print(table)
-    table = Table(title="samples")
-    for col in ("metric", "n", "min", "median", "max", "mean"):
-        table.add_column(col, justify="right")
-    for row in stats:
-        table.add_row(*[_fmt(v) if not isinstance(v, str) else v for v in row])
-    out.print(table)
+    out.print(stats_table("samples (counter ticks, warm-up excluded)", rows, per_run=True))
     return 0

@@ -24,14 +24,20 @@ METHOD_NOTES = [
     "normal distribution), both bias-corrected (scipy bias=False). WCET = observed maximum.",
     "Time = counter ticks x 1e9 / the run's counter frequency (reported by the guest).",
     "Baseline: the configuration with placement=solo (or the gates' baseline) and the same other dimensions. "
-    "CIs: percentile bootstrap (1000 resamples of at most 4000 values per side); significance: two-sided "
-    "Mann-Whitney U; effect size: Cliff's delta and P(config > baseline), magnitudes after Romano et al.",
+    "A run (one boot) is the unit of evidence: each run gives one value of the metric kind's statistic (median of "
+    "a duration, p99 of a latency, stolen time of gaps...); changes are compared on the log scale (ratios) or as "
+    "differences (shares, rates), with a 95% t-interval over runs and an exact permutation test over run labels. "
+    "Paired design: on- against off-windows of the same runs, sign-flip test over cycles.",
+    "Noise floor: the change an A/A comparison of the same design stays within with probability 1 - alpha, "
+    "from the baseline's own runs (or the off-windows); minimum detectable effect: what the design finds with 80% "
+    "power. Interference = p < alpha and a change above the floor; no interference = the 95% interval inside the "
+    "minimum detectable effect; else inconclusive, with the units that would decide it.",
     "Warm-up: MSER-5 truncation point; significant when Mann-Whitney p < 0.001 and >= 1% median difference.",
     "Change points: binary segmentation of per-bin medians (200 bins per run), penalty 3 sigma^2 ln(m).",
     "pWCET: GEV on block maxima (blocks of a power of two >= 16 samples) and GPD over the top 2% (100..4000) "
     "samples; Ljung-Box, runs test and KS between halves at alpha 0.01 on the fitted series; fit checked by "
     "KS and Anderson-Darling; refused with the reason when any check fails or n < 1000.",
-    "Verdicts: gates decide PASS/FAIL; without a gate a metric shows the evidence only.",
+    "Gates decide PASS/FAIL (exit status); verdicts say what the evidence shows.",
 ]
 
 

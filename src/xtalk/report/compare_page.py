@@ -12,48 +12,35 @@ from matplotlib.figure import Figure
 
 from .html import CSS, img, table_html
 from .plots import COLORS, _values, png
-from .tables import Table, ci, duration, num, pct, pval
+from .tables import VERDICT_COLS, Table, ci, pct, verdict_cells
 
 
 def tables(cmp: dict) -> list[Table]:
-    la, lb = cmp["a"]["label"], cmp["b"]["label"]
-    t = Table("compare", f"{lb} versus {la}",
-              ["config", "metric", f"{la} median", f"{lb} median", "median change", f"{la} p99", f"{lb} p99",
-               "p99 change", f"{la} WCET", f"{lb} WCET", "WCET change", "Mann-Whitney p", "Cliff's delta",
-               "statement"], note="change of B versus A in %, [95% bootstrap CI].")
-    iso = Table("isolation", "Isolation: each campaign's change versus its own baseline",
-                ["config", "metric", "baseline", f"{la} median change", f"{lb} median change",
-                 f"{la} p99 change", f"{lb} p99 change", f"{la} WCET change", f"{lb} WCET change"])
+    la, lb = cmp["a"], cmp["b"]
+    a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
+    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + VERDICT_COLS + ["sentence"],
+              note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha and "
+                   "above the noise floor; no difference = the 95% interval inside the minimum detectable effect.")
+    iso = Table("isolation", "Isolation: each campaign's verdict against its own baseline",
+                ["config", "metric", "A: change", "A: verdict", "B: change", "B: verdict"])
     for r in cmp["rows"]:
-        a, b, c = r["a"], r["b"], r["b_vs_a"]
-        ch, cis = c["change_pct"], c.get("ci95_pct") or {}
-
-        def cell(d, k):
-            return num(d.get(k)) + (f" ({duration(d.get(k + '_ns'))})" if d.get(k + "_ns") else "")
-        t.rows.append([r["config_id"], r["metric"], cell(a, "median"), cell(b, "median"),
-                       pct(ch["median"]) + ci(cis.get("median")), cell(a, "p99"), cell(b, "p99"),
-                       pct(ch["p99"]) + ci(cis.get("p99")), cell(a, "wcet"), cell(b, "wcet"), pct(ch["wcet"]),
-                       pval(c.get("p_value")),
-                       f"{c['cliffs_delta']:+.2f} ({c['magnitude']})" if c.get("cliffs_delta") is not None else "-",
-                       c["statement"]])
+        t.rows.append([r["config_id"], r["metric"]] + verdict_cells(r) + [r["sentence"]])
         oa, ob = r["a_vs_baseline"] or {}, r["b_vs_baseline"] or {}
-        if oa or ob:
-            iso.rows.append([r["config_id"], r["metric"], oa.get("baseline") or ob.get("baseline") or "-",
-                             pct(oa.get("median_pct")) + ci(oa.get("ci_median")),
-                             pct(ob.get("median_pct")) + ci(ob.get("ci_median")),
-                             pct(oa.get("p99_pct")), pct(ob.get("p99_pct")), pct(oa.get("wcet_pct")),
-                             pct(ob.get("wcet_pct"))])
+        if oa.get("verdict") not in (None, "baseline") or ob.get("verdict") not in (None, "baseline"):
+            iso.rows.append([r["config_id"], r["metric"], pct(oa.get("change_pct")) + ci(oa.get("ci95_pct")),
+                             oa.get("verdict") or "-", pct(ob.get("change_pct")) + ci(ob.get("ci95_pct")),
+                             ob.get("verdict") or "-"])
     return [t] + ([iso] if iso.rows else [])
 
 
 def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
-    keys = [(r["config_id"], metric) for r in cmp["rows"] if r["metric"] == metric]
-    if not keys:
+    rows = [r for r in cmp["rows"] if r["metric"] == metric]
+    if not rows:
         return None
     data, pos, colors = [], [], []
-    for i, k in enumerate(keys):
-        for j, an in enumerate((a, b)):
-            data.append(_values(an.pooled[k]))
+    for i, r in enumerate(rows):
+        for j, (an, cid) in enumerate(((a, r["config_id_a"]), (b, r["config_id"]))):
+            data.append(_values(an.pooled[(cid, metric)]))
             pos.append(i * 3 + j)
             colors.append(COLORS[j])
     fig = Figure(figsize=(10, 4.6))
@@ -65,7 +52,7 @@ def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
         patch.set_alpha(0.45)
     if lo > 0 and hi / lo > 50:
         ax.set_yscale("log")
-    ax.set_xticks([i * 3 + 0.5 for i in range(len(keys))], [k[0] for k in keys])
+    ax.set_xticks([i * 3 + 0.5 for i in range(len(rows))], [r["config_id"] for r in rows])
     ax.set_ylabel(unit)
     for j, name in enumerate((cmp["a"]["label"], cmp["b"]["label"])):
         ax.plot([], [], color=COLORS[j], lw=6, alpha=0.45, label=name)
@@ -75,7 +62,8 @@ def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
 
 
 def isolation_plot(cmp: dict, metric: str) -> bytes | None:
-    rows = [r for r in cmp["rows"] if r["metric"] == metric and (r["a_vs_baseline"] or r["b_vs_baseline"])]
+    rows = [r for r in cmp["rows"] if r["metric"] == metric and any(
+        (r[k] or {}).get("change_pct") is not None for k in ("a_vs_baseline", "b_vs_baseline"))]
     if not rows:
         return None
     fig = Figure(figsize=(10, 1.4 + 0.8 * len(rows)))
@@ -83,15 +71,15 @@ def isolation_plot(cmp: dict, metric: str) -> bytes | None:
     for j, side in enumerate(("a_vs_baseline", "b_vs_baseline")):
         for i, r in enumerate(rows):
             own = r[side]
-            if not own or own.get("median_pct") is None:
+            if not own or own.get("change_pct") is None:
                 continue
-            v, lohi = own["median_pct"], own.get("ci_median")
+            v, lohi = own["change_pct"], own.get("ci95_pct")
             err = [[max(0.0, v - lohi[0])], [max(0.0, lohi[1] - v)]] if lohi else None
             ax.errorbar([v], [i + (j - 0.5) * 0.3], xerr=err, fmt="o", color=COLORS[j], capsize=3,
                         label=cmp["a" if j == 0 else "b"]["label"] if i == 0 else None)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(range(len(rows)), [r["config_id"] for r in rows])
-    ax.set_xlabel("median change versus the campaign's own baseline (%), 95% CI")
+    ax.set_xlabel("change of the primary statistic versus the campaign's own baseline (%), 95% interval")
     ax.set_title(f"{metric}: isolation compared")
     ax.legend(fontsize=8)
     return png(fig)

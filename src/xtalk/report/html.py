@@ -20,13 +20,14 @@ td.text,th.text{text-align:left;max-width:520px}
 .badge{display:inline-block;padding:4px 12px;border-radius:4px;font-weight:bold;color:#fff}
 .PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES,.NOTEVALUATED{background:#757575}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
-.vFAIL{background:#ffcdd2}.vPASS{background:#c8e6c9}.vinterference,.vdrift{background:#ffe0b2}
+.vFAIL,.vinterference,.vdifferent{background:#ffcdd2}.vPASS,.vnointerference,.vnodifference{background:#c8e6c9}
+.vinconclusive,.vdrift{background:#ffe0b2}
 figure{margin:14px 0} figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:13px;color:#333;margin-bottom:4px;font-weight:bold}
 details summary{cursor:pointer;font-weight:bold;margin:8px 0}
 """
 
-TEXT_COLS = {"statement", "evidence", "gates", "reasons", "detail", "reason", "value", "vs before", "KPI", "event"}
+TEXT_COLS = {"sentence", "evidence", "gates", "reasons", "detail", "reason", "value", "KPI", "event", "verdict"}
 
 
 def table_html(t: Table) -> str:
@@ -40,7 +41,7 @@ def table_html(t: Table) -> str:
             if h in TEXT_COLS:
                 cls.append("text")
             if h in ("verdict", "result"):
-                cls.append("v" + cell.replace(" ", ""))
+                cls.append("v" + cell.split(" (")[0].replace(" ", ""))
             attr = f' class="{" ".join(cls)}"' if cls else ""
             cells.append(f"<td{attr}>{html.escape(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -67,7 +68,7 @@ def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: l
     camp = res["campaign"]
     overall = res["overall"]
     sections = {t.key: t for t in tables}
-    order_top = ["verdicts", "gates", "stats", "comparisons", "deadlines", "outliers", "rampup"]
+    order_top = ["verdicts", "gates", "stability", "stats", "deadlines", "outliers", "rampup"]
     top = [table_html(sections[k]) for k in order_top if k in sections]
     timeline = [table_html(t) for t in tables if t.key.startswith(("timeline-", "transitions-"))]
     rest = [table_html(sections[k]) for k in ("evt",) if k in sections]

@@ -209,27 +209,28 @@ def exceedance(res: dict, pooled: dict, metric: str, unit: str) -> bytes:
 
 
 def changes(res: dict, metric: str) -> bytes | None:
-    comps = [c for c in res["comparisons"] if c["metric"] == metric]
-    if not comps:
+    """Each configuration's change of the metric's primary statistic with its 95% interval
+    and the noise floor band (the verdicts' numbers)."""
+    rows = [v for v in res["verdicts"] if v["metric"] == metric and v["verdict"] != "baseline"
+            and v.get("change_pct") is not None]
+    if not rows:
         return None
-    fig = Figure(figsize=(10, 1.2 + 0.9 * len(comps)))
+    fig = Figure(figsize=(10, 1.4 + 0.7 * len(rows)))
     ax = fig.subplots()
-    stats = ("mean", "median", "p99")
-    for j, key in enumerate(stats):
-        for i, c in enumerate(comps):
-            y = i + (j - 1) * 0.22
-            v = c["change_pct"].get(key)
-            lohi = (c.get("ci95_pct") or {}).get(key)
-            if v is None:
-                continue
-            err = [[max(0.0, v - lohi[0])], [max(0.0, lohi[1] - v)]] if lohi else None
-            ax.errorbar([v], [y], xerr=err, fmt="o", color=COLORS[j], capsize=3,
-                        label=key if i == 0 else None)
+    for i, v in enumerate(rows):
+        c, lohi, floor = v["change_pct"], v.get("ci95_pct"), v.get("noise_floor_pct")
+        if floor is not None:
+            ax.plot([-floor, floor], [i, i], color="#bbb", lw=8, solid_capstyle="butt",
+                    label="noise floor" if i == 0 else None)
+        err = [[max(0.0, c - lohi[0])], [max(0.0, lohi[1] - c)]] if lohi and None not in lohi else None
+        ax.errorbar([c], [i], xerr=err, fmt="o", color=COLORS[0], capsize=3)
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(range(len(comps)), [f"{c['config_id']}\nvs {c['baseline']}" for c in comps])
-    ax.set_xlabel("change vs baseline (%), 95% bootstrap CI")
-    ax.set_title(f"{metric}: change versus the baseline")
-    ax.legend(fontsize=8)
+    ax.set_yticks(range(len(rows)), [f"{v['config_id']} ({v['design']})" for v in rows])
+    stat = rows[0]["statistic_label"]
+    ax.set_xlabel(f"change of the {stat} versus the baseline / off-windows (%), 95% interval over units")
+    ax.set_title(f"{metric}: change of the {stat}")
+    if any(v.get("noise_floor_pct") is not None for v in rows):
+        ax.legend(fontsize=8)
     return png(fig)
 
 

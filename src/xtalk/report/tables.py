@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analysis import wording as W
+
 
 @dataclass
 class Table:
@@ -41,15 +43,6 @@ def ci(pair) -> str:
     return "" if not pair else f" [{pair[0]:+.1f}, {pair[1]:+.1f}]"
 
 
-def duration(ns) -> str:
-    if ns is None:
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
 def pval(p) -> str:
     return "-" if p is None else "<1e-9" if p < 1e-9 else f"{p:.2g}"
 
@@ -60,7 +53,7 @@ def tick_cell(row: dict, key: str, unit: str = "cycles") -> str:
         return "-"
     text = num(v, 0 if unit != "count" else 1)
     if f"{key}_ns" in row and unit != "count":
-        text += f" ({duration(row[f'{key}_ns'])})"
+        text += f" ({W.duration(row[f'{key}_ns'])})"
     if key in (row.get("unresolved") or []):
         text += " *"
     return text
@@ -87,30 +80,14 @@ def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
     return t
 
 
-def comparison_table(comps: list[dict]) -> Table:
-    t = Table("comparisons", "Change versus the baseline configuration",
-              ["config", "baseline", "metric", "mean", "median", "p99", "WCET", "Mann-Whitney p",
-               "Cliff's delta", "P(config > baseline)", "statement"],
-              note="change in %, [95% bootstrap CI]; the CIs treat samples as independent (see the per-run "
-                   "table for run-to-run variation); WCET has no CI.")
-    for c in comps:
-        ch, cis = c["change_pct"], c.get("ci95_pct") or {}
-        t.rows.append([c["config_id"], c["baseline"], c["metric"]]
-                      + [pct(ch.get(k)) + ci(cis.get(k)) for k in ("mean", "median", "p99")]
-                      + [pct(ch.get("wcet")), pval(c.get("p_value")),
-                         f"{c['cliffs_delta']:+.2f} ({c['magnitude']})" if c.get("cliffs_delta") is not None else "-",
-                         f"{c['cles'] * 100:.0f}%" if c.get("cles") is not None else "-", c["statement"]])
-    return t
-
-
 def deadline_table(rows: list[dict]) -> Table:
     t = Table("deadlines", "Samples above the spec's deadlines",
               ["metric", "config", "deadline", "n", "above", "rate", "WCET", "WCET vs deadline"])
     for r in rows:
-        limit = duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
+        limit = W.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
         t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
                        f"{r['rate']:.3g}" if r.get("rate") is not None else "-",
-                       f"{num(r['wcet'])} ({duration(r.get('wcet_ns'))})", pct(r.get("margin_pct"), 1)])
+                       f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", pct(r.get("margin_pct"), 1)])
     return t
 
 
@@ -120,7 +97,7 @@ def outlier_table(rows: list[dict]) -> Table:
                "t in run (s)"], note="never trimmed: these samples are in every statistic above.")
     for r in rows:
         t.rows.append([r["metric"], r["config_id"], str(r["rank"]), num(r["median"]), num(r["value"]),
-                       duration(r.get("value_ns")), f"{r['x_median']:.2f}" if r.get("x_median") else "-",
+                       W.duration(r.get("value_ns")), f"{r['x_median']:.2f}" if r.get("x_median") else "-",
                        r["run_id"], num(r["index"]), f"{r['t_s']:.3f}" if r.get("t_s") is not None else "-"])
     return t
 
@@ -145,11 +122,11 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
     for tl in timelines:
         seg = Table(f"timeline-{tl['config_id']}-{tl['metric']}",
                     f"Timeline {tl['config_id']} / {tl['metric']}: segments (thesis Table 5.5)",
-                    ["segment", "n", "median", "change vs before", "p99", "max", "vs before"],
+                    ["segment", "n", "median", "change vs before", "p99", "max"],
                     note="segments cut at each run's executed event times, runs pooled.")
         for s in tl["segments"]:
             seg.rows.append([s["label"], num(s["n"]), num(s["median"]), pct(s.get("change_pct")),
-                             num(s["p99"]), num(s["max"]), s.get("statement", "")])
+                             num(s["p99"]), num(s["max"])])
         tr = Table(f"transitions-{tl['config_id']}-{tl['metric']}",
                    f"Timeline {tl['config_id']} / {tl['metric']}: transitions and change points "
                    f"({tl['detected']} of {tl['events']} events have a change point within tolerance)",
@@ -183,12 +160,43 @@ def evt_table(rows: list[dict]) -> Table:
     return t
 
 
+def verdict_cells(v: dict) -> list[str]:
+    """statistic, reference -> value, change [95% CI], noise floor, MDE, p (units), verdict."""
+    if v.get("value") is None:
+        return [v.get("statistic_label", "-"), "-", "-", "-", "-", "-", W.short(v, v.get("unit_word", "runs"))]
+    fmt = lambda x: W.value(x, v.get("stat_unit", "ticks"), v.get("ns_per_tick"), v.get("metric_unit", "cycles"))  # noqa: E731
+    n = v.get("units") or [0, 0]
+    unit_word = v.get("unit_word", "runs")
+    if v["verdict"] == "baseline":
+        return [v["statistic_label"], fmt(v["value"]), "-", "-", "-", f"{n[0]} {unit_word}", "baseline"]
+    p = v.get("p_value")
+    return [v["statistic_label"], f"{fmt(v.get('reference_value'))} → {fmt(v['value'])}", W.change(v),
+            W.floor_text(v), W.mde_text(v),
+            (f"{p:.2g}" if p is not None else "-") + f" ({n[0]} vs {n[1]} {unit_word})",
+            W.short(v, unit_word)]
+
+
+VERDICT_COLS = ["statistic", "baseline → config", "change [95% CI]", "noise floor", "min. detectable", "p (units)",
+                "verdict"]
+
+
 def verdict_table(rows: list[dict]) -> Table:
-    t = Table("verdicts", "Isolation verdict per KPI (thesis taxonomy)", ["KPI", "metric", "config", "verdict",
-                                                                          "gates", "evidence"])
+    t = Table("verdicts", "Isolation verdict per metric and configuration",
+              ["KPI", "metric", "config", "design"] + VERDICT_COLS + ["gates", "sentence"],
+              note="design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
+                   "paired: on- against off-windows inside the same runs (a cycle is one unit). "
+                   "interference = p < alpha (exact permutation / sign-flip test) and a change above the noise "
+                   "floor; no interference = the 95% interval inside the minimum detectable effect.")
     for v in rows:
-        t.rows.append([v["kpi"], v["metric"], v["config_id"], v["verdict"], "; ".join(v["gates"]) or "none",
-                       v["evidence"]])
+        t.rows.append([v["kpi_label"], v["metric"], v["config_id"], v["design"]] + verdict_cells(v)
+                      + ["; ".join(v["gates"]) or "none", v["sentence"]])
+    return t
+
+
+def stability_table(rows: list[dict]) -> Table:
+    t = Table("stability", "Long-term stability per configuration", ["metric", "config", "verdict", "evidence"])
+    for v in rows:
+        t.rows.append([v["metric"], v["config_id"], v["verdict"], v["evidence"]])
     return t
 
 
@@ -231,8 +239,8 @@ def all_tables(res: dict) -> list[Table]:
     if res["gates"]:
         out.append(gate_table(res["gates"]))
     out += [stats_table(res["stats"], units)]
-    if res["comparisons"]:
-        out.append(comparison_table(res["comparisons"]))
+    if res.get("stability"):
+        out.append(stability_table(res["stability"]))
     if res["deadlines"]:
         out.append(deadline_table(res["deadlines"]))
     out += [outlier_table(res["outliers"]), rampup_table(res["rampup"], res.get("rampup_excluded") or {})]

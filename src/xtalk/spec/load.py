@@ -85,6 +85,30 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
     return None
 
 
+def _paired_problems(raw: dict, names: set, timeline) -> list[tuple[tuple, str]]:
+    paired = raw.get("paired")
+    if not isinstance(paired, dict):
+        return []
+    out = []
+    if timeline:
+        out.append((("paired",), "give either [paired] or [[timeline]] events, not both"))
+    if not names:
+        out.append((("paired",), "the paired design needs at least one stressor"))
+    chosen = paired.get("stressors", [])
+    for i, name in enumerate(chosen if isinstance(chosen, list) else []):
+        if name not in names:
+            known = ", ".join(sorted(map(str, names))) or "none defined"
+            out.append((("paired", "stressors", i), f"no stressor named {name!r} (stressors: {known})"))
+    run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
+    cycle = [paired.get("off_s", 1.0), paired.get("on_s", 1.0)]
+    duration = run.get("duration_s", 10.0)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cycle + [duration]) \
+            and duration < sum(cycle) + cycle[0]:
+        out.append((("paired",), f"a run of run.duration_s = {duration:g} s holds no off/on/off cycle of "
+                                 f"{cycle[0]:g} + {cycle[1]:g} + {cycle[0]:g} s"))
+    return out
+
+
 def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -> list[tuple[tuple, str]]:
     out: list[tuple[tuple, str]] = []
     stressors = raw.get("stressors", [])
@@ -95,6 +119,7 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
             if isinstance(ev, dict) and "target" in ev and ev["target"] not in names:
                 known = ", ".join(sorted(map(str, names))) or "none defined"
                 out.append((("timeline", i, "target"), f"no stressor named {ev['target']!r} (stressors: {known})"))
+    out += _paired_problems(raw, names, timeline)
     matrix = raw.get("matrix", {})
     cpus = raw.get("cpus", [0, 1])
     if isinstance(matrix, dict):

@@ -113,6 +113,27 @@ class Gate(Strict):
         return self
 
 
+class Paired(Strict):
+    """The paired design: stressors switched off and on inside every run, the measurer's
+    on-windows compared with the off-windows next to them (docs/analysis.md)."""
+
+    stressors: list[Name] = Field(
+        default_factory=list, description="stressors switched on and off (default: all)"
+    )
+    off_s: float = Field(default=1.0, gt=0, le=3600, description="length of an off-window; the run starts off")
+    on_s: float = Field(default=1.0, gt=0, le=3600, description="length of an on-window")
+    settle_s: float | None = Field(
+        default=None, ge=0, description="seconds dropped at the start of every window (default 10% of it)"
+    )
+
+
+class AnalysisSettings(Strict):
+    alpha: float = Field(
+        default=0.01, ge=0.001, le=0.2,
+        description="significance level of the verdicts (and 1 - the noise floor's coverage)",
+    )
+
+
 class BackendSettings(BaseModel):
     """`kind` picks the backend; every other key is an option that backend validates."""
 
@@ -145,6 +166,8 @@ class Campaign(Strict):
         "such as measurer.params.size_kib or backend.machine",
     )
     timeline: list[TimelineEvent] = Field(default_factory=list)
+    paired: Paired | None = None
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     deadlines: list[Deadline] = Field(default_factory=list)
     gates: list[Gate] = Field(default_factory=list)
 

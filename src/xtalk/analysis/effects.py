@@ -1,0 +1,152 @@
+"""Is there a change, how large, how sure: one assessment per (statistic, comparison),
+the same for a configuration against its baseline, for on- against off-windows of the
+paired design (paired.py) and for campaign B against campaign A (campaigns.py).
+
+Decision (docs/analysis.md, "Verdicts"):
+* `interference` (in a comparison of campaigns: `different`): the exact permutation test
+  over units gives p < alpha AND the change is larger than the noise floor;
+* `no-interference` (`no-difference`): not that, the design can reach p < alpha at all,
+  and the 95% confidence interval of the change lies inside +/- the minimum detectable
+  effect: any effect is smaller than what this design resolves; "within +/-X %" quotes
+  the interval's far end;
+* `inconclusive` otherwise, with the reason and the units (runs, cycles) that would
+  decide it: at least what an exact test needs to reach alpha, and what would detect the
+  observed change with 80% power.
+Only the kind's primary statistic gets a verdict; the others get a change and its
+interval, no test (one test per metric and configuration, not one per statistic).
+"""
+from __future__ import annotations
+
+
+import numpy as np
+
+from . import inference as I
+from .kinds import ArraySample, MetricInfo, Sample, Stat, StreamSample, compute, long_gap_ticks, to_pct, transform
+
+VERDICTS = ("baseline", "interference", "no-interference", "inconclusive")
+
+
+def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) -> float | None:
+    for d in deadlines:
+        if d.get("metric") == metric:
+            if d.get("cycles") is not None:
+                return float(d["cycles"])
+            return float(d["ns"]) * freq_hz / 1e9 if freq_hz and d.get("ns") is not None else None
+    return None
+
+
+def unit_stats(sample: Sample, info: MetricInfo, deadlines: list[dict]) -> dict[str, float | None]:
+    """Every statistic of the metric's kind for one unit (a run or a window)."""
+    lg, _ = long_gap_ticks(deadlines, info.name, sample.freq_hz)
+    dl = deadline_ticks(deadlines, info.name, sample.freq_hz)
+    return {s.key: compute(s, sample, lg, dl) for s in info.kind.stats}
+
+
+def run_window_s(meta: dict, metric: str) -> tuple[float | None, bool]:
+    """(measured window of the metric in seconds, measured?) of a run: the guest's
+    window_ticks_<id> META, else the run's duration_s (the requested length)."""
+    freq = meta.get("freq_hz")
+    for mid, m in (meta.get("metrics") or {}).items():
+        ticks = (meta.get("guest_meta") or {}).get(f"window_ticks_{mid}")
+        if m.get("name") == metric and ticks and freq:
+            return int(ticks) / float(freq), True
+    d = meta.get("duration_s")
+    return (float(d) if d else None), False
+
+
+def run_sample(stream, meta: dict) -> Sample:
+    window, _ = run_window_s(meta, stream.metric)
+    return StreamSample(stream, window)
+
+
+def window_sample(stream, a: float, b: float) -> Sample | None:
+    """The samples of a run between a and b seconds (t_s), raw when the run kept them,
+    else its stride subsample; None without sample times."""
+    values, times, weight = stream.exact, stream.exact_t, 1.0
+    if values is None:
+        _, values, times = stream.subsample()
+        weight = float(stream.stride)
+    if times is None or not len(times) or not np.isfinite(times).all():
+        return None
+    sel = (times >= a) & (times < b)
+    return ArraySample(values[sel], b - a, stream.freq_hz, weight)
+
+
+def typical(values: list[float], scale: str) -> float | None:
+    """The group's value: geometric mean on the log scale, arithmetic mean else."""
+    if not values:
+        return None
+    return float(np.exp(np.mean(np.log(values)))) if scale == "log" else float(np.mean(values))
+
+
+def decide(p: float | None, diff: float, ci: tuple[float, float] | None, fl: dict, min_p: float,
+           alpha: float, labels: tuple[str, str, str]) -> tuple[str, str]:
+    """(verdict, reason); labels = (interference, no-interference, inconclusive) words."""
+    yes, no, maybe = labels
+    if p is not None and p < alpha and fl["floor"] is not None and abs(diff) > fl["floor"]:
+        return yes, f"p={p:.2g} < {alpha:g} and the change is above the noise floor"
+    if min_p >= alpha:
+        return maybe, f"an exact test of this design cannot reach p < {alpha:g} (smallest possible p {min_p:.2g})"
+    if fl["floor"] is None:
+        return maybe, "no noise floor: the reference has fewer than 2 units"
+    if ci is not None and max(abs(ci[0]), abs(ci[1])) <= fl["mde"]:
+        return no, "the 95% interval lies inside the minimum detectable effect"
+    if p is not None and p < alpha:
+        return maybe, "significant, but not above the noise floor"
+    return maybe, "the 95% interval is wider than the minimum detectable effect"
+
+
+def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: dict, min_p: float,
+               n: tuple[int, int], values: tuple[float | None, float | None], alpha: float,
+               labels: tuple[str, str, str], paired: bool) -> dict:
+    ci = I.interval(diff, se, df)
+    verdict, reason = decide(p, diff, ci, fl, min_p, alpha, labels)
+    ref = values[1]
+    need = I.units_needed(fl["sd"], diff, alpha, paired=paired) if verdict == labels[2] else None
+    return {
+        "statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "scale": scale,
+        "value": values[0], "reference_value": ref,
+        "change": diff if scale == "diff" else (values[0] - ref if values[0] is not None and ref is not None else None),
+        "change_pct": to_pct(diff, scale, ref),
+        "ci95_pct": [to_pct(ci[0], scale, ref), to_pct(ci[1], scale, ref)] if ci else None,
+        "ci95": list(ci) if ci and scale == "diff" else None,
+        "noise_floor_pct": to_pct(fl["floor"], scale, ref), "mde_pct": to_pct(fl["mde"], scale, ref),
+        "noise_floor": fl["floor"] if scale == "diff" else None, "mde": fl["mde"] if scale == "diff" else None,
+        "floor_source": fl["source"], "p_value": p, "p_exact": exact, "alpha": alpha, "units": list(n),
+        "min_p": min_p, "verdict": verdict, "reason": reason, "need_units": need,
+    }
+
+
+def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], alpha: float,
+                rng: np.random.Generator, labels=("interference", "no-interference", "inconclusive")) -> dict:
+    """One statistic of a configuration's runs against its reference's runs."""
+    a = [v for v in cfg if v is not None]
+    b = [v for v in ref if v is not None]
+    if not a or not b:
+        return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
+                "verdict": labels[2], "units": [len(a), len(b)],
+                "reason": f"no {stat.label} in {'the configuration' if not a else 'the reference'}"}
+    x, scale = transform(a + b, stat)
+    xa, xb = x[:len(a)], x[len(a):]
+    diff, se, df = I.welch(xa, xb)
+    p, exact = I.permutation_p(xa, xb, rng)
+    fl = I.floor_and_mde(xb, len(a), len(b), alpha, rng=rng)
+    return assessment(stat, scale, diff, se, df, p, exact, fl, I.min_p(len(a), len(b)), (len(a), len(b)),
+                      (typical(a, scale), typical(b, scale)), alpha, labels, paired=False)
+
+
+def describe_change(stat: Stat, cfg: list[float | None], ref: list[float | None]) -> dict:
+    """A secondary statistic: values, change and its 95% interval, no test."""
+    a = [v for v in cfg if v is not None]
+    b = [v for v in ref if v is not None]
+    out = {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit}
+    if not a or not b:
+        return out
+    x, scale = transform(a + b, stat)
+    diff, se, df = I.welch(x[:len(a)], x[len(a):])
+    ci = I.interval(diff, se, df)
+    ref_value = typical(b, scale)
+    out.update(value=typical(a, scale), reference_value=ref_value, scale=scale,
+               change_pct=to_pct(diff, scale, ref_value),
+               ci95_pct=[to_pct(ci[0], scale, ref_value), to_pct(ci[1], scale, ref_value)] if ci else None)
+    return out

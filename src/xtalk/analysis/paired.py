@@ -1,0 +1,128 @@
+"""The paired design: a stressor switched off and on inside each run (the spec's
+[paired], or any timeline that starts/stops, pauses/resumes stressors), analysed as each
+on-window against the off-windows next to it, which cancels what differs between boots
+(memory placement, host state) and slow drift.
+
+Windows come from each run's *executed* timeline events: a window is off while no
+stressor of the timeline is active, on otherwise. The first `settle` seconds of every
+window are dropped (the transition itself: default 10% of the window). Per window the
+metric kind's statistics are computed on the window's samples (kinds.py); per cycle
+d = x(on) - mean(x(off before), x(off after)) on the analysis scale (log of the statistic
+for ratios). Evidence: the sign-flip test of mean(d) = 0 over every cycle of every run;
+noise floor from the same contrast among off-windows alone
+a = x(off_j) - mean(x(off_j-1), x(off_j+1)) (inference.paired_floor).
+Caveat: cycles are treated as independent and the stressor's effect as the same in
+every run; the last window ends at the measured window's end (or the last sample).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import inference as I
+from .effects import assessment, describe_change, run_window_s, typical, unit_stats, window_sample
+from .kinds import MetricInfo, Stat, to_pct, transform
+
+SETTLE_SHARE = 0.1
+
+
+def windows(events: list[dict], end_s: float, settle_s: float | None = None) -> list[tuple[float, float, bool]]:
+    """(start, end, on?) of each window between executed timeline events, the first
+    settle_s (default: SETTLE_SHARE of the window) of every window dropped."""
+    if not events or end_s is None:
+        return []
+    first = {}
+    for e in events:
+        first.setdefault(e.get("target"), e.get("action"))
+    active = {t for t, action in first.items() if action in ("pause", "stop")}  # on from boot
+    bounds, states = [0.0], [bool(active)]
+    for e in events:
+        t, action = e.get("t_s"), e.get("action")
+        if t is None or t <= bounds[-1] or t >= end_s:
+            continue
+        (active.add if action in ("start", "resume") else active.discard)(e.get("target"))
+        if bool(active) != states[-1]:
+            bounds.append(float(t))
+            states.append(bool(active))
+    bounds.append(float(end_s))
+    out = []
+    for a, b, on in zip(bounds, bounds[1:], states):
+        settle = settle_s if settle_s is not None else SETTLE_SHARE * (b - a)
+        if b - a > settle:
+            out.append((a + settle, b, on))
+    return out
+
+
+def contrasts(values: list[tuple[float | None, bool]]) -> tuple[list[tuple[float, float]], list[float]]:
+    """From one run's windows in time order ((x, on?), x on the analysis scale or None):
+    the cycles (x(on), mean of the neighbouring off x) and the off/off A/A contrasts."""
+    cycles, aa = [], []
+    for i, (x, on) in enumerate(values):
+        if x is None:
+            continue
+        around = [values[j][0] for j in (i - 1, i + 1) if 0 <= j < len(values)
+                  and values[j][1] != on and values[j][0] is not None]
+        if on and around:
+            cycles.append((x, float(np.mean(around))))
+        if not on:
+            offs = [values[j][0] for j in (i - 2, i + 2) if 0 <= j < len(values)
+                    and not values[j][1] and values[j][0] is not None]
+            if len(offs) == 2:
+                aa.append(x - float(np.mean(offs)))
+    return cycles, aa
+
+
+def run_windows(stream, meta: dict, events: list[dict], info: MetricInfo, deadlines: list[dict],
+                settle_s: float | None) -> list[tuple[dict, bool]]:
+    """Every statistic of each window of one run, with its state."""
+    end, _ = run_window_s(meta, info.name)
+    if end is None:
+        times = stream.exact_t if stream.exact_t is not None else stream.subsample()[2]
+        end = float(np.nanmax(times)) if len(times) else None
+    out = []
+    for a, b, on in windows(events, end, settle_s):
+        sample = window_sample(stream, a, b)
+        if sample is not None:
+            out.append((unit_stats(sample, info, deadlines), on))
+    return out
+
+
+def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], alpha: float, rng: np.random.Generator,
+           secondary: bool = False) -> dict:
+    """The paired verdict (or, `secondary`, only the change) of one statistic."""
+    raw = [v[stat.key] for run in per_run for v, _ in run if v[stat.key] is not None]
+    if not raw:
+        return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
+                "verdict": "inconclusive", "units": [0, 0], "reason": "no windows with samples"}
+    _, scale = transform(raw, stat)
+    conv = (np.log if scale == "log" else np.asarray)
+    d, aa, on_raw, off_raw = [], [], [], []
+    for run in per_run:
+        seq = [(None if v[stat.key] is None else float(conv(v[stat.key])), on) for v, on in run]
+        cyc, a = contrasts(seq)
+        d += [x - ref for x, ref in cyc]
+        aa += a
+        on_raw += [v[stat.key] for v, on in run if on and v[stat.key] is not None]
+        off_raw += [v[stat.key] for v, on in run if not on and v[stat.key] is not None]
+    values = (typical(on_raw, scale), typical(off_raw, scale))
+    if secondary:
+        out = describe_change(stat, on_raw, off_raw)
+        if d:
+            diff, se, df = I.one_sample(np.asarray(d))
+            ci = I.interval(diff, se, df)
+            out.update(change_pct=to_pct(diff, scale, values[1]),
+                       ci95_pct=[to_pct(c, scale, values[1]) for c in ci] if ci else None)
+        return out
+    if not d:
+        return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
+                "verdict": "inconclusive", "units": [0, 0], "reason": "no on-window next to an off-window"}
+    diff, se, df = I.one_sample(np.asarray(d))
+    p, exact = I.signflip_p(np.asarray(d), rng)
+    fl = I.paired_floor(np.asarray(aa), np.asarray(d), alpha)
+    return assessment(stat, scale, diff, se, df, p, exact, fl, I.min_p(len(d)), (len(d), len(d)), values,
+                      alpha, ("interference", "no-interference", "inconclusive"), paired=True)
+
+
+def has_windows(events_by_run: dict[str, list[dict]], run_ids: list[str]) -> bool:
+    """True when the runs switched a stressor on and off (a timeline with effect)."""
+    return any(e.get("action") in ("start", "resume", "pause", "stop")
+               for r in run_ids for e in events_by_run.get(r, []))

@@ -1,0 +1,103 @@
+"""The verdict in one sentence a safety engineer can quote, from an assessment
+(effects.py): what changed, from what to what in the unit a person thinks in, how sure,
+against which noise floor, and the verdict; or why it cannot be decided yet.
+"""
+from __future__ import annotations
+
+
+def duration(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def value(v: float | None, stat_unit: str, ns_per_tick: float | None, metric_unit: str = "cycles") -> str:
+    """A statistic's value as a person reads it: time, % of the CPU, per second."""
+    if v is None:
+        return "-"
+    if stat_unit == "share":
+        return f"{v * 100:.3g} % of the CPU"
+    if stat_unit == "fraction":
+        return f"{v * 100:.3g} % of samples"
+    if stat_unit == "per_s":
+        return f"{v:.3g}/s"
+    if metric_unit == "count":
+        return f"{v:,.4g}"
+    if ns_per_tick:
+        return duration(v * ns_per_tick)
+    return f"{v:,.0f} cycles"
+
+
+def change(a: dict) -> str:
+    """'+102 % [+95, +110]' or, for shares, '+50.3 points [+49.8, +50.9]'."""
+    if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
+        ci = a.get("ci95")
+        text = f"{a['change'] * 100:+.3g} points"
+        return text + (f" [{ci[0] * 100:+.3g}, {ci[1] * 100:+.3g}]" if ci else "")
+    pct = a.get("change_pct")
+    if pct is None:
+        return "change n/a"
+    ci = a.get("ci95_pct")
+    return f"{pct:+.3g} %" + (f" [{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci and None not in ci else "")
+
+
+def floor_text(a: dict) -> str:
+    if a.get("stat_unit") in ("share", "fraction") and a.get("noise_floor") is not None:
+        return f"±{a['noise_floor'] * 100:.2g} points"
+    return f"±{a['noise_floor_pct']:.2g} %" if a.get("noise_floor_pct") is not None else "unknown"
+
+
+def direction(a: dict, better: str) -> str:
+    c = a.get("change_pct") if a.get("change_pct") is not None else a.get("change")
+    if not c:
+        return ""
+    worse = c > 0 if better == "lower" else c < 0
+    return " (worse)" if worse else " (better)"
+
+
+def sentence(label: str, metric: str, a: dict, secondary: list[dict], better: str, ns_per_tick: float | None,
+             metric_unit: str, unit_word: str) -> str:
+    fmt = lambda v, s=a: value(v, s.get("stat_unit", "ticks"), ns_per_tick, metric_unit)  # noqa: E731
+    verdict = a["verdict"]
+    what = f"{metric} {a['statistic_label']}"
+    if verdict == "baseline":
+        return f"{label} is the baseline for {metric}: {a['statistic_label']} {fmt(a.get('value'))}" \
+               f" over {a['units'][0]} {unit_word}."
+    if a.get("value") is None or a.get("reference_value") is None:
+        return f"{label}: {what}: {verdict}: {a.get('reason', '')}."
+    n = a.get("units") or [0, 0]
+    head = (f"{label}: {what} {fmt(a['reference_value'])} → {fmt(a['value'])}, {change(a)}{direction(a, better)}")
+    also = "; ".join(f"{s['statistic_label']} {fmt(s.get('reference_value'), s)} → {fmt(s.get('value'), s)}"
+                     for s in secondary if s.get("value") is not None)
+    evidence = (f"p={a['p_value']:.2g} ({n[0]} vs {n[1]} {unit_word}), noise floor {floor_text(a)}"
+                if a.get("p_value") is not None else f"{n[0]} vs {n[1]} {unit_word}")
+    return f"{head}" + (f"; {also}" if also else "") + f". {evidence}: {short(a, unit_word)}."
+
+
+def short(a: dict, unit_word: str = "runs") -> str:
+    """The verdict in a few words: 'interference', 'no interference (within ±2.1 %)',
+    'inconclusive: need 8 runs per side'."""
+    verdict = a["verdict"]
+    if verdict in ("no-interference", "no-difference"):
+        return f"{verdict.replace('-', ' ')} (within ±{_within(a)})"
+    if verdict == "inconclusive":
+        need = a.get("need_units")
+        return f"inconclusive ({a.get('reason', 'no reason given')}" + (
+            f"; about {need} {unit_word} per side would decide it)" if need else ")")
+    return verdict
+
+
+def mde_text(a: dict) -> str:
+    if a.get("stat_unit") in ("share", "fraction") and a.get("mde") is not None:
+        return f"±{a['mde'] * 100:.2g} points"
+    return f"±{a['mde_pct']:.2g} %" if a.get("mde_pct") is not None else "-"
+
+
+def _within(a: dict) -> str:
+    if a.get("stat_unit") in ("share", "fraction") and a.get("ci95"):
+        return f"{max(abs(a['ci95'][0]), abs(a['ci95'][1])) * 100:.2g} points"
+    ci = a.get("ci95_pct") or [0, 0]
+    return f"{max(abs(ci[0]), abs(ci[1])):.2g} %"

@@ -1,0 +1,109 @@
+"""The inference behind verdicts: exact tests checked against brute force and scipy, and
+the decision rule's error rates checked by simulation (A/A must stay at or below alpha,
+a real effect of a few noise floors must be found)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from xtalk.analysis import inference as I
+from xtalk.analysis.effects import assess_runs
+from xtalk.analysis.kinds import MEDIAN, STOLEN
+
+
+def test_exact_permutation_p_matches_brute_force_and_scipy():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.3, 1, 5), rng.normal(0, 1, 6)
+    p, exact = I.permutation_p(a, b, rng)
+    x = np.concatenate([a, b])
+    obs = abs(a.mean() - b.mean())
+    hits = [abs(x[list(c)].mean() - np.delete(x, c).mean()) >= obs - 1e-12
+            for c in itertools.combinations(range(11), 5)]
+    assert exact and p == pytest.approx(np.mean(hits))
+    ref = scipy.stats.permutation_test((a, b), lambda u, v: abs(np.mean(u) - np.mean(v)),
+                                       permutation_type="independent", n_resamples=np.inf, alternative="greater")
+    assert p == pytest.approx(ref.pvalue)
+
+
+def test_complete_separation_gives_the_smallest_exact_p():
+    rng = np.random.default_rng(0)
+    assert I.permutation_p([5, 6, 7], [1, 2, 3], rng)[0] == pytest.approx(0.1)
+    assert I.permutation_p(np.arange(10, 15), np.arange(5), rng)[0] == pytest.approx(2 / 252)
+    assert I.min_p(3, 3) == pytest.approx(0.1) and I.min_p(5, 5) == pytest.approx(2 / 252)
+    assert I.min_units(0.01) == 5 and I.min_units(0.05) == 4 and I.min_units(0.01, paired=True) == 8
+
+
+def test_monte_carlo_permutation_when_there_are_too_many_arrangements():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(1, 1, 15), rng.normal(0, 1, 15)
+    p, exact = I.permutation_p(a, b, rng)
+    assert not exact and math.comb(30, 15) > I.MAX_EXACT
+    ref = scipy.stats.ttest_ind(a, b).pvalue
+    assert p == pytest.approx(ref, rel=0.3, abs=2e-4)
+
+
+def test_signflip_exact_matches_scipy():
+    rng = np.random.default_rng(2)
+    d = rng.normal(0.5, 1, 9)
+    p, exact = I.signflip_p(d, rng)
+    ref = scipy.stats.permutation_test((d,), lambda u: abs(np.mean(u)), permutation_type="samples",
+                                       n_resamples=np.inf, alternative="greater")
+    assert exact and p == pytest.approx(ref.pvalue)
+
+
+def test_floor_from_the_reference_spread():
+    ref = np.log([100.0, 102.0, 98.0, 101.0, 99.0])
+    fl = I.floor_and_mde(ref, 5, 5, alpha=0.01)
+    expect = scipy.stats.t.ppf(0.995, 4) * ref.std(ddof=1) * math.sqrt(2 / 5)
+    assert fl["floor"] == pytest.approx(expect) and fl["mde"] > fl["floor"]
+    assert I.floor_and_mde(ref[:1], 5, 5)["floor"] is None
+
+
+def test_units_needed_shrinks_with_the_effect():
+    small, large = I.units_needed(0.05, 0.02), I.units_needed(0.05, 0.2)
+    assert large == I.min_units() <= small
+    assert I.units_needed(0.05, 1e-6) is None
+
+
+@pytest.mark.parametrize("n", [5, 8])
+def test_aa_false_interference_rate_stays_below_alpha(n):
+    """2000 A/A comparisons of n vs n runs with log-normal run-to-run spread."""
+    rng = np.random.default_rng(n)
+    verdicts = []
+    for _ in range(2000):
+        a = list(np.exp(rng.normal(np.log(1000), 0.04, n)))
+        b = list(np.exp(rng.normal(np.log(1000), 0.04, n)))
+        verdicts.append(assess_runs(MEDIAN, a, b, 0.01, rng)["verdict"])
+    rate = verdicts.count("interference") / len(verdicts)
+    assert rate <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 2000)
+    assert verdicts.count("no-interference") / len(verdicts) > 0.6
+
+
+def test_an_effect_of_a_few_floors_is_found_with_its_size():
+    rng = np.random.default_rng(7)
+    found, sizes = 0, []
+    for _ in range(300):
+        b = list(np.exp(rng.normal(np.log(1000), 0.02, 5)))
+        a = list(np.exp(rng.normal(np.log(1150), 0.02, 5)))
+        row = assess_runs(MEDIAN, a, b, 0.01, rng)
+        found += row["verdict"] == "interference"
+        sizes.append(row["change_pct"])
+    assert found / 300 > 0.95
+    assert np.median(sizes) == pytest.approx(15, abs=1.5)
+
+
+def test_three_runs_against_three_is_inconclusive_and_says_how_many_would_do():
+    rng = np.random.default_rng(0)
+    row = assess_runs(MEDIAN, [2000, 2010, 1990], [1000, 1005, 995], 0.01, rng)
+    assert row["verdict"] == "inconclusive" and row["p_value"] == pytest.approx(0.1)
+    assert "cannot reach p < 0.01" in row["reason"] and row["need_units"] == 5
+    assert row["change_pct"] == pytest.approx(100, rel=1e-3)
+
+
+def test_shares_are_compared_as_differences():
+    rng = np.random.default_rng(0)
+    row = assess_runs(STOLEN, [0.51, 0.52, 0.50, 0.515, 0.505], [0.0, 0.01, 0.005, 0.008, 0.002], 0.01, rng)
+    assert row["scale"] == "diff" and row["verdict"] == "interference"
+    assert row["change"] == pytest.approx(0.505)
