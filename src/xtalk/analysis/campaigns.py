@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .effects import assess_runs, describe_change
+from .effects import Rules, assess_runs, describe_change
 from .kinds import metric_info
 from .verdict import Context
 from .wording import sentence
@@ -47,7 +47,7 @@ def _context(analysis) -> Context:
     for r in analysis.used_runs:
         runs_of.setdefault(r.get("config_id", "?"), []).append(r)
     return Context(analysis.runs_streams, runs_of, analysis.events, analysis.infos,
-                   list((res.get("spec") or {}).get("deadlines") or []), res["analysis"]["alpha"], None,
+                   list((res.get("spec") or {}).get("deadlines") or []), Rules.of(res.get("spec") or {}), None,
                    np.random.default_rng(0))
 
 
@@ -57,7 +57,7 @@ def compare_campaigns(a, b, seed: int = 0) -> dict:
     la, lb = label(ra, rb), label(rb, ra)
     ctx_a, ctx_b = _context(a), _context(b)
     ctx_a.rng = ctx_b.rng = np.random.default_rng(seed)
-    alpha = min(ctx_a.alpha, ctx_b.alpha)
+    rules = ctx_a.rules  # A is the reference: its settings decide
     own_a = {(v["config_id"], v["metric"]): v for v in ra["verdicts"]}
     own_b = {(v["config_id"], v["metric"]): v for v in rb["verdicts"]}
     rows, matched_a, matched_b = [], set(), set()
@@ -71,7 +71,7 @@ def compare_campaigns(a, b, seed: int = 0) -> dict:
             mine, ref = ctx_b.run_units(cid_b, info), ctx_a.run_units(cid_a, info)
             kind = info.kind
             row = assess_runs(kind.primary, [u[kind.primary.key] for _, u in mine],
-                              [u[kind.primary.key] for _, u in ref], alpha, ctx_b.rng, LABELS)
+                              [u[kind.primary.key] for _, u in ref], rules, ctx_b.rng, LABELS)
             extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref])
                      for s in kind.secondary]
             row.update(config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
@@ -86,7 +86,7 @@ def compare_campaigns(a, b, seed: int = 0) -> dict:
                   "backend": _backend(ra)},
             "b": {"label": lb, **rb["campaign"], "overall": rb["overall"], "host": _host(rb),
                   "backend": _backend(rb)},
-            "alpha": alpha, "rows": rows, "only_a": only_a, "only_b": only_b,
+            "alpha": rules.alpha, "rows": rows, "only_a": only_a, "only_b": only_b,
             "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
             "noise_flags": {"a": ra["noise_flags"], "b": rb["noise_flags"]}}
 

@@ -6,17 +6,20 @@ Decision (docs/analysis.md, "Verdicts"):
 * `interference` (in a comparison of campaigns: `different`): the exact permutation test
   over units gives p < alpha AND the change is larger than the noise floor;
 * `no-interference` (`no-difference`): not that, the design can reach p < alpha at all,
-  and the 95% confidence interval of the change lies inside +/- the minimum detectable
-  effect: any effect is smaller than what this design resolves; "within +/-X %" quotes
-  the interval's far end;
+  and the 95% confidence interval of the change lies inside +/- the negligible change
+  (Rules: 5 % for ratios, 1 point for shares), an equivalence test in the manner of TOST:
+  any effect is too small to matter; "within +/-X %" quotes the interval's far end;
 * `inconclusive` otherwise, with the reason and the units (runs, cycles) that would
-  decide it: at least what an exact test needs to reach alpha, and what would detect the
-  observed change with 80% power.
+  decide it: for a change larger than negligible, the units that detect it with 80%
+  power; else the units whose 95% interval would fit inside the negligible change (never
+  fewer than an exact test needs to reach alpha).
 Only the kind's primary statistic gets a verdict; the others get a change and its
 interval, no test (one test per metric and configuration, not one per statistic).
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,30 +82,62 @@ def typical(values: list[float], scale: str) -> float | None:
     return float(np.exp(np.mean(np.log(values)))) if scale == "log" else float(np.mean(values))
 
 
+@dataclass(frozen=True)
+class Rules:
+    """The decision's settings (spec [analysis]): the significance level, and the change
+    that does not matter (for ratios in %, for shares and fractions in points)."""
+
+    alpha: float = I.ALPHA
+    negligible_pct: float = 5.0
+    negligible_points: float = 1.0
+
+    def margin(self, stat: Stat, scale: str, ref: float | None) -> float | None:
+        """The negligible change on the analysis scale."""
+        if scale == "log":
+            return math.log1p(self.negligible_pct / 100)
+        if stat.unit in ("share", "fraction"):
+            return self.negligible_points / 100
+        return self.negligible_pct / 100 * abs(ref) if ref else None
+
+    @classmethod
+    def of(cls, spec: dict) -> "Rules":
+        a = spec.get("analysis") or {}
+        return cls(**{k: float(a[k]) for k in ("alpha", "negligible_pct", "negligible_points") if a.get(k) is not None})
+
+
 def decide(p: float | None, diff: float, ci: tuple[float, float] | None, fl: dict, min_p: float,
-           alpha: float, labels: tuple[str, str, str]) -> tuple[str, str]:
+           margin: float | None, alpha: float, labels: tuple[str, str, str], units: str) -> tuple[str, str]:
     """(verdict, reason); labels = (interference, no-interference, inconclusive) words."""
     yes, no, maybe = labels
     if p is not None and p < alpha and fl["floor"] is not None and abs(diff) > fl["floor"]:
         return yes, f"p={p:.2g} < {alpha:g} and the change is above the noise floor"
     if min_p >= alpha:
-        return maybe, f"an exact test of this design cannot reach p < {alpha:g} (smallest possible p {min_p:.2g})"
+        return maybe, f"an exact test of this many {units} cannot reach p < {alpha:g} (smallest p {min_p:.2g})"
     if fl["floor"] is None:
-        return maybe, "no noise floor: the reference has fewer than 2 units"
-    if ci is not None and max(abs(ci[0]), abs(ci[1])) <= fl["mde"]:
-        return no, "the 95% interval lies inside the minimum detectable effect"
+        return maybe, f"no noise floor: fewer than 2 reference {units}"
+    if ci is not None and margin is not None and max(abs(ci[0]), abs(ci[1])) <= margin:
+        return no, "the 95% interval lies inside the negligible change"
     if p is not None and p < alpha:
         return maybe, "significant, but not above the noise floor"
-    return maybe, "the 95% interval is wider than the minimum detectable effect"
+    return maybe, "the 95% interval reaches beyond the negligible change"
 
 
 def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: dict, min_p: float,
-               n: tuple[int, int], values: tuple[float | None, float | None], alpha: float,
-               labels: tuple[str, str, str], paired: bool) -> dict:
+               n: tuple[int, int], values: tuple[float | None, float | None], rules: Rules,
+               labels: tuple[str, str, str], spread: float | None, paired: bool) -> dict:
+    """The assessment record of one statistic (report.json verdicts[] / compare rows[]);
+    `spread`: the sd of one unit's value, for the units that would decide it."""
     ci = I.interval(diff, se, df)
-    verdict, reason = decide(p, diff, ci, fl, min_p, alpha, labels)
     ref = values[1]
-    need = I.units_needed(fl["sd"], diff, alpha, paired=paired) if verdict == labels[2] else None
+    margin = rules.margin(stat, scale, ref)
+    verdict, reason = decide(p, diff, ci, fl, min_p, margin, rules.alpha, labels, "cycles" if paired else "runs")
+    need = None
+    if verdict == labels[2] and margin is not None:
+        if abs(diff) > margin:   # a change that matters: units to detect it
+            need = I.units_needed(spread, diff, rules.alpha, paired=paired)
+        else:                    # units for a 95% interval inside the negligible change
+            need = I.units_needed(spread, margin - abs(diff), 0.05, power=0.5, paired=paired)
+            need = max(need, I.min_units(rules.alpha, paired)) if need else None
     return {
         "statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "scale": scale,
         "value": values[0], "reference_value": ref,
@@ -112,12 +147,13 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: 
         "ci95": list(ci) if ci and scale == "diff" else None,
         "noise_floor_pct": to_pct(fl["floor"], scale, ref), "mde_pct": to_pct(fl["mde"], scale, ref),
         "noise_floor": fl["floor"] if scale == "diff" else None, "mde": fl["mde"] if scale == "diff" else None,
-        "floor_source": fl["source"], "p_value": p, "p_exact": exact, "alpha": alpha, "units": list(n),
+        "negligible_pct": to_pct(margin, scale, ref), "negligible": margin if scale == "diff" else None,
+        "floor_source": fl["source"], "p_value": p, "p_exact": exact, "alpha": rules.alpha, "units": list(n),
         "min_p": min_p, "verdict": verdict, "reason": reason, "need_units": need,
     }
 
 
-def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], alpha: float,
+def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], rules: Rules,
                 rng: np.random.Generator, labels=("interference", "no-interference", "inconclusive")) -> dict:
     """One statistic of a configuration's runs against its reference's runs."""
     a = [v for v in cfg if v is not None]
@@ -130,9 +166,10 @@ def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], al
     xa, xb = x[:len(a)], x[len(a):]
     diff, se, df = I.welch(xa, xb)
     p, exact = I.permutation_p(xa, xb, rng)
-    fl = I.floor_and_mde(xb, len(a), len(b), alpha, rng=rng)
+    fl = I.floor_and_mde(xb, len(a), len(b), rules.alpha, rng=rng)
+    spread = math.sqrt((xa.var(ddof=1) + xb.var(ddof=1)) / 2) if len(xa) > 1 and len(xb) > 1 else fl["sd"]
     return assessment(stat, scale, diff, se, df, p, exact, fl, I.min_p(len(a), len(b)), (len(a), len(b)),
-                      (typical(a, scale), typical(b, scale)), alpha, labels, paired=False)
+                      (typical(a, scale), typical(b, scale)), rules, labels, spread, paired=False)
 
 
 def describe_change(stat: Stat, cfg: list[float | None], ref: list[float | None]) -> dict:

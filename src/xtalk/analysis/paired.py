@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import inference as I
-from .effects import assessment, describe_change, run_window_s, typical, unit_stats, window_sample
+from .effects import Rules, assessment, describe_change, run_window_s, typical, unit_stats, window_sample
 from .kinds import MetricInfo, Stat, to_pct, transform
 
 SETTLE_SHARE = 0.1
@@ -86,7 +86,7 @@ def run_windows(stream, meta: dict, events: list[dict], info: MetricInfo, deadli
     return out
 
 
-def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], alpha: float, rng: np.random.Generator,
+def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng: np.random.Generator,
            secondary: bool = False) -> dict:
     """The paired verdict (or, `secondary`, only the change) of one statistic."""
     raw = [v[stat.key] for run in per_run for v, _ in run if v[stat.key] is not None]
@@ -117,9 +117,10 @@ def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], alpha: float, rng
                 "verdict": "inconclusive", "units": [0, 0], "reason": "no on-window next to an off-window"}
     diff, se, df = I.one_sample(np.asarray(d))
     p, exact = I.signflip_p(np.asarray(d), rng)
-    fl = I.paired_floor(np.asarray(aa), np.asarray(d), alpha)
+    fl = I.paired_floor(np.asarray(aa), np.asarray(d), rules.alpha)
     return assessment(stat, scale, diff, se, df, p, exact, fl, I.min_p(len(d)), (len(d), len(d)), values,
-                      alpha, ("interference", "no-interference", "inconclusive"), paired=True)
+                      rules, ("interference", "no-interference", "inconclusive"),
+                      float(np.std(d, ddof=1)) if len(d) > 1 else fl["sd"], paired=True)
 
 
 def has_windows(events_by_run: dict[str, list[dict]], run_ids: list[str]) -> bool:

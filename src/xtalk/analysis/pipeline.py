@@ -19,7 +19,8 @@ from . import changepoints as CP
 from . import evt, outliers, stability, verdict
 from .describe import stats_rows
 from .gates import baseline_of, evaluate
-from .inference import ALPHA, POWER
+from .effects import Rules
+from .inference import POWER
 from .kinds import metrics_of
 from .scan import scan, timeline_events
 
@@ -120,11 +121,11 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
             pass
     gates = evaluate(gate_models, per_config, all_configs) if gate_models else []
 
-    alpha = float((spec.get("analysis") or {}).get("alpha") or ALPHA)
+    rules = Rules.of(spec)
     runs_of: dict[str, list[dict]] = {}
     for r in used:
         runs_of.setdefault(r.get("config_id", "?"), []).append(r)
-    ctx = verdict.Context(streams, runs_of, events, metrics_of(runs), deadlines, alpha,
+    ctx = verdict.Context(streams, runs_of, events, metrics_of(runs), deadlines, rules,
                           paired_spec.get("settle_s"), np.random.default_rng(opt.seed))
     verdicts = verdict.metric_verdicts(ctx, pooled, baselines, gates)
     long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
@@ -152,7 +153,8 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
                                         "started_at", "duration_s")} for r in runs],
         "configs": all_configs, "baselines": baselines,
         "stats_runs": per_run, "stats": per_config,
-        "analysis": {"alpha": alpha, "power": POWER, "paired": paired_spec or None},
+        "analysis": {"alpha": rules.alpha, "power": POWER, "negligible_pct": rules.negligible_pct,
+                     "negligible_points": rules.negligible_points, "paired": paired_spec or None},
         "deadlines": outliers.deadline_rows(pooled, stats, deadlines),
         "outliers": outliers.outlier_rows(pooled, stats) if opt.extras else [],
         "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import paired
-from .effects import assess_runs, describe_change, run_sample, typical, unit_stats
+from .effects import Rules, assess_runs, describe_change, run_sample, typical, unit_stats
 from .kinds import MetricInfo, metric_info, transform
 from .wording import sentence
 
@@ -37,7 +37,7 @@ class Context:
     events: dict           # run_id -> executed timeline events
     infos: dict            # metric -> kinds.MetricInfo
     deadlines: list
-    alpha: float
+    rules: Rules
     settle_s: float | None
     rng: np.random.Generator
 
@@ -65,7 +65,7 @@ def _runs_row(ctx: Context, cid: str, base: str, info: MetricInfo) -> tuple[dict
     mine, ref = ctx.run_units(cid, info), ctx.run_units(base, info)
     kind = info.kind
     row = assess_runs(kind.primary, [u[kind.primary.key] for _, u in mine], [u[kind.primary.key] for _, u in ref],
-                      ctx.alpha, ctx.rng)
+                      ctx.rules, ctx.rng)
     row["run_values"] = {r: u[kind.primary.key] for r, u in mine}
     extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref]) for s in kind.secondary]
     return row, extra
@@ -79,8 +79,8 @@ def _paired_row(ctx: Context, cid: str, info: MetricInfo) -> tuple[dict, list[di
             per_run.append(paired.run_windows(s, meta, ctx.events.get(meta["run_id"], []), info, ctx.deadlines,
                                               ctx.settle_s))
     kind = info.kind
-    row = paired.assess(kind.primary, per_run, ctx.alpha, ctx.rng)
-    extra = [paired.assess(s, per_run, ctx.alpha, ctx.rng, secondary=True) for s in kind.secondary]
+    row = paired.assess(kind.primary, per_run, ctx.rules, ctx.rng)
+    extra = [paired.assess(s, per_run, ctx.rules, ctx.rng, secondary=True) for s in kind.secondary]
     return row, extra
 
 

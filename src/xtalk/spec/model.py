@@ -132,6 +132,14 @@ class AnalysisSettings(Strict):
         default=0.01, ge=0.001, le=0.2,
         description="significance level of the verdicts (and 1 - the noise floor's coverage)",
     )
+    negligible_pct: float = Field(
+        default=5.0, gt=0, le=100,
+        description="a change (%) too small to matter: 'no interference' needs the 95% interval inside it",
+    )
+    negligible_points: float = Field(
+        default=1.0, gt=0, le=100,
+        description="the same for shares (stolen time, deadline misses), in percentage points",
+    )
 
 
 class BackendSettings(BaseModel):

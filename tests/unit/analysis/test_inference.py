@@ -9,7 +9,7 @@ import pytest
 import scipy.stats
 
 from xtalk.analysis import inference as I
-from xtalk.analysis.effects import assess_runs
+from xtalk.analysis.effects import Rules, assess_runs
 from xtalk.analysis.kinds import MEDIAN, STOLEN
 
 
@@ -73,12 +73,24 @@ def test_aa_false_interference_rate_stays_below_alpha(n):
     rng = np.random.default_rng(n)
     verdicts = []
     for _ in range(2000):
-        a = list(np.exp(rng.normal(np.log(1000), 0.04, n)))
-        b = list(np.exp(rng.normal(np.log(1000), 0.04, n)))
-        verdicts.append(assess_runs(MEDIAN, a, b, 0.01, rng)["verdict"])
+        a = list(np.exp(rng.normal(np.log(1000), 0.02, n)))
+        b = list(np.exp(rng.normal(np.log(1000), 0.02, n)))
+        verdicts.append(assess_runs(MEDIAN, a, b, Rules(), rng)["verdict"])
     rate = verdicts.count("interference") / len(verdicts)
     assert rate <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 2000)
+    # a 2% run-to-run spread resolves the default negligible change (5%) with these runs
     assert verdicts.count("no-interference") / len(verdicts) > 0.6
+
+
+def test_a_noisy_baseline_gives_no_verdict_either_way():
+    """A baseline spread of 40%: even a significant doubling is not above its noise floor,
+    and nothing can be called negligible."""
+    rng = np.random.default_rng(4)
+    base = list(np.exp(rng.normal(np.log(1000), 0.4, 5)))
+    row = assess_runs(MEDIAN, [2600, 2650, 2700, 2620, 2680], base, Rules(), rng)
+    assert row["verdict"] == "inconclusive" and row["noise_floor_pct"] > 100
+    same = assess_runs(MEDIAN, base, list(np.exp(rng.normal(np.log(1000), 0.4, 5))), Rules(), rng)
+    assert same["verdict"] == "inconclusive" and same["need_units"] > 5
 
 
 def test_an_effect_of_a_few_floors_is_found_with_its_size():
@@ -87,7 +99,7 @@ def test_an_effect_of_a_few_floors_is_found_with_its_size():
     for _ in range(300):
         b = list(np.exp(rng.normal(np.log(1000), 0.02, 5)))
         a = list(np.exp(rng.normal(np.log(1150), 0.02, 5)))
-        row = assess_runs(MEDIAN, a, b, 0.01, rng)
+        row = assess_runs(MEDIAN, a, b, Rules(), rng)
         found += row["verdict"] == "interference"
         sizes.append(row["change_pct"])
     assert found / 300 > 0.95
@@ -96,7 +108,7 @@ def test_an_effect_of_a_few_floors_is_found_with_its_size():
 
 def test_three_runs_against_three_is_inconclusive_and_says_how_many_would_do():
     rng = np.random.default_rng(0)
-    row = assess_runs(MEDIAN, [2000, 2010, 1990], [1000, 1005, 995], 0.01, rng)
+    row = assess_runs(MEDIAN, [2000, 2010, 1990], [1000, 1005, 995], Rules(), rng)
     assert row["verdict"] == "inconclusive" and row["p_value"] == pytest.approx(0.1)
     assert "cannot reach p < 0.01" in row["reason"] and row["need_units"] == 5
     assert row["change_pct"] == pytest.approx(100, rel=1e-3)
@@ -104,6 +116,6 @@ def test_three_runs_against_three_is_inconclusive_and_says_how_many_would_do():
 
 def test_shares_are_compared_as_differences():
     rng = np.random.default_rng(0)
-    row = assess_runs(STOLEN, [0.51, 0.52, 0.50, 0.515, 0.505], [0.0, 0.01, 0.005, 0.008, 0.002], 0.01, rng)
+    row = assess_runs(STOLEN, [0.51, 0.52, 0.50, 0.515, 0.505], [0.0, 0.01, 0.005, 0.008, 0.002], Rules(), rng)
     assert row["scale"] == "diff" and row["verdict"] == "interference"
     assert row["change"] == pytest.approx(0.505)
