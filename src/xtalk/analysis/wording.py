@@ -14,16 +14,24 @@ def duration(ns: float | None) -> str:
     return f"{ns:.3g} ns"
 
 
+def num(v: float, signed: bool = False) -> str:
+    """Three significant digits without exponents: 0.0123, 4.56, 789, 12,345."""
+    sign = "+" if signed and v > 0 else ""
+    if abs(v) >= 1000:
+        return f"{sign}{v:,.0f}"
+    return sign + f"{v:.3g}" if abs(v) >= 1e-3 or v == 0 else sign + f"{v:.1e}"
+
+
 def value(v: float | None, stat_unit: str, ns_per_tick: float | None, metric_unit: str = "cycles") -> str:
     """A statistic's value as a person reads it: time, % of the CPU, per second."""
     if v is None:
         return "-"
     if stat_unit == "share":
-        return f"{v * 100:.3g} % of the CPU"
+        return f"{num(v * 100)} % of the CPU"
     if stat_unit == "fraction":
-        return f"{v * 100:.3g} % of samples"
+        return f"{num(v * 100)} % of samples"
     if stat_unit == "per_s":
-        return f"{v:.3g}/s"
+        return f"{num(v)}/s"
     if metric_unit == "count":
         return f"{v:,.4g}"
     if ns_per_tick:
@@ -35,19 +43,19 @@ def change(a: dict) -> str:
     """'+102 % [+95, +110]' or, for shares, '+50.3 points [+49.8, +50.9]'."""
     if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
         ci = a.get("ci95")
-        text = f"{a['change'] * 100:+.3g} points"
-        return text + (f" [{ci[0] * 100:+.3g}, {ci[1] * 100:+.3g}]" if ci else "")
+        text = f"{num(a['change'] * 100, True)} points"
+        return text + (f" [{num(ci[0] * 100, True)}, {num(ci[1] * 100, True)}]" if ci else "")
     pct = a.get("change_pct")
     if pct is None:
         return "change n/a"
     ci = a.get("ci95_pct")
-    return f"{pct:+.3g} %" + (f" [{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci and None not in ci else "")
+    return f"{num(pct, True)} %" + (f" [{num(ci[0], True)}, {num(ci[1], True)}]" if ci and None not in ci else "")
 
 
 def floor_text(a: dict) -> str:
     if a.get("stat_unit") in ("share", "fraction") and a.get("noise_floor") is not None:
-        return f"±{a['noise_floor'] * 100:.2g} points"
-    return f"±{a['noise_floor_pct']:.2g} %" if a.get("noise_floor_pct") is not None else "unknown"
+        return f"±{num(a['noise_floor'] * 100)} points"
+    return f"±{num(a['noise_floor_pct'])} %" if a.get("noise_floor_pct") is not None else "unknown"
 
 
 def direction(a: dict, better: str) -> str:
@@ -92,12 +100,12 @@ def short(a: dict, unit_word: str = "runs") -> str:
 
 def mde_text(a: dict) -> str:
     if a.get("stat_unit") in ("share", "fraction") and a.get("mde") is not None:
-        return f"±{a['mde'] * 100:.2g} points"
-    return f"±{a['mde_pct']:.2g} %" if a.get("mde_pct") is not None else "-"
+        return f"±{num(a['mde'] * 100)} points"
+    return f"±{num(a['mde_pct'])} %" if a.get("mde_pct") is not None else "-"
 
 
 def _within(a: dict) -> str:
     if a.get("stat_unit") in ("share", "fraction") and a.get("ci95"):
-        return f"{max(abs(a['ci95'][0]), abs(a['ci95'][1])) * 100:.2g} points"
+        return f"{num(max(abs(a['ci95'][0]), abs(a['ci95'][1])) * 100)} points"
     ci = a.get("ci95_pct") or [0, 0]
-    return f"{max(abs(ci[0]), abs(ci[1])):.2g} %"
+    return f"{num(max(abs(ci[0]), abs(ci[1])))} %"
