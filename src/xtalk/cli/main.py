@@ -7,9 +7,10 @@ import sys
 
 from .. import __version__
 from ..errors import XtalkError
-from . import compare_cmd, host_cmd, images_cmd, lab_cmd, list_cmd, query_cmd, report_cmd, run_cmd, show_cmd, spec_cmd
+from . import calibrate_cmd, compare_cmd, host_cmd, images_cmd, lab_cmd, list_cmd, query_cmd, report_cmd, run_cmd, show_cmd, spec_cmd
 
-COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, images_cmd, lab_cmd)
+COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd,
+            images_cmd, lab_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,222 @@
+"""`xtalk calibrate`: before a long campaign, can this setup measure what I need?
+
+Two short campaigns on the spec's backend and CPUs, stored like any other:
+1. *steal*: the hidden_latency probe alone and next to a host thread at real-time
+   priority that steals `steal_us` of the measured CPU every `period_us` (the `steal`
+   host stressor, which logs every steal it made). Checks: the probe recovers the number
+   of steals and the total stolen time (gaps between half and twice the steal's length,
+   net of the rate of such gaps without injection) within TOLERANCE of what the
+   injector logged inside the measured windows, the stolen share it adds, and the
+   verdict `interference`.
+2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
+   verdict must not be `interference`; the spread gives the noise floor and the
+   minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
+   paired design, both for one minute of measurement per configuration.
+Backends whose guests run on another machine (xen: the measured CPU is a pCPU of the
+hypervisor, not of this host) are refused: no host thread can steal from them.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import scipy.stats
+import tomli_w
+
+from .analysis import inference as I
+from .analysis.effects import Rules, assess_runs, run_window_s, unit_stats, window_sample
+from .analysis.pipeline import Options, analyze
+from .backends.base import backend_class, check_backend_options
+from .campaign import run_campaign
+from .errors import Problem, SpecError
+from .spec.load import parse_campaign
+
+TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Settings:
+    steal_us: float = 1000.0
+    period_us: float = 10000.0
+    duration_s: float = 2.0
+    runs: int = 5
+
+
+def check_backend(spec) -> None:
+    cls = backend_class(spec.backend.kind)
+    if cls is not None and not cls.measures_local_cpus:
+        raise SpecError("calibrate", [Problem("backend.kind", (
+            f"{spec.backend.kind}: the measured CPU belongs to another machine or hypervisor, so no host thread can "
+            "steal from it; measure a known effect there with a cpu_spin stressor on the measurer's CPU "
+            "(placement same-core) and the paired design instead"))])
+
+
+def _base(raw: dict, name: str, settings: Settings, runs: int) -> dict:
+    keep = {k: copy.deepcopy(raw[k]) for k in ("backend", "cpus", "housekeeping_cpus") if k in raw}
+    run = {k: v for k, v in (raw.get("run") or {}).items() if k in ("sched", "priority", "boot_timeout_s", "grace_s")}
+    run.update(duration_s=settings.duration_s, repetitions=runs, start_gap_s=0.2)
+    return {"name": name, **keep, "run": run}
+
+
+def steal_spec(raw: dict, settings: Settings) -> dict:
+    spec = _base(raw, f"{raw['name']}-calibrate-steal", settings, settings.runs)
+    spec["description"] = (f"xtalk calibrate: hidden_latency with a host thread stealing {settings.steal_us:g} us "
+                           f"every {settings.period_us:g} us of the measured CPU")
+    spec["measurer"] = {"bench": "hidden_latency"}
+    spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True,
+                          "params": {"steal_us": settings.steal_us, "period_us": settings.period_us}}]
+    spec["matrix"] = {"placement": ["solo", "same-core"]}
+    return spec
+
+
+def aa_spec(raw: dict, settings: Settings) -> dict:
+    spec = _base(raw, f"{raw['name']}-calibrate-aa", settings, 2 * settings.runs)
+    spec["description"] = "xtalk calibrate: the measurer alone, odd runs against even runs (A/A)"
+    spec["measurer"] = copy.deepcopy(raw["measurer"])
+    return spec
+
+
+def run_spec(spec: dict, out: Path):
+    text = tomli_w.dumps(spec)
+    model, raw = parse_campaign(text, spec["name"], check_backend_options)
+    return analyze(run_campaign(model, raw, text, spec["name"], out).store, Options(evt=False, extras=False))
+
+
+def _steals(store_path: Path, meta: dict, window_s: float) -> np.ndarray:
+    """(start, end) in seconds of the injector's steals inside the run's measured window."""
+    log = store_path / "runs" / meta["run_id"] / "console" / "steal.log"
+    pairs = [line.split()[1:3] for line in log.read_text(errors="replace").splitlines()
+             if line.startswith("STEAL ")] if log.is_file() else []
+    t = (np.asarray(pairs, dtype=np.float64).reshape(-1, 2) - float(meta["origin_host_ns"])) / 1e9
+    return t[(t[:, 0] >= 0) & (t[:, 1] <= window_s)]
+
+
+def _gaps(store_path: Path, meta: dict) -> np.ndarray:
+    path = store_path / "runs" / meta["run_id"] / "samples.parquet"
+    return pq.read_table(path, columns=["value_ns"]).column(0).to_numpy() if path.is_file() else np.zeros(0)
+
+
+def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE) -> dict:
+    ok = bool(expected) and abs(measured / expected - 1) <= tolerance
+    return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok}
+
+
+def steal_checks(analysis, settings: Settings) -> list[dict]:
+    store = Path(analysis.store_path)
+    lo, hi = settings.steal_us * 500, settings.steal_us * 2000  # ns: half to twice a steal
+    by_place: dict[str, list] = {"solo": [], "same-core": []}
+    for meta in analysis.used_runs:
+        window, _ = run_window_s(meta, "hidden_latency")
+        gaps = _gaps(store, meta)
+        band = gaps[(gaps >= lo) & (gaps <= hi)]
+        by_place.setdefault(meta.get("placement"), []).append((meta, window or 0.0, band))
+    base_s = sum(w for _, w, _ in by_place["solo"])
+    rate = sum(len(b) for *_, b in by_place["solo"]) / base_s if base_s else 0.0
+    mean_gap = (sum(b.sum() for *_, b in by_place["solo"]) / sum(len(b) for *_, b in by_place["solo"])
+                if rate else 0.0)
+    exp_n = exp_ns = got_n = got_ns = window_total = 0.0
+    for meta, window, band in by_place["same-core"]:
+        steals = _steals(store, meta, window)
+        exp_n += len(steals)
+        exp_ns += float((steals[:, 1] - steals[:, 0]).sum()) * 1e9
+        got_n += len(band) - rate * window
+        got_ns += float(band.sum()) - rate * window * mean_gap
+        window_total += window
+    out = [check("steal count", exp_n, got_n, "steals"), check("stolen time", exp_ns / 1e6, got_ns / 1e6, "ms")]
+    verdict = next((v for v in analysis.result["verdicts"] if v["metric"] == "hidden_latency"
+                    and v["config_id"] != v.get("baseline") and v["verdict"] != "baseline"), None)
+    if verdict is not None and verdict.get("change") is not None and window_total:
+        out.append(check("stolen share added", 100 * exp_ns / 1e9 / window_total, 100 * verdict["change"],
+                         "points of the CPU", 0.1))
+    out.append({"name": "verdict of the injected steal", "expected": "interference",
+                "measured": verdict["verdict"] if verdict else "none", "unit": "",
+                "ok": bool(verdict and verdict["verdict"] == "interference")})
+    return out
+
+
+def aa_result(analysis, settings: Settings) -> dict:
+    """The A/A check, the noise floor and the minimum detectable effect per minute."""
+    from .analysis.verdict import Context
+    runs_of: dict[str, list] = {}
+    for r in analysis.used_runs:
+        runs_of.setdefault(r["config_id"], []).append(r)
+    rules = Rules.of(analysis.result.get("spec") or {})
+    ctx = Context(analysis.runs_streams, runs_of, analysis.events, analysis.infos, [], rules, None,
+                  np.random.default_rng(0))
+    (cid,) = runs_of
+    metric = sorted(analysis.infos)[0]
+    info = analysis.infos[metric]
+    stat = info.kind.primary
+    units = ctx.run_units(cid, info)
+    reps = {m["run_id"]: m.get("repetition", 0) for m in runs_of[cid]}
+    odd = [u[stat.key] for r, u in units if reps[r] % 2]
+    even = [u[stat.key] for r, u in units if not reps[r] % 2]
+    row = assess_runs(stat, odd, even, rules, ctx.rng, ("different", "no-difference", "inconclusive"))
+    values = np.log([v for v in odd + even if v]) if row.get("scale") == "log" else np.asarray(odd + even)
+    per_minute = {"runs": _runs_mde(values, settings.duration_s, rules.alpha, row.get("scale"), row),
+                  "paired": _paired_mde(ctx, cid, info, settings.duration_s, rules.alpha, row)}
+    return {"metric": metric, "statistic": stat.label, "assessment": row, "mde_per_minute": per_minute,
+            "check": {"name": "A/A: odd against even runs", "expected": "not different",
+                      "measured": row["verdict"], "unit": "", "ok": row["verdict"] != "different"}}
+
+
+def _as_pct(delta: float, scale: str | None, row: dict) -> float | None:
+    ref = row.get("reference_value")
+    return (math.exp(delta) - 1) * 100 if scale == "log" else (delta / ref * 100 if ref else None)
+
+
+def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> float | None:
+    """MDE of fresh-VM runs with one minute of measurement per configuration."""
+    k = max(I.min_units(alpha), math.ceil(60 / duration_s))
+    if len(x) < 2:
+        return None
+    df = 2 * k - 2
+    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * float(x.std(ddof=1)) * \
+        math.sqrt(2 / k)
+    return _as_pct(mde, scale, row)
+
+
+def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> float | None:
+    """MDE of the paired design (1 s windows, or a sixth of the run) in one minute: from
+    the contrast of each window with its two neighbours in the A/A runs."""
+    w = min(1.0, duration_s / 6)
+    stat = info.kind.primary
+    contrasts = []
+    for meta in ctx.runs_of[cid]:
+        stream = ctx.streams.get((meta["run_id"], info.name))
+        if stream is None:
+            continue
+        xs = []
+        for j in range(int(duration_s / w)):
+            sample = window_sample(stream, j * w, (j + 1) * w)
+            v = unit_stats(sample, info, []).get(stat.key) if sample is not None and sample.n else None
+            xs.append(None if v is None or (row.get("scale") == "log" and v <= 0)
+                      else (math.log(v) if row.get("scale") == "log" else v))
+        contrasts += [xs[j] - (xs[j - 1] + xs[j + 1]) / 2 for j in range(1, len(xs) - 1)
+                      if None not in (xs[j - 1], xs[j], xs[j + 1])]
+    if len(contrasts) < 3:
+        return None
+    cycles = max(I.min_units(alpha, paired=True), int(60 / (2 * w)))
+    df = len(contrasts) - 1
+    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * \
+        float(np.std(contrasts, ddof=1)) / math.sqrt(cycles)
+    return _as_pct(mde, row.get("scale"), row)
+
+
+def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
+    check_backend(spec)
+    steal = run_spec(steal_spec(raw, settings), out)
+    aa = run_spec(aa_spec(raw, settings), out)
+    checks = steal_checks(steal, settings)
+    aa_part = aa_result(aa, settings)
+    checks.append(aa_part.pop("check"))
+    row = aa_part["assessment"]
+    return {"backend": spec.backend.kind, "checks": checks, "ok": all(c["ok"] for c in checks),
+            "injected": {"steal_us": settings.steal_us, "period_us": settings.period_us,
+                         "share_pct": 100 * settings.steal_us / settings.period_us},
+            "noise_floor_pct": row.get("noise_floor_pct"), "mde_pct": row.get("mde_pct"),
+            "aa": aa_part, "campaigns": {"steal": steal.store_path, "aa": aa.store_path}}

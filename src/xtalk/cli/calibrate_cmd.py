@@ -1,0 +1,71 @@
+"""`xtalk calibrate SPEC`: can this setup measure what I need? Injects a known steal on
+the measured CPU and checks the probe recovers it, runs an A/A pair of the spec's
+measurer, prints the noise floor and the minimum detectable effect per minute of
+measurement (xtalk/calibrate.py). Exit 0 when every check is ok, 1 otherwise."""
+from __future__ import annotations
+
+import json
+
+from rich.table import Table
+
+from ..errors import EXIT_GATE_FAILED, EXIT_OK
+from .common import add_out, add_set, console, load_spec
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("calibrate", help="check that this setup recovers a known injected steal; noise floor "
+                                         "and minimum detectable effect per minute (A/A)")
+    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer are calibrated")
+    add_out(p)
+    add_set(p)
+    p.add_argument("--steal-us", type=float, default=1000.0, help="length of each injected steal (default 1000)")
+    p.add_argument("--period-us", type=float, default=10000.0, help="one steal every ... µs (default 10000)")
+    p.add_argument("--duration-s", type=float, default=2.0, help="length of each calibration run (default 2)")
+    p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5; the A/A gets twice)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=run)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.4g}"
+    return str(v)
+
+
+def run(args) -> int:
+    from ..calibrate import Settings, calibrate  # heavy (scipy): only when this command runs
+    from ..errors import Problem, SpecError
+    bad = [Problem(f"--{k.replace('_', '-')}", "must be > 0") for k in ("steal_us", "period_us", "duration_s", "runs")
+           if getattr(args, k) <= 0]
+    if args.steal_us >= args.period_us:
+        bad.append(Problem("--steal-us", "must be shorter than --period-us"))
+    if bad:
+        raise SpecError("calibrate", bad)
+    spec, raw, _ = load_spec(args.spec, args.overrides)
+    result = calibrate(spec, raw, args.out, Settings(args.steal_us, args.period_us, args.duration_s, args.runs))
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+        return EXIT_OK if result["ok"] else EXIT_GATE_FAILED
+    out = console(markup=False)
+    table = Table(title=f"calibration on {result['backend']}: a {args.steal_us:g} µs steal every "
+                        f"{args.period_us:g} µs ({result['injected']['share_pct']:.3g} % of the measured CPU)")
+    for col in ("check", "expected", "measured", "unit", "ok"):
+        table.add_column(col)
+    for c in result["checks"]:
+        table.add_row(c["name"], _fmt(c["expected"]), _fmt(c["measured"]), c.get("unit", ""),
+                      "ok" if c["ok"] else "FAILED")
+    out.print(table)
+    aa = result["aa"]
+    row = aa["assessment"]
+    out.print(f"A/A ({aa['metric']} {aa['statistic']}, {row['units'][0]} vs {row['units'][1]} runs): "
+              f"{row.get('sentence') or row['verdict']}")
+    floor, mde = result.get("noise_floor_pct"), result.get("mde_pct")
+    if floor is not None:
+        out.print(f"noise floor ±{floor:.3g} %, minimum detectable effect ±{mde:.3g} % with "
+                  f"{row['units'][0]} runs per configuration")
+    per = aa["mde_per_minute"]
+    for design, value in per.items():
+        text = f"±{value:.3g} %" if value is not None else "not measurable"
+        out.print(f"minimum detectable effect with one minute of measurement per configuration ({design}): {text}")
+    out.print(f"campaigns: {result['campaigns']['steal']}, {result['campaigns']['aa']}")
+    return EXIT_OK if result["ok"] else EXIT_GATE_FAILED
