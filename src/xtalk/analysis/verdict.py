@@ -108,7 +108,8 @@ def metric_verdicts(ctx: Context, pooled: dict, baselines: dict, gates: list[dic
             row, extra = _runs_row(ctx, cid, base, info)
         unit_word = "cycles" if design == "paired" else "runs"
         mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
-        row.update(config_id=cid, metric=metric, kind=info.kind.name, kind_declared=info.declared, kpi=info.kpi,
+        config = (ctx.runs_of.get(cid) or [{}])[0].get("config") or {}
+        row.update(config_id=cid, config=config, metric=metric, kind=info.kind.name, kind_declared=info.declared, kpi=info.kpi,
                    kpi_label=info.kpi_label, better=info.kind.better, design=design, baseline=reference,
                    unit_word=unit_word, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick, secondary=extra,
                    gates=[f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine])
