@@ -1,5 +1,6 @@
 """The README demo's campaign, at reduced size (--set), end to end on QEMU: every run
-passes and its report renders in headless Chromium with every plot embedded."""
+passes, its report renders in headless Chromium with every plot embedded, and the same
+campaign run twice is never called different (A/A)."""
 from __future__ import annotations
 
 import json
@@ -17,13 +18,25 @@ pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")
 
 
-def test_reduced_quickstart_runs_and_its_report_renders(tmp_path, chromium):
-    out = tmp_path / "out"
-    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", out, "--report", "--json",
-                "--set", "run.repetitions=1", "--set", "run.duration_s=1.5")
+REDUCED = ("--set", "run.repetitions=3", "--set", "run.duration_s=1")
+
+
+def test_reduced_quickstart_twice_is_no_difference_and_its_report_renders(tmp_path, chromium):
+    out, again = tmp_path / "out", tmp_path / "again"
+    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", out, "--report", "--json", *REDUCED)
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
-    assert summary["runs"] == 9 and summary["passed"] == 9
+    assert summary["runs"] == 27 and summary["passed"] == 27
+    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", again, *REDUCED)
+    assert res.returncode == 0, res.stderr
+    cmp = xtalk("compare", campaign_dir(out), campaign_dir(again), "--out", tmp_path, "--json")
+    assert cmp.returncode == 0, cmp.stderr
+    rows = json.loads(cmp.stdout)["rows"]
+    assert len(rows) == 9  # three measurers x three placements, matched by their dimension values
+    for row in rows:
+        assert row["verdict"] in ("no-difference", "inconclusive"), row["sentence"]
+        if row["verdict"] == "inconclusive":  # 3 runs against 3 cannot reach p < 0.01: it says so
+            assert row["reason"] and (row["need_units"] is None or row["need_units"] >= 5), row
     page = campaign_dir(out) / "report" / "report.html"
     assert summary["report"] == str(page)
     html = page.read_text()

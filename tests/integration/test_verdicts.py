@@ -1,0 +1,125 @@
+"""Verdicts on real campaigns, natively and on QEMU: a known effect must be found with its
+size, and no effect must not be called one.
+* a same-core CPU hog next to the hidden-latency probe: `interference`, told as the
+  stolen time and the rate of long gaps;
+* a known steal injected by a real-time host thread (`xtalk calibrate`): the probe
+  recovers the number of steals and the stolen time within 5 %;
+* the paired design: a 3 % steal switched on and off every second is `interference`; the
+  same design with an injector that steals nothing is not.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.blackbox.cli import write_spec, xtalk
+
+QEMU = pytest.param("qemu", marks=pytest.mark.skipif(
+    shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))
+BACKENDS = ["native", QEMU]
+
+HOG = """
+name = "hog"
+cpus = [0, 1]
+[backend]
+kind = "{backend}"
+[run]
+duration_s = 1
+repetitions = 5
+start_gap_s = 0.2
+[measurer]
+bench = "hidden_latency"
+[[stressors]]
+name = "hog"
+bench = "cpu_spin"
+[matrix]
+placement = ["solo", "same-core"]
+"""
+
+PAIRED = """
+name = "paired"
+cpus = [0, 1]
+[backend]
+kind = "{backend}"
+[run]
+duration_s = 20
+[measurer]
+bench = "hidden_latency"
+[[stressors]]
+name = "steal"
+bench = "steal"
+host = true
+params = {{ period_us = 10000 }}
+[paired]
+off_s = 1
+on_s = 1
+[matrix]
+placement = ["same-core"]
+"stressors.steal.params.steal_us" = [300, 0]
+"""
+
+
+def report_json(out, name: str) -> dict:
+    res = xtalk("report", name, "--out", out, "--json", "--no-samples")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, backend):
+    out = tmp_path / "out"
+    run = xtalk("run", write_spec(tmp_path, HOG.format(backend=backend)), "--out", out)
+    assert run.returncode == 0, run.stderr
+    verdicts = {v["config_id"]: v for v in report_json(out, "hog")["verdicts"]}
+    same = verdicts["same-core"]
+    assert verdicts["solo"]["verdict"] == "baseline"
+    assert same["kind"] == "gap" and same["kind_declared"] and same["statistic"] == "stolen_share"
+    assert same["verdict"] == "interference", same["sentence"]
+    # a CPU hog of equal weight takes about half the CPU
+    assert 0.3 < same["change"] < 0.7, same["sentence"]
+    assert "stolen time" in same["sentence"] and "long gaps" in same["sentence"]
+    long_gaps = next(s for s in same["secondary"] if s["statistic"] == "long_gap_rate")
+    assert long_gaps["value"] > 10 * max(long_gaps["reference_value"], 1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_calibrate_recovers_a_known_steal(tmp_path, backend):
+    spec = write_spec(tmp_path, HOG.format(backend=backend))
+    res = xtalk("calibrate", spec, "--out", tmp_path / "out", "--json", "--runs", "5", "--duration-s", "1.5",
+                timeout=600)
+    result = json.loads(res.stdout)
+    checks = {c["name"]: c for c in result["checks"]}
+    for name in ("steal count", "stolen time"):
+        c = checks[name]
+        assert c["ok"], c
+        assert abs(c["measured"] / c["expected"] - 1) <= 0.05
+    assert checks["steal count"]["expected"] > 5 * 100  # 5 runs x ~1.5 s / 10 ms
+    assert checks["verdict of the injected steal"]["measured"] == "interference"
+    assert result["noise_floor_pct"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
+    assert res.returncode == (0 if result["ok"] else 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
+    out = tmp_path / "out"
+    run = xtalk("run", write_spec(tmp_path, PAIRED.format(backend=backend)), "--out", out)
+    assert run.returncode == 0, run.stderr
+    verdicts = {v["config"]["stressors.steal.params.steal_us"]: v for v in report_json(out, "paired")["verdicts"]}
+    steal, null = verdicts[300], verdicts[0]
+    assert steal["design"] == null["design"] == "paired"
+    assert steal["units"][0] >= 8  # ten on-windows in 20 s
+    assert steal["verdict"] == "interference", steal["sentence"]
+    assert steal["change"] == pytest.approx(0.03, abs=0.012), steal["sentence"]
+    assert null["verdict"] != "interference", null["sentence"]
+
+
+def test_calibrate_refuses_a_backend_whose_cpus_are_not_this_hosts(tmp_path):
+    spec = write_spec(tmp_path, HOG.format(backend="xen").replace('kind = "xen"', 'kind = "xen"\nexecutor = "lab"'))
+    res = xtalk("calibrate", spec, "--out", tmp_path / "out")
+    assert res.returncode == 2 and "backend.kind" in res.stderr and "steal" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "out").exists()
