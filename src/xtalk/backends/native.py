@@ -53,6 +53,9 @@ class NativeBackend(Backend):
         self._rings: list[Path] = []
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
+    def host_backend(self) -> Backend:
+        return self  # every workload here is a host process already
+
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.binary is None:
             self.binary = artifacts.build("native", BINARY)
