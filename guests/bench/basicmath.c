@@ -205,10 +205,11 @@ static void report(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "basicmath", "cycles", prep, reset, exec, post, 50 },
+	{ "basicmath", "cycles", prep, reset, exec, post, 50, "duration" },
 };
 
 const struct xt_bench xt_bench_basicmath = {
 	.name = "basicmath", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
+	.kpi = "application",
 };

@@ -126,14 +126,15 @@ BC_CASE(3, bc_kernighan)
 BC_CASE(4, bc_swar)
 
 static const struct xt_case cases[NMETHODS] = {
-	{ "bitcount_nibble", "cycles", NULL, NULL, exec_bc_nibble, post_bc_nibble, 50 },
-	{ "bitcount_byte", "cycles", NULL, NULL, exec_bc_byte, post_bc_byte, 50 },
-	{ "bitcount_shift", "cycles", NULL, NULL, exec_bc_shift, post_bc_shift, 50 },
-	{ "bitcount_kernighan", "cycles", NULL, NULL, exec_bc_kernighan, post_bc_kernighan, 50 },
-	{ "bitcount_swar", "cycles", NULL, NULL, exec_bc_swar, post_bc_swar, 50 },
+	{ "bitcount_nibble", "cycles", NULL, NULL, exec_bc_nibble, post_bc_nibble, 50, "duration" },
+	{ "bitcount_byte", "cycles", NULL, NULL, exec_bc_byte, post_bc_byte, 50, "duration" },
+	{ "bitcount_shift", "cycles", NULL, NULL, exec_bc_shift, post_bc_shift, 50, "duration" },
+	{ "bitcount_kernighan", "cycles", NULL, NULL, exec_bc_kernighan, post_bc_kernighan, 50, "duration" },
+	{ "bitcount_swar", "cycles", NULL, NULL, exec_bc_swar, post_bc_swar, 50, "duration" },
 };
 
 const struct xt_bench xt_bench_bitcount = {
 	.name = "bitcount", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = NMETHODS,
+	.kpi = "application",
 };

@@ -31,10 +31,11 @@ static void exec(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "cache_thrash", "cycles", NULL, NULL, exec, NULL, 10 },
+	{ "cache_thrash", "cycles", NULL, NULL, exec, NULL, 10, "duration" },
 };
 
 const struct xt_bench xt_bench_cache_thrash = {
 	.name = "cache_thrash", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "memory",
 };

@@ -31,10 +31,11 @@ static void exec(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "cpu_spin", "cycles", NULL, NULL, exec, NULL, 10 },
+	{ "cpu_spin", "cycles", NULL, NULL, exec, NULL, 10, "duration" },
 };
 
 const struct xt_bench xt_bench_cpu_spin = {
 	.name = "cpu_spin", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "application",
 };

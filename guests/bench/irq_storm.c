@@ -96,10 +96,11 @@ static void report(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "irq_storm", "cycles", prep, NULL, exec, post, 20 },
+	{ "irq_storm", "cycles", prep, NULL, exec, post, 20, "duration" },
 };
 
 const struct xt_bench xt_bench_irq_storm = {
 	.name = "irq_storm", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
+	.kpi = "kernel",
 };

@@ -61,10 +61,11 @@ static void exec(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "membus", "cycles", NULL, NULL, exec, NULL, 10 },
+	{ "membus", "cycles", NULL, NULL, exec, NULL, 10, "duration" },
 };
 
 const struct xt_bench xt_bench_membus = {
 	.name = "membus", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "memory",
 };

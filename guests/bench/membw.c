@@ -60,11 +60,12 @@ static void exec_write(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "membw_read", "cycles", prep, NULL, exec_read, NULL, 20 },
-	{ "membw_write", "cycles", NULL, NULL, exec_write, NULL, 20 },
+	{ "membw_read", "cycles", prep, NULL, exec_read, NULL, 20, "duration" },
+	{ "membw_write", "cycles", NULL, NULL, exec_write, NULL, 20, "duration" },
 };
 
 const struct xt_bench xt_bench_membw = {
 	.name = "membw", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "memory",
 };

@@ -54,10 +54,11 @@ static int post(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "memcpy", "cycles", prep, NULL, exec, post, 10 },
+	{ "memcpy", "cycles", prep, NULL, exec, post, 10, "duration" },
 };
 
 const struct xt_bench xt_bench_memcpy = {
 	.name = "memcpy", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "memory",
 };

@@ -92,10 +92,11 @@ static int post(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "pointer_chase", "cycles", prep, NULL, exec, post, 20 },
+	{ "pointer_chase", "cycles", prep, NULL, exec, post, 20, "duration" },
 };
 
 const struct xt_bench xt_bench_pointer_chase = {
 	.name = "pointer_chase", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "memory",
 };

@@ -140,10 +140,11 @@ static int post(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "qsort", "cycles", prep, reset, exec, post, 100 },
+	{ "qsort", "cycles", prep, reset, exec, post, 100, "duration" },
 };
 
 const struct xt_bench xt_bench_qsort = {
 	.name = "qsort", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "application",
 };

@@ -262,11 +262,12 @@ static void report(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "sched_count", "count", NULL, NULL, NULL, NULL, 12 },
+	{ "sched_count", "count", NULL, NULL, NULL, NULL, 12, "throughput" },
 };
 
 const struct xt_bench xt_bench_sched_metric = {
 	.name = "sched_metric", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .run = run,
 	.report = report,
+	.kpi = "kernel",
 };

@@ -266,11 +266,12 @@ static void report(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "selftest_counter", "cycles", NULL, NULL, exec_counter, post_counter, 100 },
-	{ "selftest_timer", "cycles", NULL, NULL, exec_timer, post_timer, 10 },
+	{ "selftest_counter", "cycles", NULL, NULL, exec_counter, post_counter, 100, "duration" },
+	{ "selftest_timer", "cycles", NULL, NULL, exec_timer, post_timer, 10, "duration" },
 };
 
 const struct xt_bench xt_bench_selftest = {
 	.name = "selftest", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
+	.kpi = "kernel",
 };

@@ -289,12 +289,13 @@ static void report(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "susan_smooth", "cycles", prep_smooth, NULL, exec_smooth, post_smooth, 20 },
-	{ "susan_edges", "cycles", prep_edges, NULL, exec_edges, post_edges, 20 },
-	{ "susan_corners", "cycles", prep_corners, NULL, exec_corners, post_corners, 20 },
+	{ "susan_smooth", "cycles", prep_smooth, NULL, exec_smooth, post_smooth, 20, "duration" },
+	{ "susan_edges", "cycles", prep_edges, NULL, exec_edges, post_edges, 20, "duration" },
+	{ "susan_corners", "cycles", prep_corners, NULL, exec_corners, post_corners, 20, "duration" },
 };
 
 const struct xt_bench xt_bench_susan = {
 	.name = "susan", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
+	.kpi = "application",
 };

@@ -229,8 +229,8 @@ static long run_sustain(void)
 static long run(void *c);
 
 static const struct xt_case cases[] = {
-	{ "timer_latency", "cycles", NULL, NULL, NULL, NULL, 1000 },
-	{ "timer_missed", "count", NULL, NULL, NULL, NULL, 0 },
+	{ "timer_latency", "cycles", NULL, NULL, NULL, NULL, 1000, "latency" },
+	{ "timer_missed", "count", NULL, NULL, NULL, NULL, 0, "loss" },
 };
 
 static long run(void *c)
@@ -261,4 +261,5 @@ const struct xt_bench xt_bench_timer_latency = {
 	.name = "timer_latency", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .run = run,
 	.report = report,
+	.kpi = "kernel",
 };

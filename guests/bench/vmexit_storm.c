@@ -50,10 +50,11 @@ static void exec(void)
 }
 
 static const struct xt_case cases[] = {
-	{ "vmexit_storm", "cycles", NULL, NULL, exec, NULL, 100 },
+	{ "vmexit_storm", "cycles", NULL, NULL, exec, NULL, 100, "duration" },
 };
 
 const struct xt_bench xt_bench_vmexit_storm = {
 	.name = "vmexit_storm", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
+	.kpi = "kernel",
 };

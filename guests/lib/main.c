@@ -2,9 +2,12 @@
  *
  * Parses the command line, picks the bench (bench=), checks keys, prints XT BEGIN,
  * measures the back-to-back counter cost (median of 1000 pairs, run unprivileged) as
- * XT META overhead_cycles=, runs the bench's cases (each case = one metric id), then
- * prints histograms / drained samples and XT END. Role measurer records one sample
- * per iteration; role stressor records nothing and by default runs until killed.
+ * XT META overhead_cycles=, declares each case's metric (XT METRIC with its kind and the
+ * bench's KPI), runs the cases (each case = one metric id, followed by XT META
+ * window_ticks_<id>=, its measured window; a custom run loop that does not set it is
+ * timed around the call), then prints histograms / drained samples and XT END. Role
+ * measurer records one sample per iteration; role stressor records nothing and by
+ * default runs until killed.
  */
 #include "xt.h"
 
@@ -128,14 +131,20 @@ void xt_main(void)
 	if (!xt_ring_open(xt_cfg.freq_hz, slots))
 		xt_end(XT_FAIL, false, "sample ring unusable");
 	for (unsigned i = 0; i < b->ncases && xt_cfg.measurer; i++)
-		xt_metric(i, b->cases[i].name, b->cases[i].unit);
+		xt_metric(i, b->cases[i].name, b->cases[i].unit, b->cases[i].kind, b->kpi);
 
 	for (unsigned i = 0; i < b->ncases && status == XT_PASS; i++) {
 		const struct xt_case *c = &b->cases[i];
+		uint64_t t = xt_counter();
 		xt_cfg.metric = i;
 		xt_cfg.iterations = case_iterations(c);
+		xt_cfg.window_ticks = 0;
 		status = (int)xt_run_unprivileged(b->run ? b->run : xt_run_case,
 						  (void *)(uintptr_t)c);
+		if (b->run && !xt_cfg.window_ticks)
+			xt_cfg.window_ticks = xt_counter() - t;
+		if (xt_cfg.window_ticks)
+			xt_window(i, xt_cfg.window_ticks);
 	}
 	if (b->report)
 		b->report();

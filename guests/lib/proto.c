@@ -49,9 +49,16 @@ void xt_meta(const char *fmt, ...)
 	xt_printf("XT META run=%s %s\n", xt_run_id(), body);
 }
 
-void xt_metric(unsigned id, const char *name, const char *unit)
+void xt_metric(unsigned id, const char *name, const char *unit, const char *kind,
+	       const char *kpi)
 {
-	xt_printf("XT METRIC run=%s id=%u name=%s unit=%s\n", xt_run_id(), id, name, unit);
+	xt_printf("XT METRIC run=%s id=%u name=%s unit=%s kind=%s kpi=%s\n", xt_run_id(), id,
+		  name, unit, kind ? kind : "duration", kpi);
+}
+
+void xt_window(unsigned id, uint64_t ticks)
+{
+	xt_meta("window_ticks_%u=%lu", id, (unsigned long)ticks);
 }
 
 void xt_error(const char *param, const char *msg)

@@ -5,7 +5,8 @@
  * ring sample {t = counter at end, value = end - start}. Stops after xt_cfg.iterations
  * (0 = no limit) or once xt_cfg.duration_ticks of counter time have passed since the
  * first measured iteration began (0 = no limit), whichever comes first; both 0 =
- * forever (stressors). Then post (verify). Runs via xt_run_unprivileged: no output.
+ * forever (stressors). xt_cfg.window_ticks = first counter read to last. Then post
+ * (verify). Runs via xt_run_unprivileged: no output.
  * Caveat: the overhead of one counter read is included in every value (reported as
  * META overhead_cycles, subtracted by the host where the metric calls for it).
  */
@@ -17,7 +18,7 @@ long xt_run_case(void *arg)
 	const uint64_t iters = xt_cfg.iterations;
 	const uint32_t metric = xt_cfg.metric;
 	const bool record = xt_cfg.measurer;
-	uint64_t n = 0, end = UINT64_MAX, t0, t1;
+	uint64_t n = 0, end = UINT64_MAX, t0, t1, first = 0;
 	int st;
 
 	xt_cfg.done = 0;
@@ -40,12 +41,14 @@ long xt_run_case(void *arg)
 		xt_barrier();
 		t1 = xt_counter();
 		xt_barrier();
-		n++;
+		if (!n++)
+			first = t0;
 		if (record)
 			xt_sample(metric, t1, t1 - t0, 0);
 		if (t1 >= end)
 			break;
 	}
 	xt_cfg.done = n;
+	xt_cfg.window_ticks = n ? t1 - first : 0;
 	return c->post ? c->post() : XT_PASS;
 }

@@ -80,7 +80,12 @@ void xt_ring_drain(void);                      /* XT SAMPLE lines (no shared rin
 /* ---- proto.c ---- protocol lines (all carry run=R) ---- */
 void xt_begin(const char *bench, const char *role, uint64_t freq_hz);
 void xt_meta(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void xt_metric(unsigned id, const char *name, const char *unit);
+/* kind: duration (NULL), throughput, latency, gap, loss; kpi: kernel, application,
+ * memory, io (docs/protocol.md section 2). */
+void xt_metric(unsigned id, const char *name, const char *unit, const char *kind,
+	       const char *kpi);
+/* XT META window_ticks_<id>=ticks: the length of metric id's measured window. */
+void xt_window(unsigned id, uint64_t ticks);
 void xt_error(const char *param, const char *msg);          /* param may be NULL */
 void xt_end(int status, bool with_samples, const char *reason) __attribute__((noreturn));
 const char *xt_arch_name(void);
@@ -132,6 +137,8 @@ struct xt_case {
 	void (*exec)(void);          /* the timed body (NULL: bench.run does the loop) */
 	int (*post)(void);           /* after the loop: verify; XT_PASS or XT_FAIL; may be NULL */
 	uint64_t iterations;         /* default measured iterations (measurer role) */
+	const char *kind;            /* what a sample is: NULL = "duration" (lower is
+	                              * better), "throughput", "latency", "gap", "loss" */
 };
 struct xt_bench {
 	const char *name;
@@ -142,6 +149,7 @@ struct xt_bench {
 	unsigned ncases;
 	long (*run)(void *c);               /* optional custom loop for one case */
 	void (*report)(void);               /* privileged, after all cases; may be NULL */
+	const char *kpi;                    /* "kernel", "application", "memory" or "io" */
 };
 
 /* Run configuration resolved by main.c from the common keys. */
@@ -154,6 +162,8 @@ struct xt_cfg {
 	uint64_t duration_ticks;     /* 0 = no time limit */
 	unsigned metric;             /* metric id of the case being run */
 	uint64_t done;               /* measured iterations completed (set by the loop) */
+	uint64_t window_ticks;       /* first to last counter read of the case's window
+	                              * (set by the loop; 0: main.c times the run call) */
 };
 extern struct xt_cfg xt_cfg;
 

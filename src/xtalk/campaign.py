@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .backends.base import backend_class
+from .backends.base import backend_class, check_host_stressors
 from .errors import InfrastructureError, SpecError, Problem
 from .host.metadata import host_facts
 from .host.shm import sweep_stale
@@ -69,6 +69,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     if not ok:
         raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
     runs = plan(spec, raw)
+    check_host_stressors(cls, runs, text, source)
     backend = cls(spec.backend.options)
     backend.check_plan(runs)
     store = open_store(spec, raw, text, source, out, resume, runs, host)
@@ -112,7 +113,7 @@ def _run_meta(run: RunPlan, spec: Campaign) -> dict:
         "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
                      "cpus": list(run.measurer.cpus)},
         "stressors": [{"name": g.name, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
-                       "starts_at_boot": g.starts_at_boot} for g in run.stressors],
+                       "starts_at_boot": g.starts_at_boot, "host": g.host} for g in run.stressors],
         "timeline": [e.model_dump() for e in run.timeline],
         "duration_s": run.spec.run.duration_s,
     }

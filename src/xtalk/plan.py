@@ -27,6 +27,7 @@ class GuestPlan:
     params: dict
     cpus: tuple[int, ...]
     starts_at_boot: bool = True  # False when the timeline starts it later
+    host: bool = False  # a host process next to the guests (Stressor.host)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
             slot += placement == "other-core"
             guests.append(
                 GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
-                          starts_at_boot=first_action.get(stressor.name) != "start")
+                          starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host)
             )
     return tuple(guests)
 

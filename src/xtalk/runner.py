@@ -1,6 +1,8 @@
 """Drive one run through its lifecycle, whatever happens: prepare, start guests in the
 spec's order, apply the timeline at exact times, collect console and ring as they
-arrive, and always stop every guest and store the outcome.
+arrive, and always stop every guest and store the outcome. Host stressors run on the
+backend's host_backend() (native processes next to the guests); every call for a
+guest goes to the backend that started it (handle.backend).
 
 Time origin of a run: the measurer's `XT BEGIN`, so a slow boot (firmware, a Linux
 kernel) neither eats into the measured time nor makes timeline events fire before the
@@ -32,7 +34,10 @@ AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
 
 class RunState:
     def __init__(self, backend: Backend, run: RunPlan, writer: RunWriter):
-        self.backend, self.run, self.writer = backend, run, writer
+        self.run, self.writer = run, writer
+        # each guest's backend; the distinct ones are prepared and cleaned up per run
+        self.owners = {g.name: backend.host_backend() if g.host else backend for g in run.guests}
+        self.backends = list({id(b): b for b in self.owners.values()}.values())
         self.handles: dict[str, GuestHandle] = {}
         self.partial: dict[str, bytes] = {}
         self.report = GuestReport(run_id=run.run_id)
@@ -53,7 +58,8 @@ class RunState:
         return None if self.origin_ns is None else (ns - self.origin_ns) / 1e9
 
     def start(self, guest: GuestPlan, paused: bool = False) -> None:
-        handle = self.backend.start(guest, self.run, paused=paused)
+        handle = self.owners[guest.name].start(guest, self.run, paused=paused)
+        handle.backend = self.owners[guest.name]
         now = time.monotonic_ns()
         self.handles[guest.name] = handle
         if paused:
@@ -142,18 +148,17 @@ class RunState:
                     continue
                 if guest.name in self.held:
                     self.held.discard(guest.name)
-                    self.backend.resume(self.handles[guest.name])
+                    handle = self.handles[guest.name]
+                    handle.backend.resume(handle)
                 elif guest.name not in self.handles or guest.name in self.stopped:
                     self.stopped.discard(guest.name)
                     self.start(guest)
         else:
-            action = {"stop": self.backend.stop, "pause": self.backend.pause,
-                      "resume": self.backend.resume}[event.action]
             for name, handle in self.handles.items():
                 if handle.plan.role == "stressor" and matches(name) and name not in self.stopped:
                     if event.action == "stop":
                         self.sample_noise(handle.pids, force=True)
-                    action(handle)
+                    getattr(handle.backend, event.action)(handle)
                     if event.action == "stop":
                         self.stopped.add(name)
                         self._drain(handle)
@@ -187,7 +192,7 @@ class RunState:
         self.sample_noise(self.pids(), force=True)
         for handle in self.handles.values():
             try:
-                self.backend.stop(handle)
+                handle.backend.stop(handle)
             finally:
                 self._drain(handle)
         self.read_ring()
@@ -209,7 +214,8 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     settings = run.spec.run
     status, reason, interrupted = "error", "", False
     try:
-        backend.prepare(run, writer.path)
+        for each in state.backends:
+            each.prepare(run, writer.path)
         for i, group in enumerate(g for g in _groups(run) if g):
             if i:
                 state.pump(settings.start_gap_s)
@@ -232,7 +238,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
             state.read_ring()
             tick(state.rel_s(now))
             state.sample_noise(state.pids(), force=state.report.end is not None)
-            exit_code = backend.poll_exit(measurer)
+            exit_code = measurer.backend.poll_exit(measurer)
             if state.report.end is not None and ended_at is None:
                 ended_at = now
             if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
@@ -256,7 +262,8 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         try:
             state.stop_all()
         finally:
-            backend.cleanup(run)
+            for each in state.backends:
+                each.cleanup(run)
     writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
     lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
     meta = writer.finish(
@@ -265,6 +272,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         histograms={str(k): v for k, v in state.report.hist.items()},
         ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
         backend_metadata=backend.metadata(), noise=state.noise_report(),
+        **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
     )
     if interrupted:
         raise KeyboardInterrupt

@@ -10,6 +10,7 @@ Bench-specific checks are in test_native_bench_checks.py.
 """
 
 import os
+import re
 import statistics
 import subprocess
 import time
@@ -17,6 +18,7 @@ import time
 import pytest
 
 from tests.integration.native_bench import (bench, check_begin_end, make_ring, only, parse, read_ring, ring_samples, run, BIN, HDR, ROOT, SLOT, FIELD)  # noqa: F401 (bench is a fixture)
+from xtalk.console.protocol import KPIS, METRIC_KINDS
 
 
 # bench, params, number of metrics (cases); iterations are added by the tests
@@ -36,6 +38,46 @@ MEASURERS = [
     ("vmexit_storm", ["role=measurer", "ops=100"], 1),
     ("irq_storm", ["role=measurer", "batch=20"], 1),
 ]
+
+
+# every bench's metrics: name -> (kind, kpi) (docs/benchmarks.md, "Metric kinds and KPI classes")
+DECLARED = {
+    "qsort": ("duration", "application"), "basicmath": ("duration", "application"),
+    "bitcount_*": ("duration", "application"), "susan_*": ("duration", "application"),
+    "cpu_spin": ("duration", "application"), "pointer_chase": ("duration", "memory"),
+    "membw_*": ("duration", "memory"), "memcpy": ("duration", "memory"), "membus": ("duration", "memory"),
+    "cache_thrash": ("duration", "memory"), "hidden_latency": ("gap", "kernel"),
+    "timer_latency": ("latency", "kernel"), "timer_missed": ("loss", "kernel"),
+    "sched_count": ("throughput", "kernel"), "irq_storm": ("duration", "kernel"),
+    "vmexit_storm": ("duration", "kernel"), "selftest_*": ("duration", "kernel"),
+}
+EVERY_BENCH = MEASURERS + [("hidden_latency", ["threshold=0"], 1), ("timer_latency", ["sustain=0"], 2)]
+
+
+def test_every_bench_declares_its_metric_kinds_and_kpi(bench):
+    listed = re.findall(r"^XT_BENCH\((\w+)\)", (ROOT / "guests/lib/bench_list.h").read_text(), re.M)
+    assert sorted(listed) == sorted(m[0] for m in EVERY_BENCH)
+    for name, params, ncases in EVERY_BENCH:
+        rc, recs, out = run(bench, f"bench={name}", "iterations=3", *params)
+        assert rc == 0, out
+        metrics = only(recs, "METRIC")
+        meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+        assert len(metrics) == ncases, out
+        for m in metrics:
+            assert m["kind"] in METRIC_KINDS and m["kpi"] in KPIS, m
+            key = next(k for k in DECLARED if k == m["name"] or (k.endswith("*") and m["name"].startswith(k[:-1])))
+            assert (m["kind"], m["kpi"]) == DECLARED[key], m
+            assert int(meta[f"window_ticks_{m['id']}"]) > 0, (name, m)
+
+
+def test_hidden_latency_window_is_its_duration(bench):
+    rc, recs, out = run(bench, "bench=hidden_latency", "duration_s=1")
+    assert rc == 0, out
+    b, _ = check_begin_end(recs, "hidden_latency")
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    window, planned = int(meta["window_ticks_0"]), int(b["freq_hz"])
+    # the loop ends at its first counter read past the deadline: late by at most one gap
+    assert planned <= window <= planned + max(int(meta["max_gap"]), planned // 1000), (window, planned)
 
 
 @pytest.mark.parametrize("name,params,ncases", MEASURERS, ids=[m[0] for m in MEASURERS])

@@ -43,6 +43,12 @@ def rt(*params: str, timeout: float = 60) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
+def check_kinds(rep, kind: str) -> None:
+    """Every metric declares kind (and KPI kernel) and has its measured window."""
+    assert rep.metrics and all((m.get("kind"), m.get("kpi")) == (kind, "kernel") for m in rep.metrics.values())
+    assert all(int(rep.meta[f"window_ticks_{i}"]) > 0 for i in rep.metrics)
+
+
 def test_list_names_every_benchmark():
     out = subprocess.run([str(BINARY), "list"], capture_output=True, text=True).stdout.split()
     assert set(out) == {"kernel_ops", *LATENCY, "tm_coop", "tm_preempt", "tm_interrupt", "tm_message",
@@ -58,6 +64,7 @@ def test_latency_benchmark(bench, metrics):
     assert rep.begin["platform"] == "native" and rep.meta["cpu"] == CPU
     assert len(rep.metrics) == metrics and all(len(samples[i]) == 50 for i in range(metrics))
     assert all(sum(rep.hist[i].values()) == 50 for i in range(metrics))
+    check_kinds(rep, "duration")
 
 
 def test_kernel_ops_into_a_ring_file(tmp_path):
@@ -81,6 +88,9 @@ def test_thread_metric(bench, threads):
     assert proc.returncode == 0, proc.stdout[-500:]
     rows = check_thread_metric(proc.stdout, "n", bench, threads)
     assert len(rows) == 3 and all(row[0] > 0 for row in rows)
+    rep, _ = report(proc.stdout, "n")
+    check_kinds(rep, "throughput")
+    assert 0.6e9 <= int(rep.meta["window_ticks_0"]) < 0.7e9     # three 0.2 s intervals, in ns
 
 
 @pytest.mark.parametrize("bench,starve", [("tm_preempt", 2), ("tm_coop", 1)])
@@ -107,6 +117,7 @@ def test_cyclictest_wrapper():
     assert proc.returncode == 0, proc.stdout[-800:]
     values = check_cyclictest(proc.stdout, "n")
     assert len(values) > 500
+    check_kinds(report(proc.stdout, "n")[0], "latency")
 
 
 @pytest.mark.skipif(shutil.which("stress-ng") is None, reason="stress-ng not installed (apt-get install stress-ng)")

@@ -49,3 +49,10 @@ def test_timeline_target_starts_later_and_instances_spread():
     assert [g.cpus for g in other.stressors] == [(1,), (2,)]
     assert not any(g.starts_at_boot for g in other.stressors)
     assert next(r for r in runs if r.placement == "solo").timeline == ()
+
+
+def test_host_stressors_keep_their_flag_and_placement():
+    base = MINIMAL_SPEC + 'host = true\n[[stressors]]\nname = "vm"\nbench = "cpu_spin"\n'
+    same = next(r for r in make(base=base) if r.placement == "same-core")
+    assert [(g.name, g.host, g.cpus) for g in same.stressors] == [("thrash", True, (0,)), ("vm", False, (0,))]
+    assert same.measurer.host is False

@@ -15,6 +15,8 @@
  *     cycles missing from the -v stream (its ring buffer overran) are reported as
  *     ct_lost_t<N> and an XT ERROR, never hidden; cyclictest never prints the -v
  *     values of its last few cycles (ct_unprinted_tail_t<N>, in the histogram only).
+ *   - XT META window_ticks_<N>= (ns): the time around the cyclictest run (its start-up
+ *     and exit included).
  * END status=pass when cyclictest exited 0 and its JSON was read.
  */
 #include <stdio.h>
@@ -120,7 +122,7 @@ static int run(void)
 	uint64_t ctprio = xt_param_u64("ct_priority", 95);
 	bool nsecs = xt_param_u64("nsecs", 0) != 0;
 	unsigned nthreads = (unsigned)xt_param_u64("threads", (uint64_t)rt.ncpus);
-	uint64_t unit = nsecs ? 1 : 1000, t_start;
+	uint64_t unit = nsecs ? 1 : 1000, t_start, t_end;
 	static char dir[] = "/tmp/xtalk-ct.XXXXXX", out[64], json[80], a_p[16], a_i[24], a_t[16],
 		a_a[64], a_h[24], a_len[32], cmd[600], line[128];
 	char *argv[32], *text;
@@ -170,13 +172,14 @@ static int run(void)
 	for (unsigned i = 0; i < nthreads; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "cyclictest_t%u", i);
-		xt_metric(i, name, "cycles");
+		xt_metric(i, name, "cycles", "latency", "kernel");
 		xt_hist_init(&th[i].log2, 40);
 	}
 
 	rt_console_flush();
 	t_start = rt_now();
 	rc = rt_spawn_wait(argv, out);
+	t_end = rt_now();
 	if ((f = fopen(out, "r"))) {
 		while (fgets(line, sizeof(line), f)) {
 			unsigned t;
@@ -218,6 +221,7 @@ static int run(void)
 		xt_meta("ct_overflows_t%u=%lu ct_hist_us=%lu", i,
 			(unsigned long)(t->cycles > t->hsum ? t->cycles - t->hsum : 0), (unsigned long)hist_us);
 		print_hist(i, t);
+		xt_window(i, t_end - t_start);
 		if (lost)
 			xt_error(NULL, "cyclictest -v buffer overran: some samples lost (see ct_lost_t*)");
 	}

@@ -11,6 +11,8 @@
  * (outside the measured part): thread create/exit leaves work to lower-priority kernel
  * threads (on PREEMPT_RT, RCU frees task structs and stacks there), and a CPU never idle
  * at SCHED_FIFO would exhaust memory (pthread_create fails with EAGAIN).
+ * Each metric's window (XT META window_ticks_<id>=, ns) runs from the clock before the
+ * first measured iteration to the clock after the last.
  * Caveat: every value includes one clock read (XT META overhead_cycles=, not subtracted).
  */
 #include <string.h>
@@ -34,7 +36,7 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 			rt_fail("too many metrics");
 		xt_meta("bench_%s_method=\"%s\"", l->name, l->method);
 		for (unsigned i = 0; i < m; i++) {
-			xt_metric(base + i, l->metrics[i], "cycles");
+			xt_metric(base + i, l->metrics[i], "cycles", "duration", "kernel");
 			xt_hist_init(&hist[base + i], 40);
 		}
 		rt_console_flush();
@@ -45,9 +47,9 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 			if (l->idle_us)
 				rt_sleep_until(rt_now() + l->idle_us * 1000);
 		}
-		uint64_t start = rt_now(), done = 0;
+		uint64_t start = rt_now(), done = 0, t;
 		for (;;) {
-			uint64_t v[RT_LAT_MAX_METRICS], t;
+			uint64_t v[RT_LAT_MAX_METRICS];
 
 			l->iter(v);
 			t = rt_now();
@@ -64,6 +66,8 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 		if (l->teardown)
 			l->teardown();
 		xt_meta("bench_%s_iterations=%lu", l->name, (unsigned long)done);
+		for (unsigned i = 0; i < m; i++)
+			xt_window(base + i, t - start);
 		base += m;
 	}
 	xt_ring_drain();

@@ -15,7 +15,9 @@
  * test can see the fairness check fail. A test's check() adds integrity checks.
  * A one-thread test may give just op(), one operation: tm.c's thread then repeats it and
  * counts each in tm_count[0] (op_thread).
- * Intervals: duration_s / interval_s (at least 1), or iterations= intervals.
+ * Intervals: duration_s / interval_s (at least 1), or iterations= intervals; every
+ * metric's window (XT META window_ticks_<id>=, ns) is the first interval's start to the
+ * last one's snapshot.
  * Caveat: without SCHED_FIFO (sched=other) priorities mean nothing: such a run fails.
  */
 #include <stdio.h>
@@ -43,7 +45,7 @@ int rt_tm_run(const struct rt_tm *t)
 	double interval_s = xt_param_double("interval_s", 5);
 	double fair_pct = xt_param_double("fair_pct", 90);
 	long starve = xt_param_has("starve") ? (long)xt_param_u64("starve", 0) : -1;
-	uint64_t intervals, prev[TM_MAX_THREADS] = { 0 }, next;
+	uint64_t intervals, prev[TM_MAX_THREADS] = { 0 }, next, start, now = 0;
 	static char reason[200];
 	int status = XT_PASS;
 
@@ -70,11 +72,11 @@ int rt_tm_run(const struct rt_tm *t)
 	xt_meta("method=\"%s\" threads=%u %s intervals=%lu starve=%ld", t->method, n, reason,
 		(unsigned long)intervals, starve);
 	reason[0] = '\0';
-	xt_metric(0, t->name, "count");
+	xt_metric(0, t->name, "count", "throughput", "kernel");
 	for (unsigned i = 0; i < n; i++) {
 		char name[48];
 		snprintf(name, sizeof(name), "%s_thread%u", t->name, i);
-		xt_metric(1 + i, name, "count");
+		xt_metric(1 + i, name, "count", "throughput", "kernel");
 	}
 	if (t->setup)
 		t->setup(n);
@@ -84,9 +86,9 @@ int rt_tm_run(const struct rt_tm *t)
 		rt_thread(t->thread ? t->thread : op_thread, (void *)(uintptr_t)i,
 			  (long)i == starve ? 0 : t->prio ? t->prio(i, n) : 1, -1);
 
-	next = rt_now();
+	start = next = rt_now();
 	for (uint64_t k = 0; k < intervals; k++) {
-		uint64_t cur[TM_MAX_THREADS], total = 0, now;
+		uint64_t cur[TM_MAX_THREADS], total = 0;
 		const char *bad = NULL;
 		char msg[160];
 
@@ -120,6 +122,8 @@ int rt_tm_run(const struct rt_tm *t)
 		}
 	}
 	tm_stop = 1;
+	for (unsigned i = 0; i <= n; i++)
+		xt_window(i, now - start);
 	xt_ring_drain();
 	return status;
 }

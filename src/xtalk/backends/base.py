@@ -3,6 +3,8 @@
 A backend is a small class: `accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
+Host stressors (`host = true`) run through `host_backend()`, the native backend, next to
+this backend's guests; a started guest's handle names the backend that started it.
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -12,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..errors import Problem, SpecError
 from ..plan import GuestPlan, RunPlan
+from ..spec.locate import locate_line
 from ..telemetry.ring import RingReader
 
 
@@ -26,6 +30,7 @@ class GuestHandle:
     pids: list[int] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)  # pinning, policy, command line...
     backend_state: Any = None
+    backend: Backend | None = None  # the backend that started it: every later call goes there
 
 
 class Backend(ABC):
@@ -33,6 +38,7 @@ class Backend(ABC):
 
     def __init__(self, options: dict[str, Any]):
         self.options = options
+        self._host: Backend | None = None
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
@@ -72,6 +78,17 @@ class Backend(ABC):
     # accounting says nothing about them and the runner does not record host noise.
     measures_local_cpus: ClassVar[bool] = True
 
+    # Why host stressors mean nothing next to this backend's guests ("" = they run as
+    # native host processes). Refused before the backend is even made (check_host_stressors).
+    no_host_stressors: ClassVar[str] = ""
+
+    def host_backend(self) -> Backend:
+        """The backend that runs host stressors next to this one's guests: one native
+        backend for the whole campaign."""
+        if self._host is None:
+            self._host = backend_class("native")({})
+        return self._host
+
     def check_plan(self, runs: list[RunPlan]) -> None:
         """Raise SpecError for what only this backend on this host can refuse (a scheduler
         the hypervisor lacks, given in a matrix value), before any run starts."""
@@ -96,6 +113,19 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
             args["warmup"] = m.warmup_iterations
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
+
+
+def check_host_stressors(cls: type[Backend], runs: list[RunPlan], text: str, source: str) -> None:
+    """SpecError naming each `stressors[i].host` the backend refuses; nothing else is needed
+    to tell, so it comes before the backend connects to anything."""
+    if not cls.no_host_stressors:
+        return
+    where = {i: s.name for run in runs for i, s in enumerate(run.spec.stressors) if s.host}
+    if where:
+        raise SpecError(source, [Problem(f"stressors[{i}].host", f"stressor {name!r}: host = true is not possible "
+                                         f"with the {cls.name} backend: {cls.no_host_stressors}",
+                                         locate_line(text, ("stressors", i, "host")))
+                                 for i, name in sorted(where.items())])
 
 
 REGISTRY: dict[str, type[Backend]] = {}

@@ -1,8 +1,11 @@
 """The `native` backend: the bare-machine baseline. Workloads are host processes of the
 same benchmark code the guests run (build/native/xtalk-bench for the probe benches,
-build/posix/native/xtalk-rt for the POSIX real-time suite of the Linux guests), pinned with
-sched_setaffinity before exec, in the spec's scheduling class (SCHED_RR/FIFO where
-permitted; what was obtained is recorded per guest, with the reason when refused).
+build/posix/native/xtalk-rt for the POSIX real-time suite of the Linux guests), or the
+steal injector build/native/xtalk-steal (bench "steal"), pinned with sched_setaffinity
+before exec, in the spec's scheduling class (SCHED_RR/FIFO where permitted; what was
+obtained is recorded per guest, with the reason when refused) — except steal, which
+sets its own SCHED_FIFO priority (prio=) and reports it as XT META sched= prio=.
+Other backends run their host stressors (`host = true`) through this one.
 
 The measurer writes samples to a ring in /dev/shm; console = the process's stdout.
 No process is left behind: each workload runs in its own session (so Ctrl-C reaches
@@ -26,6 +29,8 @@ from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn
 
 BINARY = "build/native/xtalk-bench"
 RT_BINARY = "build/posix/native/xtalk-rt"  # the POSIX real-time suite (kernel-op latencies, thread metrics...)
+STEAL_BINARY = "build/native/xtalk-steal"  # the steal injector (native/steal.c)
+STEAL = "steal"
 RING_CAPACITY = 1 << 20
 
 
@@ -43,13 +48,18 @@ class NativeBackend(Backend):
         super().__init__(options)
         self.binary: Path | None = None
         self.rt_binary: Path | None = None
+        self.steal_binary: Path | None = None
         self.rt_benches: set[str] = set()
         self._rings: list[Path] = []
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
+    def host_backend(self) -> Backend:
+        return self  # every workload here is a host process already
+
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         if self.binary is None:
             self.binary = artifacts.build("native", BINARY)
+            self.steal_binary = artifacts.build("native", STEAL_BINARY)
             self.rt_binary = artifacts.build("posix", RT_BINARY)
             listed = subprocess.run([str(self.rt_binary), "list"], capture_output=True, text=True, timeout=30)
             self.rt_benches = set(listed.stdout.split())
@@ -58,10 +68,15 @@ class NativeBackend(Backend):
         if missing:
             raise InfrastructureError(f"cpus {missing} are not available to xtalk (allowed: {sorted(online)})")
 
+    def program(self, bench: str) -> Path:
+        """The host program that runs this bench."""
+        assert self.binary is not None and self.rt_binary is not None and self.steal_binary is not None
+        if bench == STEAL:
+            return self.steal_binary
+        return self.rt_binary if bench in self.rt_benches else self.binary
+
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
-        assert self.binary is not None and self.rt_binary is not None
-        binary = self.rt_binary if guest.bench in self.rt_benches else self.binary
-        argv = [str(binary)] + workload_args(guest, run)
+        argv = [str(self.program(guest.bench))] + workload_args(guest, run)
         if guest.role == "measurer":
             path = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
             create_ring_file(path, RING_CAPACITY)
@@ -69,8 +84,10 @@ class NativeBackend(Backend):
             argv.append(f"ring={path}")
         proc = spawn(argv, guest.cpus, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
-        handle.facts = {"argv": argv, "pid": proc.pid,
-                        **apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority)}
+        # steal sets its own class (SCHED_FIFO prio=) and says what it got in XT META sched=
+        policy = ({"sched": "own"} if guest.bench == STEAL
+                  else apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority))
+        handle.facts = {"argv": argv, "pid": proc.pid, **policy}
         handle.facts["affinity"] = affinity(proc.pid)  # None: already gone, poll_exit reports it
         if handle.facts["affinity"] not in (None, sorted(guest.cpus)):
             self.stop(handle)
@@ -101,8 +118,7 @@ class NativeBackend(Backend):
         self._rings.clear()
 
     def metadata(self) -> dict:
+        programs = (("binary", self.binary), ("rt_binary", self.rt_binary), ("steal_binary", self.steal_binary))
         return {"backend": self.name,
-                **{f"{key}": str(path) if path else None for key, path in (("binary", self.binary),
-                                                                         ("rt_binary", self.rt_binary))},
-                **{f"{key}_sha256": artifacts.file_hash(path) if path else None
-                   for key, path in (("binary", self.binary), ("rt_binary", self.rt_binary))}}
+                **{key: str(path) if path else None for key, path in programs},
+                **{f"{key}_sha256": artifacts.file_hash(path) if path else None for key, path in programs}}

@@ -226,6 +226,8 @@ class XenBackend(Backend):
 
     # -- per run ------------------------------------------------------------------
     measures_local_cpus = False
+    no_host_stressors = ("its guests are Xen domains (on another machine, or scheduled by Xen beside dom0), "
+                         "so a process on this host is not their neighbour; make it a guest (remove host)")
 
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:

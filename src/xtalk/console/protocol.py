@@ -2,7 +2,8 @@
 
 `parse_line` turns one console line into a Record or None (anything that is not an XT
 line: hypervisor noise, kernel messages). `GuestReport` folds records into what a run
-needs: BEGIN facts, META, declared metrics, drained samples, histograms, errors, END.
+needs: BEGIN facts, META, declared metrics (name, unit, and kind/kpi where the line
+has them), drained samples, histograms, errors, END.
 Lines of another run id are ignored, so a stale console cannot pollute a run.
 """
 from __future__ import annotations
@@ -16,6 +17,10 @@ import numpy as np
 from ..results.schema import SAMPLE_DTYPE
 
 KINDS = ("BEGIN", "META", "METRIC", "SAMPLE", "HIST", "ERROR", "END")
+# What a METRIC's samples are (kind=) and which KPI class its bench belongs to (kpi=),
+# docs/protocol.md section 2. Logs older than these fields carry neither.
+METRIC_KINDS = ("duration", "throughput", "latency", "gap", "loss")
+KPIS = ("kernel", "application", "memory", "io")
 _LINE = re.compile(r"(?:^|[\s\]>:)])XT (" + "|".join(KINDS) + r")((?:\s+\S+=.*)?)\s*$")
 
 
@@ -77,7 +82,8 @@ class GuestReport:
             self.meta.update({k: v for k, v in f.items() if k != "run"})
         elif rec.kind == "METRIC":
             self.metrics[_int(f.get("id"))] = {"name": f.get("name", f"metric{f.get('id')}"),
-                                               "unit": f.get("unit", "cycles")}
+                                               "unit": f.get("unit", "cycles"),
+                                               **{k: f[k] for k in ("kind", "kpi") if k in f}}
         elif rec.kind == "SAMPLE":
             self._samples.append((_int(f.get("seq")), _int(f.get("t")), _int(f.get("value")),
                                   _int(f.get("metric")), _int(f.get("flags"))))

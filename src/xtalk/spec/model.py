@@ -42,6 +42,11 @@ class Measurer(Workload):
 class Stressor(Workload):
     name: Name = Field(description="name used by the timeline and in results")
     instances: int = Field(default=1, ge=1, le=64, description="copies of this stressor")
+    host: bool = Field(
+        default=False,
+        description="run it as a host process (the native backend's program, pinned by the "
+        "placement) next to the backend's guests instead of as a guest; not with xen",
+    )
 
 
 class RunSettings(Strict):

@@ -41,3 +41,15 @@ def test_incremental_feed_matches_whole_log():
     for line in LOG.splitlines():
         report.feed(line)
     assert report.status == "fail" and len(report.take_samples()) == 2
+
+
+def test_metric_kind_and_kpi_are_kept_and_old_logs_have_none():
+    new = parse_log("XT METRIC run=r id=0 name=hidden_latency unit=cycles kind=gap kpi=kernel\n"
+                    "XT METRIC run=r id=1 name=timer_missed unit=count kind=loss kpi=kernel\n"
+                    "XT META run=r window_ticks_0=2600000000\n")
+    assert new.metrics == {0: {"name": "hidden_latency", "unit": "cycles", "kind": "gap", "kpi": "kernel"},
+                           1: {"name": "timer_missed", "unit": "count", "kind": "loss", "kpi": "kernel"}}
+    assert new.meta["window_ticks_0"] == "2600000000"
+    old = parse_log("XT METRIC run=r id=0 name=qsort unit=cycles\n")
+    assert old.metrics == {0: {"name": "qsort", "unit": "cycles"}}
+    assert "kind" not in old.metrics[0] and "kpi" not in old.metrics[0]
