@@ -30,6 +30,7 @@ import tomli_w
 from .analysis import inference as I
 from .analysis.effects import Rules, assess_runs, run_window_s, unit_stats, window_sample
 from .analysis.pipeline import Options, analyze
+from .analysis.wording import sentence
 from .backends.base import backend_class, check_backend_options
 from .campaign import run_campaign
 from .errors import Problem, SpecError
@@ -156,17 +157,31 @@ def aa_result(analysis, settings: Settings) -> dict:
     odd = [u[stat.key] for r, u in units if reps[r] % 2]
     even = [u[stat.key] for r, u in units if not reps[r] % 2]
     row = assess_runs(stat, odd, even, rules, ctx.rng, ("different", "no-difference", "inconclusive"))
+    row["sentence"] = sentence("A/A, odd vs even runs", metric, row, [], info.kind.better,
+                               analysis.pooled[(cid, metric)].ns_per_tick, info.unit, "runs")
     values = np.log([v for v in odd + even if v]) if row.get("scale") == "log" else np.asarray(odd + even)
     per_minute = {"runs": _runs_mde(values, settings.duration_s, rules.alpha, row.get("scale"), row),
-                  "paired": _paired_mde(ctx, cid, info, settings.duration_s, rules.alpha, row)}
+                  "paired": _paired_mde(ctx, cid, info, settings.duration_s, rules.alpha, row),
+                  "unit": "points" if row.get("scale") == "diff" and stat.unit in ("share", "fraction") else "%"}
     return {"metric": metric, "statistic": stat.label, "assessment": row, "mde_per_minute": per_minute,
             "check": {"name": "A/A: odd against even runs", "expected": "not different",
                       "measured": row["verdict"], "unit": "", "ok": row["verdict"] != "different"}}
 
 
 def _as_pct(delta: float, scale: str | None, row: dict) -> float | None:
+    """An MDE on the analysis scale in the unit the report uses: % for ratios, points
+    for shares, % of the reference for other differences."""
+    if scale == "log":
+        return (math.exp(delta) - 1) * 100
+    if row.get("stat_unit") in ("share", "fraction"):
+        return delta * 100
     ref = row.get("reference_value")
-    return (math.exp(delta) - 1) * 100 if scale == "log" else (delta / ref * 100 if ref else None)
+    return delta / ref * 100 if ref else None
+
+
+def _scaled(row: dict, key: str, points: bool) -> float | None:
+    value = row.get(key) if points else row.get(f"{key}_pct")
+    return value * 100 if points and value is not None else value
 
 
 def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> float | None:
@@ -215,8 +230,10 @@ def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
     aa_part = aa_result(aa, settings)
     checks.append(aa_part.pop("check"))
     row = aa_part["assessment"]
+    points = aa_part["mde_per_minute"]["unit"] == "points"
     return {"backend": spec.backend.kind, "checks": checks, "ok": all(c["ok"] for c in checks),
             "injected": {"steal_us": settings.steal_us, "period_us": settings.period_us,
                          "share_pct": 100 * settings.steal_us / settings.period_us},
-            "noise_floor_pct": row.get("noise_floor_pct"), "mde_pct": row.get("mde_pct"),
+            "noise_floor": _scaled(row, "noise_floor", points), "mde": _scaled(row, "mde", points),
+            "unit": aa_part["mde_per_minute"]["unit"],
             "aa": aa_part, "campaigns": {"steal": steal.store_path, "aa": aa.store_path}}

@@ -82,7 +82,7 @@ def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, 
     assert 0.3 < same["change"] < 0.7, same["sentence"]
     assert "stolen time" in same["sentence"] and "long gaps" in same["sentence"]
     long_gaps = next(s for s in same["secondary"] if s["statistic"] == "long_gap_rate")
-    assert long_gaps["value"] > 10 * max(long_gaps["reference_value"], 1.0)
+    assert long_gaps["value"] > 3 * max(long_gaps["reference_value"], 1.0), same["sentence"]
 
 
 @pytest.mark.slow
@@ -99,7 +99,7 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
         assert abs(c["measured"] / c["expected"] - 1) <= 0.05
     assert checks["steal count"]["expected"] > 5 * 100  # 5 runs x ~1.5 s / 10 ms
     assert checks["verdict of the injected steal"]["measured"] == "interference"
-    assert result["noise_floor_pct"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
+    assert result["noise_floor"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
     assert res.returncode == (0 if result["ok"] else 1)
 
 

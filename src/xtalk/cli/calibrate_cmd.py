@@ -59,13 +59,14 @@ def run(args) -> int:
     row = aa["assessment"]
     out.print(f"A/A ({aa['metric']} {aa['statistic']}, {row['units'][0]} vs {row['units'][1]} runs): "
               f"{row.get('sentence') or row['verdict']}")
-    floor, mde = result.get("noise_floor_pct"), result.get("mde_pct")
+    floor, mde, unit = result.get("noise_floor"), result.get("mde"), result["unit"]
     if floor is not None:
-        out.print(f"noise floor ±{floor:.3g} %, minimum detectable effect ±{mde:.3g} % with "
+        out.print(f"noise floor ±{floor:.3g} {unit}, minimum detectable effect ±{mde:.3g} {unit} with "
                   f"{row['units'][0]} runs per configuration")
     per = aa["mde_per_minute"]
-    for design, value in per.items():
-        text = f"±{value:.3g} %" if value is not None else "not measurable"
+    for design in ("runs", "paired"):
+        value = per[design]
+        text = f"±{value:.3g} {unit}" if value is not None else "not measurable"
         out.print(f"minimum detectable effect with one minute of measurement per configuration ({design}): {text}")
     out.print(f"campaigns: {result['campaigns']['steal']}, {result['campaigns']['aa']}")
     return EXIT_OK if result["ok"] else EXIT_GATE_FAILED
