@@ -1,7 +1,7 @@
 /* linux_common.c - the platform.h code shared by the hosted-Linux targets (see
  * linux_common.h): native/platform_linux.c (the `native` backend) and
- * guests/posix/lib/platform_posix.c (xtalk-rt). Built by mk/native.mk (all of native/)
- * and mk/posix.mk (named in POSIX_SRC).
+ * guests/posix/lib/platform_posix.c (xtalk-rt, xtalk-steal). Built by mk/native.mk (into
+ * xtalk-bench and xtalk-steal) and mk/posix.mk (named in POSIX_SRC).
  */
 #define _GNU_SOURCE
 #include <errno.h>

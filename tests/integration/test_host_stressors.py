@@ -42,7 +42,7 @@ housekeeping_cpus = [1]
 [backend]
 kind = "{backend}"
 [run]
-duration_s = {duration}
+duration_s = 3
 grace_s = 10
 sched = "{sched}"
 priority = 10
@@ -59,10 +59,9 @@ start_order = ["stressor-first"]
 {extra}"""
 
 
-def spec(tmp_path: Path, backend: str, duration: float = 3, steal_us: str = f"{STEAL_US}",
-         sched: str = "fifo", extra: str = "") -> Path:
-    return write_spec(tmp_path, SPEC.format(backend=backend, duration=duration, steal_us=steal_us,
-                                            period_us=PERIOD_US, sched=sched, extra=extra))
+def spec(tmp_path: Path, backend: str, sched: str = "fifo", extra: str = "") -> Path:
+    return write_spec(tmp_path, SPEC.format(backend=backend, steal_us=STEAL_US, period_us=PERIOD_US,
+                                            sched=sched, extra=extra))
 
 
 def steals(run_dir: Path) -> np.ndarray:

@@ -1,5 +1,5 @@
 /* platform_posix.c - platform.h for the POSIX suite (xtalk-rt) on Linux: natively and
- * inside the Linux-RT guest.
+ * inside the Linux-RT guest; the steal injector (native/steal.c) uses it too.
  *
  * Counter: CLOCK_MONOTONIC in ns (freq_hz=1000000000), so BEGIN t0 and every sample
  * time are on the (guest) kernel's monotonic clock. Console: unbuffered write(1).
