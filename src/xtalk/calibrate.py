@@ -1,13 +1,15 @@
 """`xtalk calibrate`: before a long campaign, can this setup measure what I need?
 
 Two short campaigns on the spec's backend and CPUs, stored like any other:
-1. *steal*: the hidden_latency probe alone and next to a host thread at real-time
-   priority that steals `steal_us` of the measured CPU every `period_us` (the `steal`
-   host stressor, which logs every steal it made). Checks: the probe recovers the number
-   of steals and the total stolen time (gaps between half and twice the steal's length,
-   net of the rate of such gaps without injection) within TOLERANCE of what the
-   injector logged inside the measured windows, the stolen share it adds, and the
-   verdict `interference`.
+1. *steal*: the hidden_latency probe next to a host thread at real-time priority that
+   steals `steal_us` of the measured CPU every `period_us` (the `steal` host stressor,
+   which logs every steal it made), against the same thread stealing nothing (a
+   control that only wakes up: its gaps are what one preemption costs the measurer,
+   switching out and back, the log line; tens of µs on a nested VM). Checks: the probe
+   recovers the number of steals and the total stolen time (gaps between half and twice
+   the steal's length, net of such gaps in the control and of one preemption's cost
+   each) within TOLERANCE of what the injector logged inside the measured windows, the
+   stolen share it adds, and the verdict `interference`.
 2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
@@ -33,10 +35,11 @@ from .analysis.pipeline import Options, analyze
 from .analysis.wording import sentence
 from .backends.base import backend_class, check_backend_options
 from .campaign import run_campaign
-from .errors import Problem, SpecError
+from .errors import InfrastructureError, Problem, SpecError
 from .spec.load import parse_campaign
 
 TOLERANCE = 0.05
+MATCH_S = 3e-4  # a control wake-up's gap ends this soon after it (the clock mapping is late by tens of µs)
 
 
 @dataclass(frozen=True)
@@ -65,12 +68,15 @@ def _base(raw: dict, name: str, settings: Settings, runs: int) -> dict:
 
 def steal_spec(raw: dict, settings: Settings) -> dict:
     spec = _base(raw, f"{raw['name']}-calibrate-steal", settings, settings.runs)
-    spec["description"] = (f"xtalk calibrate: hidden_latency with a host thread stealing {settings.steal_us:g} us "
-                           f"every {settings.period_us:g} us of the measured CPU")
+    spec["description"] = (f"xtalk calibrate: hidden_latency next to a host thread stealing {settings.steal_us:g} us "
+                           f"every {settings.period_us:g} us of the measured CPU, against one that steals nothing")
     spec["measurer"] = {"bench": "hidden_latency"}
-    spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True,
-                          "params": {"steal_us": settings.steal_us, "period_us": settings.period_us}}]
-    spec["matrix"] = {"placement": ["solo", "same-core"]}
+    spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True, "params": {"period_us": settings.period_us}}]
+    steal = int(settings.steal_us) if float(settings.steal_us).is_integer() else settings.steal_us
+    # the injector first: a real-time measurer started first would starve its start-up
+    spec["matrix"] = {"placement": ["same-core"], "start_order": ["stressor-first"],
+                      "stressors.steal.params.steal_us": [0, steal]}
+    spec["analysis"] = {"baseline": "stressors.steal.params.steal_us=0"}
     return spec
 
 
@@ -84,7 +90,13 @@ def aa_spec(raw: dict, settings: Settings) -> dict:
 def run_spec(spec: dict, out: Path):
     text = tomli_w.dumps(spec)
     model, raw = parse_campaign(text, spec["name"], check_backend_options)
-    return analyze(run_campaign(model, raw, text, spec["name"], out).store, Options(evt=False, extras=False))
+    result = run_campaign(model, raw, text, spec["name"], out)
+    failed = [r for r in result.runs if r["status"] != "pass"]
+    if failed:
+        raise InfrastructureError(f"calibration campaign {result.store.path.name}: {len(failed)} of "
+                                  f"{len(result.runs)} runs did not pass; first: {failed[0]['run_id']}: "
+                                  f"{failed[0].get('reason') or failed[0]['status']}")
+    return analyze(result.store, Options(evt=False, extras=False))
 
 
 def _steals(store_path: Path, meta: dict, window_s: float) -> np.ndarray:
@@ -96,9 +108,27 @@ def _steals(store_path: Path, meta: dict, window_s: float) -> np.ndarray:
     return t[(t[:, 0] >= 0) & (t[:, 1] <= window_s)]
 
 
-def _gaps(store_path: Path, meta: dict) -> np.ndarray:
+def _gaps(store_path: Path, meta: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(when each gap ended, its length), in seconds."""
     path = store_path / "runs" / meta["run_id"] / "samples.parquet"
-    return pq.read_table(path, columns=["value_ns"]).column(0).to_numpy() if path.is_file() else np.zeros(0)
+    if not path.is_file():
+        return np.zeros(0), np.zeros(0)
+    table = pq.read_table(path, columns=["t_s", "value_ns"])
+    return table.column(0).to_numpy(), table.column(1).to_numpy() / 1e9
+
+
+def _overhead(store_path: Path, controls: list[tuple[dict, float]]) -> float | None:
+    """The gap one preemption costs the measurer without any steal: the median gap that
+    ends within MATCH_S after each wake-up of the control injector (steal_us=0)."""
+    found, wakes = [], 0
+    for meta, window in controls:
+        end, gap = _gaps(store_path, meta)
+        for wake, _ in _steals(store_path, meta, window):
+            wakes += 1
+            hit = gap[(end >= wake) & (end < wake + MATCH_S)]
+            if len(hit):
+                found.append(hit.max())
+    return float(np.median(found)) if found and len(found) >= wakes / 2 else None
 
 
 def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE) -> dict:
@@ -106,37 +136,47 @@ def check(name: str, expected: float, measured: float, unit: str, tolerance: flo
     return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok}
 
 
-def steal_checks(analysis, settings: Settings) -> list[dict]:
+def steal_checks(analysis, settings: Settings) -> tuple[list[dict], dict]:
+    """Checks of the recovered steals against the injector's log, and the figures."""
     store = Path(analysis.store_path)
-    lo, hi = settings.steal_us * 500, settings.steal_us * 2000  # ns: half to twice a steal
-    by_place: dict[str, list] = {"solo": [], "same-core": []}
+    s = settings.steal_us / 1e6
+    runs: dict[bool, list[tuple[dict, float]]] = {True: [], False: []}
     for meta in analysis.used_runs:
         window, _ = run_window_s(meta, "hidden_latency")
-        gaps = _gaps(store, meta)
-        band = gaps[(gaps >= lo) & (gaps <= hi)]
-        by_place.setdefault(meta.get("placement"), []).append((meta, window or 0.0, band))
-    base_s = sum(w for _, w, _ in by_place["solo"])
-    rate = sum(len(b) for *_, b in by_place["solo"]) / base_s if base_s else 0.0
-    mean_gap = (sum(b.sum() for *_, b in by_place["solo"]) / sum(len(b) for *_, b in by_place["solo"])
-                if rate else 0.0)
-    exp_n = exp_ns = got_n = got_ns = window_total = 0.0
-    for meta, window, band in by_place["same-core"]:
-        steals = _steals(store, meta, window)
-        exp_n += len(steals)
-        exp_ns += float((steals[:, 1] - steals[:, 0]).sum()) * 1e9
-        got_n += len(band) - rate * window
-        got_ns += float(band.sum()) - rate * window * mean_gap
-        window_total += window
-    out = [check("steal count", exp_n, got_n, "steals"), check("stolen time", exp_ns / 1e6, got_ns / 1e6, "ms")]
+        steal = float((meta.get("config") or {}).get("stressors.steal.params.steal_us", 0)) > 0
+        runs[steal].append((meta, window or 0.0))
+    overhead = _overhead(store, runs[False]) or 0.0
+    lo, hi = s / 2, 2 * s + overhead
+
+    def band(group):  # (seconds measured, count, sum) of the gaps the size of a steal
+        out = np.zeros(3)
+        for meta, window in group:
+            gap = _gaps(store, meta)[1]
+            gap = gap[(gap >= lo) & (gap <= hi)]
+            out += (window, len(gap), gap.sum())
+        return out
+
+    base, got = band(runs[False]), band(runs[True])
+    rate, size = (base[1] / base[0], base[2] / base[1]) if base[0] and base[1] else (0.0, 0.0)
+    count = got[1] - rate * got[0]
+    stolen = got[2] - rate * got[0] * size - count * overhead
+    steals = [_steals(store, meta, window) for meta, window in runs[True]]
+    exp_n = float(sum(len(x) for x in steals))
+    exp_s = float(sum((x[:, 1] - x[:, 0]).sum() for x in steals))
+    out = [check("steal count", exp_n, count, "steals"), check("stolen time", exp_s * 1e3, stolen * 1e3, "ms")]
     verdict = next((v for v in analysis.result["verdicts"] if v["metric"] == "hidden_latency"
-                    and v["config_id"] != v.get("baseline") and v["verdict"] != "baseline"), None)
-    if verdict is not None and verdict.get("change") is not None and window_total:
-        out.append(check("stolen share added", 100 * exp_ns / 1e9 / window_total, 100 * verdict["change"],
-                         "points of the CPU", 0.1))
+                    and v["verdict"] != "baseline"), None)
+    if verdict is not None and verdict.get("ci95") and got[0]:
+        lo_ci, hi_ci = (100 * c for c in verdict["ci95"])
+        share = 100 * exp_s / got[0]
+        out.append({"name": "stolen share added (95% interval)", "expected": share,
+                    "measured": f"{100 * verdict['change']:.3g} [{lo_ci:.3g}, {hi_ci:.3g}]", "unit": "points of the CPU",
+                    "ok": bool(lo_ci <= share <= hi_ci)})
     out.append({"name": "verdict of the injected steal", "expected": "interference",
                 "measured": verdict["verdict"] if verdict else "none", "unit": "",
                 "ok": bool(verdict and verdict["verdict"] == "interference")})
-    return out
+    return out, {"preemption_overhead_us": overhead * 1e6, "measured_s": got[0],
+                 "verdict": verdict.get("sentence") if verdict else None}
 
 
 def aa_result(analysis, settings: Settings) -> dict:
@@ -226,14 +266,14 @@ def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
     check_backend(spec)
     steal = run_spec(steal_spec(raw, settings), out)
     aa = run_spec(aa_spec(raw, settings), out)
-    checks = steal_checks(steal, settings)
+    checks, figures = steal_checks(steal, settings)
     aa_part = aa_result(aa, settings)
     checks.append(aa_part.pop("check"))
     row = aa_part["assessment"]
     points = aa_part["mde_per_minute"]["unit"] == "points"
     return {"backend": spec.backend.kind, "checks": checks, "ok": all(c["ok"] for c in checks),
             "injected": {"steal_us": settings.steal_us, "period_us": settings.period_us,
-                         "share_pct": 100 * settings.steal_us / settings.period_us},
+                         "share_pct": 100 * settings.steal_us / settings.period_us, **figures},
             "noise_floor": _scaled(row, "noise_floor", points), "mde": _scaled(row, "mde", points),
             "unit": aa_part["mde_per_minute"]["unit"],
             "aa": aa_part, "campaigns": {"steal": steal.store_path, "aa": aa.store_path}}

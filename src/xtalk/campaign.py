@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .backends.base import backend_class, check_host_stressors
 from .errors import InfrastructureError, SpecError, Problem
 from .host.metadata import host_facts
+from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
 from .plan import RunPlan, plan
 from .results.store import CampaignStore, spec_hash
@@ -78,12 +79,13 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-    with sigterm_as_interrupt(), Progress(*columns, console=console, transient=False,
-                                          disable=not console.is_terminal) as progress:
+    with sigterm_as_interrupt(), \
+            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, cls.measures_local_cpus) as own_cpus, \
+            Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
-            writer = store.start_run(_run_meta(run, spec))
+            writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
             started = time.monotonic()
 
             def tick(t_s, run=run):

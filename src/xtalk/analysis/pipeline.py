@@ -58,7 +58,11 @@ def _units(runs: list[dict]) -> dict[str, str]:
     return out
 
 
-def _baseline_dim(gates: list[dict]) -> tuple[str, str]:
+def _baseline_dim(spec: dict, gates: list[dict]) -> tuple[str, str]:
+    explicit = (spec.get("analysis") or {}).get("baseline")
+    if explicit:
+        dim, _, value = str(explicit).partition("=")
+        return dim, value
     for g in gates:
         dim, _, value = str(g.get("baseline", "placement=solo")).partition("=")
         return dim, value
@@ -91,7 +95,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     for r in runs:
         all_configs.setdefault(r.get("config_id", "?"), r.get("config") or {})
     raw_gates = list(spec.get("gates") or [])
-    dim, value = _baseline_dim(raw_gates)
+    dim, value = _baseline_dim(spec, raw_gates)
     baselines = {cid: baseline_of(cfg, all_configs, dim, value) for cid, cfg in all_configs.items()}
 
     by_config: dict[tuple[str, str], list] = {}

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import artifacts
 from ..errors import InfrastructureError
+from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, create_ring_file
 from .base import Backend, GuestHandle, register, workload_args
@@ -63,7 +64,7 @@ class NativeBackend(Backend):
             self.rt_binary = artifacts.build("posix", RT_BINARY)
             listed = subprocess.run([str(self.rt_binary), "list"], capture_output=True, text=True, timeout=30)
             self.rt_benches = set(listed.stdout.split())
-        online = os.sched_getaffinity(0)
+        online = allowed_cpus()
         missing = sorted({c for g in run.guests for c in g.cpus} - online)
         if missing:
             raise InfrastructureError(f"cpus {missing} are not available to xtalk (allowed: {sorted(online)})")

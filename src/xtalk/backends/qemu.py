@@ -290,7 +290,7 @@ class QemuBackend(Backend):
             raise
         handle.facts = {"argv": argv, "pid": proc.pid, "vcpus": pinning, "affinity": sorted({p["cpu"] for p in pinning}),
                         "sched": pinning[0]["sched"] if pinning else None,
-                        "emulator_threads": list(emulator_cpus) if emulator_cpus else "unpinned (no housekeeping_cpus)",
+                        "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(proc.pid),
                         "accel": self.accel}
         return handle
 

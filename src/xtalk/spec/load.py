@@ -154,14 +154,17 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
                         out.append((("matrix", dim), f"value {value!r}: backend.{sub}: {msg}"))
                         break
     gates = raw.get("gates", [])
-    if isinstance(gates, list) and isinstance(matrix, dict):
-        for i, gate in enumerate(gates):
-            base = gate.get("baseline", "placement=solo") if isinstance(gate, dict) else None
-            if isinstance(base, str):
-                dim, _, val = base.partition("=")
-                values = matrix.get(dim, ["solo"] if dim == "placement" else [])
-                if str(val) not in map(str, values if isinstance(values, list) else []):
-                    out.append((("gates", i, "baseline"), f"{base!r} is not a configuration of the matrix"))
+    analysis = raw.get("analysis") if isinstance(raw.get("analysis"), dict) else {}
+    bases = [(("gates", i, "baseline"), g.get("baseline", "placement=solo"))
+             for i, g in enumerate(gates if isinstance(gates, list) else []) if isinstance(g, dict)]
+    if "baseline" in analysis:
+        bases.append((("analysis", "baseline"), analysis["baseline"]))
+    for loc, base in bases if isinstance(matrix, dict) else []:
+        if isinstance(base, str):
+            dim, _, val = base.partition("=")
+            values = matrix.get(dim, ["solo"] if dim == "placement" else [])
+            if str(val) not in map(str, values if isinstance(values, list) else []):
+                out.append((loc, f"{base!r} is not a configuration of the matrix"))
     backend = raw.get("backend", {})
     if backend_check and isinstance(backend, dict):
         opts = {k: v for k, v in backend.items() if k != "kind"}

@@ -145,6 +145,10 @@ class AnalysisSettings(Strict):
         default=1.0, gt=0, le=100,
         description="the same for shares (stolen time, deadline misses), in percentage points",
     )
+    baseline: str | None = Field(
+        default=None, description="dimension=value of the reference configuration (default: the first gate's "
+        "baseline, else placement=solo)",
+    )
 
 
 class BackendSettings(BaseModel):
