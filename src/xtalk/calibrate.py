@@ -148,21 +148,27 @@ def steal_checks(analysis, settings: Settings) -> tuple[list[dict], dict]:
     overhead = _overhead(store, runs[False]) or 0.0
     lo, hi = s / 2, 2 * s + overhead
 
+    per_run = []
+
     def band(group):  # (seconds measured, count, sum) of the gaps the size of a steal
         out = np.zeros(3)
         for meta, window in group:
             gap = _gaps(store, meta)[1]
             gap = gap[(gap >= lo) & (gap <= hi)]
             out += (window, len(gap), gap.sum())
+            steals = _steals(store, meta, window)
+            per_run.append({"run_id": meta["run_id"], "window_s": window, "steals": len(steals),
+                            "steal_s": float((steals[:, 1] - steals[:, 0]).sum()), "gaps_in_band": len(gap),
+                            "gaps_in_band_s": float(gap.sum())})
         return out
 
     base, got = band(runs[False]), band(runs[True])
     rate, size = (base[1] / base[0], base[2] / base[1]) if base[0] and base[1] else (0.0, 0.0)
     count = got[1] - rate * got[0]
     stolen = got[2] - rate * got[0] * size - count * overhead
-    steals = [_steals(store, meta, window) for meta, window in runs[True]]
-    exp_n = float(sum(len(x) for x in steals))
-    exp_s = float(sum((x[:, 1] - x[:, 0]).sum() for x in steals))
+    injected = [r for r in per_run if r["run_id"] in {m["run_id"] for m, _ in runs[True]}]
+    exp_n = float(sum(r["steals"] for r in injected))
+    exp_s = float(sum(r["steal_s"] for r in injected))
     out = [check("steal count", exp_n, count, "steals"), check("stolen time", exp_s * 1e3, stolen * 1e3, "ms")]
     verdict = next((v for v in analysis.result["verdicts"] if v["metric"] == "hidden_latency"
                     and v["verdict"] != "baseline"), None)
@@ -175,7 +181,7 @@ def steal_checks(analysis, settings: Settings) -> tuple[list[dict], dict]:
     out.append({"name": "verdict of the injected steal", "expected": "interference",
                 "measured": verdict["verdict"] if verdict else "none", "unit": "",
                 "ok": bool(verdict and verdict["verdict"] == "interference")})
-    return out, {"preemption_overhead_us": overhead * 1e6, "measured_s": got[0],
+    return out, {"preemption_overhead_us": overhead * 1e6, "measured_s": got[0], "runs": per_run,
                  "verdict": verdict.get("sentence") if verdict else None}
 
 

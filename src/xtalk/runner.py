@@ -216,14 +216,16 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     try:
         for each in state.backends:
             each.prepare(run, writer.path)
+        # timeline-started stressors first, held paused until their time: started after a
+        # real-time measurer, a host process could not even run on its CPU to start
+        for guest in run.stressors:
+            if not guest.starts_at_boot:
+                state.start(guest, paused=True)
         for i, group in enumerate(g for g in _groups(run) if g):
             if i:
                 state.pump(settings.start_gap_s)
             for guest in group:
                 state.start(guest)
-        for guest in run.stressors:  # timeline-started stressors wait, paused, for their time
-            if not guest.starts_at_boot:
-                state.start(guest, paused=True)
         measurer = state.handles["measurer"]
         pending = list(run.timeline)
         run_ns = int((settings.duration_s + settings.grace_s) * 1e9)

@@ -85,8 +85,10 @@ class NativeBackend(Backend):
             argv.append(f"ring={path}")
         proc = spawn(argv, guest.cpus, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
-        # steal sets its own class (SCHED_FIFO prio=) and says what it got in XT META sched=
-        policy = ({"sched": "own"} if guest.bench == STEAL
+        # steal's class is its own (SCHED_FIFO prio=, default 50): it sets it and says so in XT META
+        # sched=; set from here too, so a steal held paused from its start is real-time when resumed
+        # next to a real-time measurer (else it could not run there to set it)
+        policy = (apply_policy(proc.pid, "fifo", int(guest.params.get("prio", 50))) if guest.bench == STEAL
                   else apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority))
         handle.facts = {"argv": argv, "pid": proc.pid, **policy}
         handle.facts["affinity"] = affinity(proc.pid)  # None: already gone, poll_exit reports it
