@@ -119,9 +119,10 @@ class DamagedRun:
     meta: dict | None  # the record, when meta.json itself was readable
 
     def row(self, store_path: Path) -> dict:
-        """What `show`, `query` and the report's warnings say about it."""
+        """What `show`, `query` and the report say about it."""
         meta = self.meta or {}
         return {"run": self.dir.name, "config_id": meta.get("config_id"), "status": self.error.label,
+                "final": not ATTEMPT_DIR.fullmatch(self.dir.name),
                 "file": str(self.error.file.relative_to(store_path)), "reason": self.error.reason}
 
 
@@ -132,6 +133,23 @@ class RunIndex:
 
     def final(self) -> list[dict]:
         return [r.meta for r in self.runs if r.final]
+
+    def left_out(self, store_path: Path, unreadable: dict[str, RecordError],
+                 used: list[dict]) -> tuple[list[dict], list[dict]]:
+        """The damaged runs (and those whose samples failed to read, `unreadable` by run id)
+        as rows, and the warnings about them: each run, and each configuration that has
+        no run left for the statistics (`used`: the runs they use)."""
+        damaged = self.damaged + [DamagedRun(r.dir, unreadable[r.meta["run_id"]], r.meta) for r in self.runs
+                                  if r.final and r.meta["run_id"] in unreadable]
+        rows = [d.row(store_path) for d in damaged]
+        warnings = [{"level": "error", "scope": r["run"], "message": f"{r['status']}: {r['file']}: {r['reason']} — "
+                     + ("left out of the statistics" if r["final"] else "an earlier attempt, not used")}
+                    for r in rows]
+        kept = {m.get("config_id") for m in used}
+        for config in sorted({r["config_id"] for r in rows if r["final"] and r["config_id"]} - kept):
+            warnings.append({"level": "error", "scope": config, "message": "no run of this configuration is left for "
+                             "the statistics (damaged files or failed runs): no statistics and no verdict for it"})
+        return rows, warnings
 
 
 class CampaignStore:
@@ -161,11 +179,8 @@ class CampaignStore:
 
     @classmethod
     def latest(cls, out: Path, name: str) -> "CampaignStore | None":
-        candidates = sorted(
-            (p for p in out.glob(f"{name}-*") if (p / "campaign.json").is_file()
-             and re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", p.name)),
-            key=lambda p: p.name,
-        )
+        candidates = sorted((p for p in out.glob(f"{name}-*") if (p / "campaign.json").exists()
+                             and named(p.name, name)), key=lambda p: p.name)
         return cls(candidates[-1]) if candidates else None
 
     def run_dir(self, run_id: str) -> Path:
@@ -229,6 +244,11 @@ class CampaignStore:
             path.rename(path.with_name(f"{path.name}.attempt{attempt}"))
             attempt += 1
         return RunWriter(path, dict(meta, attempt=attempt))
+
+
+def named(directory: str, name: str) -> bool:
+    """Whether a campaign directory's name is that of a campaign called `name`."""
+    return re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", directory) is not None
 
 
 def catalog(out: Path) -> tuple[list[CampaignStore], list[RecordError]]:
