@@ -98,11 +98,9 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     index = store.index()
     damaged = next((d for d in index.damaged if d.dir.name == run_id), None)
     if damaged is not None:
-        row = damaged.row(store.path)
-        if as_json:
-            print(json.dumps({"meta": damaged.meta, "damaged": row}, indent=2, default=str))
-        else:
-            out.print(Text(f"{run_id}: {row['status']}: {row['file']}: {row['reason']}"))
+        if not as_json:
+            raise damaged.error
+        print(json.dumps({"meta": damaged.meta, "damaged": damaged.row(store.path)}, indent=2, default=str))
         return EXIT_INFRASTRUCTURE
     run = next((r for r in index.runs if r.dir.name == run_id), None)
     if run is None:

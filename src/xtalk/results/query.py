@@ -18,13 +18,12 @@ import json
 import duckdb
 import pyarrow as pa
 
-from .records import SAMPLES_SCHEMA, read_events
+from .records import SAMPLE_COLUMNS_V1 as SAMPLE_COLUMNS, SAMPLES_SCHEMA, read_events
 from .store import CampaignStore, StoredRun
 
 RUN_COLUMNS = ("run_id", "attempt", "index", "config_id", "placement", "start_order", "repetition", "warmup",
                "status", "reason", "sample_count", "lost_samples", "ring_lost_samples", "freq_hz",
                "started_at", "ended_at", "backend", "origin_host_ns")
-SAMPLE_COLUMNS = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]
 EVENTS_SCHEMA = pa.schema([("run_id", pa.string()), ("attempt", pa.int64()), ("final", pa.bool_()),
                            ("kind", pa.string()), ("host_ns", pa.int64()), ("t_s", pa.float64()),
                            ("action", pa.string()), ("target", pa.string()), ("planned_s", pa.float64()),

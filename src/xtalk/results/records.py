@@ -38,7 +38,7 @@ SAMPLES_SCHEMA = pa.schema([
     ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
     ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
 ])
-SAMPLE_COLUMNS_V1 = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]
+SAMPLE_COLUMNS_V1 = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]  # what every format has
 
 
 class RecordError(InfrastructureError):
