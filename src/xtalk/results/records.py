@@ -144,8 +144,8 @@ def _version(obj: dict, path: Path) -> int:
 
 def load_campaign(path: Path) -> dict:
     obj = _read_object(path)
-    _version(obj, path)  # versions 1 and 2 of campaign.json are the same
-    return valid(CampaignRecord, {**obj, "schema_version": SCHEMA_VERSION}, path)
+    _version(obj, path)  # campaign.json is the same in versions 1 and 2 (it keeps the one it was written in)
+    return valid(CampaignRecord, obj, path)
 
 
 def load_run(path: Path, attempt: int) -> dict:
