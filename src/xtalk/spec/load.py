@@ -234,7 +234,7 @@ def read_spec(path: str | Path) -> str:
         why = "a directory, not a spec file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
         raise UsageError(f"{path}: {why}") from None
     if len(data) > SPEC_LIMIT:
-        raise UsageError(f"{path}: larger than {SPEC_LIMIT // 1024} KiB: not a campaign spec (TOML text)")
+        raise UsageError(f"{path}: larger than {SPEC_LIMIT >> 20} MiB: not a campaign spec (TOML text)")
     if b"\0" in data:
         raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
     try:
