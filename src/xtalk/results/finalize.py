@@ -24,12 +24,19 @@ CHUNK = 1 << 22
 
 
 def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
-    """host_ns - guest_ns, from the pairs in clock.csv (None when there are none)."""
+    """host_ns - guest_ns, from the pairs in clock.csv (None when there are none; a line
+    that is not a pair, as a crash can leave, is skipped)."""
     pairs = path / "clock.csv"
-    if not pairs.is_file() or pairs.stat().st_size == 0:
+    if not pairs.is_file():
         return None
-    data = np.loadtxt(pairs, delimiter=",", dtype=np.float64, ndmin=2)
-    return float(np.min(data[:, 0] - data[:, 1] * 1e9 / freq_hz))
+    offsets = []
+    for line in pairs.read_bytes().decode(errors="replace").splitlines():
+        host, _, counter = line.partition(",")
+        try:
+            offsets.append(int(host) - int(counter) * 1e9 / freq_hz)
+        except ValueError:
+            continue
+    return float(min(offsets)) if offsets else None
 
 
 def _console_facts(path: Path, run_id: str) -> tuple[dict, float | None]:

@@ -1,6 +1,7 @@
 """The store's records: format versions, attempts, and damaged files that affect only
 their own run or campaign (written for real, then read back through the store)."""
 import json
+import os
 
 import pyarrow.parquet as pq
 import pytest
@@ -164,3 +165,18 @@ def test_query_of_a_campaign_without_samples_and_of_its_damage(tmp_path):
     assert con.execute("SELECT run, file, final FROM damaged").fetchall() == [
         ("solo-r1", "runs/solo-r1/samples.parquet", True)]
     assert con.execute("SELECT count(*) FROM samples").fetchone() == (0,)
+
+
+def test_a_crashed_run_with_garbage_clock_pairs_is_recovered_from_the_good_ones(tmp_path):
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1"))
+    w.save_meta(freq_hz=1e9)
+    w.clock(5_000_000_100, 0)
+    w.samples(samples([1, 2]))
+    for fd in w._fds.values():  # as if xtalk were SIGKILLed, and the machine after it
+        os.close(fd)
+    with open(store.run_dir("solo-r1") / "clock.csv", "ab") as f:
+        f.write(b"\x00\x00\x00\n12,")
+    assert CampaignStore(store.path).recover_interrupted() == ["solo-r1"]
+    (recovered,) = CampaignStore(store.path).runs()
+    assert recovered["status"] == "interrupted" and recovered["clock_offset_ns"] == 5_000_000_100
