@@ -1,6 +1,7 @@
 """The four kinds of failure xtalk tells apart, and the exit code each maps to.
 
 SpecError: the user's input is wrong (all problems at once, before anything boots).
+UsageError: a command line or input file xtalk cannot take (one line, nothing was done).
 InfrastructureError: host, hypervisor, console or store failed.
 GuestError: a guest reported a fault or never reported.
 MeasurementError: data lost or unstable; recorded, and the campaign goes on.
@@ -40,6 +41,10 @@ class SpecError(XtalkError):
         self.problems = problems
         lines = "\n".join(f"  - {p}" for p in problems)
         super().__init__(f"{source}: {len(problems)} problem(s)\n{lines}")
+
+
+class UsageError(XtalkError):
+    exit_code = EXIT_USAGE
 
 
 class InfrastructureError(XtalkError):

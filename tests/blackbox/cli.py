@@ -24,6 +24,32 @@ def write_spec(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
     return path
 
 
+SMALL = """
+name = "small"
+cpus = [0, 1]
+[run]
+duration_s = {duration}
+grace_s = 5
+repetitions = {reps}
+[measurer]
+bench = "qsort"
+iterations = {iterations}
+params = {{ size_kib = 256 }}
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+params = {{ size = "4m" }}
+[matrix]
+placement = {placements}
+"""
+
+
+def small(tmp_path, duration=5, reps=1, iterations=20, placements='["solo", "same-core"]', extra=""):
+    """A native campaign spec: qsort next to a cache thrasher."""
+    return write_spec(tmp_path, SMALL.format(duration=duration, reps=reps, iterations=iterations,
+                                             placements=placements) + extra)
+
+
 def campaign_dir(out: Path) -> Path | None:
     """The one campaign in `out` (None while it is still being created)."""
     found = [p for p in out.iterdir() if (p / "campaign.json").is_file()] if out.is_dir() else []

@@ -9,33 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import (alive, campaign_dir, guest_pids, run_meta, start,
+from tests.blackbox.cli import (alive, campaign_dir, guest_pids, run_meta, small, start,
                                 started_runs, wait_for, write_spec, xtalk)
 from tests.conftest import ROOT
-
-SMALL = """
-name = "small"
-cpus = [0, 1]
-[run]
-duration_s = {duration}
-grace_s = 5
-repetitions = {reps}
-[measurer]
-bench = "qsort"
-iterations = {iterations}
-params = {{ size_kib = 256 }}
-[[stressors]]
-name = "thrash"
-bench = "cache_thrash"
-params = {{ size = "4m" }}
-[matrix]
-placement = {placements}
-"""
-
-
-def small(tmp_path, duration=5, reps=1, iterations=20, placements='["solo", "same-core"]', extra=""):
-    return write_spec(tmp_path, SMALL.format(duration=duration, reps=reps, iterations=iterations,
-                                             placements=placements) + extra)
 
 
 @pytest.fixture(autouse=True)
@@ -98,8 +74,8 @@ def test_same_core_thrash_slows_the_measurer_down(tmp_path):
     stats = {r["config_id"]: r for r in json.loads(res.stdout)["stats"]}
     assert stats["same-core"]["median"] > 1.3 * stats["solo"]["median"], stats
     shown = xtalk("show", "small", "--out", out).stdout
-    same_core_line = next(line for line in shown.splitlines() if "same-core" in line and "qsort" in line)
-    assert "+" in same_core_line.split()[-2] or "%" in same_core_line
+    verdict = next(line for line in shown.splitlines() if "same-core" in line and "qsort" in line and " median " in line)
+    assert "│ +" in verdict, verdict  # the change versus solo
 
 
 def test_gate_failure_exits_1(tmp_path):
@@ -114,7 +90,8 @@ def test_hung_measurer_is_stopped_recorded_and_the_campaign_goes_on(tmp_path):
     spec = spec.replace("size_kib = 256", "duration_s = 0").replace("grace_s = 5", "grace_s = 1")
     out = tmp_path / "out"
     res = xtalk("run", write_spec(tmp_path, spec), "--out", out)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr  # runs that fail are a failure of the campaign
+    assert "2 of 2 runs did not pass" in res.stderr
     for run_id in ("solo-r1", "same-core-r1"):
         meta = run_meta(out, run_id)
         assert meta["status"] == "fail" and meta["reason"].startswith("hung"), meta
@@ -129,7 +106,7 @@ def test_sigkill_of_the_measurer_fails_that_run_only(tmp_path):
     pid = wait_for(lambda: guest_pids(out).get("same-core-r1/measurer"), 20, "the first measurer")
     time.sleep(0.5)
     os.kill(pid, signal.SIGKILL)
-    assert proc.wait(timeout=60) == 0
+    assert proc.wait(timeout=60) == 3
     killed, other = run_meta(out, "same-core-r1"), run_meta(out, "solo-r1")
     assert killed["status"] == "fail" and "without XT END" in killed["reason"], killed
     assert killed["sample_count"] > 0
@@ -164,7 +141,21 @@ def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
     assert summary["skipped_resumed"] == ["solo-r1"]
     assert summary["runs"] == 4 and summary["passed"] == 4
     attempt = json.loads((campaign_dir(out) / "runs" / "same-core-r1.attempt1" / "meta.json").read_text())
-    assert attempt["status"] == "interrupted" and attempt["sample_count"] > 0
+    assert attempt["status"] == "interrupted" and attempt["sample_count"] > 0 and attempt["attempt"] == 1
+    # the interrupted attempt is kept, and counted nowhere: show, report and query count the last one
+    final = {r: run_meta(out, r)["sample_count"] for r in ("same-core-r1", "same-core-r2")}
+    assert run_meta(out, "same-core-r1")["attempt"] == 2
+    query = xtalk("query", "small", "SELECT count(*) FROM samples WHERE config_id = 'same-core'", "--out", out, "--csv")
+    assert query.stdout.splitlines()[1] == str(sum(final.values()))
+    every = xtalk("query", "small", "SELECT attempt, count(*) FROM all_samples WHERE run_id = 'same-core-r1' "
+                  "GROUP BY 1 ORDER BY 1", "--out", out, "--csv")
+    assert every.stdout.splitlines()[1:] == [f"1,{attempt['sample_count']}", f"2,{final['same-core-r1']}"]
+    earlier = xtalk("show", "small/same-core-r1.attempt1", "--out", out)
+    assert "status=interrupted attempt=1" in earlier.stdout, earlier.stdout + earlier.stderr
+    shown = json.loads(xtalk("show", "small", "--out", out, "--json").stdout)
+    report = json.loads(xtalk("report", "small", "--out", out, "--json", "--no-samples").stdout)
+    for stats in (shown["stats"], report["stats"]):
+        assert {s["config_id"]: s["n"] for s in stats}["same-core"] == sum(final.values())
 
 
 def test_timeline_starts_pauses_and_stops_at_the_planned_times(tmp_path):

@@ -73,11 +73,15 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     opt = options or Options()
     info = store.info
     spec = info.get("spec") or {}
-    runs = store.runs()
+    index = store.index()
+    runs = index.final()
     used = [r for r in runs if r.get("status") == "pass" and (opt.include_warmup or not r.get("warmup"))]
     deadlines = list(spec.get("deadlines") or [])
     events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"]), r.get("origin_host_ns")) for r in runs}
-    streams = scan(store.path, used, deadlines, opt.include_warmup, threads=opt.threads)
+    unreadable: dict = {}
+    streams = scan(store.path, used, deadlines, opt.include_warmup, threads=opt.threads, unreadable=unreadable)
+    used = [r for r in used if r["run_id"] not in unreadable]
+    left_out, left_out_warnings = index.left_out(store.path, unreadable, used)
     configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
     per_run, per_config, pooled = stats_rows(streams, configs_of)
     medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
@@ -138,7 +142,8 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         metrics_by_config.setdefault(r["config_id"], []).append(r["metric"])
     stable = verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs,
                                         metrics_by_config) if opt.extras else []
-    warnings = stability.run_warnings(runs, events) + stability.data_warnings(per_config, per_run, runs)
+    warnings = (left_out_warnings + stability.run_warnings(runs, events)
+                + stability.data_warnings(per_config, per_run, runs))
     if skipped:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
             f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
@@ -166,7 +171,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "evt": list(evts.values()),
         "gates": gates, "verdicts": verdicts, "stability": stable,
         "overall": verdict.overall(gates, len(gate_models)),
-        "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
+        "left_out": left_out, "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
     }
     return Analysis(str(store.path), opt, clean(result), streams, pooled, events, used, ctx.infos)
 

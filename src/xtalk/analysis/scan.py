@@ -9,14 +9,15 @@ Deadlines are converted to counter ticks with each run's own frequency.
 """
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..results.records import RecordError, read_events
 from .accum import Stream, micro_block
 
 BATCH = 1 << 18
@@ -27,20 +28,14 @@ COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 def timeline_events(run_dir: Path, origin_host_ns: float | None = None) -> list[dict]:
     """The run's executed timeline events (kind=timeline), in time order, with t_s on the
     run's final time origin (meta origin_host_ns) as the samples' t_s, like results/query.py."""
-    path = run_dir / "events.jsonl"
     out = []
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if rec.get("kind") != "timeline":
-                continue
-            if origin_host_ns is not None and rec.get("host_ns") is not None:
-                rec["t_s"] = (rec["host_ns"] - origin_host_ns) / 1e9
-            if rec.get("t_s") is not None:
-                out.append(rec)
+    for rec in read_events(run_dir / "events.jsonl"):
+        if rec.get("kind") != "timeline":
+            continue
+        if origin_host_ns is not None and rec.get("host_ns") is not None:
+            rec["t_s"] = (rec["host_ns"] - origin_host_ns) / 1e9
+        if rec.get("t_s") is not None:
+            out.append(rec)
     return sorted(out, key=lambda r: r["t_s"])
 
 
@@ -126,8 +121,10 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
 
 
 def scan(store_path: Path, runs: list[dict], deadlines: list[dict], include_warmup: bool = False,
-         skip: dict[tuple[str, str], int] | None = None, threads: int | None = None) -> dict[tuple[str, str], Stream]:
-    """Streams keyed by (run_id, metric) for the given run metadata."""
+         skip: dict[tuple[str, str], int] | None = None, threads: int | None = None,
+         unreadable: dict[str, RecordError] | None = None) -> dict[tuple[str, str], Stream]:
+    """Streams keyed by (run_id, metric) for the given run metadata. A run whose samples
+    fail to read raises RecordError, or with `unreadable` is recorded there and gives none."""
     skip = skip or {}
 
     def one(meta: dict) -> dict[str, Stream]:
@@ -135,7 +132,14 @@ def scan(store_path: Path, runs: list[dict], deadlines: list[dict], include_warm
         events = timeline_events(run_dir, meta.get("origin_host_ns"))
         cuts = tuple(e["t_s"] for e in events) or None
         per = {m: k for (r, m), k in skip.items() if r == meta["run_id"]}
-        return scan_run(run_dir, meta, deadlines, include_warmup, per, cuts)
+        try:
+            return scan_run(run_dir, meta, deadlines, include_warmup, per, cuts)
+        except (OSError, pa.ArrowException) as err:
+            error = RecordError(run_dir / "samples.parquet", f"unreadable ({err})")
+            if unreadable is None:
+                raise error from err
+            unreadable[meta["run_id"]] = error
+            return {}
 
     threads = threads or min(4, os.cpu_count() or 1)
     out: dict[tuple[str, str], Stream] = {}

@@ -1,4 +1,4 @@
-"""Write a synthetic campaign in the store's on-disk layout (results/schema.py), for
+"""Write a synthetic campaign in the store's on-disk layout (results/records.py), for
 benchmarks and tests of the analysis: campaign.json, runs/<id>/meta.json, events.jsonl
 and samples.parquet with the derived columns finalize.py writes, generated in chunks so
 1e8 samples never sit in memory. Samples are back-to-back iterations: the counter at the
@@ -15,15 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..results.schema import SCHEMA_VERSION
+from ..results.records import SAMPLES_SCHEMA, SCHEMA_VERSION
 
-SCHEMA = pa.schema([
-    ("run_id", pa.dictionary(pa.int32(), pa.string())),
-    ("config_id", pa.dictionary(pa.int32(), pa.string())),
-    ("metric", pa.dictionary(pa.int32(), pa.string())),
-    ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
-    ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
-])
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
 
 
@@ -59,7 +52,7 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     events = [dict(e) for e in events or []]
     pending = {i: e["at_sample"] for i, e in enumerate(events) if "at_sample" in e}
     ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id))}
-    with pq.ParquetWriter(run_dir / "samples.parquet", SCHEMA, compression="zstd") as writer:
+    with pq.ParquetWriter(run_dir / "samples.parquet", SAMPLES_SCHEMA, compression="zstd") as writer:
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
             values = np.asarray(gen(rng, start, m), dtype=np.uint64)
@@ -73,16 +66,17 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
             codes = (np.arange(start, start + m) % len(names)).astype(np.int32)
             writer.write_table(pa.table({
                 **{k: pa.DictionaryArray.from_arrays(zeros, v) for k, v in ids.items()},
+                "attempt": np.ones(m, np.uint16),
                 "metric": pa.DictionaryArray.from_arrays(codes, pa.array(list(names))),
                 "seq": np.arange(start, start + m, dtype=np.uint64), "t": t, "value": values,
                 "flags": np.zeros(m, np.uint32), "value_ns": values * (1e9 / freq_hz),
                 "t_s": t * (1.0 / freq_hz) if clock else np.full(m, np.nan), "warmup": np.zeros(m, bool),
-            }, schema=SCHEMA))
+            }, schema=SAMPLES_SCHEMA))
     with open(run_dir / "events.jsonl", "w") as f:
         for ev in events:
             ev.pop("at_sample", None)
             f.write(json.dumps({"kind": "timeline", "host_ns": int(ev["t_s"] * 1e9), **ev}) + "\n")
-    meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": index, "status": status,
+    meta = {"run_id": run_id, "config_id": config_id, "attempt": 1, "config": config, "index": index, "status": status,
             "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,
             "ring_lost_samples": 0, "freq_hz": freq_hz, "schema_version": SCHEMA_VERSION,
             "metrics": {str(i): {"name": name, "unit": unit, **({"kind": kind} if kind else {})}

@@ -8,8 +8,10 @@ from rich.console import Console
 
 from ..backends.base import check_backend_options
 from ..errors import InfrastructureError, SpecError, Problem
-from ..results.store import CampaignStore, list_campaigns
-from ..spec import load_campaign
+from ..results.records import RecordError
+from ..results.store import CampaignStore, catalog, named
+from ..spec import parse_campaign
+from ..spec.load import read_spec
 
 DEFAULT_OUT = Path("results")
 
@@ -17,9 +19,9 @@ DEFAULT_OUT = Path("results")
 def load_spec(path: str, overrides: list[str] = ()):
     """(model, raw dict, text); the text carries the overrides as trailing comments so the
     stored spec.toml says how the campaign was run and --resume matches on them too."""
-    spec, raw = load_campaign(path, check_backend_options, overrides)
-    text = Path(path).read_text() + "".join(f"\n# xtalk run --set {o}" for o in overrides)
-    return spec, raw, text
+    text = read_spec(path)
+    spec, raw = parse_campaign(text, path, check_backend_options, overrides)
+    return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
 
 
 def add_set(parser) -> None:
@@ -32,19 +34,26 @@ def add_out(parser) -> None:
 
 
 def find_campaign(out: Path, ident: str) -> CampaignStore:
-    """A campaign by directory path, exact id, unique id prefix, or name (the latest)."""
-    if Path(ident).is_dir() and (Path(ident) / "campaign.json").is_file():
+    """A campaign by directory path, exact id, unique id prefix, or name (the latest).
+    One whose campaign.json cannot be read raises its RecordError, also when it is the
+    latest of its name (an older one is not picked silently)."""
+    if (Path(ident) / "campaign.json").exists():
         return CampaignStore(Path(ident))
-    campaigns = list_campaigns(out)
-    exact = [c for c in campaigns if c.path.name == ident]
-    by_name = [c for c in campaigns if c.info["name"] == ident]
-    prefix = [c for c in campaigns if c.path.name.startswith(ident)]
+    campaigns, damaged = catalog(out)
+    entries = sorted([(c.path.name, c) for c in campaigns] + [(e.file.parent.name, e) for e in damaged],
+                     key=lambda entry: entry[0])
+    exact = [x for n, x in entries if n == ident]
+    by_name = [x for n, x in entries if (x.info["name"] == ident if isinstance(x, CampaignStore) else named(n, ident))]
+    prefix = [x for n, x in entries if n.startswith(ident)]
     if exact or by_name or len(prefix) == 1:
-        return (exact or by_name or prefix)[-1]
+        found = (exact or by_name or prefix)[-1]
+        if isinstance(found, RecordError):
+            raise found
+        return found
     if prefix:
-        why = f"{ident!r} matches several campaigns: {', '.join(c.path.name for c in prefix)}"
+        why = f"{ident!r} matches several campaigns: {', '.join(n for n, _ in entries if n.startswith(ident))}"
     else:
-        known = ", ".join(c.path.name for c in campaigns[-5:]) or "none"
+        known = ", ".join(n for n, _ in entries[-5:]) or "none"
         why = f"no campaign {ident!r} in {out} (latest: {known})"
     raise SpecError(ident, [Problem("ID", why)])
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from ..atomic import write_atomic
 from ..errors import EXIT_OK
 from .common import add_out, console, find_campaign
 
@@ -35,8 +36,8 @@ def run(args) -> int:
     dest = args.dest or args.out / f"compare-{sa.path.name}-vs-{sb.path.name}"
     dest.mkdir(parents=True, exist_ok=True)
     tabs = compare_page.tables(cmp)
-    (dest / "compare.html").write_text(compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))
-    (dest / "compare.json").write_text(json.dumps(cmp, indent=1))
+    write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))
+    write_atomic(dest / "compare.json", json.dumps(cmp, indent=1))
     if args.json:
         print(json.dumps(cmp, indent=1))
         return EXIT_OK

@@ -1,25 +1,38 @@
 """`xtalk` entry point. Exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage,
-3 infrastructure failure, 130 interrupted (Ctrl-C / SIGTERM)."""
+3 infrastructure failure (runs that failed, store, host, disk), 130 interrupted (Ctrl-C /
+SIGTERM). Every error is one `xtalk: error: ...` message without a traceback (--debug
+shows it)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 
 from .. import __version__
-from ..errors import XtalkError
+from ..errors import EXIT_INFRASTRUCTURE, XtalkError
 from . import calibrate_cmd, compare_cmd, host_cmd, images_cmd, lab_cmd, list_cmd, query_cmd, report_cmd, run_cmd, show_cmd, spec_cmd
 
 COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd,
             images_cmd, lab_cmd)
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtalk", description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.add_parser(sub)
     return parser
+
+
+def _error(message: str, code: int, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(f"xtalk: error: {message}", file=sys.stderr)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,11 +40,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except XtalkError as e:
-        print(f"xtalk: error: {e}", file=sys.stderr)
-        return e.exit_code
+        return _error(str(e), e.exit_code, args.debug)
     except KeyboardInterrupt:
         print("xtalk: interrupted; every guest was stopped and what was measured is stored", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `xtalk query ... | head`: nobody reads the rest
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except OSError as e:  # a full disk, a read-only results directory, ...
+        where = f"{e.filename}: " if e.filename else ""
+        return _error(f"{where}{e.strerror or e}", EXIT_INFRASTRUCTURE, args.debug)
+    except Exception as e:  # noqa: BLE001 - a bug or a case xtalk does not know: one line, --debug for more
+        first = str(e).strip().splitlines()[:1]
+        return _error(f"unexpected {type(e).__name__}{': ' + first[0] if first else ''} (--debug shows where)",
+                      EXIT_INFRASTRUCTURE, args.debug)
 
 
 if __name__ == "__main__":

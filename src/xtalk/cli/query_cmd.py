@@ -1,31 +1,50 @@
-"""`xtalk query CAMPAIGN SQL`: SQL over a campaign's runs, samples and events (DuckDB)."""
+"""`xtalk query CAMPAIGN SQL`: SQL over a campaign's runs, samples and events (DuckDB;
+results/query.py). Runs whose files cannot be read are named on stderr. A query that
+DuckDB refuses is a usage error (exit 2, DuckDB's message); one that fails reading the
+campaign's files an infrastructure error (exit 3)."""
 from __future__ import annotations
 
 import sys
 
+import duckdb
+
+from ..errors import InfrastructureError, UsageError
 from ..results.query import connect
 from .common import add_out, find_campaign
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("query", help="run SQL over a campaign (tables: runs, samples, events)")
+    p = sub.add_parser("query", help="run SQL over a campaign (tables: runs, samples, events; all_runs, "
+                                     "all_samples, all_events with every attempt; damaged)")
     p.add_argument("campaign", help="campaign id, name (latest) or path")
     p.add_argument("sql", help="e.g. \"SELECT config_id, median(value) FROM samples GROUP BY 1\"")
     add_out(p)
     p.add_argument("--csv", action="store_true", help="CSV output instead of a table")
+    p.add_argument("--allow-files", action="store_true",
+                   help="let the SQL read and write files other than the campaign's samples (read_csv, COPY ...)")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    con = connect(find_campaign(args.out, args.campaign))
-    rel = con.sql(args.sql)
-    if rel is None:
-        return 0
-    if args.csv:
-        cols = rel.columns
-        sys.stdout.write(",".join(cols) + "\n")
-        for row in rel.fetchall():
-            sys.stdout.write(",".join("" if v is None else str(v) for v in row) + "\n")
-    else:
-        rel.show(max_rows=200, max_width=200)
+    store = find_campaign(args.out, args.campaign)
+    con = connect(store, allow_files=args.allow_files)
+    for run_id, status, file, reason in con.execute("SELECT run, status, file, reason FROM damaged").fetchall():
+        print(f"xtalk: warning: run {run_id} left out: {status}: {file}: {reason}", file=sys.stderr)
+    try:
+        rel = con.sql(args.sql)
+        if rel is None:
+            return 0
+        if args.csv:
+            sys.stdout.write(",".join(rel.columns) + "\n")
+            for row in rel.fetchall():
+                sys.stdout.write(",".join("" if v is None else str(v) for v in row) + "\n")
+        else:
+            rel.show(max_rows=200, max_width=200)
+    except duckdb.IOException as err:
+        raise InfrastructureError(f"query: {err}") from None
+    except duckdb.PermissionException as err:
+        raise UsageError(f"query: {err} (the query may read only the campaign's samples; --allow-files lifts "
+                         "this)") from None
+    except duckdb.Error as err:
+        raise UsageError(f"query: {err}") from None
     return 0

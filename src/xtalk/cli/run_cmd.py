@@ -1,13 +1,16 @@
-"""`xtalk run SPEC`: validate, plan, run every run, store it; exit 1 if a KPI gate fails."""
+"""`xtalk run SPEC`: validate, plan, run every run, store it. Exit 3 when a run did not
+pass (failed, errored, interrupted, or its files cannot be read), else 1 when a KPI gate
+failed, else 0."""
 from __future__ import annotations
 
 import json
+import sys
 
 from rich.table import Table
 
 from ..analysis.wording import short
 from ..campaign import run_campaign
-from ..errors import EXIT_GATE_FAILED, EXIT_OK
+from ..errors import EXIT_GATE_FAILED, EXIT_INFRASTRUCTURE, EXIT_OK
 from ..plan import plan
 from .common import add_out, add_set, console, load_spec
 
@@ -57,10 +60,14 @@ def run(args) -> int:
     analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
     gates = analysis.result["gates"]
     statuses = [r["status"] for r in result.store.runs()]
+    not_passed = {r["run_id"]: r["status"] for r in analysis.result["runs"] if r["status"] != "pass"}
+    not_passed.update({d["run"]: f"{d['status']} ({d['file']})" for d in analysis.result["left_out"] if d["final"]})
+    total = len({r["run_id"] for r in analysis.result["runs"]} | set(not_passed))
     summary = {
         "campaign": result.store.path.name, "path": str(result.store.path),
         "runs": len(statuses), "passed": statuses.count("pass"),
         "failed": len(statuses) - statuses.count("pass"), "skipped_resumed": result.skipped,
+        "left_out": analysis.result["left_out"],
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
         "verdicts": [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
                                             "noise_floor_pct", "sentence")} for v in analysis.result["verdicts"]],
@@ -83,4 +90,8 @@ def run(args) -> int:
         out.print(f"  see: xtalk show {summary['campaign']} --out {args.out}")
         if "report" in summary:
             out.print(f"  report: {summary['report']}")
+    if not_passed:
+        print(f"xtalk: error: {len(not_passed)} of {total} runs did not pass: "
+              + ", ".join(f"{run} {why}" for run, why in not_passed.items()), file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
     return EXIT_GATE_FAILED if summary["gates_failed"] else EXIT_OK

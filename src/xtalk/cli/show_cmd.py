@@ -1,12 +1,17 @@
 """`xtalk show ID`: a campaign (runs, statistics per configuration and the verdicts, from
-the same analysis as the report) or, as CAMPAIGN/RUN, one run (metadata, events,
-statistics of its samples)."""
+the same analysis as the report; runs whose files cannot be read listed with the file and
+why, and left out) or, as CAMPAIGN/RUN, one run (metadata, events, statistics of its
+samples; exit 3 when its files cannot be read)."""
 from __future__ import annotations
 
 import json
 
-from rich.table import Table
+from pathlib import Path
 
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..results.query import connect
 from .common import add_out, console, find_campaign
 
@@ -41,7 +46,9 @@ def stats_table(title: str, rows: list[dict], per_run: bool = False) -> Table:
 def run(args) -> int:
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): only when a command needs it
     from ..analysis.wording import short
-    ident, _, run_id = args.id.partition("/")
+    ident, run_id = args.id, ""
+    if "/" in args.id.rstrip("/") and not (Path(args.id) / "campaign.json").exists():
+        ident, _, run_id = args.id.rpartition("/")
     store = find_campaign(args.out, ident)
     out = console()
     if run_id:
@@ -49,8 +56,8 @@ def run(args) -> int:
     res = analyze(store, Options(evt=False, extras=False)).result
     runs = store.runs()
     if args.json:
-        print(json.dumps({"campaign": store.info, "runs": runs, "stats": res["stats"], "baseline": res["baselines"],
-                          "verdicts": res["verdicts"]}, indent=2, default=str))
+        print(json.dumps({"campaign": store.info, "runs": runs, "left_out": res["left_out"], "stats": res["stats"],
+                          "baseline": res["baselines"], "verdicts": res["verdicts"]}, indent=2, default=str))
         return 0
     out.print(f"[bold]{store.path.name}[/] — campaign {store.info['name']!r}, "
               f"created {store.info['created_at'][:19]}, {store.path}")
@@ -62,8 +69,15 @@ def run(args) -> int:
         noise = r.get("noise") or {}
         noisy = ", ".join(f"cpu{c} {noise['cpus'][c]['foreign_pct']:.0f}%" for c in noise.get("noisy_cpus") or [])
         table.add_row(r["run_id"], r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
-                      noisy or ("-" if "cpus" in noise else "not measured"), r.get("reason") or "", markup=False)
+                      noisy or ("-" if "cpus" in noise else "not measured"), Text(r.get("reason") or ""))
+    for d in res["left_out"]:
+        table.add_row(d["run"], d["status"], "-", "-", "-", Text(f"{d['file']}: {d['reason']}"))
     out.print(table)
+    for d in res["left_out"]:
+        out.print(Text(f"left out of the statistics: {d['run']} ({d['status']}: {d['file']}: {d['reason']})"))
+    if not res["stats"]:
+        out.print("no statistics: no passing run has samples")
+        return 0
     out.print(stats_table("statistics per configuration (counter ticks; warm-up excluded; passing runs)",
                           res["stats"]))
     verdicts = Table(title=f"verdicts (alpha {res['analysis']['alpha']:g})")
@@ -80,19 +94,29 @@ def run(args) -> int:
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:
     from ..analysis.describe import stats_rows
-    from ..analysis.scan import scan
-    meta = next((r for r in store.runs() if r["run_id"] == run_id), None)
-    if meta is None:
-        from ..errors import Problem, SpecError
+    from ..analysis.scan import scan_run
+    index = store.index()
+    damaged = next((d for d in index.damaged if d.dir.name == run_id), None)
+    if damaged is not None:
+        if not as_json:
+            raise damaged.error
+        print(json.dumps({"meta": damaged.meta, "damaged": damaged.row(store.path)}, indent=2, default=str))
+        return EXIT_INFRASTRUCTURE
+    run = next((r for r in index.runs if r.dir.name == run_id), None)
+    if run is None:
         raise SpecError(run_id, [Problem("ID", f"no run {run_id!r} in {store.path.name}")])
-    events = connect(store).execute("SELECT kind, t_s, action, target, planned_s FROM events WHERE run_id = ? "
-                                    "ORDER BY host_ns", [run_id]).fetchall()
+    meta = run.meta
+    events = connect(store).execute("SELECT kind, t_s, action, target, planned_s FROM all_events WHERE run_id = ? "
+                                    "AND attempt = ? ORDER BY host_ns", [meta["run_id"], meta["attempt"]]).fetchall()
     deadlines = list((store.info.get("spec") or {}).get("deadlines") or [])
-    rows = stats_rows(scan(store.path, [meta], deadlines), {run_id: meta.get("config_id", "?")})[0]
+    streams = scan_run(run.dir, meta, deadlines, include_warmup=False) if meta["status"] != "running" else {}
+    rows = stats_rows({(meta["run_id"], m): s for m, s in streams.items()},
+                      {meta["run_id"]: meta.get("config_id", "?")})[0]
     if as_json:
         print(json.dumps({"meta": meta, "events": events, "stats": rows}, indent=2, default=str))
         return 0
-    out.print(f"[bold]{run_id}[/] status={meta.get('status')} {meta.get('reason') or ''}", markup=False)
+    out.print(Text.assemble((run_id, "bold"), f" status={meta.get('status')} attempt={meta['attempt']} "
+                            f"{meta.get('reason') or ''}"))
     for key in ("config", "placement", "start_order", "freq_hz", "sample_count", "lost_samples",
                 "ring_lost_samples", "started_at", "ended_at"):
         out.print(f"  {key}: {meta.get(key)}", markup=False)

@@ -13,6 +13,8 @@ import duckdb
 import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
+from ..atomic import atomic_path, write_atomic
+from ..results.store import CampaignStore
 from . import html, markdown, plots
 from .junit import junit_xml
 from .tables import all_tables
@@ -44,7 +46,7 @@ METHOD_NOTES = [
 def stats_csv(res: dict, path: Path) -> None:
     keys = list(STAT_KEYS) + [f"{k}_ns" for k in ("min", *QUANTILES, "max", "mean", "sd", "wcet")]
     cols = ["scope", "config_id", "run_id", "metric", "unit", *keys, "exact_quantiles", "ns_per_tick", "overflow"]
-    with open(path, "w", newline="") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for scope, rows in (("config", res["stats"]), ("run", res["stats_runs"])):
@@ -53,9 +55,10 @@ def stats_csv(res: dict, path: Path) -> None:
 
 
 def export_samples(store_path: Path, path: Path) -> int:
-    """Concatenate every run's samples.parquet, one row group at a time (bounded memory);
-    runs whose schema differs (another xtalk version) go through DuckDB instead."""
-    files = sorted((store_path / "runs").glob("*/samples.parquet"))
+    """Concatenate every run's samples.parquet (the last attempt of each run whose files
+    can be read), one row group at a time (bounded memory); runs whose schema differs
+    (another xtalk version) go through DuckDB instead."""
+    files = CampaignStore(store_path).sample_files()
     if not files:
         return 0
     schema = pq.read_schema(files[0])
@@ -64,11 +67,12 @@ def export_samples(store_path: Path, path: Path) -> int:
         con.execute("SET memory_limit='1GB'")
         con.execute("SET preserve_insertion_order=false")
         names = [str(f) for f in files]
-        con.execute(f"COPY (SELECT * FROM read_parquet({names!r}, union_by_name=true)) TO '{path}' "
-                    "(FORMAT parquet, COMPRESSION zstd)")
+        with atomic_path(path) as tmp:
+            con.execute(f"COPY (SELECT * FROM read_parquet({names!r}, union_by_name=true)) TO '{tmp}' "
+                        "(FORMAT parquet, COMPRESSION zstd)")
         return int(con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0])
     rows = 0
-    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         for f in files:
             pf = pq.ParquetFile(f)
             for i in range(pf.metadata.num_row_groups):
@@ -88,15 +92,15 @@ def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
     plot_files = []
     for p in figs:
         name = f"plots/{p['id']}.png"
-        (dest / name).write_bytes(p["png"])
+        write_atomic(dest / name, p["png"])
         plot_files.append((p["title"], name))
     out = {"html": dest / "report.html", "markdown": dest / "report.md", "json": dest / "report.json",
            "csv": dest / "stats.csv", "junit": dest / "junit.xml"}
-    out["html"].write_text(html.page(title, res, tables, figs, METHOD_NOTES))
-    out["markdown"].write_text(markdown.document(title, res, tables, plot_files, METHOD_NOTES))
-    out["json"].write_text(json.dumps(res, indent=1, allow_nan=False))
+    write_atomic(out["html"], html.page(title, res, tables, figs, METHOD_NOTES))
+    write_atomic(out["markdown"], markdown.document(title, res, tables, plot_files, METHOD_NOTES))
+    write_atomic(out["json"], json.dumps(res, indent=1, allow_nan=False))
     stats_csv(res, out["csv"])
-    out["junit"].write_text(junit_xml(res))
+    write_atomic(out["junit"], junit_xml(res))
     if samples:
         out["parquet"] = dest / "samples.parquet"
         export_samples(Path(analysis.store_path), out["parquet"])

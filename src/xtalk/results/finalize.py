@@ -15,19 +15,28 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..atomic import atomic_path
 from ..console.protocol import parse_log
+from .records import SAMPLES_SCHEMA
 from .schema import SAMPLE_DTYPE
 
 CHUNK = 1 << 22
 
 
 def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
-    """host_ns - guest_ns, from the pairs in clock.csv (None when there are none)."""
+    """host_ns - guest_ns, from the pairs in clock.csv (None when there are none; a line
+    that is not a pair, as a crash can leave, is skipped)."""
     pairs = path / "clock.csv"
-    if not pairs.is_file() or pairs.stat().st_size == 0:
+    if not pairs.is_file():
         return None
-    data = np.loadtxt(pairs, delimiter=",", dtype=np.float64, ndmin=2)
-    return float(np.min(data[:, 0] - data[:, 1] * 1e9 / freq_hz))
+    offsets = []
+    for line in pairs.read_bytes().decode(errors="replace").splitlines():
+        host, _, counter = line.partition(",")
+        try:
+            offsets.append(int(host) - int(counter) * 1e9 / freq_hz)
+        except ValueError:
+            continue
+    return float(min(offsets)) if offsets else None
 
 
 def _console_facts(path: Path, run_id: str) -> tuple[dict, float | None]:
@@ -60,17 +69,10 @@ def finalize_run(path: Path, meta: dict) -> dict:
     name_index = {name: i for i, name in enumerate(names)}
     lookup = {int(k): name_index[v["name"]] for k, v in metrics.items()}
 
-    schema = pa.schema([
-        ("run_id", pa.dictionary(pa.int32(), pa.string())),
-        ("config_id", pa.dictionary(pa.int32(), pa.string())),
-        ("metric", pa.dictionary(pa.int32(), pa.string())),
-        ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
-        ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
-    ])
     names_arr = pa.array(names, pa.string())
     highest = -1
-    tmp = path / "samples.parquet.tmp"
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    with atomic_path(path / "samples.parquet") as tmp, \
+            pq.ParquetWriter(tmp, SAMPLES_SCHEMA, compression="zstd") as writer:
         for start in range(0, max(count, 1), CHUNK):
             chunk = np.asarray(raw[start:start + CHUNK])
             n = len(chunk)
@@ -85,13 +87,13 @@ def finalize_run(path: Path, meta: dict) -> dict:
             writer.write_table(pa.table({
                 "run_id": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([meta["run_id"]])),
                 "config_id": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([meta.get("config_id", "")])),
+                "attempt": np.full(n, meta.get("attempt", 1), np.uint16),
                 "metric": pa.DictionaryArray.from_arrays(codes, names_arr),
                 "seq": chunk["seq"], "t": chunk["t"], "value": chunk["value"], "flags": chunk["flags"],
                 "value_ns": value_ns, "t_s": t_s, "warmup": warm,
-            }, schema=schema))
+            }, schema=SAMPLES_SCHEMA))
             if n:
                 highest = max(highest, int(chunk["seq"].max()))
-    tmp.replace(path / "samples.parquet")
     return {
         "sample_count": int(count),
         "lost_samples": int(highest + 1 - count) if count else 0,

@@ -1,10 +1,14 @@
-"""Write and find campaigns and runs on disk (layout in schema.py).
+"""Write and find campaigns and runs on disk (layout in schema.py, records in records.py).
 
 Everything a run records goes to an O_APPEND file descriptor the moment it arrives, so
 a run killed midway (SIGKILL of xtalk itself included) keeps it: the page cache
 outlives the process. meta.json is replaced atomically. A run left 'running' by a dead
 xtalk is recovered as 'interrupted' (samples.parquet built from samples.bin) the next
 time the campaign is opened for writing.
+
+Reading: a campaign whose campaign.json cannot be read raises RecordError; a run whose
+meta.json, samples.parquet or events.jsonl cannot be read is listed as damaged (file and
+reason) and left out, never its neighbours.
 """
 from __future__ import annotations
 
@@ -13,29 +17,26 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import __version__
+from ..atomic import write_atomic
 from ..errors import InfrastructureError
 from .finalize import finalize_run
-from .schema import SAMPLE_DTYPE, SCHEMA_VERSION
+from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
+                      load_campaign, load_run, read_events, valid)
+from .schema import SAMPLE_DTYPE
+
+ATTEMPT_DIR = re.compile(r"(?P<run_id>.+)\.attempt(?P<attempt>\d+)")
 
 
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, path)
-
-
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text())
 
 
 def spec_hash(spec_text: str) -> str:
@@ -47,7 +48,8 @@ class RunWriter:
 
     def __init__(self, path: Path, meta: dict):
         self.path = path
-        self.meta = meta
+        self.meta = dict(meta, schema_version=SCHEMA_VERSION, status="running", started_at=now_iso(),
+                         xtalk_version=__version__)
         (path / "console").mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         self._fds = {
@@ -61,8 +63,7 @@ class RunWriter:
 
     def save_meta(self, **fields: Any) -> None:
         self.meta.update(fields)
-        write_json_atomic(self.path / "meta.json", self.meta)
-
+        save_run_record(self.path, self.meta)
     def console(self, guest: str, data: bytes) -> None:
         fd = self._console.get(guest)
         if fd is None:
@@ -100,10 +101,61 @@ class RunWriter:
         return self.meta
 
 
+def save_run_record(path: Path, meta: dict) -> None:
+    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")))
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    dir: Path
+    meta: dict
+    final: bool  # the run's last attempt (earlier ones: runs/<run_id>.attempt<N>)
+
+
+@dataclass(frozen=True)
+class DamagedRun:
+    dir: Path
+    error: RecordError
+    meta: dict | None  # the record, when meta.json itself was readable
+
+    def row(self, store_path: Path) -> dict:
+        """What `show`, `query` and the report say about it."""
+        meta = self.meta or {}
+        return {"run": self.dir.name, "config_id": meta.get("config_id"), "status": self.error.label,
+                "final": not ATTEMPT_DIR.fullmatch(self.dir.name),
+                "file": str(self.error.file.relative_to(store_path)), "reason": self.error.reason}
+
+
+@dataclass(frozen=True)
+class RunIndex:
+    runs: list[StoredRun]      # readable attempts, in plan order, earlier attempts first
+    damaged: list[DamagedRun]
+
+    def final(self) -> list[dict]:
+        return [r.meta for r in self.runs if r.final]
+
+    def left_out(self, store_path: Path, unreadable: dict[str, RecordError],
+                 used: list[dict]) -> tuple[list[dict], list[dict]]:
+        """The damaged runs (and those whose samples failed to read, `unreadable` by run id)
+        as rows, and the warnings about them: each run, and each configuration that has
+        no run left for the statistics (`used`: the runs they use)."""
+        damaged = self.damaged + [DamagedRun(r.dir, unreadable[r.meta["run_id"]], r.meta) for r in self.runs
+                                  if r.final and r.meta["run_id"] in unreadable]
+        rows = [d.row(store_path) for d in damaged]
+        warnings = [{"level": "error", "scope": r["run"], "message": f"{r['status']}: {r['file']}: {r['reason']} — "
+                     + ("left out of the statistics" if r["final"] else "an earlier attempt, not used")}
+                    for r in rows]
+        kept = {m.get("config_id") for m in used}
+        for config in sorted({r["config_id"] for r in rows if r["final"] and r["config_id"]} - kept):
+            warnings.append({"level": "error", "scope": config, "message": "no run of this configuration is left for "
+                             "the statistics (damaged files or failed runs): no statistics and no verdict for it"})
+        return rows, warnings
+
+
 class CampaignStore:
     def __init__(self, path: Path):
         self.path = path
-        self.info = read_json(path / "campaign.json")
+        self.info = load_campaign(path / "campaign.json")
 
     @classmethod
     def create(cls, out: Path, name: str, spec_text: str, spec_raw: dict, host: dict,
@@ -118,32 +170,54 @@ class CampaignStore:
             (path / "runs").mkdir(parents=True)
         except OSError as err:
             raise InfrastructureError(f"cannot create results directory {path}: {err.strerror}") from None
-        (path / "spec.toml").write_text(spec_text)
-        write_json_atomic(path / "campaign.json", {
-            "schema_version": SCHEMA_VERSION, "name": name, "id": path.name,
-            "created_at": now_iso(), "xtalk_version": __version__,
-            "spec_hash": spec_hash(spec_text), "spec": spec_raw, "host": host,
-            "planned_runs": planned_runs,
-        })
+        write_atomic(path / "spec.toml", spec_text)
+        record = {"schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": now_iso(),
+                  "xtalk_version": __version__, "spec_hash": spec_hash(spec_text), "spec": spec_raw,
+                  "host": host, "planned_runs": planned_runs}
+        write_atomic(path / "campaign.json", dump_json(valid(CampaignRecord, record, path / "campaign.json")))
         return cls(path)
 
     @classmethod
     def latest(cls, out: Path, name: str) -> "CampaignStore | None":
-        candidates = sorted(
-            (p for p in out.glob(f"{name}-*") if (p / "campaign.json").is_file()
-             and re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", p.name)),
-            key=lambda p: p.name,
-        )
+        candidates = sorted((p for p in out.glob(f"{name}-*") if (p / "campaign.json").exists()
+                             and named(p.name, name)), key=lambda p: p.name)
         return cls(candidates[-1]) if candidates else None
 
     def run_dir(self, run_id: str) -> Path:
         return self.path / "runs" / run_id
 
-    def runs(self) -> list[dict]:
-        metas = [m for p in sorted((self.path / "runs").glob("*/meta.json"))
-                 if (m := read_json(p)).get("run_id") == p.parent.name]
+    def index(self) -> RunIndex:
+        """Every attempt of every run, read and checked; the unreadable ones as damaged."""
+        runs_dir = self.path / "runs"
+        dirs = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+        earlier = Counter(m["run_id"] for d in dirs if (m := ATTEMPT_DIR.fullmatch(d.name)))
+        stored, damaged = [], []
+        for d in dirs:
+            m = ATTEMPT_DIR.fullmatch(d.name)
+            run_id, attempt = (m["run_id"], int(m["attempt"])) if m else (d.name, earlier[d.name] + 1)
+            meta = None
+            try:
+                meta = load_run(d / "meta.json", attempt)
+                if meta["run_id"] != run_id:
+                    raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
+                if meta["status"] != "running":  # a running run's samples are still in samples.bin
+                    check_samples(d / "samples.parquet")
+                read_events(d / "events.jsonl")
+            except RecordError as err:
+                damaged.append(DamagedRun(d, err, meta))
+                continue
+            stored.append(StoredRun(d, meta, final=m is None))
         order = {rid: i for i, rid in enumerate(self.info.get("planned_runs", []))}
-        return sorted(metas, key=lambda m: order.get(m["run_id"], len(order)))
+        stored.sort(key=lambda r: (order.get(r.meta["run_id"], len(order)), r.meta["run_id"], r.final,
+                                   r.meta["attempt"]))
+        return RunIndex(stored, damaged)
+
+    def runs(self) -> list[dict]:
+        """The last attempt of every run whose files can be read, in plan order."""
+        return self.index().final()
+
+    def sample_files(self) -> list[Path]:
+        return [r.dir / "samples.parquet" for r in self.index().runs if r.final and r.meta["status"] != "running"]
 
     def completed_run_ids(self) -> set[str]:
         return {m["run_id"] for m in self.runs() if m.get("status") in ("pass", "fail")}
@@ -153,27 +227,43 @@ class CampaignStore:
         recovered = []
         for meta in self.runs():
             if meta.get("status") == "running":
-                writer_meta = dict(meta, status="interrupted",
-                                   reason="xtalk stopped before the run ended", ended_at=now_iso())
+                meta = dict(meta, status="interrupted", reason="xtalk stopped before the run ended",
+                            ended_at=now_iso())
                 path = self.run_dir(meta["run_id"])
-                writer_meta.update(finalize_run(path, writer_meta))
-                write_json_atomic(path / "meta.json", writer_meta)
+                meta.update(finalize_run(path, meta))
+                save_run_record(path, meta)
                 recovered.append(meta["run_id"])
         return recovered
 
     def start_run(self, meta: dict) -> RunWriter:
         path = self.run_dir(meta["run_id"])
+        attempt = 1
+        while path.with_name(f"{path.name}.attempt{attempt}").exists():
+            attempt += 1
         if path.exists():  # a previous attempt (resume): keep it next to the new one
-            attempt = 1
-            while path.with_name(f"{path.name}.attempt{attempt}").exists():
-                attempt += 1
             path.rename(path.with_name(f"{path.name}.attempt{attempt}"))
-        meta = dict(meta, schema_version=SCHEMA_VERSION, status="running",
-                    started_at=now_iso(), xtalk_version=__version__)
-        return RunWriter(path, meta)
+            attempt += 1
+        return RunWriter(path, dict(meta, attempt=attempt))
+
+
+def named(directory: str, name: str) -> bool:
+    """Whether a campaign directory's name is that of a campaign called `name`."""
+    return re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", directory) is not None
+
+
+def catalog(out: Path) -> tuple[list[CampaignStore], list[RecordError]]:
+    """The campaigns in `out`, and the directories whose campaign.json cannot be read."""
+    if not out.is_dir():
+        return [], []
+    stores, damaged = [], []
+    for p in sorted(out.iterdir()):
+        if (p / "campaign.json").exists():
+            try:
+                stores.append(CampaignStore(p))
+            except RecordError as err:
+                damaged.append(err)
+    return stores, damaged
 
 
 def list_campaigns(out: Path) -> list[CampaignStore]:
-    if not out.is_dir():
-        return []
-    return [CampaignStore(p) for p in sorted(out.iterdir()) if (p / "campaign.json").is_file()]
+    return catalog(out)[0]

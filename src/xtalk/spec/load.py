@@ -15,9 +15,11 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from ..errors import Problem, SpecError
+from ..errors import Problem, SpecError, UsageError
 from .locate import locate_line
 from .model import Campaign
+
+SPEC_LIMIT = 1 << 20  # bytes; the largest example spec is a few KiB
 
 # Validates backend options: (kind, options) -> problems (path relative to `backend`).
 BackendOptionCheck = Callable[[str, dict[str, Any]], list[tuple[str, str]]]
@@ -224,11 +226,26 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
     return model, raw
 
 
+def read_spec(path: str | Path) -> str:
+    """The text of a spec file; anything but a UTF-8 text file of at most SPEC_LIMIT bytes
+    is refused with one line naming the file. Reads at most SPEC_LIMIT + 1 bytes (a
+    device such as /dev/zero or /dev/urandom is refused after that, not read forever)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(SPEC_LIMIT + 1)
+    except OSError as err:
+        why = "a directory, not a spec file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
+        raise UsageError(f"{path}: {why}") from None
+    if len(data) > SPEC_LIMIT:
+        raise UsageError(f"{path}: larger than {SPEC_LIMIT >> 20} MiB: not a campaign spec (TOML text)")
+    if b"\0" in data:
+        raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{path}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})") from None
+
+
 def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None,
                   overrides: list[str] = ()) -> tuple[Campaign, dict]:
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as err:
-        raise SpecError(str(path), [Problem("(file)", err.strerror or str(err))]) from None
-    return parse_campaign(text, str(path), backend_check, overrides)
+    return parse_campaign(read_spec(path), str(path), backend_check, overrides)

@@ -1,0 +1,42 @@
+"""Atomic file writes: everything xtalk writes whole (meta.json, campaign.json, reports,
+compare pages, samples.parquet) goes to a temporary file in the same directory, is
+flushed to disk and renamed onto its name. A full disk or a kill midway leaves the
+previous file (or none), never a truncated one that looks complete.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import InfrastructureError
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A new temporary path next to `path` for the block to write; renamed onto `path`
+    when the block ends, removed when it raises. Write errors name `path`."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise InfrastructureError(f"cannot write {path}: {err.strerror or err}") from err
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
