@@ -17,6 +17,8 @@ def duration(ns: float | None) -> str:
 def num(v: float, signed: bool = False) -> str:
     """Three significant digits without exponents: 0.0123, 4.56, 789, 12,345."""
     sign = "+" if signed and v > 0 else ""
+    if abs(v) >= 1e6:
+        return f"{sign}{v:.2g}"
     if abs(v) >= 1000:
         return f"{sign}{v:,.0f}"
     return sign + f"{v:.3g}" if abs(v) >= 1e-3 or v == 0 else sign + f"{v:.1e}"
