@@ -203,7 +203,7 @@ def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_l
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, stderr
+    assert proc.returncode == 3, stderr  # runs failed: an infrastructure failure, the campaign went on
     found = runs(out)
     assert len(found) == 3, list(found)
     crashed = found["size_kib-256-r1"]
@@ -250,7 +250,7 @@ def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab,
     # 50 ms from `xl unpause` to XT BEGIN is impossible in the TCG lab: the run times out.
     spec, out = campaign(tmp_path, arch, boot_timeout=0.05)
     res = xtalk("run", spec, "--out", out, timeout=300)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr
     (meta,) = runs(out).values()
     assert meta["status"] == "fail" and "no XT BEGIN within boot_timeout_s" in meta["reason"], meta["reason"]
     run_dir = next(campaign_dir(out).glob("runs/*"))
