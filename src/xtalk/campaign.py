@@ -1,8 +1,10 @@
 """Run a whole campaign: validate, plan, open the store first, then each run in order
-with a progress display; a failed run is recorded and the campaign goes on.
+with a progress display; a failed run is recorded and the campaign goes on. An
+unexpected exception (a full disk, a bug) stops the campaign after its run is stored as
+'error' (RunAborted, exit 3, one line).
 
 --resume continues the latest campaign of the same name and spec, skipping runs that
-completed (pass or fail) and redoing interrupted or errored ones.
+completed (pass, fail or degraded) and redoing interrupted or errored ones.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .backends.base import backend_class, check_host_stressors
-from .errors import InfrastructureError, SpecError, Problem
+from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
@@ -85,7 +87,10 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
-            writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
+            try:
+                writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
+            except OSError as err:  # a full or read-only disk before the run began
+                raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
             started = time.monotonic()
 
             def tick(t_s, run=run):

@@ -5,7 +5,10 @@ UsageError: a command line or input file xtalk cannot take (one line, nothing wa
 InfrastructureError: host, hypervisor, console or store failed.
 GuestError: a guest reported a fault or never reported.
 MeasurementError: data lost or unstable; recorded, and the campaign goes on.
+RunAborted: an unexpected exception during a run (a full disk, a bug): the run is stored
+as 'error' with the cause (describe_failure) and the campaign stops; --resume goes on.
 """
+import errno
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -57,3 +60,25 @@ class GuestError(XtalkError):
 
 class MeasurementError(XtalkError):
     exit_code = EXIT_INFRASTRUCTURE
+
+
+class RunAborted(InfrastructureError):
+    """A run ended by an exception nobody expected; `stored`: whether its record says so."""
+
+    def __init__(self, run_id: str, cause: str, stored: bool = True):
+        self.run_id, self.cause = run_id, cause
+        kept = "" if stored else " (its record could not be written: --resume redoes it)"
+        super().__init__(f"run {run_id}: {cause}{kept}; the campaign stopped there "
+                         "(free the cause, then `xtalk run SPEC --resume` finishes it)")
+
+
+DISK_ERRORS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only file system",
+               errno.EIO: "I/O error"}
+
+
+def describe_failure(err: BaseException) -> str:
+    """One line for an exception nobody expected, its kind first where a user can act on it."""
+    if isinstance(err, OSError):
+        return f"{DISK_ERRORS.get(err.errno, type(err).__name__)}: {err}"
+    first = str(err).strip().splitlines()[:1]
+    return f"unexpected {type(err).__name__}{': ' + first[0] if first else ''} (a bug; --debug shows where)"

@@ -12,7 +12,11 @@ host-read minus guest-write offset); until the first pair, the host time the lin
 arrived stands in. A run ends on the
 measurer's `XT END`, on its exit, or on the watchdog: duration + grace after BEGIN, or
 boot_timeout after the measurer was started while no BEGIN came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
-with everything recorded so far, and propagate.
+with everything recorded so far, and propagate. The stressors are watched over the
+measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
+stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure).
+An unexpected exception (a full disk, a bug) ends the run as 'error' with a one-line
+cause, stops every guest, and raises RunAborted: the campaign stops there.
 """
 from __future__ import annotations
 
@@ -23,10 +27,11 @@ from typing import Callable
 
 from .backends.base import Backend, GuestHandle
 from .console.protocol import GuestReport
-from .errors import XtalkError
+from .errors import RunAborted, XtalkError, describe_failure
 from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
 from .results.store import RunWriter
+from .watch import StressorWatch
 
 POLL_S = 0.01
 AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
@@ -50,6 +55,7 @@ class RunState:
         self.stopped: set[str] = set()
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
         self.noise = NoiseMeter(list(run.spec.cpus)) if backend.measures_local_cpus else None
+        self.watch = StressorWatch(run, writer, self.rel_s)
 
     def pids(self) -> list[int]:
         return [pid for h in self.handles.values() for pid in h.pids]
@@ -67,30 +73,37 @@ class RunState:
         if guest.role == "measurer":
             self.origin_ns = now
             self.writer.save_meta(origin_host_ns=now)
+        else:
+            self.watch.started(guest.name, now, running=not paused)
         self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now) if self.begun else None,
                           paused=paused, **handle.facts)
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)
-        if self.handles[name].plan.role != "measurer":
-            return
         lines = (self.partial.get(name, b"") + data).split(b"\n")
         self.partial[name] = lines.pop()
         for line in lines:
-            rec = self.report.feed(line.decode(errors="replace"))
-            if rec and rec.kind == "BEGIN" and not self.begun:
-                now = time.monotonic_ns()
-                self.begun, self.origin_ns = True, now
-                t0 = rec.fields.get("t0")
-                self.begin_counter = int(t0) if t0 and t0.isdigit() else None
-                self.writer.save_meta(origin_host_ns=now, begin_counter=self.begin_counter)
-                self.writer.event("measurer_begin", now)
-                self._refine_origin()
-            if rec and rec.kind in ("BEGIN", "METRIC"):
-                self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
-                                      freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
-            if rec and rec.kind == "SAMPLE":
-                self.writer.samples(self.report.take_samples())
+            if self.handles[name].plan.role == "measurer":
+                self._measurer_line(line.decode(errors="replace"))
+            else:
+                self.watch.line(name, line.decode(errors="replace"))
+
+    def _measurer_line(self, line: str) -> None:
+        rec = self.report.feed(line)
+        if rec and rec.kind == "BEGIN" and not self.begun:
+            now = time.monotonic_ns()
+            self.begun, self.origin_ns = True, now
+            t0 = rec.fields.get("t0")
+            self.begin_counter = int(t0) if t0 and t0.isdigit() else None
+            self.writer.save_meta(origin_host_ns=now, begin_counter=self.begin_counter)
+            self.writer.event("measurer_begin", now)
+            self.watch.open(now)
+            self._refine_origin()
+        if rec and rec.kind in ("BEGIN", "METRIC"):
+            self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
+                                  freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
+        if rec and rec.kind == "SAMPLE":
+            self.writer.samples(self.report.take_samples())
 
     def read_consoles(self, timeout: float) -> None:
         fds = {h.console_fd: n for n, h in self.handles.items() if h.console_fd is not None}
@@ -137,32 +150,34 @@ class RunState:
         while (left := end - time.monotonic()) > 0:
             self.read_consoles(min(left, POLL_S))
             self.read_ring()
+            self.watch.sample(self.handles, time.monotonic_ns())
 
     def fire(self, event) -> None:
-        def matches(name: str) -> bool:
-            return name == event.target or name.startswith(event.target + ".")
-
+        names = [g.name for g in self.run.stressors if g.name == event.target or g.name.startswith(event.target + ".")]
+        self.watch.sample(self.handles, time.monotonic_ns(), force=True, names=names)  # just before it
         if event.action == "start":
-            for guest in self.run.stressors:
-                if not matches(guest.name):
-                    continue
+            for guest in (g for g in self.run.stressors if g.name in names):
                 if guest.name in self.held:
                     self.held.discard(guest.name)
                     handle = self.handles[guest.name]
                     handle.backend.resume(handle)
+                    self.watch.meant(guest.name, time.monotonic_ns(), True)
                 elif guest.name not in self.handles or guest.name in self.stopped:
                     self.stopped.discard(guest.name)
                     self.start(guest)
         else:
-            for name, handle in self.handles.items():
-                if handle.plan.role == "stressor" and matches(name) and name not in self.stopped:
-                    if event.action == "stop":
-                        self.sample_noise(handle.pids, force=True)
-                    getattr(handle.backend, event.action)(handle)
-                    if event.action == "stop":
-                        self.stopped.add(name)
-                        self._drain(handle)
+            for name in (n for n in names if n in self.handles and n not in self.stopped):
+                handle = self.handles[name]
+                if event.action == "stop":
+                    self.sample_noise(handle.pids, force=True)
+                getattr(handle.backend, event.action)(handle)
+                self.watch.meant(name, time.monotonic_ns(), event.action == "resume", killed=event.action == "stop")
+                if event.action == "stop":
+                    self.stopped.add(name)
+                    self._drain(handle)
         now = time.monotonic_ns()
+        self.watch.sample(self.handles, now, force=True, names=names)  # just after it
+        self.watch.event(event, names, self.handles, now)
         self.writer.event("timeline", now, action=event.action, target=event.target,
                           planned_s=event.at_s, t_s=self.rel_s(now),
                           error_ms=(self.rel_s(now) - event.at_s) * 1e3)
@@ -189,16 +204,20 @@ class RunState:
         return self.noise.finish()
 
     def stop_all(self) -> None:
-        self.sample_noise(self.pids(), force=True)
-        for handle in self.handles.values():
-            try:
-                handle.backend.stop(handle)
-            finally:
+        """Stop every guest, then keep what they left (consoles, ring)."""
+        try:
+            self.sample_noise(self.pids(), force=True)
+        finally:
+            for handle in self.handles.values():
+                handle.backend.stop(handle)  # never raises
+        try:
+            for handle in self.handles.values():
                 self._drain(handle)
-        self.read_ring()
-        for handle in self.handles.values():
-            if handle.ring is not None:
-                handle.ring.close()
+            self.read_ring()
+        finally:
+            for handle in self.handles.values():
+                if handle.ring is not None:
+                    handle.ring.close()
 
 
 def _groups(run: RunPlan) -> list[list[GuestPlan]]:
@@ -207,78 +226,108 @@ def _groups(run: RunPlan) -> list[list[GuestPlan]]:
     return [booted, measurer] if run.start_order == "stressor-first" else [measurer, booted]
 
 
+def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
+    """Start the guests, apply the timeline, collect until the measurer's end: (status, reason)."""
+    run, settings = state.run, state.run.spec.run
+    for each in state.backends:
+        each.prepare(run, state.writer.path)
+    # timeline-started stressors first, held paused until their time: started after a
+    # real-time measurer, a host process could not even run on its CPU to start
+    for guest in run.stressors:
+        if not guest.starts_at_boot:
+            state.start(guest, paused=True)
+    for i, group in enumerate(g for g in _groups(run) if g):
+        if i:
+            state.pump(settings.start_gap_s)
+        for guest in group:
+            state.start(guest)
+    measurer = state.handles["measurer"]
+    pending = list(run.timeline)
+    run_ns = int((settings.duration_s + settings.grace_s) * 1e9)
+    boot_ns = int(settings.boot_timeout_s * 1e9)
+    ended_at = None
+    while True:
+        now = time.monotonic_ns()
+        deadline = state.origin_ns + (run_ns if state.begun else boot_ns)
+        while state.begun and pending and now >= state.origin_ns + pending[0].at_s * 1e9:
+            state.fire(pending.pop(0))
+            now = time.monotonic_ns()  # a slow action (xl over ssh) must not leave `now` stale
+        state.read_ring()
+        tick(state.rel_s(now))
+        state.sample_noise(state.pids(), force=state.report.end is not None)
+        state.watch.sample(state.handles, now)
+        exit_code = measurer.backend.poll_exit(measurer)
+        if state.report.end is not None and ended_at is None:
+            ended_at = now
+            state.watch.close(state.handles, now)
+        if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
+            state._drain(measurer)  # its last lines (XT END) may still be in the pipe
+            state.watch.close(state.handles, time.monotonic_ns())
+            return _verdict(state.report, exit_code)
+        if now > deadline:
+            return "fail", (f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+                            if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
+        wait = POLL_S
+        if pending and state.begun:
+            wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
+        state.read_consoles(wait)
+
+
 def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
                 tick: Callable[[float], None] = lambda s: None) -> dict:
-    """Run one run to its end; returns the stored metadata. Re-raises KeyboardInterrupt."""
+    """Run one run to its end; returns the stored metadata. Re-raises KeyboardInterrupt;
+    raises RunAborted after an unexpected exception (the run stored as 'error' if the
+    disk still takes it)."""
     state = RunState(backend, run, writer)
-    settings = run.spec.run
-    status, reason, interrupted = "error", "", False
+    status, reason, interrupted, fatal = "error", "", False, None
     try:
-        for each in state.backends:
-            each.prepare(run, writer.path)
-        # timeline-started stressors first, held paused until their time: started after a
-        # real-time measurer, a host process could not even run on its CPU to start
-        for guest in run.stressors:
-            if not guest.starts_at_boot:
-                state.start(guest, paused=True)
-        for i, group in enumerate(g for g in _groups(run) if g):
-            if i:
-                state.pump(settings.start_gap_s)
-            for guest in group:
-                state.start(guest)
-        measurer = state.handles["measurer"]
-        pending = list(run.timeline)
-        run_ns = int((settings.duration_s + settings.grace_s) * 1e9)
-        boot_ns = int(settings.boot_timeout_s * 1e9)
-        ended_at = None
-        while True:
-            now = time.monotonic_ns()
-            deadline = state.origin_ns + (run_ns if state.begun else boot_ns)
-            while state.begun and pending and now >= state.origin_ns + pending[0].at_s * 1e9:
-                state.fire(pending.pop(0))
-                now = time.monotonic_ns()  # a slow action (xl over ssh) must not leave `now` stale
-            state.read_ring()
-            tick(state.rel_s(now))
-            state.sample_noise(state.pids(), force=state.report.end is not None)
-            exit_code = measurer.backend.poll_exit(measurer)
-            if state.report.end is not None and ended_at is None:
-                ended_at = now
-            if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
-                state._drain(measurer)  # its last lines (XT END) may still be in the pipe
-                status, reason = _verdict(state.report, exit_code)
-                break
-            if now > deadline:
-                status, reason = "fail", (
-                    f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
-                    if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
-                break
-            wait = POLL_S
-            if pending and state.begun:
-                wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
-            state.read_consoles(wait)
+        status, reason = _measure(state, tick)
+        state.watch.finish(time.monotonic_ns())
+        status, reason = _with_stressors(status, reason, state.watch.problems(), run.spec.run.stressor_failure)
     except KeyboardInterrupt:
         status, reason, interrupted = "interrupted", "interrupted by the user (Ctrl-C or SIGTERM)", True
     except XtalkError as err:
         status, reason = "error", str(err)
+    except Exception as err:  # noqa: BLE001 - a full disk, a bug: recorded, then the campaign stops
+        status, reason, fatal = "error", describe_failure(err), err
     finally:
         try:
             state.stop_all()
+        except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
+            if fatal is None:
+                status, reason, fatal = "error", describe_failure(err), err
         finally:
             for each in state.backends:
                 each.cleanup(run)
-    writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
-    lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
-    meta = writer.finish(
-        status, reason,
-        guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
-        histograms={str(k): v for k, v in state.report.hist.items()},
-        ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
-        backend_metadata=backend.metadata(), noise=state.noise_report(),
-        **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
-    )
+    try:
+        writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
+        lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
+        meta = writer.finish(
+            status, reason,
+            guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
+            histograms={str(k): v for k, v in state.report.hist.items()},
+            ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
+            backend_metadata=backend.metadata(), noise=state.noise_report(), stressors_watch=state.watch.summary(),
+            **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
+        )
+    except Exception as err:  # noqa: BLE001 - the record itself cannot be written (a full disk)
+        if fatal is None:
+            reason, fatal = describe_failure(err), err
+        raise RunAborted(run.run_id, reason, stored=False) from fatal
     if interrupted:
         raise KeyboardInterrupt
+    if fatal is not None:
+        raise RunAborted(run.run_id, reason) from fatal
     return meta
+
+
+def _with_stressors(status: str, reason: str, problems: list[str], on_failure: str) -> tuple[str, str]:
+    """The run's outcome once its stressors' problems are known (run.stressor_failure)."""
+    if not problems:
+        return status, reason
+    if status == "pass":
+        status = "degraded" if on_failure == "degrade" else "fail"
+    return status, "; ".join([reason, *problems] if reason else problems)
 
 
 def _verdict(report: GuestReport, exit_code: int | None) -> tuple[str, str]:

@@ -1,5 +1,5 @@
 """Everything that makes a number doubtful, as a list of warnings the report always
-shows: failed/interrupted runs, lost samples, guest errors, histogram overflow, too few
+shows: failed/degraded/interrupted runs, lost samples, guest errors (stressors' too), histogram overflow, too few
 samples for a percentile, runs that disagree, counter frequencies that differ, late
 timeline events, measurement overhead, and host noise flags (no isolated CPUs, no
 nohz_full, unknown or non-performance governor, nested virtualisation, non-real-time
@@ -25,13 +25,17 @@ def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list
         if r.get("warmup"):
             out.append(_w("info", rid, "warm-up run: excluded from the statistics"))
         elif r.get("status") != "pass":
-            out.append(_w("error", rid, f"run status {r.get('status')}: {r.get('reason') or 'no reason given'}"
+            out.append(_w("warning" if r.get("status") == "degraded" else "error", rid,
+                          f"run status {r.get('status')}: {r.get('reason') or 'no reason given'}"
                           " — excluded from the statistics"))
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
         if lost:
             out.append(_w("warning", rid, f"{lost} samples lost (sequence gaps / ring overwrites)"))
         for err in r.get("guest_errors") or []:
             out.append(_w("warning", rid, f"guest error: {err}"))
+        for name, watch in (r.get("stressors_watch") or {}).items():
+            for err in watch.get("errors") or []:
+                out.append(_w("warning", rid, f"stressor {name}: guest error: {err}"))
         for name, facts in (r.get("guests") or {}).items():
             if facts.get("sched_refused"):
                 out.append(_w("warning", rid, f"{name}: scheduling class refused ({facts['sched_refused']})"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from ..errors import Problem, SpecError
 from ..plan import GuestPlan, RunPlan
@@ -31,6 +31,18 @@ class GuestHandle:
     facts: dict[str, Any] = field(default_factory=dict)  # pinning, policy, command line...
     backend_state: Any = None
     backend: Backend | None = None  # the backend that started it: every later call goes there
+
+
+@dataclass(frozen=True)
+class Vitals:
+    """One look at a started guest (Backend.vitals): the CPU time its vCPUs (threads, or
+    the domain) used so far and what it is doing: running (or runnable), sleeping by its
+    own choice, or stopped (SIGSTOP, `xl pause`: by whoever did it)."""
+
+    taken_ns: int  # host CLOCK_MONOTONIC when it was read
+    cpu_s: float
+    state: Literal["running", "sleeping", "stopped"]
+    quantum_s: float = 1e-9  # resolution of cpu_s (`xl list` prints tenths of a second)
 
 
 class Backend(ABC):
@@ -73,6 +85,13 @@ class Backend(ABC):
     @abstractmethod
     def stop(self, handle: GuestHandle) -> None:
         """Kill and reap everything of this guest. Idempotent; must not raise."""
+
+    def vitals(self, handle: GuestHandle, fresh: bool = False) -> Vitals | None:
+        """The guest's CPU time and state, for watching stressors (src/xtalk/watch.py);
+        None when unknown or the guest is gone. `fresh`: a reading taken from now on is
+        wanted; where one costs a round trip it may come with a later call (its taken_ns
+        says when it was read). A backend that does not override this is not watched."""
+        return None
 
     # False when the guests run on another machine (dom0 over ssh): then the host's CPU
     # accounting says nothing about them and the runner does not record host noise.

@@ -1,7 +1,8 @@
 """Host processes the backends start (workload programs, QEMU): spawned in their own
 session (Ctrl-C reaches only xtalk, which then stops them), with PR_SET_PDEATHSIG=SIGKILL
 (they die with xtalk even on SIGKILL) and a CPU affinity set before exec; scheduling
-class applied per thread with the result recorded; killed and reaped as a group.
+class applied per thread with the result recorded; killed and reaped as a group; their
+CPU time (schedstat, ns) and state read per thread for the stressor watch.
 """
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import ctypes
 import os
 import signal
 import subprocess
-from typing import IO
+import time
+from typing import IO, Iterable
+
+from .base import Vitals
 
 POLICIES = {"rr": os.SCHED_RR, "fifo": os.SCHED_FIFO, "other": os.SCHED_OTHER}
 PR_SET_PDEATHSIG = 1
@@ -67,3 +71,28 @@ def kill_and_reap(proc: subprocess.Popen) -> None:
     """SIGKILL the whole group (even when the leader is gone) and reap the leader."""
     signal_group(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+def task_vitals(pid: int, tids: Iterable[int] | None = None) -> Vitals | None:
+    """CPU time and state of a process's threads (or of the given ones: a VM's vCPU
+    threads); None when it is gone. Stopped when any thread is (SIGSTOP stops them all),
+    running when any is runnable, else sleeping."""
+    taken = time.monotonic_ns()
+    try:
+        tids = list(tids) if tids is not None else [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return None
+    cpu_ns, states = 0, set()
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                states.add(f.read().rsplit(")", 1)[1].split()[0])
+        except (OSError, ValueError, IndexError):  # a thread that just ended
+            continue
+        cpu_ns += ns
+    if not states - {"Z", "X"}:
+        return None
+    state = "stopped" if states & {"T", "t"} else "running" if "R" in states else "sleeping"
+    return Vitals(taken, cpu_ns / 1e9, state)

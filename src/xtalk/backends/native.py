@@ -25,8 +25,8 @@ from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, create_ring_file
-from .base import Backend, GuestHandle, register, workload_args
-from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn
+from .base import Backend, GuestHandle, Vitals, register, workload_args
+from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
 
 BINARY = "build/native/xtalk-bench"
 RT_BINARY = "build/posix/native/xtalk-rt"  # the POSIX real-time suite (kernel-op latencies, thread metrics...)
@@ -107,6 +107,9 @@ class NativeBackend(Backend):
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         return handle.backend_state.poll()
+
+    def vitals(self, handle: GuestHandle, fresh: bool = False) -> Vitals | None:
+        return None if handle.backend_state.poll() is not None else task_vitals(handle.pids[0])
 
     def stop(self, handle: GuestHandle) -> None:
         kill_and_reap(handle.backend_state)

@@ -37,8 +37,8 @@ from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, init_ring
-from .base import Backend, GuestHandle, register, workload_args
-from .hostproc import affinity, apply_policy, kill_and_reap, spawn
+from .base import Backend, GuestHandle, Vitals, register, workload_args
+from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 
 # Per guest architecture: image (make target, path), RAM base, ring address, machine args.
 ARCHES = {
@@ -302,6 +302,13 @@ class QemuBackend(Backend):
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         return handle.backend_state["proc"].poll()
+
+    def vitals(self, handle: GuestHandle, fresh: bool = False) -> Vitals | None:
+        """The vCPU threads' CPU time (not the emulator's: it idles or works for others)."""
+        vcpus = handle.facts.get("vcpus")
+        if not vcpus or handle.backend_state["proc"].poll() is not None:
+            return None
+        return task_vitals(handle.pids[0], [v["thread_id"] for v in vcpus])
 
     def stop(self, handle: GuestHandle) -> None:
         state = handle.backend_state

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from ..errors import InfrastructureError, Problem, SpecError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
-from .base import Backend, GuestHandle, register
+from .base import Backend, GuestHandle, Vitals, register
 from .executors import Executor, LabLock, LocalExecutor, SshExecutor, TransportError
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_images import PROBE_IMAGES, DomainImage
@@ -402,6 +402,24 @@ class XenBackend(Backend):
             state["console"].wait_for(self._log_size(state), CATCH_UP_S)
         state["exit"] = code
         return code
+
+    def vitals(self, handle: GuestHandle, fresh: bool = False) -> Vitals | None:
+        """From the watcher's latest `xl list` (no round trip of its own; `fresh` pokes it):
+        the domain's CPU time, paused (p) = stopped, blocked (b) = sleeping."""
+        state, watcher = handle.backend_state, self.watcher
+        if watcher is None or state["stopped"] or state["exit"] is not None:
+            return None
+        if fresh:
+            watcher.poke()
+        taken_ns, listing = watcher.latest
+        dom = listing.get(state["name"])
+        if taken_ns < state.get("created_ns", 1 << 62) or dom is None or dom["time_s"] is None:
+            return None
+        flags = dom["state"]
+        if set(flags) & set("scd"):  # shut down, crashed, dying: poll_exit tells
+            return None
+        kind = "stopped" if "p" in flags else "sleeping" if "b" in flags else "running"
+        return Vitals(taken_ns, dom["time_s"], kind, quantum_s=0.1)
 
     def stop(self, handle: GuestHandle) -> None:
         state = handle.backend_state

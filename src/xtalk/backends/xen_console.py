@@ -99,27 +99,41 @@ class GuestConsole:
 
 class DomainWatcher:
     """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
-    blocks the runner (an xl command takes ~1 s in a busy TCG lab)."""
+    blocks the runner (an xl command takes ~1 s in a busy TCG lab); `poke` asks for the
+    next listing at once. `latest` = (host ns when the listing was asked for, listing)."""
 
     def __init__(self, executor: Executor):
         self.executor = executor
-        self.listing: dict[str, dict] = {}
-        self.taken_ns = 0
+        self.latest: tuple[int, dict[str, dict]] = (0, {})
         self.stop_event = threading.Event()
+        self.wake = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True, name="xen-watch")
         self.thread.start()
 
+    @property
+    def listing(self) -> dict[str, dict]:
+        return self.latest[1]
+
+    @property
+    def taken_ns(self) -> int:
+        return self.latest[0]
+
     def _loop(self) -> None:
         while not self.stop_event.is_set():
+            self.wake.clear()
             started = time.monotonic_ns()
             try:
                 result = self.executor.run(["xl", "list"], timeout=60)
                 if result.ok:
-                    self.listing, self.taken_ns = parse_xl_list(result.stdout), started
+                    self.latest = (started, parse_xl_list(result.stdout))
             except Exception:  # noqa: BLE001 - a failed poll is retried
                 pass
-            self.stop_event.wait(POLL_S)
+            self.wake.wait(POLL_S)
+
+    def poke(self) -> None:
+        self.wake.set()
 
     def close(self) -> None:
         self.stop_event.set()
+        self.wake.set()
         self.thread.join(timeout=70)

@@ -142,12 +142,16 @@ def parse_xl_info(text: str) -> dict[str, str]:
 
 
 def parse_xl_list(text: str) -> dict[str, dict]:
-    """`xl list` -> {name: {id, state}}."""
+    """`xl list` -> {name: {id, state, time_s}} (time_s: the domain's CPU time, in tenths)."""
     out = {}
     for line in text.splitlines()[1:]:
         parts = line.split()
         if len(parts) >= 6:
-            out[parts[0]] = {"id": int(parts[1]), "state": parts[4]}
+            try:
+                time_s = float(parts[5])
+            except ValueError:
+                time_s = None
+            out[parts[0]] = {"id": int(parts[1]), "state": parts[4], "time_s": time_s}
     return out
 
 

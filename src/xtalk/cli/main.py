@@ -10,7 +10,7 @@ import sys
 import traceback
 
 from .. import __version__
-from ..errors import EXIT_INFRASTRUCTURE, XtalkError
+from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from . import calibrate_cmd, compare_cmd, host_cmd, images_cmd, lab_cmd, list_cmd, query_cmd, report_cmd, run_cmd, show_cmd, spec_cmd
 
 COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd,
@@ -51,9 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         return _error(f"{where}{e.strerror or e}", EXIT_INFRASTRUCTURE, args.debug)
     except Exception as e:  # noqa: BLE001 - a bug or a case xtalk does not know: one line, --debug for more
-        first = str(e).strip().splitlines()[:1]
-        return _error(f"unexpected {type(e).__name__}{': ' + first[0] if first else ''} (--debug shows where)",
-                      EXIT_INFRASTRUCTURE, args.debug)
+        return _error(describe_failure(e), EXIT_INFRASTRUCTURE, args.debug)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`xtalk run SPEC`: validate, plan, run every run, store it. Exit 3 when a run did not
 pass (failed, errored, interrupted, or its files cannot be read), else 1 when a KPI gate
-failed, else 0."""
+failed, else 0. Degraded runs (run.stressor_failure = "degrade") are a warning: no
+statistic uses them, and they do not make the exit 3."""
 from __future__ import annotations
 
 import json
@@ -60,13 +61,15 @@ def run(args) -> int:
     analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
     gates = analysis.result["gates"]
     statuses = [r["status"] for r in result.store.runs()]
-    not_passed = {r["run_id"]: r["status"] for r in analysis.result["runs"] if r["status"] != "pass"}
+    not_passed = {r["run_id"]: r["status"] for r in analysis.result["runs"] if r["status"] not in ("pass", "degraded")}
+    degraded = {r["run_id"]: r["reason"] for r in analysis.result["runs"] if r["status"] == "degraded"}
     not_passed.update({d["run"]: f"{d['status']} ({d['file']})" for d in analysis.result["left_out"] if d["final"]})
     total = len({r["run_id"] for r in analysis.result["runs"]} | set(not_passed))
     summary = {
         "campaign": result.store.path.name, "path": str(result.store.path),
         "runs": len(statuses), "passed": statuses.count("pass"),
-        "failed": len(statuses) - statuses.count("pass"), "skipped_resumed": result.skipped,
+        "degraded": statuses.count("degraded"),
+        "failed": len(statuses) - statuses.count("pass") - statuses.count("degraded"), "skipped_resumed": result.skipped,
         "left_out": analysis.result["left_out"],
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
         "verdicts": [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
@@ -90,6 +93,9 @@ def run(args) -> int:
         out.print(f"  see: xtalk show {summary['campaign']} --out {args.out}")
         if "report" in summary:
             out.print(f"  report: {summary['report']}")
+    if degraded:
+        print(f"xtalk: warning: {len(degraded)} of {total} runs degraded (kept, used by no statistic): "
+              + "; ".join(f"{run} ({why})" for run, why in degraded.items()), file=sys.stderr)
     if not_passed:
         print(f"xtalk: error: {len(not_passed)} of {total} runs did not pass: "
               + ", ".join(f"{run} {why}" for run, why in not_passed.items()), file=sys.stderr)

@@ -123,6 +123,8 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for name, facts in (meta.get("guests") or {}).items():
         out.print(f"  guest {name}: cpus={facts.get('affinity')} sched={facts.get('sched')} "
                   f"{facts.get('sched_refused', '')}", markup=False)
+    for name, watch in (meta.get("stressors_watch") or {}).items():
+        out.print(f"  stressor {name}: {watch_words(watch)}", markup=False)
     table = Table(title="events")
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)
@@ -131,3 +133,20 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     out.print(table)
     out.print(stats_table("samples (counter ticks, warm-up excluded)", rows, per_run=True))
     return 0
+
+
+def watch_words(w: dict) -> str:
+    """How a stressor did over the measured window (meta.json stressors_watch), in one line."""
+    def pct(v):
+        return "-" if v is None else f"{v:.0%}"
+
+    parts = [f"exposure {pct(w.get('exposure'))}", f"cpu share {pct(w.get('cpu_share'))}",
+             f"on-time {w.get('on_s') or 0:.1f} s"]
+    parts += [f"{kind} {w[kind + '_s']:.1f} s" for kind in ("starved", "stopped", "gone") if w.get(kind + "_s")]
+    parts.append("alive" if w.get("alive", True) else f"exited (status {(w.get('exit') or {}).get('status')})")
+    if w.get("end"):
+        parts.append(f"XT END status={w['end'].get('status')}")
+    parts += [f"XT ERROR {e.get('param', '')} {e.get('msg', '')}".replace("  ", " ") for e in w.get("errors") or []]
+    parts += [f"timeline {e['action']} at {e['planned_s']:g} s did not take effect ({e['detail']})"
+              for e in w.get("timeline") or [] if e.get("took_effect") is False]
+    return ", ".join(parts)

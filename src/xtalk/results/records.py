@@ -10,6 +10,9 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   2  runs are numbered by attempt: meta.json `attempt` and the samples column `attempt`
      (1 for a run's first attempt; --resume moves earlier attempts to
      runs/<run_id>.attempt<N> and keeps them).
+  3  run status `degraded` (run.stressor_failure = "degrade") and meta.json
+     `stressors_watch`: per stressor its exposure, CPU share, times, exit, XT END and
+     errors, and whether each timeline event took effect (src/xtalk/watch.py).
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory), and refuse newer ones. A record
 that cannot be read raises RecordError naming the file and the reason.
@@ -27,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .. import __version__
 from ..errors import InfrastructureError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-RunStatus = Literal["running", "pass", "fail", "error", "interrupted"]
+RunStatus = Literal["running", "pass", "fail", "degraded", "error", "interrupted"]
 
 _STRING_CODES = pa.dictionary(pa.int32(), pa.string())
 SAMPLES_SCHEMA = pa.schema([
@@ -74,6 +77,20 @@ class Metric(_Record):
     kind: str | None = None
 
 
+class StressorWatch(_Record):
+    """How one stressor did over the measured window (src/xtalk/watch.py)."""
+
+    exposure: float | None = None  # share of its on-time it was there (active or idle)
+    cpu_share: float | None = None
+    on_s: float = 0.0
+    stopped_s: float = 0.0
+    alive: bool = True
+    exit: dict[str, Any] | None = None
+    end: dict[str, str] | None = None
+    errors: list[dict[str, str]] = []
+    timeline: list[dict[str, Any]] = []
+
+
 class RunRecord(_Record):
     schema_version: int
     run_id: str
@@ -94,6 +111,7 @@ class RunRecord(_Record):
     freq_hz: float | None = None
     origin_host_ns: int | None = None
     metrics: dict[str, Metric] = {}
+    stressors_watch: dict[str, StressorWatch] = {}
 
 
 class Event(_Record):
@@ -144,7 +162,7 @@ def _version(obj: dict, path: Path) -> int:
 
 def load_campaign(path: Path) -> dict:
     obj = _read_object(path)
-    _version(obj, path)  # campaign.json is the same in versions 1 and 2 (it keeps the one it was written in)
+    _version(obj, path)  # campaign.json is the same in every version (it keeps the one it was written in)
     return valid(CampaignRecord, obj, path)
 
 

@@ -32,6 +32,7 @@ from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, ch
                       load_campaign, load_run, read_events, valid)
 from .schema import SAMPLE_DTYPE
 
+COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 ATTEMPT_DIR = re.compile(r"(?P<run_id>.+)\.attempt(?P<attempt>\d+)")
 
 
@@ -220,7 +221,7 @@ class CampaignStore:
         return [r.dir / "samples.parquet" for r in self.index().runs if r.final and r.meta["status"] != "running"]
 
     def completed_run_ids(self) -> set[str]:
-        return {m["run_id"] for m in self.runs() if m.get("status") in ("pass", "fail")}
+        return {m["run_id"] for m in self.runs() if m.get("status") in COMPLETED}
 
     def recover_interrupted(self) -> list[str]:
         """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples."""

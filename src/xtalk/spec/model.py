@@ -75,6 +75,12 @@ class RunSettings(Strict):
     start_gap_s: float = Field(
         default=0.5, ge=0, description="pause between starting the first and the second guests"
     )
+    stressor_failure: Literal["fail", "degrade"] = Field(
+        default="fail",
+        description="a stressor that dies, exits, is stopped by someone else, stalls or ignores a timeline "
+        "event makes the run failed (fail) or degraded (degrade: kept and reported, no verdict uses it, the "
+        "campaign does not exit 3 for it)",
+    )
     order: Literal["interleaved", "grouped"] = Field(
         default="interleaved",
         description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",

@@ -112,7 +112,7 @@ def test_parsers():
     assert info["xen_version"] == "4.17.7" and info["xen_scheduler"] == "credit2"
     listing = parse_xl_list("Name  ID   Mem VCPUs\tState\tTime(s)\nDomain-0  0  768  1  r-----  7.1\n"
                             "xtalk-1-r0-measurer  3  64  1  ---s--  0.5\n")
-    assert listing["xtalk-1-r0-measurer"] == {"id": 3, "state": "---s--"}
+    assert listing["xtalk-1-r0-measurer"] == {"id": 3, "state": "---s--", "time_s": 0.5}
     vcpus = parse_vcpu_list("Name  ID  VCPU   CPU State   Time(s) Affinity (Hard / Soft)\n"
                             "Domain-0   0     0    0   r--      16.3  0 / all\n"
                             "t1         1     0    1   ---       0.5  1-2,4 / all\n")
