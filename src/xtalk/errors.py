@@ -77,8 +77,12 @@ DISK_ERRORS = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", e
 
 
 def describe_failure(err: BaseException) -> str:
-    """One line for an exception nobody expected, its kind first where a user can act on it."""
-    if isinstance(err, OSError):
-        return f"{DISK_ERRORS.get(err.errno, type(err).__name__)}: {err}"
+    """One line for an exception nobody expected, led by its kind where a user can act on it
+    (a full disk, also behind an XtalkError that names the file)."""
+    cause = err if isinstance(err, OSError) else err.__cause__
+    kind = DISK_ERRORS.get(getattr(cause, "errno", None))
+    if isinstance(err, (OSError, XtalkError)):
+        kind = kind or ("" if isinstance(err, XtalkError) else type(err).__name__)
+        return f"{kind}: {err}" if kind else str(err)
     first = str(err).strip().splitlines()[:1]
     return f"unexpected {type(err).__name__}{': ' + first[0] if first else ''} (a bug; --debug shows where)"

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, small, write_spec, xtalk
+from tests.blackbox.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
+                                write_spec, xtalk)
 
 
 @pytest.fixture(scope="module")
@@ -169,15 +170,49 @@ def test_report_compare_and_resume_on_a_read_only_results_directory_give_one_lin
     assert debug.stderr.strip().splitlines()[-1].startswith("xtalk: error: ")
 
 
-def test_a_report_on_a_full_disk_gives_one_line_and_no_truncated_file(stored, mount):
-    full = mount("size=256k")
-    with open(full / "filler", "wb") as f:
+def fill(disk: Path) -> Path:
+    """Fill a file system to the last byte with disk/filler."""
+    with open(disk / "filler", "wb") as f:
         try:
             while True:
                 f.write(b"\0" * 65536)
                 f.flush()
         except OSError:
             pass
+    return disk / "filler"
+
+
+def test_a_disk_filling_up_mid_campaign_stops_it_in_one_line_and_resume_finishes(tmp_path, mount, native_bench):
+    disk = mount("size=16m")
+    out, spec = disk / "out", small(tmp_path, duration=2, reps=2, iterations=0)
+    proc = start("run", spec, "--out", out)
+    try:
+        wait_for(lambda: "same-core-r1" in started_runs(out), 30, "the second run")
+        time.sleep(0.5)
+        filler = fill(disk)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    res = subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
+    line = one_error_line(res, 3, "run same-core-r1: disk full: ", "No space left on device", "--resume",
+                          alone=False)
+    assert "solo-r2" not in stderr, line  # the campaign stopped there
+    assert not any(alive(pid) for pid in guest_pids(out).values())
+    assert run_meta(out, "solo-r1")["status"] == "pass"
+    assert run_meta(out, "same-core-r1")["status"] in ("running", "error")  # its record, if the disk took it
+    filler.unlink()
+    resumed = xtalk("run", spec, "--resume", "--out", out, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["passed"] == 4 and summary["skipped_resumed"] == ["solo-r1"], summary
+    assert json.loads((campaign_dir(out) / "runs" / "same-core-r1.attempt1" / "meta.json").read_text())["status"] in (
+        "interrupted", "error")
+
+
+def test_a_report_on_a_full_disk_gives_one_line_and_no_truncated_file(stored, mount):
+    full = mount("size=256k")
+    fill(full)
     dest = full / "report"
     one_error_line(xtalk("report", str(stored), "--dest", dest), 3, "No space left on device")
     assert not [p for p in dest.rglob("*") if p.is_file()] if dest.exists() else True

@@ -181,12 +181,14 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
         assert "XT END" in (run_dir / "xen-console-measurer.log").read_text()
         timeline = [e for e in events(out, run_id) if e["kind"] == "timeline"]
         if meta["placement"] == "solo":
-            assert timeline == []
+            assert timeline == [] and meta["stressors_watch"] == {}
         else:
             assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == \
                 [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)]
             # t_s is when `xl pause/unpause` returned: ~1-2 s after the planned time in a busy TCG lab
             assert all(0 <= e["t_s"] - e["planned_s"] < 3.0 for e in timeline)
+            watch = meta["stressors_watch"]["thrash"]  # from the domain's CPU time in `xl list`
+            assert watch["exposure"] >= 0.9 and [e["took_effect"] for e in watch["timeline"]] == [True, True], watch
     assert xtalk_domains(arch) == []
 
 
@@ -214,6 +216,38 @@ def test_crashed_and_badparam_domains_are_destroyed_and_campaign_goes_on(arm64_l
     runs_dir = campaign_dir(out) / "runs"
     assert "XT BEGIN" in (runs_dir / "size_kib-256-r1" / "console" / "measurer.log").read_text()
     assert "XT ERROR" in (runs_dir / "size_kib-lots-r1" / "xen-console-measurer.log").read_text()
+    assert xtalk_domains(arch) == []
+
+
+def test_destroyed_paused_and_rejected_stressor_domains_fail_their_runs(arm64_lab, tmp_path):
+    """Stressors are watched like the measurer (src/xtalk/watch.py): one destroyed mid-run,
+    one paused behind xtalk's back for the whole run, one that rejects its parameter."""
+    arch = arm64_lab
+    spec, out = campaign(tmp_path, arch, duration=6, placements='["same-core"]',
+                         matrix='"stressors.thrash.params.size" = ["4m", "2m", "lots"]')
+    proc = start("run", spec, "--out", out)
+    try:
+        measurer_running(arch, "the first measurer domain")
+        lab_exec(arch, "xl", "destroy", next(d for d in xtalk_domains(arch) if d.endswith("-r0-thrash")))
+        frozen = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-r1-thrash")], 120,
+                          "the second run's stressor domain")[0]
+        lab_exec(arch, "xl", "pause", frozen)  # Xen counts pauses: xtalk's unpause does not undo it
+        _, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and "3 of 3 runs did not pass" in stderr, stderr
+    found = runs(out)
+    destroyed, paused, rejected = (found[f"size-{s}-r1"] for s in ("4m", "2m", "lots"))
+    assert destroyed["status"] == "fail" and "stressor thrash exited" in destroyed["reason"], destroyed["reason"]
+    assert destroyed["stressors_watch"]["thrash"]["alive"] is False
+    assert paused["status"] == "fail" and "stressor thrash was stopped by someone else" in paused["reason"], \
+        paused["reason"]
+    assert rejected["status"] == "fail" and "XT END status=badparam" in rejected["reason"], rejected["reason"]
+    assert all(m["sample_count"] > 0 for m in found.values())  # the measurer's samples are kept
+    report = json.loads(xtalk("report", "xq", "--out", out, "--json", "--no-samples").stdout)
+    warned = {w["scope"] for w in report["warnings"] if w["message"].startswith("run status fail: stressor thrash")}
+    assert warned == set(found) and report["stats"] == [] and report["verdicts"] == []
     assert xtalk_domains(arch) == []
 
 
