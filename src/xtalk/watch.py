@@ -19,7 +19,8 @@ An interval that ends after xtalk paused or stopped it counts only when it made 
 exposure = (active + idle) / every counted interval: the share of its on-time the
 stressor was there doing what it does. A CPU hog sharing the measurer's core gets about
 half the CPU yet progresses in every interval (exposure ~1, cpu_share ~0.5); on another
-core both are ~1. A stressor stuck asleep (a hung guest) looks idle: caveat.
+core both are ~1. Below STALL_EXPOSURE over at least STALL_MIN_S it stalled. A stressor
+stuck asleep (a hung guest) looks idle: caveat.
 An event took effect when, over the SETTLE_S after the first reading that follows it,
 a paused stressor made no progress, a started or resumed one was active or idle, and a
 stopped one was gone at once.
@@ -37,7 +38,8 @@ from .results.store import RunWriter
 SAMPLE_EVERY_S = 0.1
 PROGRESS_SHARE = 0.01
 SETTLE_S = 0.2
-STALL_EXPOSURE = 0.5   # below: the stressor stalled
+STALL_EXPOSURE = 0.5   # below: the stressor stalled...
+STALL_MIN_S = 0.5      # ...when watched for this long at least (a shorter window cannot tell)
 STOPPED_MAX_S = 0.05   # stopped by someone else for longer: a failure
 CLASSES = ("active", "idle", "starved", "stopped", "gone")
 
@@ -241,7 +243,7 @@ class StressorWatch:
             if s["stopped_s"] > STOPPED_MAX_S:
                 what.append(f"was stopped by someone else (SIGSTOP, or a pause xtalk did not make) for "
                             f"{s['stopped_s']:.1f} s of its {s['on_s']:.1f} s on-time")
-            elif s["exit"] is None and s["exposure"] is not None and s["exposure"] < STALL_EXPOSURE:
+            elif s["exit"] is None and s["counted_s"] >= STALL_MIN_S and s["exposure"] < STALL_EXPOSURE:
                 what.append(f"stalled: there for {s['exposure']:.0%} of its on-time (runnable without CPU for "
                             f"{s['starved_s']:.1f} s of {s['counted_s']:.1f} s watched)")
             what += [f"timeline {e['action']} at {e['planned_s']:g} s did not take effect ({e['detail']})"

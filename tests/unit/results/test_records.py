@@ -180,3 +180,25 @@ def test_a_crashed_run_with_garbage_clock_pairs_is_recovered_from_the_good_ones(
     assert CampaignStore(store.path).recover_interrupted() == ["solo-r1"]
     (recovered,) = CampaignStore(store.path).runs()
     assert recovered["status"] == "interrupted" and recovered["clock_offset_ns"] == 5_000_000_100
+
+
+def test_a_degraded_run_is_kept_never_used_and_not_redone(tmp_path):
+    """Format 3: status degraded and the stressors' watch (src/xtalk/watch.py) in meta.json."""
+    path = synthetic(tmp_path)
+    meta_path = path / "runs" / "same-core-r2" / "meta.json"
+    watch = {"thrash": {"exposure": 0.2, "cpu_share": 0.1, "on_s": 3.0, "stopped_s": 2.4, "alive": True,
+                        "exit": None, "end": None, "errors": [], "timeline": []}}
+    reason = "stressor thrash was stopped by someone else for 2.4 s of its 3.0 s on-time"
+    meta_path.write_text(json.dumps(dict(json.loads(meta_path.read_text()), status="degraded", reason=reason,
+                                         stressors_watch=watch)))
+    store = CampaignStore(path)
+    assert not store.index().damaged and "same-core-r2" in store.completed_run_ids()
+    res = analyze(store).result
+    assert {s["config_id"]: s["runs"] for s in res["stats"]} == {"solo": 2, "same-core": 1}
+    (warning,) = [w for w in res["warnings"] if w["scope"] == "same-core-r2"]
+    assert warning == {"level": "warning", "scope": "same-core-r2",
+                       "message": f"run status degraded: {reason} — excluded from the statistics"}
+    meta_path.write_text(json.dumps(dict(json.loads(meta_path.read_text()), stressors_watch={"thrash": {
+        "exposure": "most"}})))
+    (damaged,) = CampaignStore(path).index().damaged
+    assert damaged.error.reason.startswith("stressors_watch.thrash.exposure:")
