@@ -121,7 +121,7 @@ class StressorWatch:
         if self.window[1] is not None or (not force and now - self.last_sample < SAMPLE_EVERY_S * 1e9):
             return
         self.last_sample = now
-        for name in names or list(self.guests):
+        for name in list(self.guests) if names is None else names:
             handle, w = handles.get(name), self.guests[name]
             if handle is None or w.killed or w.gone_from is not None:
                 continue
