@@ -69,6 +69,17 @@ def report(out) -> dict:
     return json.loads(res.stdout)
 
 
+def check_exposure(meta: dict, share: tuple[float, float]) -> dict:
+    """A healthy stressor was there all along: exposure ~1 whatever its CPU share, unless
+    work outside the run took its CPU (a shared host: noise accounting, host/noise.py)."""
+    watch = meta["stressors_watch"]["thrash"]
+    assert meta["status"] == "pass" and watch["alive"], meta["reason"]
+    (cpu,) = meta["stressors"][0]["cpus"]
+    if meta["noise"]["cpus"][str(cpu)]["foreign_pct"] < 20:
+        assert watch["exposure"] >= 0.9 and share[0] < watch["cpu_share"] < share[1], (watch, meta["noise"])
+    return watch
+
+
 def no_workload_left(out) -> None:
     pids = guest_pids(out)
     wait_for(lambda: not any(alive(p) for p in pids.values()), 10, "every workload to be gone")
@@ -100,9 +111,7 @@ def test_killed_stopped_and_rejected_stressors_fail_their_runs(tmp_path, backend
     assert "XT END status=badparam" in rejected["reason"] and "size:" in rejected["reason"], rejected["reason"]
     assert rejected["stressors_watch"]["thrash"]["end"]["status"] == "badparam"
     assert rejected["stressors_watch"]["thrash"]["errors"][0]["param"] == "size"
-    watch = healthy["stressors_watch"]["thrash"]
-    assert healthy["status"] == "pass", healthy["reason"]
-    assert watch["exposure"] >= 0.9 and 0.2 < watch["cpu_share"] < 0.8, watch  # half a shared core, yet there
+    watch = check_exposure(healthy, (0.2, 0.8))  # half a shared core, yet there all along
     print(f"\n{backend} same-core cache_thrash: exposure {watch['exposure']}, cpu share {watch['cpu_share']}")
     for meta in (killed, stopped, rejected):
         assert meta["sample_count"] > 0  # what the measurer measured is kept
@@ -146,11 +155,9 @@ def test_healthy_stressors_pass_with_their_exposure_and_checked_events(tmp_path,
     assert res.returncode == 0, res.stderr
     for placement, share in (("same-core", (0.2, 0.8)), ("other-core", (0.6, 1.05))):
         meta = run_meta(out, f"{placement}-r1")
-        watch = meta["stressors_watch"]["thrash"]
+        watch = check_exposure(meta, share)
         print(f"\n{backend} {placement} cache_thrash, paused 1 s of 3: exposure {watch['exposure']}, "
-              f"cpu share {watch['cpu_share']}, on-time {watch['on_s']} s")
-        assert meta["status"] == "pass" and watch["alive"], meta["reason"]
-        assert watch["exposure"] >= 0.9 and share[0] < watch["cpu_share"] < share[1], watch
+              f"cpu share {watch['cpu_share']}, on-time {watch['on_s']} s, noisy CPUs {meta['noise']['noisy_cpus']}")
         assert 1.6 < watch["on_s"] < 2.5, watch  # the window less the second it was paused
         assert [(e["action"], e["took_effect"]) for e in watch["timeline"]] == [("pause", True), ("resume", True)]
         checked = [e for e in events(out, meta["run_id"]) if e["kind"] == "timeline_effect"]

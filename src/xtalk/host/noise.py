@@ -72,10 +72,10 @@ class NoiseMeter:
         if not force and now - self._last_sample < self.SAMPLE_EVERY_S:
             return
         self._last_sample = now
-        for pid in pids:
-            ticks = thread_ticks_by_cpu([pid])
-            if ticks:
-                self.latest[pid] = ticks
+        for pid in pids:  # per CPU the most seen: threads vanish as a process exits (a zombie
+            seen = self.latest.setdefault(pid, {})  # QEMU shows its main thread only)
+            for cpu, ticks in thread_ticks_by_cpu([pid]).items():
+                seen[cpu] = max(seen.get(cpu, 0), ticks)
 
     def finish(self) -> dict:
         busy = cpu_busy_ticks()
