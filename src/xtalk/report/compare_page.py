@@ -11,7 +11,8 @@ import html as _html
 from matplotlib.figure import Figure
 
 from .html import CSS, img, table_html
-from .plots import COLORS, _values, png
+from .plots.common import COLORS, png
+from .plots.distribution import values as _values
 from .tables import VERDICT_COLS, Table, ci, pct, verdict_cells
 
 
