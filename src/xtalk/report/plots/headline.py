@@ -32,7 +32,7 @@ def headline(ctx: Context) -> list[Plot]:
     axes = fig.subplots(len(metrics), 1, squeeze=False, height_ratios=[len(rows[m]) + 1 for m in metrics])[:, 0]
     seen = set()
     for ax, metric in zip(axes, metrics):
-        unit = "%"
+        unit, span = "%", [0.0]
         for i, v in enumerate(rows[metric]):
             change, ci, floor, unit = _numbers(v)
             if floor is not None:
@@ -41,12 +41,16 @@ def headline(ctx: Context) -> list[Plot]:
                 seen.add("floor")
             if change is None:
                 continue
+            span += [change] + [c for c in ci or [] if c is not None]
             color = VERDICT_COLORS.get(v["verdict"], "#555")
             err = [[max(0.0, change - ci[0])], [max(0.0, ci[1] - change)]] if ci and None not in ci else None
             ax.errorbar([change], [i], xerr=err, fmt="o", color=color, capsize=4,
                         label=None if v["verdict"] in seen else v["verdict"])
             seen.add(v["verdict"])
         ax.axvline(0, color="black", lw=0.8)
+        lo, hi = min(span), max(span)  # a noise floor far wider than the changes is cut at the edge
+        pad = 0.15 * (hi - lo) or 1.0
+        ax.set_xlim(lo - pad, hi + pad)
         ax.set_yticks(range(len(rows[metric])), [v["config_id"] for v in rows[metric]])
         ax.set_ylim(-0.7, len(rows[metric]) - 0.3)
         ax.invert_yaxis()
