@@ -21,9 +21,6 @@ WHERE = {"probe": 'the probe guests (backend image = "probe") and the native bac
          "steal": "the native backend, or as a stressor with host = true"}
 # Common keys xtalk and the backends set on every workload (docs/protocol.md section 1)
 SET_BY_XTALK = {"bench", "run", "role", "ring", "ring_gpa", "ring_bytes", "platform"}
-# Common keys the measurer gets from spec fields
-MEASURER_FIELDS = {"iterations": "measurer.iterations", "warmup": "measurer.warmup_iterations",
-                   "duration_s": "run.duration_s"}
 
 
 def backend_of(raw: dict) -> tuple[str, dict]:
@@ -40,12 +37,10 @@ def _not_here(name: str, suites: tuple[str, ...], catalogue: Catalogue) -> str:
     return f"unknown bench {name!r}{hint}"
 
 
-def _param_problem(bench: Bench, catalogue: Catalogue, key: str, value: object, measurer: bool) -> str | None:
+def _param_problem(bench: Bench, catalogue: Catalogue, key: str, value: object) -> str | None:
     common = catalogue.suites[bench.suite].common
     if key in SET_BY_XTALK and key in common:
         return f"{key} is set by xtalk, not by the spec"
-    if measurer and key in MEASURER_FIELDS:
-        return f"set {MEASURER_FIELDS[key]} instead"
     param = bench.params.get(key) or common.get(key)
     if param is None:
         own = ", ".join(bench.params) or "none"
@@ -67,7 +62,7 @@ def _workload(loc: tuple, table: dict, suites: tuple[str, ...], catalogue: Catal
         out.append((loc + ("bench",), f"{name} records no samples: it cannot be the measurer"))
     params = table.get("params")
     for key, value in params.items() if isinstance(params, dict) else ():
-        why = _param_problem(bench, catalogue, str(key), value, measurer)
+        why = _param_problem(bench, catalogue, str(key), value)
         if why:
             out.append((loc + ("params", key), why))
     return out
