@@ -12,7 +12,7 @@ OUT ?= results
 .PHONY: all setup tools demo test bench clean
 # the cross compiler (and the rest) are installed first when missing
 TOOLS_OK := $(shell command -v aarch64-linux-gnu-gcc >/dev/null && command -v gcc >/dev/null && echo yes)
-all: $(if $(TOOLS_OK),,tools) native posix x86_64 arm64
+all: $(if $(TOOLS_OK),,tools) native posix catalogue x86_64 arm64
 
 tools:
 	@scripts/setup.sh --apt-only

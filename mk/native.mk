@@ -20,7 +20,7 @@ NATIVE_OBJS    := $(patsubst %.c,$(NATIVE_OUT)/obj/%.o,$(NATIVE_NEUTRAL) $(NATIV
 
 NATIVE_STEAL   := $(NATIVE_OUT)/xtalk-steal
 STEAL_SRC      := native/steal.c native/linux_common.c guests/posix/lib/platform_posix.c \
-                  $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c)
+                  $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c catalogue.c)
 
 .PHONY: native native-clean
 native: $(NATIVE_BIN) $(NATIVE_STEAL)

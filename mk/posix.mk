@@ -5,7 +5,7 @@
 #   make posix-x86_64   static build for the x86-64 Linux-RT initramfs
 #   make posix-aarch64  static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
 POSIX_SRC   := $(wildcard guests/posix/*.c guests/posix/lib/*.c guests/posix/bench/*.c) \
-               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c) \
+               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c catalogue.c) \
                native/linux_common.c
 POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h) native/linux_common.h
 POSIX_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \

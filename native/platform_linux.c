@@ -1,6 +1,7 @@
 /* platform_linux.c - platform.h for the `native` backend: a Linux host program.
  *
- * main() joins argv[1..] into the parameter string and calls xt_main(). Counter:
+ * main() joins argv[1..] into the parameter string and calls xt_main(), or prints the
+ * catalogue of the benches (`xtalk-bench catalogue`, catalogue.c). Counter:
  * x86-64 `lfence; rdtsc; lfence` with the frequency calibrated against
  * CLOCK_MONOTONIC_RAW over ~50 ms (rounded to kHz) unless freq_hz= is given; aarch64
  * CNTVCT_EL0 / CNTFRQ_EL0. ring=PATH is mmapped MAP_SHARED (the host creates and
@@ -78,6 +79,10 @@ void *xt_ring_memory(size_t *bytes)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !xt_strcmp(argv[1], "catalogue")) {
+		xt_catalogue();
+		return 0;
+	}
 	if (!lx_set_cmdline(argc, argv))
 		return 1;
 	xt_main();

@@ -14,6 +14,7 @@
  * duration_s=S ends it after S seconds with XT META steals= skipped= and XT END pass;
  * 0 runs until killed. The protocol code is guests/lib's, on the POSIX suite's platform
  * (CLOCK_MONOTONIC in ns as the counter: BEGIN t0 is host CLOCK_MONOTONIC time).
+ * `xtalk-steal catalogue` prints its catalogue entry (guests/lib/catalogue.c).
  * Caveat: a stop in the middle of a spin makes that line span the stop.
  */
 #define _GNU_SOURCE
@@ -25,7 +26,12 @@
 #include <unistd.h>
 #include "rt.h"
 
-static const char *const keys[] = { "steal_us", "period_us", "prio", NULL };
+static const struct xt_key keys[] = {
+	{ "steal_us", XT_DOUBLE, "[0,)", "1000" },       /* below period_us */
+	{ "period_us", XT_DOUBLE, "[1,1e9]", "10000" },
+	{ "prio", XT_U64, "[1,99]", "50" },
+	XT_KEYS_END
+};
 /* Common keys that mean nothing to a program that records no samples. */
 static const char *const unused[] = {
 	"iterations", "warmup", "ring", "freq_hz", "l1_bytes", "l2_bytes", "l3_bytes",
@@ -47,6 +53,12 @@ int main(int argc, char **argv)
 	uint64_t prio, steal, period, start, next, stop, steals = 0, skipped = 0;
 	char msg[120];
 
+	if (argc == 2 && !strcmp(argv[1], "catalogue")) {
+		xt_cat_suite("steal", "xtalk-steal", NULL, unused);
+		xt_cat_bench("steal", "stressor", NULL, keys);
+		xt_cat_end();
+		return 0;
+	}
 	rt_platform_init(argc, argv);
 	xt_params_init(xt_cmdline());
 	xt_params_check(keys);
@@ -57,18 +69,12 @@ int main(int argc, char **argv)
 		xt_badparam("bench", "this program runs bench=steal only");
 	if (strcmp(xt_param_str("role", "stressor"), "stressor"))
 		xt_badparam("role", "steal is a stressor");
-	steal_us = xt_param_double("steal_us", 1000);
-	period_us = xt_param_double("period_us", 10000);
-	prio = xt_param_u64("prio", 50);
-	dur = xt_param_double("duration_s", 0);
-	if (!(period_us >= 1 && period_us <= 1e9))
-		xt_badparam("period_us", "expected 1..1e9 microseconds");
-	if (!(steal_us >= 0 && steal_us < period_us))
+	steal_us = xt_key_double("steal_us");
+	period_us = xt_key_double("period_us");
+	prio = xt_key_u64("prio");
+	dur = xt_key_double("duration_s");
+	if (steal_us >= period_us)
 		xt_badparam("steal_us", "expected 0 <= steal_us < period_us");
-	if (prio < 1 || prio > 99)
-		xt_badparam("prio", "expected a SCHED_FIFO priority 1..99");
-	if (!(dur >= 0 && dur <= 1e7))
-		xt_badparam("duration_s", "expected seconds between 0 and 1e7");
 	steal = (uint64_t)(steal_us * 1e3);
 	period = (uint64_t)(period_us * 1e3);
 

@@ -19,7 +19,7 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "scale", NULL };
+static const struct xt_key keys[] = { { "scale", XT_U64, "[1,100000]", "1" }, XT_KEYS_END };
 
 struct bm_result {
 	uint64_t roots;          /* number of real roots found */
@@ -34,9 +34,7 @@ static uint64_t checked_iterations, bad_iterations;
 
 static int setup(void)
 {
-	scale = xt_param_u64("scale", 1);
-	if (scale == 0 || scale > 100000)
-		xt_badparam("scale", "expected 1..100000");
+	scale = xt_key_u64("scale");
 	xt_meta("cubics=%lu usqrts=%lu angles=%lu scale=%lu",
 		(unsigned long)(18000 * scale), (unsigned long)(51000 * scale),
 		(unsigned long)(3600 * scale), (unsigned long)scale);

@@ -17,7 +17,11 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "count", "seed", NULL };
+static const struct xt_key keys[] = {
+	{ "count", XT_U64, "[1,4294967296]", "75000" },
+	{ "seed", XT_U64, "[0,4294967295]", "0x12345678" },
+	XT_KEYS_END
+};
 
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
@@ -33,15 +37,10 @@ static uint32_t seed;
 
 static int setup(void)
 {
-	uint64_t s = xt_param_u64("seed", 0x12345678);
 	uint32_t x;
 
-	count = xt_param_u64("count", 75000);
-	if (count == 0 || count > (1ull << 32))
-		xt_badparam("count", "expected 1..4294967296");
-	if (s > 0xffffffffu)
-		xt_badparam("seed", "expected a 32-bit value");
-	seed = (uint32_t)s;
+	count = xt_key_u64("count");
+	seed = (uint32_t)xt_key_u64("seed");
 	reference = 0;
 	x = seed;
 	for (uint64_t j = 0; j < count; j++, x += STEP)

@@ -8,13 +8,13 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "size", NULL };
+static const struct xt_key keys[] = { { "size", XT_SIZE, NULL, "llc*1.5" }, XT_KEYS_END };
 static unsigned char *buf;
 static size_t size;
 
 static int setup(void)
 {
-	size = (size_t)xt_param_size("size", "llc*1.5");
+	size = (size_t)xt_key_size("size");
 	buf = xt_alloc(size);
 	if (!buf) {
 		xt_set_reason("out of memory for cache_thrash");

@@ -8,14 +8,12 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "spin", NULL };
+static const struct xt_key keys[] = { { "spin", XT_U64, "[1,)", "1048576" }, XT_KEYS_END };
 static uint64_t spin;
 
 static int setup(void)
 {
-	spin = xt_param_u64("spin", 1u << 20);
-	if (spin == 0)
-		xt_badparam("spin", "expected at least 1");
+	spin = xt_key_u64("spin");
 	return XT_PASS;
 }
 

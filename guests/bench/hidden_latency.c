@@ -16,8 +16,12 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = {
-	"threshold", "hist_buckets", "flush_us", "flush_size", NULL
+static const struct xt_key keys[] = {
+	{ "threshold", XT_U64, NULL, NULL },            /* default: 20 x overhead_cycles */
+	{ "hist_buckets", XT_U64, "[2,64]", "40" },      /* 64: XT_HIST_MAX */
+	{ "flush_us", XT_DOUBLE, "[0,)", "0" },
+	{ "flush_size", XT_SIZE, NULL, "llc*1.5" },
+	XT_KEYS_END
 };
 static struct xt_hist hist;
 static uint64_t threshold, flush_ticks, flush_size;
@@ -27,26 +31,22 @@ static uint64_t loops, over, max_gap, max_gap_t, flushes;
 static int setup(void)
 {
 	uint64_t dflt = xt_cfg.overhead ? xt_cfg.overhead * 20 : 1;
-	double flush_us = xt_param_double("flush_us", 0);
-	uint64_t nb = xt_param_u64("hist_buckets", 40);
+	double flush_us = xt_key_double("flush_us");
+	uint64_t nb = xt_key_u64("hist_buckets");
 
 	threshold = xt_param_u64("threshold", dflt);
-	if (nb < 2 || nb > XT_HIST_MAX)
-		xt_badparam("hist_buckets", "expected 2..64");
 	xt_hist_init(&hist, (unsigned)nb);
 	if (!xt_param_has("iterations") && !xt_param_has("duration_s") && xt_cfg.measurer) {
 		if (!xt_cfg.freq_hz)
 			xt_badparam("duration_s", "counter frequency unknown: pass freq_hz or iterations");
 		xt_cfg.duration_ticks = xt_cfg.freq_hz;      /* default: 1 s */
 	}
-	if (flush_us < 0)
-		xt_badparam("flush_us", "expected microseconds >= 0");
 	if (flush_us > 0) {
 		if (!xt_cfg.freq_hz)
 			xt_badparam("flush_us", "counter frequency unknown: pass freq_hz");
 		flush_ticks = (uint64_t)(flush_us * 1e-6 * (double)xt_cfg.freq_hz);
 		flush_ticks = flush_ticks ? flush_ticks : 1;
-		flush_size = xt_param_size("flush_size", "llc*1.5");
+		flush_size = xt_key_size("flush_size");
 		flush_buf = xt_alloc(flush_size);
 		if (!flush_buf) {
 			xt_set_reason("out of memory for the flush buffer");

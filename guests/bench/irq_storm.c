@@ -16,7 +16,12 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "period_us", "batch", "timeout_ms", NULL };
+static const struct xt_key keys[] = {
+	{ "period_us", XT_DOUBLE, "[0,1e7]", "10" },
+	{ "batch", XT_U64, "[1,1e9]", "1000" },
+	{ "timeout_ms", XT_DOUBLE, "(0,1e6]", "1000" },
+	XT_KEYS_END
+};
 static uint64_t period, batch, timeout, deadline, interrupts, lost;
 static volatile uint64_t fired_at;
 
@@ -27,15 +32,9 @@ static void on_timer(uint64_t now)
 
 static int setup(void)
 {
-	double p = xt_param_double("period_us", 10), tmo = xt_param_double("timeout_ms", 1000);
+	double p = xt_key_double("period_us"), tmo = xt_key_double("timeout_ms");
 
-	batch = xt_param_u64("batch", 1000);
-	if (p < 0 || p > 1e7)
-		xt_badparam("period_us", "expected microseconds in [0, 1e7]");
-	if (tmo <= 0 || tmo > 1e6)
-		xt_badparam("timeout_ms", "expected milliseconds in (0, 1e6]");
-	if (batch < 1 || batch > 1000000000)
-		xt_badparam("batch", "expected 1..1e9 interrupts per iteration");
+	batch = xt_key_u64("batch");
 	if (!xt_cfg.freq_hz)
 		xt_badparam("period_us", "counter frequency unknown: pass freq_hz");
 	period = (uint64_t)(p * 1e-6 * (double)xt_cfg.freq_hz);

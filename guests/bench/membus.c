@@ -14,26 +14,27 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "size", "line", "mode", NULL };
+static const struct xt_key keys[] = {
+	{ "size", XT_SIZE, NULL, "llc*2" },
+	{ "line", XT_SIZE, "[8,1m]", "64" },             /* a multiple of 8 */
+	{ "mode", XT_WORD, "read|write", "read" },
+	XT_KEYS_END
+};
 static unsigned char *buf;
 static size_t size, line;
 static bool write_mode;
 
 static int setup(void)
 {
-	const char *mode = xt_param_str("mode", "read");
-	uint64_t ln = xt_param_size("line", "64");
+	uint64_t ln = xt_key_size("line");
 
-	if (ln < 8 || ln % 8 || ln > (1u << 20))
-		xt_badparam("line", "expected a multiple of 8 between 8 and 1m");
+	if (ln % 8)
+		xt_badparam("line", "expected a multiple of 8");
 	line = (size_t)ln;
-	size = (size_t)xt_param_size("size", "llc*2") / line * line;
+	size = (size_t)xt_key_size("size") / line * line;
 	if (size == 0)
 		xt_badparam("size", "expected at least one line");
-	if (!xt_strcmp(mode, "write"))
-		write_mode = true;
-	else if (xt_strcmp(mode, "read"))
-		xt_badparam("mode", "expected read or write");
+	write_mode = !xt_strcmp(xt_key_str("mode"), "write");
 	buf = xt_alloc(size);
 	if (!buf) {
 		xt_set_reason("out of memory for membus");

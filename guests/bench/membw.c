@@ -9,16 +9,14 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "size", NULL };
+static const struct xt_key keys[] = { { "size", XT_SIZE, "[64,)", "llc*2" }, XT_KEYS_END };
 static uint64_t *buf;
 static size_t words;
 
 static int setup(void)
 {
-	uint64_t size = xt_param_size("size", "llc*2") & ~(uint64_t)63;
+	uint64_t size = xt_key_size("size") & ~(uint64_t)63;
 
-	if (size == 0)
-		xt_badparam("size", "expected at least 64 bytes");
 	words = size / sizeof(uint64_t);
 	buf = xt_alloc(size);
 	if (!buf) {

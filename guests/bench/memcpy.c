@@ -12,15 +12,13 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "size", NULL };
+static const struct xt_key keys[] = { { "size", XT_SIZE, "[8,)", "1m" }, XT_KEYS_END };
 static uint64_t *src, *dst;
 static size_t size;
 
 static int setup(void)
 {
-	size = (size_t)xt_param_size("size", "1m") & ~(size_t)7;
-	if (size == 0)
-		xt_badparam("size", "expected at least 8 bytes");
+	size = (size_t)xt_key_size("size") & ~(size_t)7;
 	src = xt_alloc(size);
 	dst = xt_alloc(size);
 	if (!src || !dst) {

@@ -16,22 +16,21 @@ struct node {
 	char pad[64 - sizeof(struct node *)];
 };
 
-static const char *const keys[] = { "size", "steps", "seed", NULL };
+static const struct xt_key keys[] = {
+	{ "size", XT_SIZE, "[128,256g)", "llc*2" },      /* 2 .. 2^32 - 1 nodes */
+	{ "steps", XT_U64, "[1,)", "1048576" },
+	{ "seed", XT_U64, NULL, "1" },
+	XT_KEYS_END
+};
 static struct node *nodes, *cursor;
 static uint32_t *order;
 static uint64_t nnodes, steps, seed;
 
 static int setup(void)
 {
-	uint64_t size = xt_param_size("size", "llc*2");
-
-	nnodes = size / sizeof(struct node);
-	if (nnodes < 2 || nnodes > UINT32_MAX)
-		xt_badparam("size", "expected 128 bytes .. 256 GiB");
-	steps = xt_param_u64("steps", 1u << 20);
-	if (steps == 0)
-		xt_badparam("steps", "expected at least 1");
-	seed = xt_param_u64("seed", 1);
+	nnodes = xt_key_size("size") / sizeof(struct node);
+	steps = xt_key_u64("steps");
+	seed = xt_key_u64("seed");
 	nodes = xt_alloc(nnodes * sizeof(struct node));
 	order = xt_alloc(nnodes * sizeof(uint32_t));
 	if (!nodes || !order) {

@@ -12,18 +12,20 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "size_kib", "seed", NULL };
+static const struct xt_key keys[] = {
+	{ "size_kib", XT_U64, "[1,4194304]", "1171" },
+	{ "seed", XT_U64, NULL, "1" },
+	XT_KEYS_END
+};
 static uint32_t *input, *work;
 static size_t nkeys;
 static uint64_t seed, in_sum, in_xor;
 
 static int setup(void)
 {
-	uint64_t kib = xt_param_u64("size_kib", 1171);
+	uint64_t kib = xt_key_u64("size_kib");
 
-	if (kib == 0 || kib > (1u << 22))
-		xt_badparam("size_kib", "expected 1..4194304 KiB");
-	seed = xt_param_u64("seed", 1);
+	seed = xt_key_u64("seed");
 	nkeys = (size_t)kib * 1024 / sizeof(uint32_t);
 	input = xt_alloc(nkeys * sizeof(uint32_t));
 	work = xt_alloc(nkeys * sizeof(uint32_t));

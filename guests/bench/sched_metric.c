@@ -27,11 +27,16 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = {
-	"threads", "interval_s", "starve", "tick", "fair_pct", "timeout_ms", NULL
-};
-
 #define MAX_THREADS 16
+static const struct xt_key keys[] = {
+	{ "threads", XT_U64, "[2,16]", "5" },            /* 16: MAX_THREADS */
+	{ "interval_s", XT_DOUBLE, "(0,86400]", "5" },
+	{ "starve", XT_U64, "[1,15]", NULL },             /* default: none */
+	{ "tick", XT_WORD, "timer|poll", "timer" },
+	{ "fair_pct", XT_U64, "[1,100]", "90" },
+	{ "timeout_ms", XT_DOUBLE, "(0,1e6]", "1000" },
+	XT_KEYS_END
+};
 #define STACK_BYTES (64u << 10)          /* room for a native signal frame (timer tick) */
 
 struct thread {
@@ -56,23 +61,13 @@ static char reason[200];
 
 static int setup(void)
 {
-	double iv = xt_param_double("interval_s", 5), tmo = xt_param_double("timeout_ms", 1000);
-	const char *tick = xt_param_str("tick", "timer");
-	uint64_t n = xt_param_u64("threads", 5), k = xt_param_u64("starve", 0);
+	double iv = xt_key_double("interval_s"), tmo = xt_key_double("timeout_ms");
+	const char *tick = xt_key_str("tick");
+	uint64_t n = xt_key_u64("threads"), k = xt_param_u64("starve", 0);
 
-	if (n < 2 || n > MAX_THREADS)
-		xt_badparam("threads", "expected 2..16");
-	if (iv <= 0 || iv > 86400)
-		xt_badparam("interval_s", "expected seconds in (0, 86400]");
-	if (xt_param_has("starve") && (k < 1 || k >= n))
+	if (k >= n)
 		xt_badparam("starve", "expected a thread 1..threads-1 (thread 0 is never resumed)");
-	if (xt_strcmp(tick, "timer") && xt_strcmp(tick, "poll"))
-		xt_badparam("tick", "expected timer or poll");
-	fair_pct = xt_param_u64("fair_pct", 90);
-	if (fair_pct < 1 || fair_pct > 100)
-		xt_badparam("fair_pct", "expected a percentage 1..100");
-	if (tmo <= 0 || tmo > 1e6)
-		xt_badparam("timeout_ms", "expected milliseconds in (0, 1e6]");
+	fair_pct = xt_key_u64("fair_pct");
 	if (!xt_cfg.freq_hz)
 		xt_badparam("interval_s", "counter frequency unknown: pass freq_hz");
 	nthreads = (unsigned)n;

@@ -23,9 +23,15 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = {
-	"expect_cpus", "mem_max", "mem_min", "freq_tol_pct", "reads", "timer", "timer_us",
-	NULL
+static const struct xt_key keys[] = {
+	{ "expect_cpus", XT_U64, NULL, "0" },
+	{ "mem_max", XT_SIZE, NULL, "64m" },
+	{ "mem_min", XT_SIZE, NULL, NULL },              /* default: mem_max, at most 4m */
+	{ "freq_tol_pct", XT_DOUBLE, "(0,100]", "2" },
+	{ "reads", XT_U64, "[2,100000000]", "1000" },
+	{ "timer", XT_BOOL, NULL, "1" },
+	{ "timer_us", XT_U64, "[1,10000000]", "1000" },
+	XT_KEYS_END
 };
 
 static uint64_t reads, timer_ticks, timeout_ticks, mem_max, mem_min, want_cpus;
@@ -132,22 +138,16 @@ static void check_freq(void)
 /* All parameters first, so a bad one ends the run before any check prints. */
 static void params(uint64_t *timer_us)
 {
-	want_cpus = xt_param_u64("expect_cpus", 0);
-	mem_max = xt_param_size("mem_max", "64m");
-	mem_min = xt_param_has("mem_min") ? xt_param_size("mem_min", "4m")
+	want_cpus = xt_key_u64("expect_cpus");
+	mem_max = xt_key_size("mem_max");
+	mem_min = xt_param_has("mem_min") ? xt_key_size("mem_min")
 					  : mem_max < (4u << 20) ? mem_max : (4u << 20);
 	if (mem_min > mem_max)
 		xt_badparam("mem_min", "must not exceed mem_max");
-	freq_tol = xt_param_double("freq_tol_pct", 2);
-	if (freq_tol <= 0 || freq_tol > 100)
-		xt_badparam("freq_tol_pct", "expected a percentage in (0, 100]");
-	reads = xt_param_u64("reads", 1000);
-	if (reads < 2 || reads > 100000000)
-		xt_badparam("reads", "expected 2..100000000");
-	timer_on = xt_param_u64("timer", 1) != 0;
-	*timer_us = xt_param_u64("timer_us", 1000);
-	if (*timer_us < 1 || *timer_us > 10000000)
-		xt_badparam("timer_us", "expected 1..10000000 microseconds");
+	freq_tol = xt_key_double("freq_tol_pct");
+	reads = xt_key_u64("reads");
+	timer_on = xt_key_bool("timer");
+	*timer_us = xt_key_u64("timer_us");
 }
 
 static int setup(void)

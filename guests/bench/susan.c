@@ -21,7 +21,13 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "width", "height", "seed", "bt", NULL };
+static const struct xt_key keys[] = {
+	{ "width", XT_U64, "[16,8192]", "384" },
+	{ "height", XT_U64, "[16,8192]", "288" },
+	{ "seed", XT_U64, NULL, "1" },
+	{ "bt", XT_U64, "[1,255]", "20" },
+	XT_KEYS_END
+};
 
 #define MAX_EDGE_NO 2650
 #define MAX_CORNER_NO 1850
@@ -71,19 +77,12 @@ static void make_image(void)
 
 static int setup(void)
 {
-	uint64_t wi = xt_param_u64("width", 384), he = xt_param_u64("height", 288);
 	size_t n;
 
-	if (wi < 16 || wi > 8192)
-		xt_badparam("width", "expected 16..8192");
-	if (he < 16 || he > 8192)
-		xt_badparam("height", "expected 16..8192");
-	seed = xt_param_u64("seed", 1);
-	bt = xt_param_u64("bt", 20);
-	if (bt < 1 || bt > 255)
-		xt_badparam("bt", "expected 1..255");
-	w = (int)wi;
-	h = (int)he;
+	w = (int)xt_key_u64("width");
+	h = (int)xt_key_u64("height");
+	seed = xt_key_u64("seed");
+	bt = xt_key_u64("bt");
 	n = (size_t)w * (size_t)h;
 	img = xt_alloc(n);
 	smooth = xt_alloc(n);

@@ -29,9 +29,16 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = {
-	"period_us", "timeout_ms", "sustain", "sustain_start_us", "sustain_min_us",
-	"sustain_max_us", "sustain_factor", "sustain_count", NULL
+static const struct xt_key keys[] = {
+	{ "period_us", XT_DOUBLE, "(0,1e7]", "1000" },
+	{ "timeout_ms", XT_DOUBLE, "(0,1e6]", "1000" },
+	{ "sustain", XT_BOOL, NULL, "1" },
+	{ "sustain_start_us", XT_DOUBLE, "(0,1e6]", "100" },
+	{ "sustain_min_us", XT_DOUBLE, "(0,1e6]", "1" },     /* at most sustain_start_us */
+	{ "sustain_max_us", XT_DOUBLE, "(0,1e6]", "10000" }, /* at least sustain_start_us */
+	{ "sustain_factor", XT_DOUBLE, "(0.05,1)", "0.8" },
+	{ "sustain_count", XT_U64, "[1,1e9]", "10000" },
+	XT_KEYS_END
 };
 
 #define MAX_STEPS 64
@@ -60,28 +67,18 @@ static uint64_t ticks_to_ns(uint64_t t)
 
 static int setup(void)
 {
-	double p = xt_param_double("period_us", 1000), tmo = xt_param_double("timeout_ms", 1000);
+	double p = xt_key_double("period_us"), tmo = xt_key_double("timeout_ms");
 
-	if (p <= 0 || p > 1e7)
-		xt_badparam("period_us", "expected microseconds in (0, 1e7]");
-	if (tmo <= 0 || tmo > 1e6)
-		xt_badparam("timeout_ms", "expected milliseconds in (0, 1e6]");
-	sustain = xt_param_u64("sustain", 1) != 0;
-	sustain_start = xt_param_double("sustain_start_us", 100);
-	sustain_min = xt_param_double("sustain_min_us", 1);
-	sustain_max = xt_param_double("sustain_max_us", 10000);
-	sustain_factor = xt_param_double("sustain_factor", 0.8);
-	sustain_count = xt_param_u64("sustain_count", 10000);
-	if (sustain_start <= 0 || sustain_start > 1e6)
-		xt_badparam("sustain_start_us", "expected microseconds in (0, 1e6]");
-	if (sustain_min <= 0 || sustain_min > sustain_start)
+	sustain = xt_key_bool("sustain");
+	sustain_start = xt_key_double("sustain_start_us");
+	sustain_min = xt_key_double("sustain_min_us");
+	sustain_max = xt_key_double("sustain_max_us");
+	sustain_factor = xt_key_double("sustain_factor");
+	sustain_count = xt_key_u64("sustain_count");
+	if (sustain_min > sustain_start)
 		xt_badparam("sustain_min_us", "expected microseconds in (0, sustain_start_us]");
-	if (sustain_max < sustain_start || sustain_max > 1e6)
+	if (sustain_max < sustain_start)
 		xt_badparam("sustain_max_us", "expected microseconds in [sustain_start_us, 1e6]");
-	if (sustain_factor <= 0.05 || sustain_factor >= 1)
-		xt_badparam("sustain_factor", "expected a factor in (0.05, 1)");
-	if (sustain_count < 1 || sustain_count > 1000000000)
-		xt_badparam("sustain_count", "expected 1..1e9 interrupts per step");
 	if (!xt_cfg.freq_hz)
 		xt_badparam("period_us", "counter frequency unknown: pass freq_hz");
 	period = us_to_ticks(p);

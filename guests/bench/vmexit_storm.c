@@ -14,7 +14,11 @@
  */
 #include "xt.h"
 
-static const char *const keys[] = { "kind", "ops", NULL };
+static const struct xt_key keys[] = {
+	{ "kind", XT_TEXT, NULL, NULL },        /* the platform's (xt_trap_kinds); default: its first */
+	{ "ops", XT_U64, "[1,1e9]", "1000" },
+	XT_KEYS_END
+};
 static int kind;
 static uint64_t ops;
 
@@ -36,9 +40,7 @@ static int setup(void)
 			    kinds);
 		xt_badparam("kind", msg);
 	}
-	ops = xt_param_u64("ops", 1000);
-	if (ops < 1 || ops > 1000000000)
-		xt_badparam("ops", "expected 1..1e9 operations per iteration");
+	ops = xt_key_u64("ops");
 	xt_meta("kind=%s ops_per_sample=%lu kinds=%s", name, (unsigned long)ops, kinds);
 	return XT_PASS;
 }

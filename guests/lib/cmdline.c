@@ -2,10 +2,12 @@
  *
  * Values are looked up by key; numbers are decimal (or 0x hex), durations may be
  * fractional, sizes are expressions resolved against the detected cache topology
- * (`1171k`, `4m`, `llc*1.5`, `l2*2`, `l1/2`). Malformed tokens, duplicates, unknown
- * keys and bad values all end the run with XT ERROR param=KEY + XT END status=badparam
- * (exit 2). Caveats: at most XT_MAX_PARAMS tokens and XT_CMDLINE_MAX bytes; a first
- * token starting with '/' (a kernel path some loaders prepend) is ignored.
+ * (`1171k`, `4m`, `llc*1.5`, `l2*2`, `l1/2`). Every key is declared (struct xt_key:
+ * type, range, default): the common keys here, a bench's in its table. Malformed
+ * tokens, duplicates, unknown keys and values outside their declaration all end the
+ * run with XT ERROR param=KEY + XT END status=badparam (exit 2). Caveats: at most
+ * XT_MAX_PARAMS tokens and XT_CMDLINE_MAX bytes; a first token starting with '/' (a
+ * kernel path some loaders prepend) is ignored.
  */
 #include "xt.h"
 
@@ -16,13 +18,29 @@ static char buf[XT_CMDLINE_MAX];
 static struct { const char *k, *v; } kv[XT_MAX_PARAMS];
 static unsigned nkv;
 
-/* Keys every bench accepts (protocol.md section 1). */
-static const char *const common_keys[] = {
-	"bench", "run", "role", "iterations", "duration_s", "warmup", "ring", "freq_hz",
-	"l1_bytes", "l2_bytes", "l3_bytes", "llc_bytes", "buffer_slots",
-	"ring_gpa", "ring_bytes", /* platform keys: where the host put the sample ring */
-	NULL
+const struct xt_key xt_common_keys[] = {
+	{ "bench", XT_TEXT, NULL, NULL },
+	{ "run", XT_TEXT, NULL, "0" },
+	{ "role", XT_WORD, "measurer|stressor", NULL },       /* default: the bench's */
+	{ "iterations", XT_U64, NULL, NULL },                  /* default: the case's */
+	{ "duration_s", XT_DOUBLE, "[0,1e7]", "0" },
+	{ "warmup", XT_U64, NULL, "0" },
+	{ "ring", XT_TEXT, NULL, NULL },
+	{ "freq_hz", XT_U64, NULL, NULL },                     /* default: measured */
+	{ "l1_bytes", XT_SIZE, "[1,)", NULL },                 /* defaults: detected */
+	{ "l2_bytes", XT_SIZE, "[1,)", NULL },
+	{ "l3_bytes", XT_SIZE, "[1,)", NULL },
+	{ "llc_bytes", XT_SIZE, "[1,)", NULL },
+	{ "buffer_slots", XT_U64, NULL, NULL },
+	{ "ring_gpa", XT_U64, NULL, NULL },  /* platform keys: where the host put the ring */
+	{ "ring_bytes", XT_U64, NULL, NULL },
+	XT_KEYS_END
 };
+const char *const xt_type_names[] = { "u64", "double", "size", "bool", "word", "text" };
+static const char *const type_nouns[] = {
+	"an unsigned integer", "a number", "a size", "0, 1, false or true", "one of", "text"
+};
+static const struct xt_key *declared;          /* the bench's keys (xt_params_check) */
 
 static const char *find(const char *key)
 {
@@ -233,9 +251,10 @@ static bool starts(const char *s, const char *word)
 	return !xt_strncmp(s, word, xt_strlen(word));
 }
 
-uint64_t xt_param_size(const char *key, const char *dflt_expr)
+/* The bytes of size expression s, the value of key. */
+static uint64_t size_of(const char *key, const char *s)
 {
-	const char *s = xt_param_str(key, dflt_expr), *err;
+	const char *err;
 	double v, f;
 
 	if (starts(s, "llc") || starts(s, "l1") || starts(s, "l2") || starts(s, "l3")) {
@@ -260,15 +279,138 @@ uint64_t xt_param_size(const char *key, const char *dflt_expr)
 	return (uint64_t)v;
 }
 
-void xt_params_check(const char *const *bench_keys)
+uint64_t xt_param_size(const char *key, const char *dflt_expr)
 {
+	return size_of(key, xt_param_str(key, dflt_expr));
+}
+
+/* A range end at *sp (a size's may carry k/m/g), advancing *sp; false: none (unbounded). */
+static bool range_end(const char **sp, bool size, double *out)
+{
+	if (**sp == ',' || **sp == ']' || **sp == ')')
+		return false;
+	return size ? parse_bytes(sp, out) == NULL : parse_double(sp, out);
+}
+
+/* Whether v lies in the interval r ("[1,100000]", "(0,1e7]", "[1,)"). */
+static bool in_range(double v, const char *r, bool size)
+{
+	const char *s = r + 1;
+	double end;
+
+	if (range_end(&s, size, &end) && (r[0] == '[' ? v < end : v <= end))
+		return false;
+	s++;                                        /* the ',' */
+	return !range_end(&s, size, &end) || (*s == ']' ? v <= end : v < end);
+}
+
+/* Whether v is one of the '|'-separated words of words. */
+static bool is_word(const char *v, const char *words)
+{
+	size_t n = xt_strlen(v);
+
+	for (const char *w = words; *w;) {
+		size_t len = 0;
+		while (w[len] && w[len] != '|')
+			len++;
+		if (len == n && !xt_strncmp(w, v, n))
+			return true;
+		w += len + (w[len] == '|');
+	}
+	return false;
+}
+
+union xt_val {
+	uint64_t u;
+	double d;
+	const char *s;
+};
+
+/* Text v of key k, checked against k's type and range (badparam if it does not fit). */
+static union xt_val check_value(const struct xt_key *k, const char *v)
+{
+	static char msg[160];
+	union xt_val out = { .s = v };
+	const char *end = v;
+	double x = 0;
+
+	switch (k->type) {
+	case XT_U64:
+		if (!parse_u64(v, &out.u))
+			goto bad;
+		x = (double)out.u;
+		break;
+	case XT_DOUBLE:
+		if (!parse_double(&end, &out.d) || *end)
+			goto bad;
+		x = out.d;
+		break;
+	case XT_SIZE:
+		out.u = size_of(k->name, v);
+		x = (double)out.u;
+		break;
+	case XT_BOOL:
+		if (xt_strcmp(v, "0") && xt_strcmp(v, "1") && xt_strcmp(v, "false") &&
+		    xt_strcmp(v, "true"))
+			goto bad;
+		out.u = v[0] == '1' || v[0] == 't';
+		return out;
+	case XT_WORD:
+		if (!is_word(v, k->range))
+			goto bad;
+		return out;
+	case XT_TEXT:
+		return out;
+	}
+	if (!k->range || in_range(x, k->range, k->type == XT_SIZE))
+		return out;
+bad:
+	xt_snprintf(msg, sizeof(msg), "expected %s%s%s", type_nouns[k->type],
+		    k->range ? (k->type == XT_WORD ? " " : " in ") : "", k->range ? k->range : "");
+	xt_badparam(k->name, msg);
+}
+
+static const struct xt_key *lookup(const struct xt_key *keys, const char *key)
+{
+	for (; keys && keys->name; keys++)
+		if (!xt_strcmp(keys->name, key))
+			return keys;
+	return NULL;
+}
+
+static const struct xt_key *declaration(const char *key)
+{
+	const struct xt_key *k = lookup(declared, key);
+
+	return k ? k : lookup(xt_common_keys, key);
+}
+
+void xt_params_check(const struct xt_key *keys)
+{
+	declared = keys;
 	for (unsigned i = 0; i < nkv; i++) {
-		bool ok = false;
-		for (const char *const *k = common_keys; *k && !ok; k++)
-			ok = !xt_strcmp(*k, kv[i].k);
-		for (const char *const *k = bench_keys; k && *k && !ok; k++)
-			ok = !xt_strcmp(*k, kv[i].k);
-		if (!ok)
+		const struct xt_key *k = declaration(kv[i].k);
+		if (!k)
 			xt_badparam(kv[i].k, "unknown parameter");
+		(void)check_value(k, kv[i].v);
 	}
 }
+
+/* The checked value (or default) of a declared key; NULL text when it has neither. */
+static union xt_val key_value(const char *key)
+{
+	const struct xt_key *k = declaration(key);
+	const char *v = find(key);
+
+	if (!k)
+		xt_badparam(key, "read by the bench but not declared");
+	if (!v && !k->dflt && k->type != XT_WORD && k->type != XT_TEXT)
+		xt_badparam(key, "missing (it has no default)");
+	return v || k->dflt ? check_value(k, v ? v : k->dflt) : (union xt_val){ .s = NULL };
+}
+
+uint64_t xt_key_u64(const char *key) { return key_value(key).u; }
+double xt_key_double(const char *key) { return key_value(key).d; }
+uint64_t xt_key_size(const char *key) { return key_value(key).u; }
+bool xt_key_bool(const char *key) { return key_value(key).u != 0; }
+const char *xt_key_str(const char *key) { return key_value(key).s; }

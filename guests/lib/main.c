@@ -1,13 +1,15 @@
 /* main.c - the driver every platform calls after init: xt_main().
  *
- * Parses the command line, picks the bench (bench=), checks keys, prints XT BEGIN,
+ * Parses the command line, picks the bench (bench=), checks keys and values against
+ * their declarations (common keys and the bench's), prints XT BEGIN,
  * measures the back-to-back counter cost (median of 1000 pairs, run unprivileged) as
  * XT META overhead_cycles=, declares each case's metric (XT METRIC with its kind and the
  * bench's KPI), runs the cases (each case = one metric id, followed by XT META
  * window_ticks_<id>=, its measured window; a custom run loop that does not set it is
  * timed around the call), then prints histograms / drained samples and XT END. Role
  * measurer records one sample per iteration; role stressor records nothing and by
- * default runs until killed.
+ * default runs until killed. xt_catalogue prints the bench table as the catalogue
+ * (the native program's `catalogue` argument).
  */
 #include "xt.h"
 
@@ -58,6 +60,18 @@ static const struct xt_bench *find_bench(const char *name)
 	xt_badparam("bench", names);
 }
 
+void xt_catalogue(void)
+{
+	xt_cat_suite("probe", "xtalk-bench", NULL, NULL);
+	for (unsigned i = 0; i < NBENCH; i++) {
+		const struct xt_bench *b = benches[i];
+		xt_cat_bench(b->name, b->role, b->kpi, b->keys);
+		for (unsigned c = 0; c < b->ncases; c++)
+			xt_cat_metric(b->cases[c].name, b->cases[c].unit, b->cases[c].kind);
+	}
+	xt_cat_end();
+}
+
 /* Iterations for a case: iterations= if given; else unlimited when duration_s= is
  * given or for stressors; else the case's default. */
 static uint64_t case_iterations(const struct xt_case *c)
@@ -102,17 +116,13 @@ void xt_main(void)
 	b = find_bench(xt_param_str("bench", ""));
 	xt_params_check(b->keys);
 	role = xt_param_str("role", b->role);
-	if (xt_strcmp(role, "measurer") && xt_strcmp(role, "stressor"))
-		xt_badparam("role", "expected measurer or stressor");
 	xt_cfg.measurer = !xt_strcmp(role, "measurer");
 	xt_cfg.freq_hz = xt_param_has("freq_hz") ? xt_param_u64("freq_hz", 0) : xt_counter_hz();
-	dur = xt_param_double("duration_s", 0);
-	if (dur < 0 || dur > 1e7)
-		xt_badparam("duration_s", "expected seconds between 0 and 1e7");
+	dur = xt_key_double("duration_s");
 	if (dur > 0 && xt_cfg.freq_hz == 0)
 		xt_badparam("duration_s", "counter frequency unknown: pass freq_hz");
 	xt_cfg.duration_ticks = (uint64_t)(dur * (double)xt_cfg.freq_hz);
-	xt_cfg.warmup = xt_param_u64("warmup", 0);
+	xt_cfg.warmup = xt_key_u64("warmup");
 	for (unsigned i = 0; i < b->ncases; i++)
 		(void)case_iterations(&b->cases[i]);    /* validate iterations= early */
 

@@ -40,6 +40,27 @@ int xt_snprintf(char *buf, size_t size, const char *fmt, ...)
 void xt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- cmdline.c ---- parameters "key=value ..." ---- */
+/* A parameter, declared once: xt_params_check checks a given value against its type
+ * and range before the bench runs, xt_key_* read it (or its default), and the
+ * catalogue (catalogue.c) prints it for xtalk to check campaign specs with.
+ *   type   XT_U64 unsigned integer (decimal or 0x hex), XT_DOUBLE decimal number,
+ *          XT_SIZE bytes or a size expression (xt_param_size), XT_BOOL 0/1/false/true,
+ *          XT_WORD one of the '|'-separated words of range, XT_TEXT anything
+ *   range  an interval, [ ] inclusive and ( ) exclusive ends, an empty end unbounded:
+ *          "[1,100000]", "(0,1e7]", "[1,)" (a size's in bytes, ends may be "1m");
+ *          the words of an XT_WORD ("read|write"); NULL: any value of the type
+ *   dflt   the default as text, NULL when it depends on the run (the bench computes it)
+ * Names, ranges and defaults hold no '"', '\\' or spaces (they are printed as JSON). */
+enum xt_type { XT_U64, XT_DOUBLE, XT_SIZE, XT_BOOL, XT_WORD, XT_TEXT };
+struct xt_key {
+	const char *name;
+	enum xt_type type;
+	const char *range, *dflt;
+};
+#define XT_KEYS_END { NULL, XT_TEXT, NULL, NULL }
+extern const struct xt_key xt_common_keys[];  /* keys every bench accepts (protocol.md 1) */
+extern const char *const xt_type_names[];      /* "u64", "double", ... by enum xt_type */
+
 void xt_params_init(const char *cmdline);     /* badparam on malformed tokens */
 const char *xt_run_id(void);                  /* run= (default "0") */
 bool xt_param_has(const char *key);
@@ -50,9 +71,30 @@ double xt_param_double(const char *key, double dflt);
 uint64_t xt_param_size(const char *key, const char *dflt_expr);
 /* Cache size honouring l1_bytes= / l2_bytes= / l3_bytes= / llc_bytes= overrides. */
 uint64_t xt_cache_size(int level);
-/* Rejects any key not in the common set or in bench_keys (NULL-terminated). */
-void xt_params_check(const char *const *bench_keys);
+/* Rejects any key not in xt_common_keys or keys (ended by XT_KEYS_END) and any value
+ * outside its declaration; keys then serve xt_key_*. */
+void xt_params_check(const struct xt_key *keys);
+/* A declared parameter's value, else its declared default (a missing value without
+ * one is a bad parameter; xt_key_str returns NULL then). */
+uint64_t xt_key_u64(const char *key);
+double xt_key_double(const char *key);
+uint64_t xt_key_size(const char *key);
+bool xt_key_bool(const char *key);
+const char *xt_key_str(const char *key);
 void xt_badparam(const char *key, const char *msg) __attribute__((noreturn));
+
+/* ---- catalogue.c ---- the catalogue of a program's benches as JSON on the console ---- */
+/* {"suite": suite, "program": program, "common": [xt_common_keys but omit, extra...],
+ *  "benches": [{"name", "role", "kpi", "params": [keys], "metrics": [{"name", "unit",
+ *  "kind"}]}, ...]}: xt_cat_suite, then per bench xt_cat_bench and its xt_cat_metric
+ * calls, then xt_cat_end. A metric name may hold <N> (one per thread: cyclictest_t<N>). */
+void xt_cat_suite(const char *suite, const char *program, const struct xt_key *extra,
+		  const char *const *omit);
+void xt_cat_bench(const char *name, const char *role, const char *kpi,
+		  const struct xt_key *keys);
+void xt_cat_metric(const char *name, const char *unit, const char *kind);
+void xt_cat_end(void);
+void xt_catalogue(void);                       /* main.c: the probe suite's */
 
 /* ---- ring.c ---- protocol.md section 3 ---- */
 #define XT_RING_MAGIC "XTRING01"
@@ -143,7 +185,7 @@ struct xt_case {
 struct xt_bench {
 	const char *name;
 	const char *role;                   /* default role: "measurer" or "stressor" */
-	const char *const *keys;            /* bench parameters, NULL-terminated */
+	const struct xt_key *keys;          /* bench parameters, ended by XT_KEYS_END */
 	int (*setup)(void);                 /* privileged: params, xt_alloc, META; may be NULL */
 	const struct xt_case *cases;
 	unsigned ncases;

@@ -6,7 +6,8 @@
  * Latency benchmarks (one file each in bench/) and kernel_ops (all of them in one run),
  * thread-metric tests (tm_*), and tool wrappers (cyclictest, stress_ng). Order: set up
  * (mlockall, pin, SCHED_FIFO), XT BEGIN, XT META, ring, XT METRIC, measure, drain or
- * not, XT HIST, XT END. `xtalk-rt list` prints the benchmark names.
+ * not, XT HIST, XT END. `xtalk-rt list` prints the benchmark names, `xtalk-rt
+ * catalogue` the catalogue (guests/lib/catalogue.c): parameters as declared, metrics.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,19 +30,54 @@ static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_stre
 #define N(a) (sizeof(a) / sizeof(a[0]))
 
 /* Keys every xtalk-rt benchmark accepts besides guests/lib's common ones. */
-static const char *const POSIX_KEYS[] = { "cpus", "priority", "platform", NULL };
+static const struct xt_key POSIX_KEYS[] = {
+	{ "cpus", XT_TEXT, NULL, NULL },             /* 0,2-3; default: the first allowed CPU */
+	{ "priority", XT_U64, "[2,74]", "50" },      /* benchmarks use priority-1 .. +25 */
+	{ "platform", XT_TEXT, NULL, NULL },         /* set by the host: linux, native, ... */
+	XT_KEYS_END
+};
 
-static void check_keys(const char *const *a, const char *const *b, const char *const *c)
+/* The keys of every benchmark of kernel_ops, in one table. */
+static const struct xt_key *kernel_ops_keys(void)
 {
-	static const char *keys[64];
+	static struct xt_key keys[32];
 	unsigned n = 0;
-	const char *const *lists[] = { POSIX_KEYS, a, b, c };
 
-	for (unsigned l = 0; l < 4; l++)
-		for (const char *const *k = lists[l]; k && *k && n < 63; k++)
+	for (unsigned i = 0; i < N(LAT); i++)
+		for (const struct xt_key *k = LAT[i]->keys; k && k->name && n < N(keys) - 1; k++)
 			keys[n++] = *k;
-	keys[n] = NULL;
+	keys[n] = (struct xt_key)XT_KEYS_END;
+	return keys;
+}
+
+static void check_keys(const struct xt_key *bench_keys)
+{
+	static struct xt_key keys[64];
+	unsigned n = 0;
+	const struct xt_key *lists[] = { POSIX_KEYS, bench_keys };
+
+	for (unsigned l = 0; l < N(lists); l++)
+		for (const struct xt_key *k = lists[l]; k && k->name && n < N(keys) - 1; k++)
+			keys[n++] = *k;
+	keys[n] = (struct xt_key)XT_KEYS_END;
 	xt_params_check(keys);
+}
+
+static void catalogue(void)
+{
+	xt_cat_suite("posix", "xtalk-rt", POSIX_KEYS, NULL);
+	rt_lat_catalogue("kernel_ops", LAT, N(LAT), kernel_ops_keys());
+	for (unsigned i = 0; i < N(LAT); i++)
+		rt_lat_catalogue(LAT[i]->name, &LAT[i], 1, LAT[i]->keys);
+	for (unsigned i = 0; i < N(TM); i++)
+		rt_tm_catalogue(TM[i]);
+	for (unsigned i = 0; i < N(TOOL); i++) {
+		xt_cat_bench(TOOL[i]->name, TOOL[i]->role, TOOL[i]->metric ? "kernel" : NULL,
+			     TOOL[i]->keys);
+		if (TOOL[i]->metric)
+			xt_cat_metric(TOOL[i]->metric, "cycles", "latency");
+	}
+	xt_cat_end();
 }
 
 static void list(void)
@@ -78,6 +114,10 @@ int main(int argc, char **argv)
 		list();
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "catalogue")) {
+		catalogue();
+		return 0;
+	}
 	rt_platform_init(argc, argv);
 	xt_params_init(xt_cmdline());
 	name = xt_param_str("bench", NULL);
@@ -85,34 +125,28 @@ int main(int argc, char **argv)
 		xt_badparam("bench", "missing: give bench=NAME (xtalk-rt list)");
 
 	if (!strcmp(name, "kernel_ops")) {
-		const char *keys[32] = { NULL };
-		unsigned k = 0;
-		for (unsigned i = 0; i < N(LAT); i++)
-			for (const char *const *p = LAT[i]->keys; p && *p && k < 31; p++)
-				keys[k++] = *p;
-		check_keys(keys, NULL, NULL);
+		check_keys(kernel_ops_keys());
 		rt_setup(0, true, "measurer");
 		begin(name, rt.iterations ? rt.iterations * 32 : 1u << 20);
 		finish(rt_lat_run(LAT, N(LAT)), rt.measurer);
 	}
 	for (unsigned i = 0; i < N(LAT); i++)
 		if (!strcmp(name, LAT[i]->name)) {
-			check_keys(LAT[i]->keys, NULL, NULL);
+			check_keys(LAT[i]->keys);
 			rt_setup(0, true, "measurer");
 			begin(name, rt.iterations ? rt.iterations * RT_LAT_MAX_METRICS : 1u << 20);
 			finish(rt_lat_run(&LAT[i], 1), rt.measurer);
 		}
 	for (unsigned i = 0; i < N(TM); i++)
 		if (!strcmp(name, TM[i]->name)) {
-			static const char *const tm_common[] = { "interval_s", NULL };
-			check_keys(TM[i]->keys, tm_common, NULL);
+			check_keys(rt_tm_keys(TM[i]));
 			rt_setup(25, true, "measurer");
 			begin(name, 1u << 16);
 			finish(rt_tm_run(TM[i]), rt.measurer);
 		}
 	for (unsigned i = 0; i < N(TOOL); i++)
 		if (!strcmp(name, TOOL[i]->name)) {
-			check_keys(TOOL[i]->keys, NULL, NULL);
+			check_keys(TOOL[i]->keys);
 			rt_setup(0, false, TOOL[i]->role);
 			finish(TOOL[i]->run(), rt.measurer && strcmp(name, "stress_ng"));
 		}

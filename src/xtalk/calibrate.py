@@ -36,6 +36,7 @@ from .analysis.wording import sentence
 from .backends.base import backend_class, check_backend_options
 from .campaign import run_campaign
 from .errors import InfrastructureError, Problem, SpecError
+from .preflight import spec_checks
 from .spec.load import parse_campaign
 
 TOLERANCE = 0.05
@@ -66,13 +67,18 @@ def _base(raw: dict, name: str, settings: Settings, runs: int) -> dict:
     return {"name": name, **keep, "run": run}
 
 
+def _whole(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else x
+
+
 def steal_spec(raw: dict, settings: Settings) -> dict:
     spec = _base(raw, f"{raw['name']}-calibrate-steal", settings, settings.runs)
     spec["description"] = (f"xtalk calibrate: hidden_latency next to a host thread stealing {settings.steal_us:g} us "
                            f"every {settings.period_us:g} us of the measured CPU, against one that steals nothing")
     spec["measurer"] = {"bench": "hidden_latency"}
-    spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True, "params": {"period_us": settings.period_us}}]
-    steal = int(settings.steal_us) if float(settings.steal_us).is_integer() else settings.steal_us
+    spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True,
+                          "params": {"period_us": _whole(settings.period_us)}}]
+    steal = _whole(settings.steal_us)
     # the injector first: a real-time measurer started first would starve its start-up
     spec["matrix"] = {"placement": ["same-core"], "start_order": ["stressor-first"],
                       "stressors.steal.params.steal_us": [0, steal]}
@@ -89,7 +95,7 @@ def aa_spec(raw: dict, settings: Settings) -> dict:
 
 def run_spec(spec: dict, out: Path):
     text = tomli_w.dumps(spec)
-    model, raw = parse_campaign(text, spec["name"], check_backend_options)
+    model, raw = parse_campaign(text, spec["name"], check_backend_options, checks=spec_checks())
     result = run_campaign(model, raw, text, spec["name"], out)
     failed = [r for r in result.runs if r["status"] != "pass"]
     if failed:

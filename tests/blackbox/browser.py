@@ -11,6 +11,8 @@ import pytest
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
+# no name resolves and no proxy answers: a page that needed the network would show it
+OFFLINE_FLAGS = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9", "--virtual-time-budget=8000"]
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +25,7 @@ def chromium() -> str:
 
 def external_refs(html: str) -> list[str]:
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
-    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:script|link|iframe)\b", html)
+    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:link|iframe)\b", html)
 
 
 def screenshot(chromium: str, page: Path, shot: Path, profile: Path, size: str = "1400,6000") -> None:
@@ -32,8 +34,11 @@ def screenshot(chromium: str, page: Path, shot: Path, profile: Path, size: str =
     assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
 
 
-def dump_dom(chromium: str, page: Path, profile: Path) -> str:
-    dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+def dump_dom(chromium: str, page: Path, profile: Path, offline: bool = False) -> str:
+    """The DOM after the page loaded (offline: with networking cut off and its scripts given
+    time to run)."""
+    flags = CHROMIUM_FLAGS + (OFFLINE_FLAGS if offline else [])
+    dom = subprocess.run([chromium, *flags, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     return dom.stdout

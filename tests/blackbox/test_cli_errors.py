@@ -97,7 +97,9 @@ def test_show_takes_a_path_and_a_campaign_whose_runs_all_fail_exits_3(tmp_path, 
     assert shown.returncode == 0 and "solo-r1" in shown.stdout, shown.stderr
     assert xtalk("show", f"{stored.resolve()}/same-core-r2").returncode == 0
     out = tmp_path / "out"
-    spec = small(tmp_path, duration=1).read_text().replace("size_kib = 256", "size_kib = -5")
+    # starve must be below threads (5): only the guest knows, at run time (spec check cannot)
+    spec = small(tmp_path, duration=1).read_text().replace('"qsort"', '"sched_metric"').replace("size_kib = 256",
+                                                                                             "starve = 9")
     res = xtalk("run", write_spec(tmp_path, spec), "--out", out)
     one_error_line(res, 3, "2 of 2 runs did not pass", "solo-r1 fail", alone=False)
     assert "badparam" in res.stderr + res.stdout

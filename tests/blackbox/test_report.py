@@ -84,7 +84,7 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     html = (dest / "report.html").read_text()
     plots = sorted((dest / "plots").glob("*.png"))
     imgs = re.findall(r'<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', html)
-    assert len(plots) >= 5 and len(imgs) == len(plots)
+    assert len(plots) >= 4 and len(imgs) == len(plots)  # headline, distribution, time, exceedance
     assert external_refs(html) == []
     data = json.loads((dest / "report.json").read_text())
     assert [g["passed"] for g in data["gates"]] == [True, False] and data["overall"] == "FAIL"
@@ -109,7 +109,7 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     assert rows and {r["verdict"] for r in rows} <= {"no-difference", "inconclusive"}  # a campaign against itself
 
 
-def test_timeline_campaign_gets_segments(tmp_path):
+def test_timeline_campaign_gets_segments_an_event_zoom_and_interactive_plots_offline(tmp_path, chromium):
     out = tmp_path / "out"
     res = xtalk("run", write_spec(tmp_path, TIMELINE), "--out", out)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -121,3 +121,12 @@ def test_timeline_campaign_gets_segments(tmp_path):
     assert all(s["n"] > 0 for s in tl["segments"])
     assert tl["events"] == 2 and all("nearest_change_s" in t for t in tl["transitions"])
     assert not (tmp_path / "r" / "samples.parquet").exists()
+    plots = {p["id"]: p for p in json.loads((tmp_path / "r" / "plots.json").read_text())}
+    (zoom,) = [p for p in plots.values() if p["kind"] == "eventzoom"]
+    assert [a["x"] for a in zoom["axes"]] == ["time since the stressor was switched on (s)",
+                                              "time since the stressor was switched off (s)"]
+    page = tmp_path / "r" / "report.html"
+    assert external_refs(page.read_text()) == []
+    dom = dump_dom(chromium, page, tmp_path / "chrome", offline=True)
+    charts = re.findall(r'<div class="xt-chart" id="[^"]+" data-rendered="yes">', dom)
+    assert len(charts) == 1 and dom.count("<canvas") >= 1  # uPlot drew it, with no network

@@ -41,14 +41,18 @@ def test_reduced_quickstart_twice_is_no_difference_and_its_report_renders(tmp_pa
     assert summary["report"] == str(page)
     html = page.read_text()
     plots = sorted((page.parent / "plots").glob("*.png"))
-    assert len(plots) >= 3 * 5  # three measurers, at least five plots each
+    assert len(plots) >= 1 + 3 * 3  # the headline; per measurer distribution, time, exceedance
     assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', html)) == len(plots)
     assert external_refs(html) == []
+    # the first screen is the answer: the verdict table and the headline plot before any warning
+    assert html.index('id="answer"') < html.index('id="plot-headline"') < html.index('id="doubts"')
     shot = tmp_path / "shot.png"
+    screenshot(chromium, page, shot, tmp_path / "chrome", size="1400,900")
+    shutil.copy(shot, ROOT / "build" / "quickstart-first-screen.png")  # to look at
     screenshot(chromium, page, shot, tmp_path / "chrome", size="1400,9000")
     with Image.open(shot) as im:
         assert im.convert("L").getextrema()[0] < 100
     dom = dump_dom(chromium, page, tmp_path / "chrome2")
     assert len(re.findall(r"<img ", dom)) == len(plots)
     for metric in ("qsort", "pointer_chase", "hidden_latency"):
-        assert f"{metric}: Distribution per configuration" in dom
+        assert f"{metric}: distribution per configuration" in dom

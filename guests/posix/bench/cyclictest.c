@@ -117,10 +117,10 @@ static char *slurp(const char *path)
 
 static int run(void)
 {
-	uint64_t interval = xt_param_u64("interval_us", 1000);
-	uint64_t hist_us = xt_param_u64("hist_us", 10000);
-	uint64_t ctprio = xt_param_u64("ct_priority", 95);
-	bool nsecs = xt_param_u64("nsecs", 0) != 0;
+	uint64_t interval = xt_key_u64("interval_us");
+	uint64_t hist_us = xt_key_u64("hist_us");
+	uint64_t ctprio = xt_key_u64("ct_priority");
+	bool nsecs = xt_key_bool("nsecs");
 	unsigned nthreads = (unsigned)xt_param_u64("threads", (uint64_t)rt.ncpus);
 	uint64_t unit = nsecs ? 1 : 1000, t_start, t_end;
 	static char dir[] = "/tmp/xtalk-ct.XXXXXX", out[64], json[80], a_p[16], a_i[24], a_t[16],
@@ -129,10 +129,6 @@ static int run(void)
 	int n = 0, rc;
 	FILE *f;
 
-	if (interval < 50 || interval > 10000000)
-		xt_badparam("interval_us", "expected 50..10000000");
-	if (ctprio < 1 || ctprio > 99)
-		xt_badparam("ct_priority", "expected 1..99");
 	if (nthreads < 1 || nthreads > MAXT)
 		xt_badparam("threads", "expected 1..16");
 	if (!mkdtemp(dir))
@@ -237,5 +233,12 @@ static int run(void)
 	return XT_PASS;
 }
 
-static const char *const keys[] = { "interval_us", "hist_us", "ct_priority", "threads", "nsecs", NULL };
-const struct rt_tool rt_tool_cyclictest = { "cyclictest", "measurer", keys, run };
+static const struct xt_key keys[] = {
+	{ "interval_us", XT_U64, "[50,10000000]", "1000" },
+	{ "hist_us", XT_U64, NULL, "10000" },
+	{ "ct_priority", XT_U64, "[1,99]", "95" },
+	{ "threads", XT_U64, "[1,16]", NULL },         /* 16: MAXT; default: one per CPU of cpus= */
+	{ "nsecs", XT_BOOL, NULL, "0" },
+	XT_KEYS_END
+};
+const struct rt_tool rt_tool_cyclictest = { "cyclictest", "measurer", keys, run, "cyclictest_t<N>" };

@@ -11,7 +11,7 @@ static size_t size;
 
 static void setup(void)
 {
-	size = (size_t)xt_param_size("size", "64");
+	size = (size_t)xt_key_size("size");
 }
 
 static void iter(uint64_t *v)
@@ -30,7 +30,7 @@ static void iter(uint64_t *v)
 }
 
 static const char *const metrics[] = { "heap_alloc", "heap_free", NULL };
-static const char *const keys[] = { "size", NULL };
+static const struct xt_key keys[] = { { "size", XT_SIZE, "[1,)", "64" }, XT_KEYS_END };
 const struct rt_lat rt_lat_heap = {
 	"heap", metrics, keys, "glibc malloc/free of size= bytes",
 	setup, iter, NULL, 0, 0,

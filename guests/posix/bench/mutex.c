@@ -14,7 +14,7 @@ static void setup(void)
 	pthread_mutexattr_t a;
 
 	pthread_mutexattr_init(&a);
-	if (xt_param_u64("pi", 0))
+	if (xt_key_bool("pi"))
 		pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&m, &a);
 	pthread_mutexattr_destroy(&a);
@@ -38,7 +38,7 @@ static void teardown(void)
 }
 
 static const char *const metrics[] = { "mutex_lock", "mutex_unlock", NULL };
-static const char *const keys[] = { "pi", NULL };
+static const struct xt_key keys[] = { { "pi", XT_BOOL, NULL, "0" }, XT_KEYS_END };
 const struct rt_lat rt_lat_mutex = {
 	"mutex", metrics, keys, "pthread_mutex_lock/unlock, uncontended (pi=1: PTHREAD_PRIO_INHERIT)",
 	setup, iter, teardown, 0, 0,

@@ -1,7 +1,7 @@
 /* stress_ng.c - stressor: runs stress-ng (Debian's) with one stressor class.
  *
- * Parameters: class= (cpu, cache, vm, memcpy, stream, io, hdd, iomix, matrix, ...:
- * any of KNOWN below), workers= (default 1), method= (--<class>-method), bytes=
+ * Parameters: class= (required: cpu, cache, vm, memcpy, stream, io, hdd, iomix, matrix,
+ * ...: the words of its declaration in keys below), workers= (default 1), method= (--<class>-method), bytes=
  * (--vm-bytes / --hdd-bytes / --iomix-bytes; vm default 64m), opts= extra stress-ng
  * options separated by commas (e.g. opts=--vm-keep,--cache-level,3), duration_s= (0:
  * until stopped; else --timeout), cpus= (--taskset). XT BEGIN (role stressor by default), XT META cmd=,
@@ -12,27 +12,19 @@
 #include <string.h>
 #include "rt.h"
 
-static const char *const KNOWN[] = { "cpu", "cache", "vm", "memcpy", "stream", "io", "hdd",
-				     "iomix", "matrix", "switch", "mq", "sem", "timer", NULL };
-
 static int run(void)
 {
-	const char *cls = xt_param_str("class", NULL);
+	const char *cls = xt_key_str("class");
 	static char a_workers[16], a_class[40], a_method[48], a_method_v[64], a_bytes[40],
 		a_bytes_v[32], a_timeout[32], opts[512], cmd[1024];
 	char *argv[64];
 	int n = 0, rc;
-	bool known = false;
 
 	if (!cls)
 		xt_badparam("class", "missing: class=cpu|cache|vm|memcpy|stream|io|...");
-	for (const char *const *k = KNOWN; *k; k++)
-		known |= !strcmp(*k, cls);
-	if (!known)
-		xt_badparam("class", "unknown stress-ng class (see docs/linux-rt.md)");
 	argv[n++] = "stress-ng";
 	snprintf(a_class, sizeof(a_class), "--%s", cls);
-	snprintf(a_workers, sizeof(a_workers), "%lu", (unsigned long)xt_param_u64("workers", 1));
+	snprintf(a_workers, sizeof(a_workers), "%lu", (unsigned long)xt_key_u64("workers"));
 	argv[n++] = a_class;
 	argv[n++] = a_workers;
 	if (xt_param_has("method")) {
@@ -59,7 +51,7 @@ static int run(void)
 	argv[n++] = "--temp-path";
 	argv[n++] = "/tmp";
 	argv[n++] = "--metrics-brief";
-	snprintf(opts, sizeof(opts), "%s", xt_param_str("opts", ""));
+	snprintf(opts, sizeof(opts), "%s", xt_key_str("opts"));
 	for (char *tok = strtok(opts, ","); tok && n < 62; tok = strtok(NULL, ","))
 		argv[n++] = tok;
 	argv[n] = NULL;
@@ -73,5 +65,12 @@ static int run(void)
 	return XT_FAIL;
 }
 
-static const char *const keys[] = { "class", "workers", "method", "bytes", "opts", NULL };
-const struct rt_tool rt_tool_stress_ng = { "stress_ng", "stressor", keys, run };
+static const struct xt_key keys[] = {
+	{ "class", XT_WORD, "cpu|cache|vm|memcpy|stream|io|hdd|iomix|matrix|switch|mq|sem|timer", NULL },
+	{ "workers", XT_U64, NULL, "1" },              /* 0: one per CPU */
+	{ "method", XT_TEXT, NULL, NULL },
+	{ "bytes", XT_TEXT, NULL, NULL },               /* default: 64m for class vm */
+	{ "opts", XT_TEXT, NULL, "" },
+	XT_KEYS_END
+};
+const struct rt_tool rt_tool_stress_ng = { "stress_ng", "stressor", keys, run, NULL };

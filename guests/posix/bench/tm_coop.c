@@ -17,8 +17,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static const char *const keys[] = { "threads", "interval_s", "fair_pct", "starve", NULL };
 const struct rt_tm rt_tm_coop = {
-	.name = "tm_coop", .keys = keys, .nthreads = 5, .tunable = true, .thread = worker,
+	.name = "tm_coop", .nthreads = 5, .tunable = true, .thread = worker,
 	.method = "equal-priority SCHED_FIFO threads, count++ then sched_yield",
 };

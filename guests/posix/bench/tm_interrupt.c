@@ -43,8 +43,7 @@ static const char *check(void)
 	return a > b + 1 || b > a + 1 ? "handler and thread counts differ" : NULL;
 }
 
-static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_interrupt = {
-	.name = "tm_interrupt", .keys = keys, .nthreads = 1, .setup = setup, .op = op, .check = check,
+	.name = "tm_interrupt", .nthreads = 1, .setup = setup, .op = op, .check = check,
 	.method = "pthread_kill(self, SIGUSR1); handler sem_post; thread sem_wait",
 };

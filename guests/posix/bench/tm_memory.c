@@ -25,8 +25,7 @@ static const char *check(void)
 	return failed ? "malloc failed" : NULL;
 }
 
-static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_memory = {
-	.name = "tm_memory", .keys = keys, .nthreads = 1, .op = op, .check = check,
+	.name = "tm_memory", .nthreads = 1, .op = op, .check = check,
 	.method = "malloc(128) + free by one thread",
 };

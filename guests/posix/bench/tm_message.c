@@ -42,8 +42,7 @@ static const char *check(void)
 	return corrupt ? "message lost or corrupted" : NULL;
 }
 
-static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_message = {
-	.name = "tm_message", .keys = keys, .nthreads = 1, .setup = setup, .op = op, .check = check,
+	.name = "tm_message", .nthreads = 1, .setup = setup, .op = op, .check = check,
 	.method = "POSIX mq_send + mq_receive of a 16-byte message by one thread",
 };

@@ -45,9 +45,8 @@ static int prio(unsigned i, unsigned n)
 	return 1 + (int)i;
 }
 
-static const char *const keys[] = { "interval_s", "fair_pct", "starve", NULL };
 const struct rt_tm rt_tm_preempt = {
-	.name = "tm_preempt", .keys = keys, .nthreads = N, .setup = setup, .thread = worker,
+	.name = "tm_preempt", .nthreads = N, .setup = setup, .thread = worker,
 	.prio = prio,
 	.method = "5 SCHED_FIFO threads at rising priorities; resume(next), count++, suspend(self)",
 };

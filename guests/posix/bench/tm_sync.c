@@ -19,8 +19,7 @@ static void op(void)
 	sem_post(&s);
 }
 
-static const char *const keys[] = { "interval_s", NULL };
 const struct rt_tm rt_tm_sync = {
-	.name = "tm_sync", .keys = keys, .nthreads = 1, .setup = setup, .op = op,
+	.name = "tm_sync", .nthreads = 1, .setup = setup, .op = op,
 	.method = "sem_wait + sem_post by one thread",
 };

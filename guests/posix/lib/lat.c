@@ -18,6 +18,18 @@
 #include <string.h>
 #include "rt.h"
 
+#define UNIT "cycles"
+#define KIND "duration"
+#define KPI "kernel"
+
+void rt_lat_catalogue(const char *name, const struct rt_lat *const *benches, unsigned n,
+		      const struct xt_key *keys)
+{
+	xt_cat_bench(name, "measurer", KPI, keys);
+	for (unsigned b = 0; b < n; b++)
+		for (const char *const *m = benches[b]->metrics; *m; m++)
+			xt_cat_metric(*m, UNIT, KIND);
+}
 
 int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 {
@@ -36,7 +48,7 @@ int rt_lat_run(const struct rt_lat *const *benches, unsigned n)
 			rt_fail("too many metrics");
 		xt_meta("bench_%s_method=\"%s\"", l->name, l->method);
 		for (unsigned i = 0; i < m; i++) {
-			xt_metric(base + i, l->metrics[i], "cycles", "duration", "kernel");
+			xt_metric(base + i, l->metrics[i], UNIT, KIND, KPI);
 			xt_hist_init(&hist[base + i], 40);
 		}
 		rt_console_flush();

@@ -78,22 +78,14 @@ static bool set_fifo(pthread_t t, int prio)
 
 void rt_setup(int main_rel, bool pin, const char *default_role)
 {
-	const char *cpus = xt_param_str("cpus", NULL);
-	long prio = (long)xt_param_u64("priority", 50);
-	double dur = xt_param_double("duration_s", 0);
+	const char *cpus = xt_key_str("cpus");
 
 	rt.role = xt_param_str("role", default_role);
-	if (strcmp(rt.role, "measurer") && strcmp(rt.role, "stressor"))
-		xt_badparam("role", "expected measurer or stressor");
 	rt.measurer = !strcmp(rt.role, "measurer");
-	if (prio < 2 || prio + 25 > 99)
-		xt_badparam("priority", "expected 2..74 (benchmarks use priority-1 .. priority+25)");
-	rt.prio = (int)prio;
-	if (dur < 0 || dur > 1e7)
-		xt_badparam("duration_s", "expected seconds between 0 and 1e7");
-	rt.duration_s = dur;
+	rt.prio = (int)xt_key_u64("priority");
+	rt.duration_s = xt_key_double("duration_s");
 	rt.iterations = xt_param_u64("iterations", 0);
-	rt.warmup = xt_param_u64("warmup", 0);
+	rt.warmup = xt_key_u64("warmup");
 	if (cpus) {
 		rt.ncpus = rt_parse_cpus(cpus, rt.cpus, RT_MAX_CPUS);
 		if (rt.ncpus <= 0)

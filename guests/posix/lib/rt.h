@@ -82,7 +82,7 @@ void rt_gate_resume(struct rt_gate *g);
 struct rt_lat {
 	const char *name;
 	const char *const *metrics;     /* metric names, NULL-terminated; values in ns */
-	const char *const *keys;        /* extra parameters, NULL-terminated (may be NULL) */
+	const struct xt_key *keys;      /* extra parameters, ended by XT_KEYS_END (may be NULL) */
 	const char *method;             /* how it is measured (XT META method=) */
 	void (*setup)(void);            /* threads and objects; rt_fail on error */
 	void (*iter)(uint64_t *v);      /* one iteration: v[i] = ns of metric i */
@@ -93,6 +93,9 @@ struct rt_lat {
 #define RT_LAT_ITERATIONS 10000
 /* Runs benches in order, metric ids consecutive; each gets share of duration_s. */
 int rt_lat_run(const struct rt_lat *const *benches, unsigned n);
+/* The catalogue entry (catalogue.c) of benches run as one bench name with keys. */
+void rt_lat_catalogue(const char *name, const struct rt_lat *const *benches, unsigned n,
+		      const struct xt_key *keys);
 
 /* ---- tm.c: thread-metric throughput tests ---- */
 #define TM_MAX_THREADS 16
@@ -100,7 +103,6 @@ extern volatile uint64_t tm_count[TM_MAX_THREADS];
 extern volatile int tm_stop;
 struct rt_tm {
 	const char *name;
-	const char *const *keys;
 	const char *method;
 	unsigned nthreads;              /* default threads (threads= when tunable) */
 	bool tunable;
@@ -112,13 +114,19 @@ struct rt_tm {
 	                                 * { op(); tm_count[0]++; } until the end */
 };
 int rt_tm_run(const struct rt_tm *t);
+/* The test's parameters: interval_s; fair_pct and starve with two threads or more;
+ * threads when tunable. Valid until the next call. */
+const struct xt_key *rt_tm_keys(const struct rt_tm *t);
+void rt_tm_catalogue(const struct rt_tm *t);    /* its catalogue entry (catalogue.c) */
 
 /* ---- tools (cyclictest.c, stress_ng.c) ---- */
 struct rt_tool {
 	const char *name;
 	const char *role;               /* default role */
-	const char *const *keys;
+	const struct xt_key *keys;
 	int (*run)(void);               /* prints BEGIN .. END itself */
+	const char *metric;             /* its metric (kind latency, unit cycles = ns), <N>
+	                                 * the thread; NULL: none */
 };
 /* Runs argv with stdout (and stderr) to out_path (NULL: inherit); returns the exit
  * status (128 + signal when killed), -1 when it could not be started. */

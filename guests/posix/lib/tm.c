@@ -39,26 +39,54 @@ static void *op_thread(void *arg)
 	return NULL;
 }
 
+/* Every parameter rt_tm_run reads; rt_tm_keys picks a test's. */
+static const struct xt_key TM_KEYS[] = {
+	{ "interval_s", XT_DOUBLE, "[0.01,3600]", "5" },
+	{ "fair_pct", XT_DOUBLE, "[0,100]", "90" },
+	{ "starve", XT_U64, "[0,15]", NULL },            /* default: none */
+	{ "threads", XT_U64, "[1,16]", NULL },           /* 16: TM_MAX_THREADS; default: the test's */
+};
+
+const struct xt_key *rt_tm_keys(const struct rt_tm *t)
+{
+	static struct xt_key keys[5];
+	unsigned n = 0;
+
+	keys[n++] = TM_KEYS[0];
+	if (t->nthreads >= 2) {
+		keys[n++] = TM_KEYS[1];
+		keys[n++] = TM_KEYS[2];
+	}
+	if (t->tunable)
+		keys[n++] = TM_KEYS[3];
+	keys[n] = (struct xt_key)XT_KEYS_END;
+	return keys;
+}
+
+#define UNIT "count"
+#define KIND "throughput"
+
+void rt_tm_catalogue(const struct rt_tm *t)
+{
+	char name[48];
+
+	xt_cat_bench(t->name, "measurer", "kernel", rt_tm_keys(t));
+	xt_cat_metric(t->name, UNIT, KIND);
+	snprintf(name, sizeof(name), "%s_thread<N>", t->name);
+	xt_cat_metric(name, UNIT, KIND);
+}
+
 int rt_tm_run(const struct rt_tm *t)
 {
-	unsigned n = t->nthreads;
-	double interval_s = xt_param_double("interval_s", 5);
-	double fair_pct = xt_param_double("fair_pct", 90);
+	unsigned n = t->tunable ? (unsigned)xt_param_u64("threads", t->nthreads) : t->nthreads;
+	double interval_s = xt_key_double("interval_s");
+	bool fairness = t->nthreads >= 2;     /* fair_pct and starve are its parameters */
+	double fair_pct = fairness ? xt_key_double("fair_pct") : 0;
 	long starve = xt_param_has("starve") ? (long)xt_param_u64("starve", 0) : -1;
 	uint64_t intervals, prev[TM_MAX_THREADS] = { 0 }, next, start, now = 0;
 	static char reason[200];
 	int status = XT_PASS;
 
-	if (t->tunable)
-		n = (unsigned)xt_param_u64("threads", n);
-	else if (xt_param_has("threads"))
-		xt_badparam("threads", "this test has a fixed number of threads");
-	if (n < 1 || n > TM_MAX_THREADS)
-		xt_badparam("threads", "expected 1..16");
-	if (interval_s < 0.01 || interval_s > 3600)
-		xt_badparam("interval_s", "expected 0.01..3600 seconds");
-	if (fair_pct < 0 || fair_pct > 100)
-		xt_badparam("fair_pct", "expected 0..100");
 	if (starve >= (long)n || (starve >= 0 && n < 2))
 		xt_badparam("starve", "expected a thread index of a test with >= 2 threads");
 	intervals = rt.iterations ? rt.iterations
@@ -68,15 +96,15 @@ int rt_tm_run(const struct rt_tm *t)
 	if (!rt.fifo)
 		rt_fail("thread-metric needs SCHED_FIFO priorities (refused: see sched_refused)");
 
-	snprintf(reason, sizeof(reason), "interval_s=%g fair_pct=%g", interval_s, fair_pct);
-	xt_meta("method=\"%s\" threads=%u %s intervals=%lu starve=%ld", t->method, n, reason,
-		(unsigned long)intervals, starve);
+	snprintf(reason, sizeof(reason), " fair_pct=%g", fair_pct);
+	xt_meta("method=\"%s\" threads=%u interval_s=%g%s intervals=%lu starve=%ld", t->method,
+		n, interval_s, fairness ? reason : "", (unsigned long)intervals, starve);
 	reason[0] = '\0';
-	xt_metric(0, t->name, "count", "throughput", "kernel");
+	xt_metric(0, t->name, UNIT, KIND, "kernel");
 	for (unsigned i = 0; i < n; i++) {
 		char name[48];
 		snprintf(name, sizeof(name), "%s_thread%u", t->name, i);
-		xt_metric(1 + i, name, "count", "throughput", "kernel");
+		xt_metric(1 + i, name, UNIT, KIND, "kernel");
 	}
 	if (t->setup)
 		t->setup(n);

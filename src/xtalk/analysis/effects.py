@@ -99,6 +99,18 @@ class Rules:
             return self.negligible_points / 100
         return self.negligible_pct / 100 * abs(ref) if ref else None
 
+    def magnitude(self, stat: Stat, change_pct: float | None, change: float | None) -> str | None:
+        """The size of a change in words: negligible (below the negligible change), small,
+        medium (>= 10 % / 5 points), large (>= 50 % / 20 points)."""
+        if stat.unit in ("share", "fraction"):
+            size, steps = (None if change is None else abs(change) * 100), (self.negligible_points, 5.0, 20.0)
+        else:
+            size, steps = (None if change_pct is None else abs(change_pct)), (self.negligible_pct, 10.0, 50.0)
+        if size is None:
+            return None
+        return "negligible" if size < steps[0] else "small" if size < steps[1] else "medium" if size < steps[2] \
+            else "large"
+
     @classmethod
     def of(cls, spec: dict) -> "Rules":
         a = spec.get("analysis") or {}
@@ -150,6 +162,7 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: 
         "negligible_pct": to_pct(margin, scale, ref), "negligible": margin if scale == "diff" else None,
         "floor_source": fl["source"], "p_value": p, "p_exact": exact, "alpha": rules.alpha, "units": list(n),
         "min_p": min_p, "verdict": verdict, "reason": reason, "need_units": need,
+        "magnitude": rules.magnitude(stat, to_pct(diff, scale, ref), diff if scale == "diff" else None),
     }
 
 

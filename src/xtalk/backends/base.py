@@ -5,19 +5,25 @@ the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanu
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
 Host stressors (`host = true`) run through `host_backend()`, the native backend, next to
 this backend's guests; a started guest's handle names the backend that started it.
+Before anything starts, `suites` says which benches of the catalogue its guests run and
+`check_spec` what the backend refuses in a spec on this host (xtalk.preflight asks both).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..errors import Problem, SpecError
+from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..spec.locate import locate_line
 from ..telemetry.ring import RingReader
+
+IMAGE_SUITES = {"probe": ("probe",), "linux-rt": ("posix",)}  # image option -> catalogue suites
 
 
 @dataclass
@@ -56,6 +62,25 @@ class Backend(ABC):
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
         """Problems with the spec's backend options as (key, message); [] when fine."""
         return [(key, "unknown option for this backend") for key in options]
+
+    @classmethod
+    def suites(cls, options: dict[str, Any]) -> tuple[str, ...] | None:
+        """The catalogue suites (build/catalogue.json) its guests run, by its image option:
+        the probe guests' benches, or the POSIX suite of image linux-rt; None for an image
+        it does not know (check_options says so)."""
+        image = options.get("image", "probe")
+        return IMAGE_SUITES.get(image) if isinstance(image, str) else None
+
+    @classmethod
+    def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:
+        """What the backend refuses in a raw spec before anything starts, as (location,
+        message): host stressors it cannot have (no_host_stressors); backends whose guests
+        run here add the CPUs this host lacks (where only connecting could tell, as for a
+        remote dom0, nothing is said)."""
+        stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
+        return [(("stressors", i, "host"), host_stressor_refusal(cls, s.get("name")))
+                for i, s in enumerate(stressors) if cls.no_host_stressors and isinstance(s, dict)
+                and s.get("host") is True]
 
     @classmethod
     @abstractmethod
@@ -141,10 +166,29 @@ def check_host_stressors(cls: type[Backend], runs: list[RunPlan], text: str, sou
         return
     where = {i: s.name for run in runs for i, s in enumerate(run.spec.stressors) if s.host}
     if where:
-        raise SpecError(source, [Problem(f"stressors[{i}].host", f"stressor {name!r}: host = true is not possible "
-                                         f"with the {cls.name} backend: {cls.no_host_stressors}",
+        raise SpecError(source, [Problem(f"stressors[{i}].host", host_stressor_refusal(cls, name),
                                          locate_line(text, ("stressors", i, "host")))
                                  for i, name in sorted(where.items())])
+
+
+def host_stressor_refusal(cls: type[Backend], name: object) -> str:
+    return f"stressor {name!r}: host = true is not possible with the {cls.name} backend: {cls.no_host_stressors}"
+
+
+def local_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:
+    """For check_spec of backends whose guests run on this machine: every CPU of cpus and
+    housekeeping_cpus must be one xtalk may use here."""
+    allowed = allowed_cpus()
+    runs = itertools.groupby(enumerate(sorted(allowed)), lambda pair: pair[1] - pair[0])
+    spans = [[cpu for _, cpu in run] for _, run in runs]
+    available = ", ".join(f"{s[0]}-{s[-1]}" if len(s) > 1 else str(s[0]) for s in spans)
+    out = []
+    for key in ("cpus", "housekeeping_cpus"):
+        cpus = raw.get(key)
+        for i, cpu in enumerate(cpus if isinstance(cpus, list) else []):
+            if isinstance(cpu, int) and not isinstance(cpu, bool) and cpu >= 0 and cpu not in allowed:
+                out.append(((key, i), f"CPU {cpu} is not available to xtalk on this host (available: {available})"))
+    return out
 
 
 REGISTRY: dict[str, type[Backend]] = {}

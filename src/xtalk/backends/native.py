@@ -25,7 +25,7 @@ from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, create_ring_file
-from .base import Backend, GuestHandle, Vitals, register, workload_args
+from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
 
 BINARY = "build/native/xtalk-bench"
@@ -44,6 +44,14 @@ class NativeBackend(Backend):
         if not sys.platform.startswith("linux"):
             return False, "the native backend needs Linux (sched_setaffinity, /dev/shm)"
         return True, ""
+
+    @classmethod
+    def suites(cls, options: dict) -> tuple[str, ...]:
+        return ("probe", "posix", "steal")  # the probe benches, the POSIX suite and steal: host programs all
+
+    @classmethod
+    def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:
+        return super().check_spec(raw) + local_cpu_problems(raw)
 
     def __init__(self, options: dict):
         super().__init__(options)

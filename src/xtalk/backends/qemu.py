@@ -37,7 +37,7 @@ from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, init_ring
-from .base import Backend, GuestHandle, Vitals, register, workload_args
+from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 
 # Per guest architecture: image (make target, path), RAM base, ring address, machine args.
@@ -121,6 +121,10 @@ class QemuBackend(Backend):
             return [(".".join(map(str, e["loc"])), "unknown option for this backend"
                      if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
         return []
+
+    @classmethod
+    def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:
+        return super().check_spec(raw) + local_cpu_problems(raw)  # vCPU and emulator threads: host CPUs
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:

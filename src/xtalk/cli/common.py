@@ -1,4 +1,4 @@
-"""Helpers shared by subcommands: loading specs with backend checks, finding campaigns."""
+"""Helpers shared by subcommands: loading specs with every check (xtalk.preflight), finding campaigns."""
 from __future__ import annotations
 
 import sys
@@ -8,6 +8,7 @@ from rich.console import Console
 
 from ..backends.base import check_backend_options
 from ..errors import InfrastructureError, SpecError, Problem
+from ..preflight import spec_checks
 from ..results.records import RecordError
 from ..results.store import CampaignStore, catalog, named
 from ..spec import parse_campaign
@@ -20,7 +21,7 @@ def load_spec(path: str, overrides: list[str] = ()):
     """(model, raw dict, text); the text carries the overrides as trailing comments so the
     stored spec.toml says how the campaign was run and --resume matches on them too."""
     text = read_spec(path)
-    spec, raw = parse_campaign(text, path, check_backend_options, overrides)
+    spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks())
     return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
 
 

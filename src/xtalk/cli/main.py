@@ -19,7 +19,11 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whos
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xtalk", description=__doc__.split("\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="xtalk", description="Measure how much a critical guest's timing suffers from the guests next to it "
+        "(temporal isolation between virtual machines): run campaigns, report verdicts.",
+        epilog="Exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage, 3 infrastructure failure (runs that "
+        "failed, store, host, disk), 130 interrupted.")
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

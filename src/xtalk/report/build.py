@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..atomic import atomic_path, write_atomic
 from ..results.store import CampaignStore
-from . import html, markdown, plots
+from . import html, interactive, markdown, plots
+from .setup import exposure_table, low_exposure, setup_table
 from .junit import junit_xml
 from .tables import all_tables
 
@@ -86,17 +87,22 @@ def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
     dest.mkdir(parents=True, exist_ok=True)
     res = analysis.result
     title = f"xtalk report: {res['campaign'].get('name')}"
-    tables = all_tables(res)
+    tables = [setup_table(res), exposure_table(res)] + all_tables(res)
     figs = plots.campaign_plots(analysis)
     (dest / "plots").mkdir(exist_ok=True)
+    for old in (dest / "plots").glob("*.png"):  # plots of an earlier report of this campaign
+        old.unlink()
     plot_files = []
     for p in figs:
         name = f"plots/{p['id']}.png"
         write_atomic(dest / name, p["png"])
         plot_files.append((p["title"], name))
     out = {"html": dest / "report.html", "markdown": dest / "report.md", "json": dest / "report.json",
-           "csv": dest / "stats.csv", "junit": dest / "junit.xml"}
-    write_atomic(out["html"], html.page(title, res, tables, figs, METHOD_NOTES))
+           "csv": dest / "stats.csv", "junit": dest / "junit.xml", "plots_json": dest / "plots.json"}
+    write_atomic(out["html"], html.page(title, res, tables, figs, METHOD_NOTES, interactive.section(analysis),
+                                        low_exposure(res)))
+    write_atomic(out["plots_json"], json.dumps([{k: p[k] for k in ("id", "kind", "metric", "title", "axes")}
+                                               for p in figs], indent=1))
     write_atomic(out["markdown"], markdown.document(title, res, tables, plot_files, METHOD_NOTES))
     write_atomic(out["json"], json.dumps(res, indent=1, allow_nan=False))
     stats_csv(res, out["csv"])

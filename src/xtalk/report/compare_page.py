@@ -11,14 +11,16 @@ import html as _html
 from matplotlib.figure import Figure
 
 from .html import CSS, img, table_html
-from .plots import COLORS, _values, png
+from .plots.common import COLORS, png
+from .plots.distribution import values as _values
 from .tables import VERDICT_COLS, Table, ci, pct, verdict_cells
 
 
 def tables(cmp: dict) -> list[Table]:
     la, lb = cmp["a"], cmp["b"]
     a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
-    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + VERDICT_COLS + ["sentence"],
+    cols = ["A → B" if c == "baseline → config" else c for c in VERDICT_COLS]
+    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + cols + ["sentence"],
               note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha and "
                    "above the noise floor; no difference = the 95% interval inside the minimum detectable effect.")
     iso = Table("isolation", "Isolation: each campaign's verdict against its own baseline",

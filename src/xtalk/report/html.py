@@ -1,100 +1,165 @@
-"""One self-contained HTML page: inline CSS, every plot an embedded data: URI PNG, no
-script, no external reference of any kind, so it opens offline and can be archived or
-attached as it is. Warnings and noise flags come first and are never collapsed.
+"""One self-contained HTML page: inline CSS, every static plot an embedded data: URI PNG,
+the interactive time plots' library and data inline (no external reference of any
+kind: it opens offline, can be archived or attached as it is).
+
+Order: the answer first (verdict per metric and configuration, the headline plot), then
+everything that makes a number doubtful (grouped, counted, linked to the rows it
+concerns), the setup, the detailed tables, the plots, the glossary and the methods.
 """
 from __future__ import annotations
 
 import base64
 import html
 
+from .answer import Doubt, answer_rows, doubts
+from .glossary import TERMS
 from .tables import Table
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1500px}
-h1{font-size:1.6em;margin-bottom:4px} h2{margin-top:32px;border-bottom:1px solid #ccc;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0 4px 0;font-size:12px;display:block;overflow-x:auto;max-width:100%}
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:20px 24px;color:#222;max-width:1400px}
+h1{font-size:1.5em;margin:0 0 4px 0} h2{margin-top:28px;border-bottom:1px solid #ccc;padding-bottom:3px}
+table{border-collapse:collapse;margin:6px 0 4px 0;font-size:12px}
+.scroll{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
 th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
-td.text,th.text{text-align:left;max-width:520px}
+th[title]{text-decoration:underline dotted;cursor:help}
+td.text,th.text{text-align:left;max-width:560px}
 .note{color:#555;font-size:12px;margin:2px 0 10px 0}
-.badge{display:inline-block;padding:4px 12px;border-radius:4px;font-weight:bold;color:#fff}
+.badge{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:bold;color:#fff}
 .PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES,.NOTEVALUATED{background:#757575}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
-.vFAIL,.vinterference,.vdifferent{background:#ffcdd2}.vPASS,.vnointerference,.vnodifference{background:#c8e6c9}
-.vinconclusive,.vdrift{background:#ffe0b2}
-figure{margin:14px 0} figure img{max-width:100%;border:1px solid #ddd}
+.vFAIL,.vinterference,.vdifferent{background:#ffcdd2}.vPASS,.vno-interference,.vno-difference{background:#c8e6c9}
+.vinconclusive,.vdrift{background:#ffe0b2}.vbaseline{background:#eceff1}
+table.answer td{font-size:13px} table.answer td.verdict{text-align:left;font-weight:bold}
+table.answer td:nth-child(-n+4),table.answer th:nth-child(-n+4){text-align:left}
+figure{margin:12px 0} figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:13px;color:#333;margin-bottom:4px;font-weight:bold}
-details summary{cursor:pointer;font-weight:bold;margin:8px 0}
+details summary{cursor:pointer;margin:6px 0} ul.doubts>li{margin:4px 0}
+.xt-chart{margin:8px 0 18px 0}
+dl.glossary dt{font-weight:bold;margin-top:6px} dl.glossary dd{margin-left:18px}
 """
 
-TEXT_COLS = {"sentence", "evidence", "gates", "reasons", "detail", "reason", "value", "KPI", "event", "verdict"}
+TEXT_COLS = {"sentence", "evidence", "gates", "reasons", "detail", "reason", "value", "KPI", "event", "verdict",
+             "state"}
+COMPACT = {"stats": ("config", "runs", "metric", "n", "median", "p99", "max = WCET"),
+           "stats_runs": ("run", "config", "metric", "n", "median", "p99", "max = WCET")}
 
 
-def table_html(t: Table) -> str:
-    head = "".join(("<th class=\"text\">" if h in TEXT_COLS else "<th>") + html.escape(h) + "</th>"
-                   for h in t.headers)
+def _th(h: str) -> str:
+    tip = TERMS.get(h) or TERMS.get(h.split(" [")[0])
+    cls = ' class="text"' if h in TEXT_COLS else ""
+    title = f' title="{html.escape(tip)}"' if tip else ""
+    return f"<th{cls}{title}>{html.escape(h)}</th>"
+
+
+def _rows(t: Table, cols: list[int]) -> str:
     body = []
     for row in t.rows:
         cells = []
-        for h, cell in zip(t.headers, row):
-            cls = []
-            if h in TEXT_COLS:
-                cls.append("text")
-            if h in ("verdict", "result"):
-                cls.append("v" + cell.split(" (")[0].replace(" ", ""))
+        for i in cols:
+            h, cell = t.headers[i], row[i]
+            cls = (["text"] if h in TEXT_COLS else []) + (["v" + cell.split(" (")[0].replace(" ", "")]
+                                                          if h in ("verdict", "result") else [])
             attr = f' class="{" ".join(cls)}"' if cls else ""
             cells.append(f"<td{attr}>{html.escape(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(body)
+
+
+def table_html(t: Table) -> str:
+    """A table in a scrolling box; wide ones show their main columns, the rest behind a toggle."""
     note = f'<p class="note">{html.escape(t.note)}</p>' if t.note else ""
-    return (f'<h3 id="{html.escape(t.key)}">{html.escape(t.title)}</h3><table><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>{note}')
+
+    def render(cols: list[int]) -> str:
+        return (f'<div class="scroll"><table><thead><tr>{"".join(_th(t.headers[i]) for i in cols)}</tr></thead>'
+                f"<tbody>{_rows(t, cols)}</tbody></table></div>")
+    full = list(range(len(t.headers)))
+    head = f'<h3 id="{html.escape(t.key)}">{html.escape(t.title)}</h3>'
+    if t.key in COMPACT and t.rows:
+        compact = [t.headers.index(h) for h in COMPACT[t.key] if h in t.headers]
+        return (head + render(compact) + f"<details><summary>all {len(full)} columns</summary>{render(full)}"
+                f"</details>{note}")
+    return head + render(full) + note
 
 
-def img(title: str, data: bytes) -> str:
+def img(title: str, data: bytes, ident: str = "") -> str:
     uri = "data:image/png;base64," + base64.b64encode(data).decode()
-    return f'<figure><figcaption>{html.escape(title)}</figcaption><img alt="{html.escape(title)}" src="{uri}"></figure>'
+    attr = f' id="plot-{html.escape(ident)}"' if ident else ""
+    return (f'<figure{attr}><figcaption>{html.escape(title)}</figcaption><img alt="{html.escape(title)}" '
+            f'src="{uri}"></figure>')
 
 
-def warnings_html(res: dict) -> str:
-    items = [f'<li class="{w["level"]}">[{w["level"]}] {html.escape(w["scope"])}: {html.escape(w["message"])}</li>'
-             for w in res["warnings"]]
-    flags = [f'<li class="warning">{html.escape(f)}</li>' for f in res["noise_flags"]]
-    return ("<h2 id=\"warnings\">Warnings (what makes a number doubtful)</h2>"
-            + (f"<ul>{''.join(items)}</ul>" if items else "<p>none</p>")
-            + "<h3>Host noise flags</h3>" + (f"<ul>{''.join(flags)}</ul>" if flags else "<p>none</p>"))
+def answer_html(res: dict) -> str:
+    head = "".join(_th(h) for h in ("metric", "configuration", "design", "statistic", "baseline → configuration",
+                                     "change [95% interval]", "noise floor", "verdict"))
+    body = "".join(
+        f'<tr id="{r["anchor"]}"><td>{html.escape(r["metric"])}</td><td>{html.escape(r["config"])}</td>'
+        f'<td>{html.escape(r["design"])}</td><td>{html.escape(r["statistic"])}</td><td>{html.escape(r["values"])}</td>'
+        f'<td>{html.escape(r["change"])}</td><td>{html.escape(r["floor"])}</td>'
+        f'<td class="verdict v{r["verdict"]}" title="{html.escape(r["sentence"])}">{html.escape(r["text"])}</td></tr>'
+        for r in answer_rows(res))
+    return (f'<div class="scroll"><table class="answer"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            '</div><p class="note">Hover a verdict for its sentence; every term is in the glossary at the end.</p>')
 
 
-def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: list[str]) -> str:
+def doubts_html(res: dict, extra: list[str]) -> str:
+    items = []
+    groups = doubts(res)
+    if extra:
+        groups.insert(0, Doubt("stressors idle for a noticeable share of a non-solo run", "warning", extra))
+    for d in groups:
+        links = "".join(f' <a href="#{html.escape(a)}">{html.escape(label)}</a>' for a, label in
+                        dict.fromkeys(d.links))
+        lis = "".join(f"<li>{html.escape(i)}</li>" for i in d.items)
+        items.append(f'<li class="{d.level}">{html.escape(d.title)}: {len(d.items)}{links}'
+                     f"<details><summary>show</summary><ul>{lis}</ul></details></li>")
+    return (f'<ul class="doubts">{"".join(items)}</ul>' if items else "<p>nothing</p>")
+
+
+def glossary_html() -> str:
+    return '<dl class="glossary">' + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
+                                             for k, v in TERMS.items()) + "</dl>"
+
+
+def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: list[str],
+         interactive: str = "", extra_doubts: list[str] | None = None) -> str:
     camp = res["campaign"]
     overall = res["overall"]
     sections = {t.key: t for t in tables}
-    order_top = ["verdicts", "gates", "stability", "stats", "deadlines", "outliers", "rampup"]
-    top = [table_html(sections[k]) for k in order_top if k in sections]
+    detail = [table_html(sections[k]) for k in ("gates", "stability", "stats", "deadlines", "outliers", "rampup",
+                                                "verdicts") if k in sections]
     timeline = [table_html(t) for t in tables if t.key.startswith(("timeline-", "transitions-"))]
-    rest = [table_html(sections[k]) for k in ("evt",) if k in sections]
-    detail = [table_html(sections[k]) for k in ("stats_runs", "runs", "host") if k in sections]
-    figs = "".join(img(p["title"], p["png"]) for p in plots)
+    headline = [p for p in plots if p["kind"] == "headline"]
+    rest = [p for p in plots if p["kind"] != "headline"]
     opts = res.get("options") or {}
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <style>{CSS}</style></head><body>
 <h1>{html.escape(title)}</h1>
-<p>{html.escape(res.get('description') or '')}</p>
 <p><span class="badge {overall.replace(' ', '')}">{html.escape(overall)}</span>
- campaign <b>{html.escape(str(camp.get('id')))}</b>, created {html.escape(str(camp.get('created_at'))[:19])},
- xtalk {html.escape(str(camp.get('xtalk_version')))}, {len(res['runs'])} runs.
- Warm-up samples {'included' if opts.get('include_warmup') else 'excluded'};
- detected ramp-up {'excluded' if opts.get('exclude_rampup') else 'kept'}; outliers never trimmed.</p>
-{warnings_html(res)}
-<h2>Results</h2>
-{''.join(top)}
+ {html.escape(res.get('description') or '')} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
+ {len(res['runs'])} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
+ Warm-up samples {'included' if opts.get('include_warmup') else 'excluded'}; outliers never trimmed.</p>
+<h2 id="answer">The answer: what the neighbours change, by how much, how sure</h2>
+{answer_html(res)}
+{''.join(img(p['title'], p['png'], p['id']) for p in headline)}
+<h2 id="doubts">What makes a number doubtful</h2>
+{doubts_html(res, extra_doubts or [])}
+<h2 id="setup-section">Setup</h2>
+{''.join(table_html(sections[k]) for k in ('setup', 'exposure') if k in sections)}
+<h2>Results in detail</h2>
+{''.join(detail)}
 {'<h2>Timeline</h2>' + ''.join(timeline) if timeline else ''}
 <h2>Worst case</h2>
-{''.join(rest)}
+{table_html(sections['evt']) if 'evt' in sections else ''}
 <h2>Plots</h2>
-{figs}
+{''.join(img(p['title'], p['png'], p['id']) for p in rest)}
+{'<h2 id="interactive">Time plots to zoom</h2>' + interactive if interactive else ''}
 <h2>Details</h2>
-{''.join(detail)}
+{''.join(table_html(sections[k]) for k in ('stats_runs', 'runs', 'host') if k in sections)}
+<h2 id="glossary">Glossary</h2>
+{glossary_html()}
 <h2>Methods</h2>
 <ul>{''.join(f'<li>{html.escape(n)}</li>' for n in notes)}</ul>
 </body></html>

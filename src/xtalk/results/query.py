@@ -35,6 +35,7 @@ def _runs_table(runs: list[StoredRun]) -> pa.Table:
     cols = {c: [m.get(c) for m in metas] for c in RUN_COLUMNS}
     cols["final"] = [r.final for r in runs]
     cols["config"] = [json.dumps(m.get("config", {}), sort_keys=True) for m in metas]
+    cols["bench"] = [(m.get("measurer") or {}).get("bench") for m in metas]  # the measurer's
     cols["freq_hz"] = [float(v) if v else None for v in cols["freq_hz"]]
     return pa.table(cols)
 

@@ -1,28 +1,50 @@
 """TOML -> Campaign, with every problem reported at once, each with its field path and,
 where it can be found in the file, its line.
 
-Structural errors come from pydantic; cross-field rules (timeline targets, matrix paths,
-placements vs CPUs and stressors, backend options) are checked here on the raw data so
-they are reported even when other fields are wrong.
+Structural errors come from pydantic (an unknown key with a "did you mean"); cross-field
+rules (timeline targets and times, matrix paths, placements vs CPUs and stressors,
+baselines) are checked here on the raw data so they are reported even when other fields
+are wrong. What only the backends and the guests know (backend options, benches and
+their parameters, the host's CPUs) comes in as checks (xtalk.preflight makes them).
+Every configuration is checked, one [matrix] value applied at a time: a problem only a
+matrix value makes is reported on that dimension, with the value.
 """
 from __future__ import annotations
 
 import copy
+import math
 import re
 import tomllib
+import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem, SpecError, UsageError
 from .locate import locate_line
-from .model import Campaign
+from .model import Campaign, RunSettings
+from .suggest import did_you_mean, shown
 
 SPEC_LIMIT = 1 << 20  # bytes; the largest example spec is a few KiB
+DEFAULT_DURATION_S = RunSettings.model_fields["duration_s"].default
 
 # Validates backend options: (kind, options) -> problems (path relative to `backend`).
 BackendOptionCheck = Callable[[str, dict[str, Any]], list[tuple[str, str]]]
+# Checks a raw spec: problems as (location, message).
+RawCheck = Callable[[dict], list[tuple[tuple, str]]]
+Located = list[tuple[tuple, str]]
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Checks beyond the model: `configuration` ones see each configuration (the spec,
+    and the spec with one matrix value applied, without [matrix]), `campaign` ones the
+    whole spec once (e.g. the metrics all of its measurers record)."""
+
+    configuration: tuple[RawCheck, ...] = ()
+    campaign: tuple[RawCheck, ...] = ()
 
 
 def _path_text(loc: tuple) -> str:
@@ -32,31 +54,45 @@ def _path_text(loc: tuple) -> str:
     return out
 
 
-def _pydantic_problems(err: ValidationError, text: str, prefix: tuple = ()) -> list[Problem]:
+def _models(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models(arg)]
+
+
+def _keys_at(loc: tuple) -> list[str]:
+    """The keys the model allows in the table at loc (list indices skipped)."""
+    model: type[BaseModel] = Campaign
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        inner = _models(field.annotation) if field else []
+        if not inner:
+            return []
+        model = inner[0]
+    return list(model.model_fields)
+
+
+def _model_problems(err: ValidationError) -> Located:
     problems = []
     for e in err.errors():
-        loc = prefix + tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
         # drop pydantic's internal union/type tags such as 'int' or 'str' at the end
         loc = tuple(p for p in loc if p not in ("int", "float", "str", "bool"))
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key" + did_you_mean(loc[-1], _keys_at(loc[:-1]))
         elif e["type"] == "missing":
             msg = "required key is missing"
         elif e["type"] == "string_pattern_mismatch":
             msg = "use letters, digits, '_', '.' or '-' (no spaces), starting with a letter or digit"
-        msg = msg.removeprefix("Value error, ")
-        problems.append(Problem(_path_text(loc), msg, locate_line(text, loc)))
+        elif e["type"] == "finite_number":
+            msg = "must be a finite number"
+        elif e["type"].endswith("_type"):  # strict: a string or a boolean is no number
+            msg += f", not {shown(e['input'])}"
+        problems.append((loc, msg.removeprefix("Value error, ")))
     return problems
-
-
-def _get(raw: dict, path: list[str]) -> Any:
-    node: Any = raw
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return None
-        node = node[key]
-    return node
 
 
 def set_path(raw: dict, dim: str, value: Any) -> str | None:
@@ -69,7 +105,7 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
         stressors = [s for s in raw.get("stressors", []) if isinstance(s, dict)]
         match = [s for s in stressors if s.get("name") == parts[1]]
         if not match:
-            return f"no stressor named {parts[1]!r}"
+            return f"no stressor named {parts[1]!r}{did_you_mean(parts[1], map(str, (s.get('name') for s in stressors)))}"
         node, rest = match[0], parts[2:]
     elif parts[0] in ("measurer", "backend", "run"):
         node, rest = raw.setdefault(parts[0], {}), parts[1:]
@@ -87,7 +123,16 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
     return None
 
 
-def _paired_problems(raw: dict, names: set, timeline) -> list[tuple[tuple, str]]:
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _no_stressor(name: object, names: set) -> str:
+    known = ", ".join(sorted(map(str, names))) or "none defined"
+    return f"no stressor named {name!r}{did_you_mean(name, map(str, names))} (stressors: {known})"
+
+
+def _paired_problems(raw: dict, names: set, timeline) -> Located:
     paired = raw.get("paired")
     if not isinstance(paired, dict):
         return []
@@ -99,28 +144,25 @@ def _paired_problems(raw: dict, names: set, timeline) -> list[tuple[tuple, str]]
     chosen = paired.get("stressors", [])
     for i, name in enumerate(chosen if isinstance(chosen, list) else []):
         if name not in names:
-            known = ", ".join(sorted(map(str, names))) or "none defined"
-            out.append((("paired", "stressors", i), f"no stressor named {name!r} (stressors: {known})"))
+            out.append((("paired", "stressors", i), _no_stressor(name, names)))
     run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
     cycle = [paired.get("off_s", 1.0), paired.get("on_s", 1.0)]
-    duration = run.get("duration_s", 10.0)
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cycle + [duration]) \
-            and duration < sum(cycle) + cycle[0]:
+    duration = run.get("duration_s", DEFAULT_DURATION_S)
+    if all(_number(v) for v in cycle + [duration]) and duration < sum(cycle) + cycle[0]:
         out.append((("paired",), f"a run of run.duration_s = {duration:g} s holds no off/on/off cycle of "
                                  f"{cycle[0]:g} + {cycle[1]:g} + {cycle[0]:g} s"))
     return out
 
 
-def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -> list[tuple[tuple, str]]:
-    out: list[tuple[tuple, str]] = []
+def _cross_field_problems(raw: dict) -> Located:
+    out: Located = []
     stressors = raw.get("stressors", [])
     names = {s.get("name") for s in stressors if isinstance(s, dict)} if isinstance(stressors, list) else set()
     timeline = raw.get("timeline", [])
     if isinstance(timeline, list):
         for i, ev in enumerate(timeline):
             if isinstance(ev, dict) and "target" in ev and ev["target"] not in names:
-                known = ", ".join(sorted(map(str, names))) or "none defined"
-                out.append((("timeline", i, "target"), f"no stressor named {ev['target']!r} (stressors: {known})"))
+                out.append((("timeline", i, "target"), _no_stressor(ev["target"], names)))
     out += _paired_problems(raw, names, timeline)
     matrix = raw.get("matrix", {})
     cpus = raw.get("cpus", [0, 1])
@@ -131,30 +173,6 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
                 out.append((("matrix", "placement"), "same-core/other-core need at least one stressor"))
             if "other-core" in placements and isinstance(cpus, list) and len(cpus) < 2:
                 out.append((("matrix", "placement"), "other-core needs at least two entries in cpus"))
-        for dim, values in matrix.items():
-            if dim in ("placement", "start_order") or not isinstance(values, list):
-                continue
-            for value in values:
-                trial = copy.deepcopy(raw)
-                reason = set_path(trial, dim, value)
-                if reason:
-                    out.append((("matrix", dim), reason))
-                    break
-                trial.pop("matrix", None)
-                try:
-                    Campaign.model_validate(trial)
-                except ValidationError as err:
-                    first = err.errors()[0]
-                    out.append((("matrix", dim), f"value {value!r}: {_path_text(first['loc'])}: {first['msg']}"))
-                    break
-                backend = trial.get("backend", {})
-                if backend_check and dim.startswith("backend.") and isinstance(backend, dict):
-                    opts = {k: v for k, v in backend.items() if k != "kind"}
-                    bad = backend_check(str(backend.get("kind", "native")), opts)
-                    if bad:
-                        sub, msg = bad[0]
-                        out.append((("matrix", dim), f"value {value!r}: backend.{sub}: {msg}"))
-                        break
     gates = raw.get("gates", [])
     analysis = raw.get("analysis") if isinstance(raw.get("analysis"), dict) else {}
     bases = [(("gates", i, "baseline"), g.get("baseline", "placement=solo"))
@@ -167,11 +185,67 @@ def _cross_field_problems(raw: dict, backend_check: BackendOptionCheck | None) -
             values = matrix.get(dim, ["solo"] if dim == "placement" else [])
             if str(val) not in map(str, values if isinstance(values, list) else []):
                 out.append((loc, f"{base!r} is not a configuration of the matrix"))
+    return out
+
+
+def _timing_problems(raw: dict) -> Located:
+    """Timeline events and warm-up against the length of the run."""
+    run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
+    duration = run.get("duration_s", DEFAULT_DURATION_S)
+    if not _number(duration) or not math.isfinite(duration):
+        return []
+    out: Located = []
+    timeline = raw.get("timeline")
+    for i, ev in enumerate(timeline if isinstance(timeline, list) else []):
+        at = ev.get("at_s") if isinstance(ev, dict) else None
+        if _number(at) and at >= duration:
+            out.append((("timeline", i, "at_s"), f"{at:g} s is not before the end of the run "
+                                                 f"(run.duration_s = {duration:g} s): the event never happens"))
+    warmup = run.get("warmup_s", 0)
+    if _number(warmup) and warmup >= duration:
+        out.append((("run", "warmup_s"), f"every sample of a run of run.duration_s = {duration:g} s "
+                                         f"would be warm-up"))
+    return out
+
+
+def _configuration_problems(raw: dict, backend_check: BackendOptionCheck | None, checks: Checks) -> Located:
+    """What is wrong with one configuration beyond the model."""
+    out = _timing_problems(raw)
     backend = raw.get("backend", {})
     if backend_check and isinstance(backend, dict):
         opts = {k: v for k, v in backend.items() if k != "kind"}
         for sub, msg in backend_check(str(backend.get("kind", "native")), opts):
             out.append((("backend",) + tuple(sub.split(".")) if sub else ("backend",), msg))
+    for check in checks.configuration:
+        out += check(raw)
+    return out
+
+
+def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks: Checks,
+                     known: set) -> Located:
+    """Each matrix value applied to the spec alone: the first problem it makes where the
+    spec without the matrix has none (known: their locations), reported on its dimension."""
+    matrix = raw.get("matrix")
+    out: Located = []
+    for dim, values in matrix.items() if isinstance(matrix, dict) else ():
+        if dim in ("placement", "start_order") or not isinstance(values, list):
+            continue
+        for value in values:
+            trial = copy.deepcopy(raw)
+            reason = set_path(trial, dim, value)
+            if reason:
+                out.append((("matrix", dim), reason))
+                break
+            trial.pop("matrix", None)
+            try:
+                Campaign.model_validate(trial)
+                found = []
+            except ValidationError as err:
+                found = _model_problems(err)
+            new = [p for p in found + _configuration_problems(trial, backend_check, checks) if p[0] not in known]
+            if new:
+                loc, msg = new[0]
+                out.append((("matrix", dim), f"value {shown(value)}: {_path_text(loc)}: {msg}"))
     return out
 
 
@@ -200,7 +274,7 @@ def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
 
 
 def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,
-                   overrides: list[str] = ()) -> tuple[Campaign, dict]:
+                   overrides: list[str] = (), checks: Checks = Checks()) -> tuple[Campaign, dict]:
     """Parse and validate spec text (with `--set` overrides applied); returns the model
     and the raw dict (for the planner)."""
     try:
@@ -210,12 +284,17 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
         raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
     problems: list[Problem] = apply_overrides(raw, list(overrides))
     model = None
+    found: Located = []
     try:
         model = Campaign.model_validate(raw)
     except ValidationError as err:
-        problems += _pydantic_problems(err, text)
-    for loc, msg in _cross_field_problems(raw, backend_check):
-        problems.append(Problem(_path_text(loc), msg, locate_line(text, loc)))
+        found += _model_problems(err)
+    found += _configuration_problems(raw, backend_check, checks)
+    found += _matrix_problems(raw, backend_check, checks, {loc for loc, _ in found})
+    found += _cross_field_problems(raw)
+    for check in checks.campaign:
+        found += check(raw)
+    problems += [Problem(_path_text(loc), msg, locate_line(text, loc)) for loc, msg in found]
     overridden = {o.partition("=")[0].strip() for o in overrides}
     problems = [Problem(p.path, f"{p.message} (value from --set)", None) if p.path in overridden else p
                 for p in problems]
@@ -247,5 +326,5 @@ def read_spec(path: str | Path) -> str:
 
 
 def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None,
-                  overrides: list[str] = ()) -> tuple[Campaign, dict]:
-    return parse_campaign(read_spec(path), str(path), backend_check, overrides)
+                  overrides: list[str] = (), checks: Checks = Checks()) -> tuple[Campaign, dict]:
+    return parse_campaign(read_spec(path), str(path), backend_check, overrides, checks)

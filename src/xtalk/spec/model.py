@@ -1,6 +1,7 @@
 """Campaign spec model: frozen, validated pydantic models for the TOML a user writes.
 
-Every model forbids unknown keys so a typo is an error, never silently ignored.
+Every model forbids unknown keys so a typo is an error, never silently ignored, and is
+strict: a number is a TOML number (not "3", not true), and finite (no inf or nan).
 Cross-field rules (timeline targets, matrix paths, CPU counts) live in validators so
 that one validation pass reports every problem at once.
 """
@@ -17,10 +18,11 @@ ParamValue = int | float | str | bool
 PLACEMENTS = ("solo", "same-core", "other-core")
 START_ORDERS = ("measurer-first", "stressor-first")
 STATS = ("min", "q1", "median", "q3", "max", "mean", "p90", "p99", "p999")
+MAX_SECONDS = 1e7  # the longest time a workload takes (duration_s, guests/lib/cmdline.c): 115 days
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Workload(Strict):
@@ -51,18 +53,18 @@ class Stressor(Workload):
 
 class RunSettings(Strict):
     duration_s: float = Field(
-        default=10.0, gt=0, description="length of a run; the measurer stops by then"
+        default=10.0, gt=0, le=MAX_SECONDS, description="length of a run; the measurer stops by then"
     )
     grace_s: float = Field(
-        default=10.0, ge=0, description="extra time before a silent run is declared hung"
+        default=10.0, ge=0, le=MAX_SECONDS, description="extra time before a silent run is declared hung"
     )
     boot_timeout_s: float = Field(
-        default=60.0, gt=0, description="time a measurer may take from start to its XT BEGIN"
+        default=60.0, gt=0, le=MAX_SECONDS, description="time a measurer may take from start to its XT BEGIN"
     )
     repetitions: int = Field(default=1, ge=1, le=10000)
     warmup_runs: int = Field(default=0, ge=0, description="runs done first and marked warm-up")
     warmup_s: float = Field(
-        default=0.0, ge=0, description="samples in the first warmup_s of a run are marked warm-up"
+        default=0.0, ge=0, le=MAX_SECONDS, description="samples in the first warmup_s of a run are marked warm-up"
     )
     sched: Literal["other", "rr", "fifo"] = Field(
         default="other",
@@ -73,7 +75,7 @@ class RunSettings(Strict):
     )
     priority: int = Field(default=10, ge=1, le=89, description="real-time priority for rr/fifo")
     start_gap_s: float = Field(
-        default=0.5, ge=0, description="pause between starting the first and the second guests"
+        default=0.5, ge=0, le=MAX_SECONDS, description="pause between starting the first and the second guests"
     )
     stressor_failure: Literal["fail", "degrade"] = Field(
         default="fail",
@@ -88,7 +90,7 @@ class RunSettings(Strict):
 
 
 class TimelineEvent(Strict):
-    at_s: float = Field(ge=0, description="seconds after the measurer started")
+    at_s: float = Field(ge=0, le=MAX_SECONDS, description="seconds after the measurer started")
     action: Literal["start", "stop", "pause", "resume"]
     target: Name = Field(description="a stressor name")
 
@@ -160,7 +162,7 @@ class AnalysisSettings(Strict):
 class BackendSettings(BaseModel):
     """`kind` picks the backend; every other key is an option that backend validates."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     kind: Name = Field(default="native", description="native, qemu, xen, ...")
 
     @property

@@ -13,9 +13,7 @@ from xtalk.report import compare_page
 from xtalk.report.build import write_report
 
 
-def external_refs(html: str) -> list[str]:
-    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
-    return [r for r in refs if not r.startswith(("data:", "#"))] + re.findall(r"<(?:script|link|iframe)\b", html)
+from tests.blackbox.browser import external_refs
 
 
 def test_report_files(tmp_path):
@@ -26,13 +24,20 @@ def test_report_files(tmp_path):
     imgs = re.findall(r'<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]+"', html)
     pngs = sorted(p.name for p in paths["plots"].glob("*.png"))
     assert len(imgs) == len(pngs) >= 5
-    assert {"violin-m.png", "rampup-m.png", "timeline-m.png", "histogram-m.png", "exceedance-m.png",
-            "changes-m.png"} <= set(pngs)
+    assert {"headline.png", "distribution-m.png", "rampup-m.png", "timeseries-m.png", "exceedance-m.png"} <= set(pngs)
     assert external_refs(html) == []
-    for word in ("Warnings", "guest fault", "Statistics per configuration", "Largest samples", "pWCET", "FAIL"):
-        assert word in html
+    for word in ("What makes a number doubtful", "guest fault", "Statistics per configuration", "Largest samples",
+                 "pWCET", "FAIL", "Glossary", "noise floor", 'id="xt-series"'):
+        assert word in html, word
+    # the answer comes first: the verdict table and the headline plot before any warning
+    assert html.index('id="answer"') < html.index('id="plot-headline"') < html.index('id="doubts"')
     md = paths["markdown"].read_text()
-    assert "| config | runs | metric | n |" in md and "![m: Distribution per configuration](plots/violin-m.png)" in md
+    assert "| config | runs | metric | n |" in md and "(plots/distribution-m.png)" in md
+    meta = {p["id"]: p for p in json.loads(paths["plots_json"].read_text())}
+    for ident in ("distribution-m", "timeseries-m", "rampup-m", "exceedance-m"):
+        labels = [a["x"] + " " + a["y"] for a in meta[ident]["axes"]]
+        assert all(re.search(r"\((ns|µs|ms|s)\)", text) for text in labels), (ident, labels)
+    assert "change" in meta["headline"]["axes"][0]["x"] and "%" in meta["headline"]["axes"][0]["x"]
     data = json.loads(paths["json"].read_text())
     assert data["overall"] == "FAIL" and len(data["stats"]) == 2
     rows = list(csv.DictReader(open(paths["csv"])))
@@ -70,4 +75,12 @@ def test_report_of_degenerate_campaigns(tmp_path):
                   clock=False, index=i)
     paths = write_report(analyze(CampaignStore(noclock)), tmp_path / "rn")
     names = {p.name for p in paths["plots"].glob("*.png")}
-    assert "violin-a.png" in names and "violin-b.png" in names and "timeline-a.png" not in names
+    assert {"distribution-a.png", "distribution-b.png", "exceedance-a.png"} <= names
+    assert "timeseries-a.png" not in names  # no sample times: no time plot
+
+
+def test_every_glossary_term_is_in_the_docs():
+    from tests.conftest import ROOT
+    from xtalk.report.glossary import TERMS
+    text = (ROOT / "docs" / "report.md").read_text()
+    assert [t for t in TERMS if f"| {t} |" not in text] == []

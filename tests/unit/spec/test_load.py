@@ -7,6 +7,7 @@ from tests.conftest import MINIMAL_SPEC, ROOT
 from xtalk.backends.base import check_backend_options
 from xtalk.errors import SpecError
 from xtalk.spec import parse_campaign
+from xtalk.spec.load import Checks
 from xtalk.spec.locate import locate_line
 from xtalk.spec.model import Campaign
 
@@ -102,3 +103,44 @@ def test_overrides_apply_and_bad_ones_are_reported():
     msgs = {p.path: p.message for p in info.value.problems}
     assert "(value from --set)" in msgs["run.repetitions"]
     assert "--set nowhere.x" in msgs and "--set novalue" in msgs
+
+
+@pytest.mark.parametrize("value", ['"3"', "true", "inf", "nan", "-inf", "1e300"])
+def test_numbers_are_toml_numbers_finite_and_sane(value):
+    found = problems(MINIMAL_SPEC + f"[run]\nduration_s = {value}\n")
+    assert [p.path for p in found] == ["run.duration_s"] and found[0].line == 11
+
+
+def test_an_unknown_key_says_what_was_meant():
+    text = MINIMAL_SPEC.replace("iterations = 5", "iteratons = 5").replace('name = "thrash"',
+                                                                           'name = "thrash"\ninstnces = 2')
+    msgs = {p.path: p.message for p in problems(text)}
+    assert msgs == {"measurer.iteratons": "unknown key (did you mean iterations?)",
+                    "stressors[0].instnces": "unknown key (did you mean instances?)"}
+
+
+def test_timeline_events_come_before_the_end_of_every_run():
+    text = MINIMAL_SPEC + '[run]\nduration_s = 4\n[[timeline]]\nat_s = 3\naction = "pause"\ntarget = "thrash"\n'
+    assert parse_campaign(text, "spec.toml")[0].timeline[0].at_s == 3
+    msgs = {p.path: p.message for p in problems(text + '[matrix]\n"run.duration_s" = [4, 2]\n')}
+    assert msgs == {"matrix.run.duration_s": "value 2: timeline[0].at_s: 3 s is not before the end of the run "
+                                             "(run.duration_s = 2 s): the event never happens"}
+
+
+def test_checks_see_every_configuration_and_a_matrix_value_is_blamed_for_its_own():
+    seen, whole = [], []
+
+    def config(raw):
+        seen.append(raw["measurer"]["bench"])
+        return [(("measurer", "bench"), "not here")] if raw["measurer"]["bench"] == "bad" else []
+
+    def campaign(raw):
+        whole.append(raw)
+        return []
+
+    text = MINIMAL_SPEC + '[matrix]\n"measurer.bench" = ["qsort", "bad"]\n'
+    with pytest.raises(SpecError) as info:
+        parse_campaign(text, "spec.toml", checks=Checks(configuration=(config,), campaign=(campaign,)))
+    assert [str(p) for p in info.value.problems] == [
+        'matrix.measurer.bench (line 11): value "bad": measurer.bench: not here']
+    assert seen == ["qsort", "qsort", "bad"] and len(whole) == 1 and "matrix" in whole[0]

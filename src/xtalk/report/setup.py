@@ -1,0 +1,84 @@
+"""The setup, stated: what ran where and how (backend and accelerator, hypervisor/QEMU
+version, the guests with their benches, parameters and CPUs, run length, repetitions,
+start order, timeline or paired design), and per run when each stressor actually ran
+inside the measured window (its exposure, when the run recorded it).
+"""
+from __future__ import annotations
+
+from .tables import Table
+
+LOW_EXPOSURE = 0.8  # a stressor active less than this share of its planned time is worth a warning
+
+
+def _params(p: dict | None) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (p or {}).items()) or "defaults"
+
+
+def setup_table(res: dict) -> Table:
+    spec = res.get("spec") or {}
+    host = res.get("host") or {}
+    backend = dict(spec.get("backend") or {})
+    kind = backend.pop("kind", "native")
+    cpus = spec.get("cpus") or [0, 1]
+    run = spec.get("run") or {}
+    matrix = spec.get("matrix") or {}
+    accels = sorted({str(r.get("accel")) for r in res["runs"] if r.get("accel")})
+    rows = [("backend", kind + (f" ({_params(backend)})" if backend else "")),
+            ("accelerator", ", ".join(accels) or "-"),
+            ("QEMU", (host.get("qemu") or {}).get("x86_64") if kind == "qemu" else None),
+            ("Xen", (host.get("xen") or {}).get("xen_version") if kind == "xen" else None)]
+    m = spec.get("measurer") or {}
+    rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on CPU {cpus[0]}"
+                 + (f", {m['iterations']} iterations" if m.get("iterations") else "")))
+    others = ", ".join(map(str, cpus[1:])) or str(cpus[0])
+    for s in spec.get("stressors") or []:
+        where = "host process" if s.get("host") else "guest"
+        rows.append((f"stressor {s['name']}", f"{s['bench']} ({_params(s.get('params'))}), {where}"
+                     f"{', ' + str(s['instances']) + ' instances' if s.get('instances', 1) > 1 else ''}; "
+                     f"same-core: CPU {cpus[0]}, other-core: CPU {others}"))
+    rows += [("matrix", "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in matrix.items()) or "-"),
+             ("run", f"{run.get('duration_s', 10)} s measured, {run.get('repetitions', 1)} repetitions "
+                     f"({run.get('order', 'interleaved')}), {run.get('warmup_runs', 0)} warm-up runs, "
+                     f"scheduling {run.get('sched', 'other')}"),
+             ("start order", ", ".join(map(str, matrix.get("start_order", ["measurer-first"])))
+              + f", {run.get('start_gap_s', 0.5)} s apart")]
+    paired = spec.get("paired")
+    if paired:
+        rows.append(("paired design", f"{', '.join(paired.get('stressors') or ['all stressors'])} off "
+                     f"{paired.get('off_s', 1)} s / on {paired.get('on_s', 1)} s"))
+    for e in spec.get("timeline") or []:
+        rows.append(("timeline", f"{e['action']} {e['target']} at {e['at_s']} s"))
+    rows.append(("statistics", f"alpha {res['analysis']['alpha']:g}, negligible change "
+                 f"{res['analysis']['negligible_pct']:g} % / {res['analysis']['negligible_points']:g} points"))
+    return Table("setup", "Setup", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+
+
+def exposure_table(res: dict) -> Table:
+    t = Table("exposure", "Stressor exposure per run: the share of its planned time each stressor actually ran",
+              ["run", "stressor", "exposure", "state"],
+              note=f"below {LOW_EXPOSURE:.0%} the stressor was idle for a noticeable share of the window; "
+                   "runs from an xtalk that did not watch stressors say 'not recorded'.")
+    for r in res["runs"]:
+        if r.get("placement") in (None, "solo") or r.get("warmup"):
+            continue
+        watch = r.get("stressors_watch")
+        if not watch:
+            t.rows.append([r["run_id"], ", ".join(s["name"] for s in r.get("stressors") or []) or "-",
+                           "not recorded", r.get("status") or "?"])
+            continue
+        for name, w in watch.items():
+            e = w.get("exposure")
+            t.rows.append([r["run_id"], name, "-" if e is None else f"{e:.0%}",
+                           "; ".join(str(x) for x in (w.get("reason"), w.get("end")) if x) or "ok"])
+    return t
+
+
+def low_exposure(res: dict) -> list[str]:
+    """Warnings for non-solo runs whose stressor was idle for a noticeable share."""
+    out = []
+    for r in res["runs"]:
+        for name, w in (r.get("stressors_watch") or {}).items():
+            e = w.get("exposure")
+            if r.get("placement") not in (None, "solo") and e is not None and e < LOW_EXPOSURE:
+                out.append(f"{r['run_id']}: stressor {name} ran only {e:.0%} of its planned time")
+    return out

@@ -1,0 +1,124 @@
+"""`xtalk spec check` knows before anything starts what would make every run fail: each
+mistake below exits 2 naming the field, its line and, for a name, what was meant; the
+same problems stop `xtalk run` (and --dry-run) before it creates anything; the example
+specs all pass."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.blackbox.cli import write_spec, xtalk
+from tests.conftest import ROOT
+
+SPEC = """name = "t"
+cpus = [0, 1]
+[run]
+duration_s = 5
+[measurer]
+bench = "qsort"
+params = { size_kib = 64 }
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+params = { size = "4m" }
+[[timeline]]
+at_s = 1
+action = "pause"
+target = "thrash"
+[[deadlines]]
+metric = "qsort"
+ns = 10_000_000
+"""
+UNAVAILABLE = next(cpu for cpu in range(57, 4096) if cpu not in os.sched_getaffinity(0))
+
+# (id, text replaced, replacement, field, text of its line, words of the message)
+MISTAKES = [
+    ("stressor bench", 'bench = "cache_thrash"', 'bench = "cache_thrsh"', "stressors[0].bench",
+     'bench = "cache_thrsh"', ["unknown bench 'cache_thrsh'", "did you mean cache_thrash?"]),
+    ("stressor param", 'size = "4m"', 'sise = "4m"', "stressors[0].params.sise", "sise",
+     ["cache_thrash has no parameter 'sise'", "did you mean size?"]),
+    ("measurer bench", 'bench = "qsort"', 'bench = "qsrot"', "measurer.bench", 'bench = "qsrot"',
+     ["unknown bench 'qsrot'", "did you mean qsort?"]),
+    ("measurer param", "size_kib = 64", "size_kb = 64", "measurer.params.size_kb", "size_kb",
+     ["qsort has no parameter 'size_kb'", "did you mean size_kib?"]),
+    ("param type", "size_kib = 64", 'size_kib = "lots"', "measurer.params.size_kib", "size_kib",
+     ["expected an unsigned integer in [1,4194304]", 'not "lots"']),
+    ("param range", "size_kib = 64", "size_kib = 0", "measurer.params.size_kib", "size_kib",
+     ["expected an unsigned integer in [1,4194304], not 0"]),
+    ("spec key", "duration_s = 5", "duration_s = 5\nrepetitons = 2", "run.repetitons", "repetitons",
+     ["unknown key", "did you mean repetitions?"]),
+    ("cpus", "cpus = [0, 1]", f"cpus = [0, {UNAVAILABLE}]", "cpus[1]", "cpus =",
+     [f"CPU {UNAVAILABLE} is not available", "available: "]),
+    ("timeline", "at_s = 1", "at_s = 5", "timeline[0].at_s", "at_s = 5",
+     ["not before the end of the run (run.duration_s = 5 s)", "never happens"]),
+    ("deadline metric", 'metric = "qsort"', 'metric = "qsrt"', "deadlines[0].metric", 'metric = "qsrt"',
+     ["no measurer of this campaign records 'qsrt'", "did you mean qsort?"]),
+    ("inf", "duration_s = 5", "duration_s = inf", "run.duration_s", "duration_s = inf", ["finite"]),
+    ("huge", "duration_s = 5", "duration_s = 1e300", "run.duration_s", "duration_s = 1e300",
+     ["less than or equal to 10000000"]),
+    ("string number", "duration_s = 5", 'duration_s = "5"', "run.duration_s", "duration_s =",
+     ['valid number, not "5"']),
+    ("bool number", "at_s = 1", "at_s = true", "timeline[0].at_s", "at_s = true", ["valid number, not true"]),
+]
+
+
+@pytest.mark.parametrize("old,new,field,line_text,words", [m[1:] for m in MISTAKES], ids=[m[0] for m in MISTAKES])
+def test_a_mistake_fails_spec_check_with_field_line_and_suggestion(tmp_path, old, new, field, line_text, words):
+    assert old in SPEC
+    text = SPEC.replace(old, new, 1)
+    path = write_spec(tmp_path, text)
+    res = xtalk("spec", "check", path)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr
+    (problem,) = [line for line in res.stderr.splitlines() if line.strip().startswith(f"- {field} (line ")]
+    number = int(problem.split("(line ", 1)[1].split(")", 1)[0])
+    assert line_text in text.splitlines()[number - 1], (problem, text)
+    for word in words:
+        assert word in problem, problem
+
+
+def test_every_mistake_at_once_and_run_starts_nothing(tmp_path):
+    text = SPEC
+    chosen = [m for m in MISTAKES if m[0] in ("stressor param", "measurer param", "spec key", "cpus", "timeline",
+                                              "deadline metric")]
+    for _, old, new, *_ in chosen:
+        text = text.replace(old, new, 1)
+    path = write_spec(tmp_path, text)
+    for command in (("spec", "check", path), ("run", path, "--out", tmp_path / "out"),
+                    ("run", "--dry-run", path)):
+        res = xtalk(*command)
+        assert res.returncode == 2 and f"{len(chosen)} problem(s)" in res.stderr, res.stderr
+        assert all(f"- {m[3]} (line " in res.stderr for m in chosen), res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_matrix_values_are_checked_as_the_configurations_they_make(tmp_path):
+    text = SPEC + '[matrix]\n"measurer.params.size_kib" = [64, -1]\n"measurer.bench" = ["qsort", "cyclictest"]\n' \
+        '"stressors.thrash.params.size" = ["1m", "big"]\n'
+    res = xtalk("spec", "check", write_spec(tmp_path, text))
+    assert res.returncode == 2, res.stderr
+    err = res.stderr
+    assert "matrix.measurer.params.size_kib (line 20): value -1: measurer.params.size_kib: expected" in err
+    # native runs the POSIX suite too: cyclictest runs there, but not with qsort's parameters
+    assert "matrix.measurer.bench (line 21): value \"cyclictest\": measurer.params.size_kib: cyclictest has no " \
+        "parameter 'size_kib'" in err
+    assert 'matrix.stressors.thrash.params.size (line 22): value "big": stressors[0].params.size: ' \
+        "expected a size" in err
+
+def test_benches_follow_the_image_of_the_backend(tmp_path):
+    probe = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"qsort"', '"cyclictest"', 1)
+    res = xtalk("spec", "check", write_spec(tmp_path, probe.replace("params = { size_kib = 64 }\n", "")))
+    assert res.returncode == 2 and "measurer.bench (line 8): bench 'cyclictest' does not run here: it runs on " \
+        'the Linux-RT guests (backend image = "linux-rt")' in res.stderr, res.stderr
+    steal = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"cache_thrash"', '"steal"')
+    res = xtalk("spec", "check", write_spec(tmp_path, steal.replace('params = { size = "4m" }', "host = true")))
+    assert res.returncode == 0, res.stderr  # a host stressor runs natively, next to the guests
+    res = xtalk("spec", "check", write_spec(tmp_path, steal.replace('params = { size = "4m" }\n', "")))
+    assert "stressors[0].bench (line 12): bench 'steal' does not run here" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("spec", sorted((ROOT / "experiments").glob("*.toml")), ids=lambda p: p.name)
+def test_example_specs_pass(spec):
+    res = xtalk("spec", "check", spec)
+    assert res.returncode == 0 and ": ok — campaign" in res.stdout, res.stdout + res.stderr
