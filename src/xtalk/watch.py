@@ -256,8 +256,9 @@ class StressorWatch:
 def exit_words(exit: dict, errors: list[dict]) -> str:
     when = "before the measurer began" if exit["t_s"] is None else f"{exit['t_s']:.1f} s into the run"
     words = f"exited (status {exit['status']}) {when}"
-    end = exit.get("end")
+    end = exit.get("end") or {}
     if end:
         words += f" with XT END status={end.get('status')}"
-    msgs = [f"{e['param']}: {e.get('msg', '')}" if e.get("param") else e.get("msg", "") for e in errors]
-    return words + (f" ({'; '.join(m for m in msgs if m)})" if any(msgs) else "")
+    said = [end["reason"]] if end.get("reason") else []
+    said += [f"{e['param']}: {e.get('msg', '')}" if e.get("param") else e.get("msg", "") for e in errors]
+    return words + (f" ({'; '.join(m for m in said if m)})" if any(said) else "")

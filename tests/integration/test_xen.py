@@ -220,12 +220,12 @@ def test_crashed_and_failing_domains_are_destroyed_and_campaign_goes_on(arm64_la
     assert xtalk_domains(arch) == []
 
 
-def test_destroyed_paused_and_rejected_stressor_domains_fail_their_runs(arm64_lab, tmp_path):
+def test_destroyed_paused_and_failing_stressor_domains_fail_their_runs(arm64_lab, tmp_path):
     """Stressors are watched like the measurer (src/xtalk/watch.py): one destroyed mid-run,
-    one paused behind xtalk's back for the whole run, one that rejects its parameter."""
+    one paused behind xtalk's back for the whole run, one out of memory at once."""
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["same-core"]',
-                         matrix='"stressors.thrash.params.size" = ["4m", "2m", "lots"]')
+                         matrix='"stressors.thrash.params.size" = ["4m", "2m", "64g"]')
     proc = start("run", spec, "--out", out)
     try:
         measurer_running(arch, "the first measurer domain")
@@ -239,12 +239,12 @@ def test_destroyed_paused_and_rejected_stressor_domains_fail_their_runs(arm64_la
             proc.kill()
     assert proc.returncode == 3 and "3 of 3 runs did not pass" in stderr, stderr
     found = runs(out)
-    destroyed, paused, rejected = (found[f"size-{s}-r1"] for s in ("4m", "2m", "lots"))
+    destroyed, paused, failing = (found[f"size-{s}-r1"] for s in ("4m", "2m", "64g"))
     assert destroyed["status"] == "fail" and "stressor thrash exited" in destroyed["reason"], destroyed["reason"]
     assert destroyed["stressors_watch"]["thrash"]["alive"] is False
     assert paused["status"] == "fail" and "stressor thrash was stopped by someone else" in paused["reason"], \
         paused["reason"]
-    assert rejected["status"] == "fail" and "XT END status=badparam" in rejected["reason"], rejected["reason"]
+    assert failing["status"] == "fail" and "XT END status=fail (out of memory" in failing["reason"], failing["reason"]
     assert all(m["sample_count"] > 0 for m in found.values())  # the measurer's samples are kept
     report = json.loads(xtalk("report", "xq", "--out", out, "--json", "--no-samples").stdout)
     warned = {w["scope"] for w in report["warnings"] if w["message"].startswith("run status fail: stressor thrash")}
