@@ -29,7 +29,10 @@ TERMS = {
     "p99": "the value 99% of the samples stay at or below",
     "WCET": "the largest sample observed (the observed worst-case execution time)",
     "pWCET": "probabilistic WCET by extreme-value theory: the value one sample exceeds with probability p",
-    "exposure": "the share of the measured window in which a stressor actually ran (consumed CPU)",
+    "exposure": "the share of the time a stressor was meant to run in which it did: made progress on the CPU or "
+                "slept by its own choice (not stopped, starved or gone)",
+    "CPU share": "the CPU time a stressor consumed over the time it was meant to run (about 50 % for a hog "
+                 "sharing the measurer's core)",
     "host noise": "CPU time the measured CPU spent on work outside the run (other processes, interrupts)",
     "paired design": "stressors switched off and on inside each run; on-windows compared with the off-windows "
                      "next to them",

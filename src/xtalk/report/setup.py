@@ -55,7 +55,7 @@ def setup_table(res: dict) -> Table:
 
 def exposure_table(res: dict) -> Table:
     t = Table("exposure", "Stressor exposure per run: the share of its planned time each stressor actually ran",
-              ["run", "stressor", "exposure", "state"],
+              ["run", "stressor", "exposure", "CPU share", "state"],
               note=f"below {LOW_EXPOSURE:.0%} the stressor was idle for a noticeable share of the window; "
                    "runs from an xtalk that did not watch stressors say 'not recorded'.")
     for r in res["runs"]:
@@ -64,12 +64,15 @@ def exposure_table(res: dict) -> Table:
         watch = r.get("stressors_watch")
         if not watch:
             t.rows.append([r["run_id"], ", ".join(s["name"] for s in r.get("stressors") or []) or "-",
-                           "not recorded", r.get("status") or "?"])
+                           "not recorded", "-", r.get("status") or "?"])
             continue
         for name, w in watch.items():
-            e = w.get("exposure")
+            e, share = w.get("exposure"), w.get("cpu_share")
+            state = "ok" if w.get("alive", True) else f"exited ({w.get('exit')})"
+            if w.get("errors"):
+                state += "; " + "; ".join(str(x.get("msg", x)) for x in w["errors"])
             t.rows.append([r["run_id"], name, "-" if e is None else f"{e:.0%}",
-                           "; ".join(str(x) for x in (w.get("reason"), w.get("end")) if x) or "ok"])
+                           "-" if share is None else f"{share:.0%}", state])
     return t
 
 
