@@ -170,8 +170,13 @@ class RunState:
                 handle = self.handles[name]
                 if event.action == "stop":
                     self.sample_noise(handle.pids, force=True)
+                # meant off from the moment the pause/stop is asked (it may take effect before the call
+                # returns: xl over ssh), meant on once a resume has returned
+                asked = time.monotonic_ns()
                 getattr(handle.backend, event.action)(handle)
-                self.watch.meant(name, time.monotonic_ns(), event.action == "resume", killed=event.action == "stop")
+                resumed = event.action == "resume"
+                self.watch.meant(name, time.monotonic_ns() if resumed else asked, resumed,
+                                 killed=event.action == "stop")
                 if event.action == "stop":
                     self.stopped.add(name)
                     self._drain(handle)
