@@ -51,6 +51,9 @@ def main() -> int:
         for a, b in zip(stores, stores[1:]):
             cmp = json.loads(xtalk("compare", str(a.path), str(b.path), "--out", tmp, "--json").stdout)
             verdicts += [r["verdict"] for r in cmp["rows"]]
+            for r in cmp["rows"]:
+                if r["verdict"] == "different":
+                    print(f"  {r['sentence']}", flush=True)
     counts = {v: verdicts.count(v) for v in ("different", "no-difference", "inconclusive")}
     assert len(verdicts) == 2 * (len(stores) - 1), "every comparison must match both configurations"
     print(f"  {len(stores) - 1} A/A comparisons, {len(verdicts)} rows: {counts}", flush=True)

@@ -33,7 +33,7 @@ def capacity_rate(tmp: Path) -> tuple[float, int]:
     writer_map = np.memmap(ring, dtype=np.uint8, mode="r+")
     slots = writer_map[HEADER_SIZE:].view(SAMPLE_DTYPE)
     header = writer_map[:HEADER_SIZE].view("<u8")
-    reader, store = RingReader(ring), RunWriter(tmp / "run", {"run_id": "bench", "config_id": "bench"})
+    reader, store = RingReader(ring), RunWriter(tmp / "run", {"run_id": "bench", "config_id": "bench", "attempt": 1})
     block = np.zeros(STEP, SAMPLE_DTYPE)
     read_time, stored, lost = 0.0, 0, 0
     for start in range(0, TOTAL, STEP):
