@@ -4,7 +4,9 @@ paired design (paired.py) and for campaign B against campaign A (campaigns.py).
 
 Decision (docs/analysis.md, "Verdicts"):
 * `interference` (in a comparison of campaigns: `different`): the exact permutation test
-  over units gives p < alpha AND the change is larger than the noise floor;
+  over units gives p < alpha AND the change is larger than the noise floor AND larger
+  than the negligible change (a real shift too small to matter is not called one: A/A
+  campaigns run back to back do differ by a few %, the host is not the same twice);
 * `no-interference` (`no-difference`): not that, the design can reach p < alpha at all,
   and the 95% confidence interval of the change lies inside +/- the negligible change
   (Rules: 5 % for ratios, 1 point for shares), an equivalence test in the manner of TOST:
@@ -121,15 +123,19 @@ def decide(p: float | None, diff: float, ci: tuple[float, float] | None, fl: dic
            margin: float | None, alpha: float, labels: tuple[str, str, str], units: str) -> tuple[str, str]:
     """(verdict, reason); labels = (interference, no-interference, inconclusive) words."""
     yes, no, maybe = labels
-    if p is not None and p < alpha and fl["floor"] is not None and abs(diff) > fl["floor"]:
-        return yes, f"p={p:.2g} < {alpha:g} and the change is above the noise floor"
+    significant = p is not None and p < alpha
+    above_floor = fl["floor"] is not None and abs(diff) > fl["floor"]
+    if significant and above_floor and (margin is None or abs(diff) > margin):
+        return yes, f"p={p:.2g} < {alpha:g}, above the noise floor and larger than the negligible change"
     if min_p >= alpha:
         return maybe, f"an exact test of this many {units} cannot reach p < {alpha:g} (smallest p {min_p:.2g})"
     if fl["floor"] is None:
         return maybe, f"no noise floor: fewer than 2 reference {units}"
     if ci is not None and margin is not None and max(abs(ci[0]), abs(ci[1])) <= margin:
         return no, "the 95% interval lies inside the negligible change"
-    if p is not None and p < alpha:
+    if significant and above_floor:
+        return maybe, "a significant change about the size of the negligible change"
+    if significant:
         return maybe, "significant, but not above the noise floor"
     return maybe, "the 95% interval reaches beyond the negligible change"
 

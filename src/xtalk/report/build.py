@@ -33,8 +33,8 @@ METHOD_NOTES = [
     "Paired design: on- against off-windows of the same runs, sign-flip test over cycles.",
     "Noise floor: the change an A/A comparison of the same design stays within with probability 1 - alpha, "
     "from the baseline's own runs (or the off-windows); minimum detectable effect: what the design finds with 80% "
-    "power. Interference = p < alpha and a change above the floor; no interference = the 95% interval inside the "
-    "minimum detectable effect; else inconclusive, with the units that would decide it.",
+    "power. Interference = p < alpha and a change above the floor and the negligible change; no interference = the 95% "
+    "interval inside the negligible change; else inconclusive, with the units that would decide it.",
     "Warm-up: MSER-5 truncation point; significant when Mann-Whitney p < 0.001 and >= 1% median difference.",
     "Change points: binary segmentation of per-bin medians (200 bins per run), penalty 3 sigma^2 ln(m).",
     "pWCET: GEV on block maxima (blocks of a power of two >= 16 samples) and GPD over the top 2% (100..4000) "

@@ -21,8 +21,9 @@ def tables(cmp: dict) -> list[Table]:
     a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
     cols = ["A → B" if c == "baseline → config" else c for c in VERDICT_COLS]
     t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + cols + ["sentence"],
-              note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha and "
-                   "above the noise floor; no difference = the 95% interval inside the minimum detectable effect.")
+              note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha, "
+                   "above the noise floor and the negligible change; no difference = the 95% interval inside the "
+                   "negligible change.")
     iso = Table("isolation", "Isolation: each campaign's verdict against its own baseline",
                 ["config", "metric", "A: change", "A: verdict", "B: change", "B: verdict"])
     for r in cmp["rows"]:

@@ -17,7 +17,8 @@ TERMS = {
     "min. detectable": "the minimum detectable effect: the change this design finds with 80% probability",
     "negligible change": "a change too small to matter ([analysis] negligible_pct, default 5 %; "
                          "negligible_points, default 1 point, for shares)",
-    "interference": "the change is significant (p < alpha) and larger than the noise floor",
+    "interference": "the change is significant (p < alpha), larger than the noise floor and larger than the "
+                    "negligible change",
     "no interference": "the 95% interval of the change lies inside the negligible change",
     "inconclusive": "neither: too few runs, or a change between the noise floor and what the runs resolve; "
                     "the verdict says how many runs (or cycles) would decide it",

@@ -186,7 +186,7 @@ def verdict_table(rows: list[dict]) -> Table:
               note="design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
                    "paired: on- against off-windows inside the same runs (a cycle is one unit). "
                    "interference = p < alpha (exact permutation / sign-flip test) and a change above the noise "
-                   "floor; no interference = the 95% interval inside the minimum detectable effect.")
+                   "floor and the negligible change; no interference = the 95% interval inside the negligible change.")
     for v in rows:
         t.rows.append([v["kpi_label"], v["metric"], v["config_id"], v["design"]] + verdict_cells(v)
                       + ["; ".join(v["gates"]) or "none", v["sentence"]])
