@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from xtalk.console.protocol import GuestReport
+from xtalk.parsers.xt import XtParser
 
 KERNEL_OPS = ["yield_switch", "sem_signal_wait", "sem_give_switch", "sem_take_switch", "mutex_lock",
               "mutex_unlock", "thread_create", "thread_start", "thread_terminate", "thread_create_switch",
@@ -18,9 +18,9 @@ SWITCHING = {"yield_switch", "sem_give_switch", "sem_take_switch", "thread_start
              "event_wake", "event_wait"}
 
 
-def report(text: str, run: str) -> tuple[GuestReport, dict[int, list[tuple[int, int]]]]:
+def report(text: str, run: str) -> tuple[XtParser, dict[int, list[tuple[int, int]]]]:
     """The parsed report and, per metric id, the drained samples as (t, value)."""
-    rep = GuestReport(run_id=run)
+    rep = XtParser(run_id=run)
     samples: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for line in text.splitlines():
         rec = rep.feed(line)
@@ -29,11 +29,11 @@ def report(text: str, run: str) -> tuple[GuestReport, dict[int, list[tuple[int, 
     return rep, samples
 
 
-def names(rep: GuestReport) -> dict[str, int]:
+def names(rep: XtParser) -> dict[str, int]:
     return {m["name"]: i for i, m in rep.metrics.items()}
 
 
-def check_begin(rep: GuestReport, bench: str, role: str = "measurer") -> None:
+def check_begin(rep: XtParser, bench: str, role: str = "measurer") -> None:
     assert rep.begin is not None, "no XT BEGIN"
     assert rep.begin["bench"] == bench and rep.begin["role"] == role
     assert rep.begin["freq_hz"] == "1000000000"          # CLOCK_MONOTONIC ns

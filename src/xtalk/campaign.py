@@ -18,12 +18,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from . import artifacts
 from .backends.base import backend_class, check_host_stressors
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
-from .plan import RunPlan, plan
+from .plan import GuestPlan, RunPlan, plan
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
 from .spec.model import Campaign
@@ -118,9 +119,21 @@ def _run_meta(run: RunPlan, spec: Campaign) -> dict:
         "campaign": spec.name, "backend": spec.backend.kind,
         "warmup_s": run.spec.run.warmup_s,
         "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
-                     "cpus": list(run.measurer.cpus)},
+                     "cpus": list(run.measurer.cpus), **_guest_output(run.measurer)},
         "stressors": [{"name": g.name, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
-                       "starts_at_boot": g.starts_at_boot, "host": g.host} for g in run.stressors],
+                       "starts_at_boot": g.starts_at_boot, "host": g.host, **_guest_output(g)}
+                      for g in run.stressors],
         "timeline": [e.model_dump() for e in run.timeline],
         "duration_s": run.spec.run.duration_s,
     }
+
+
+def _guest_output(guest: GuestPlan) -> dict:
+    """How a guest's console is read, and its own image (with its hash) where it has one."""
+    out: dict = {"output": guest.output, "parser": guest.parser}
+    for key in ("image", "initrd"):
+        if getattr(guest, key):
+            out |= {key: getattr(guest, key), f"{key}_sha256": artifacts.file_hash(Path(getattr(guest, key)))}
+    if guest.append:
+        out["append"] = guest.append
+    return out

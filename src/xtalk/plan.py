@@ -28,6 +28,21 @@ class GuestPlan:
     cpus: tuple[int, ...]
     starts_at_boot: bool = True  # False when the timeline starts it later
     host: bool = False  # a host process next to the guests (Stressor.host)
+    output: str = "xt"  # the parser of its console (xtalk.parsers)
+    parser: dict = field(default_factory=dict)  # the parser's options
+    image: str | None = None  # a foreign image (absolute path), booted instead of xtalk's
+    initrd: str | None = None
+    append: str = ""
+
+    @property
+    def foreign(self) -> bool:
+        return self.image is not None
+
+
+def _own(workload) -> dict:
+    """GuestPlan fields a spec workload (Measurer, Stressor) gives besides its bench."""
+    return {"output": workload.output, "parser": dict(workload.parser), "image": workload.image,
+            "initrd": workload.initrd, "append": workload.append}
 
 
 @dataclass(frozen=True)
@@ -77,8 +92,8 @@ def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
 
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     measurer = GuestPlan(
-        "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],)
-    )
+        "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],),
+        **_own(spec.measurer))
     if placement == "solo":
         return (measurer,)
     first_action = {}
@@ -93,7 +108,8 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
             slot += placement == "other-core"
             guests.append(
                 GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
-                          starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host)
+                          starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
+                          **_own(stressor))
             )
     return tuple(guests)
 

@@ -4,14 +4,17 @@ arrive, and always stop every guest and store the outcome. Host stressors run on
 backend's host_backend() (native processes next to the guests); every call for a
 guest goes to the backend that started it (handle.backend).
 
-Time origin of a run: the measurer's `XT BEGIN`, so a slow boot (firmware, a Linux
-kernel) neither eats into the measured time nor makes timeline events fire before the
-measurer runs. It is placed on the guest's own clock: BEGIN carries the counter (t0),
-and the ring's heartbeat pairs map guest counter to host CLOCK_MONOTONIC (the smallest
-host-read minus guest-write offset); until the first pair, the host time the line
-arrived stands in. A run ends on the
-measurer's `XT END`, on its exit, or on the watchdog: duration + grace after BEGIN, or
-boot_timeout after the measurer was started while no BEGIN came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
+The measurer's console goes through its output parser (xtalk.parsers; `xt` for
+xtalk's own guests). Time origin of a run: the parser's begin (`XT BEGIN`), so a slow
+boot (firmware, a Linux kernel) neither eats into the measured time nor makes timeline
+events fire before the measurer runs. For XT it is placed on the guest's own clock:
+BEGIN carries the counter (t0), and the ring's heartbeat pairs map guest counter to host
+CLOCK_MONOTONIC (the smallest host-read minus guest-write offset); until the first pair,
+the host time the line arrived stands in. A foreign parser stamps with host time: one
+clock pair (now, now) says so. A run ends on the parser's end (`XT END`), on the
+measurer's exit, at the run's duration for a parser whose guest never ends by itself,
+or on the watchdog: duration + grace after the begin, or boot_timeout after the measurer
+was started while no begin came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
 with everything recorded so far, and propagate. The stressors are watched over the
 measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
 stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure).
@@ -26,7 +29,7 @@ import time
 from typing import Callable
 
 from .backends.base import Backend, GuestHandle
-from .console.protocol import GuestReport
+from . import parsers
 from .errors import RunAborted, XtalkError, describe_failure
 from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
@@ -45,10 +48,11 @@ class RunState:
         self.backends = list({id(b): b for b in self.owners.values()}.values())
         self.handles: dict[str, GuestHandle] = {}
         self.partial: dict[str, bytes] = {}
-        self.report = GuestReport(run_id=run.run_id)
+        self.report = parsers.create(run.measurer.output, run.run_id, run.measurer.parser)
         self.origin_ns: int | None = None  # measurer start, then its BEGIN (see above)
         self.begun = False
         self.begin_counter: int | None = None
+        self.declared = 0  # metrics saved in meta.json so far
         self.offset_ns: float | None = None  # host ns - guest ns, smallest seen
         self.pairs: list[tuple[int, int]] = []  # (host ns, heartbeat) before the frequency is known
         self.last_heartbeat = 0
@@ -99,7 +103,10 @@ class RunState:
             self.writer.event("measurer_begin", now)
             self.watch.open(now)
             self._refine_origin()
-        if rec and rec.kind in ("BEGIN", "METRIC"):
+            if self.report.foreign:  # its t and t0 are host ns: guest clock = host clock
+                self.writer.clock(now, now)
+        if rec and (rec.kind in ("BEGIN", "METRIC") or len(self.report.metrics) != self.declared):
+            self.declared = len(self.report.metrics)  # a foreign parser declares a metric on its first sample
             self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
                                   freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
         if rec and rec.kind == "SAMPLE":
@@ -268,7 +275,10 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
         if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
             state._drain(measurer)  # its last lines (XT END) may still be in the pipe
             state.watch.close(state.handles, time.monotonic_ns())
-            return _verdict(state.report, exit_code)
+            return state.report.outcome(exit_code)
+        if state.begun and not state.report.ends_itself and now >= state.origin_ns + settings.duration_s * 1e9:
+            state.watch.close(state.handles, now)
+            return state.report.outcome(exit_code, reached_duration=True)
         if now > deadline:
             return "fail", (f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
                             if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
@@ -334,12 +344,3 @@ def _with_stressors(status: str, reason: str, problems: list[str], on_failure: s
         status = "degraded" if on_failure == "degrade" else "fail"
     return status, "; ".join([reason, *problems] if reason else problems)
 
-
-def _verdict(report: GuestReport, exit_code: int | None) -> tuple[str, str]:
-    if report.end is None:
-        return "fail", f"measurer exited (status {exit_code}) without XT END"
-    status = report.end.get("status", "")
-    if status == "pass":
-        return "pass", ""
-    detail = report.end.get("reason") or "; ".join(e.get("msg", "") for e in report.errors)
-    return "fail", f"guest reported status={status}" + (f": {detail}" if detail else "")

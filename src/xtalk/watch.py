@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .backends.base import GuestHandle, Vitals
-from .console.protocol import GuestReport
+from . import parsers
+from .parsers import OutputParser
 from .plan import RunPlan
 from .results.store import RunWriter
 
@@ -57,7 +58,7 @@ class Check:
 @dataclass
 class Watched:
     name: str
-    report: GuestReport
+    report: OutputParser
     spans: list[list] = field(default_factory=list)  # [from_ns, to_ns or None]: meant to run
     last: Vitals | None = None
     times: dict[str, float] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0.0))
@@ -80,7 +81,8 @@ def progressed(a: Vitals, b: Vitals) -> bool:
 class StressorWatch:
     def __init__(self, run: RunPlan, writer: RunWriter, rel_s: Callable[[int], float | None]):
         self.writer, self.rel_s = writer, rel_s
-        self.guests = {g.name: Watched(g.name, GuestReport(run_id=run.run_id)) for g in run.stressors}
+        self.guests = {g.name: Watched(g.name, parsers.create(g.output, run.run_id, g.parser))
+                       for g in run.stressors}
         self.window: list = [None, None]  # [BEGIN ns, END ns]
         self.last_sample = 0
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
-from ..console.protocol import parse_log
+from ..parsers import parse_log
 from .records import SAMPLES_SCHEMA
 from .schema import SAMPLE_DTYPE
 
@@ -39,11 +39,14 @@ def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
     return float(min(offsets)) if offsets else None
 
 
-def _console_facts(path: Path, run_id: str) -> tuple[dict, float | None]:
+def _console_facts(path: Path, meta: dict) -> tuple[dict, float | None]:
+    """Metrics and frequency from the measurer's console log, read by its output parser."""
     log = path / "console" / "measurer.log"
     if not log.is_file():
         return {}, None
-    report = parse_log(log.read_text(errors="replace"), run_id)
+    measurer = meta.get("measurer") or {}
+    report = parse_log(log.read_text(errors="replace"), measurer.get("output", "xt"), meta["run_id"],
+                       measurer.get("parser"))
     metrics = {str(k): v for k, v in report.metrics.items()}
     return metrics, report.freq_hz
 
@@ -53,7 +56,7 @@ def finalize_run(path: Path, meta: dict) -> dict:
     metrics = dict(meta.get("metrics") or {})
     freq = meta.get("freq_hz")
     if not metrics or not freq:
-        console_metrics, console_freq = _console_facts(path, meta["run_id"])
+        console_metrics, console_freq = _console_facts(path, meta)
         metrics = metrics or console_metrics
         freq = freq or console_freq
     raw_path = path / "samples.bin"

@@ -273,16 +273,28 @@ def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
     return problems
 
 
+def _resolve_images(raw: dict, base: Path) -> None:
+    """A foreign guest's image and initrd, relative to the spec file's directory."""
+    stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
+    for table in [raw.get("measurer"), *stressors]:
+        for key in ("image", "initrd"):
+            if isinstance(table, dict) and isinstance(table.get(key), str) and table[key]:
+                table[key] = str((base / Path(table[key]).expanduser()).resolve())
+
+
 def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,
-                   overrides: list[str] = (), checks: Checks = Checks()) -> tuple[Campaign, dict]:
+                   overrides: list[str] = (), checks: Checks = Checks(),
+                   base: Path | None = None) -> tuple[Campaign, dict]:
     """Parse and validate spec text (with `--set` overrides applied); returns the model
-    and the raw dict (for the planner)."""
+    and the raw dict (for the planner). Image paths are relative to `base` (the spec's
+    directory; default the working directory)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"line (\d+)", str(err))
         raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
     problems: list[Problem] = apply_overrides(raw, list(overrides))
+    _resolve_images(raw, base or Path.cwd())
     model = None
     found: Located = []
     try:
@@ -327,4 +339,4 @@ def read_spec(path: str | Path) -> str:
 
 def load_campaign(path: str | Path, backend_check: BackendOptionCheck | None = None,
                   overrides: list[str] = (), checks: Checks = Checks()) -> tuple[Campaign, dict]:
-    return parse_campaign(read_spec(path), str(path), backend_check, overrides, checks)
+    return parse_campaign(read_spec(path), str(path), backend_check, overrides, checks, Path(path).parent)

@@ -32,6 +32,17 @@ class Workload(Strict):
     params: dict[Name, ParamValue] = Field(
         default_factory=dict, description="benchmark parameters passed as key=value"
     )
+    image: str | None = Field(
+        default=None, description="a guest image of your own (kernel or ELF; relative to the spec file) "
+        "booted instead of xtalk's; `bench` then names what it runs, `output` reads its console",
+    )
+    initrd: str | None = Field(default=None, description="initramfs for a foreign image (relative to the spec file)")
+    append: str = Field(default="", description="kernel command line of a foreign image")
+    output: Name = Field(
+        default="xt", description="parser of the guest's console: xt (xtalk's guests), zephyr-latency-measure, "
+        "zephyr-thread-metric, cyclictest, regex, ignore (docs/guests.md)",
+    )
+    parser: dict[Name, Any] = Field(default_factory=dict, description="options of the output parser")
 
 
 class Measurer(Workload):

@@ -1,4 +1,5 @@
-from xtalk.console.protocol import GuestReport, parse_line, parse_log
+from xtalk.parsers import parse_log
+from xtalk.parsers.xt import XtParser, parse_line
 
 LOG = """\
 (XEN) d1v0 some hypervisor noise
@@ -37,7 +38,7 @@ def test_report_folds_a_whole_log_and_skips_other_runs():
 
 
 def test_incremental_feed_matches_whole_log():
-    report = GuestReport(run_id="r1")
+    report = XtParser(run_id="r1")
     for line in LOG.splitlines():
         report.feed(line)
     assert report.status == "fail" and len(report.take_samples()) == 2

@@ -1,20 +1,19 @@
-"""Parse the guest console protocol (docs/protocol.md, section 2). Pure functions.
+"""The `xt` output: xtalk's own guest console protocol (docs/protocol.md, section 2).
 
-`parse_line` turns one console line into a Record or None (anything that is not an XT
-line: hypervisor noise, kernel messages). `GuestReport` folds records into what a run
-needs: BEGIN facts, META, declared metrics (name, unit, and kind/kpi where the line
-has them), drained samples, histograms, errors, END.
-Lines of another run id are ignored, so a stale console cannot pollute a run.
+`parse_line` turns one console line into an Event or None (anything that is not an XT
+line: hypervisor noise, kernel messages). `XtParser` folds them into what a run needs:
+BEGIN facts (with t0, the guest counter), META, declared metrics (name, unit, and
+kind/kpi where the line has them), samples (counter ticks at BEGIN's freq_hz; the probe
+also sends most of them through the shared-memory ring, not the console), histograms,
+errors, END. Lines of another run id are ignored, so a stale console cannot pollute a run.
 """
 from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from typing import ClassVar
 
-import numpy as np
-
-from ..results.schema import SAMPLE_DTYPE
+from .base import Event, OutputParser
 
 KINDS = ("BEGIN", "META", "METRIC", "SAMPLE", "HIST", "ERROR", "END")
 # What a METRIC's samples are (kind=) and which KPI class its bench belongs to (kpi=),
@@ -24,17 +23,7 @@ KPIS = ("kernel", "application", "memory", "io")
 _LINE = re.compile(r"(?:^|[\s\]>:)])XT (" + "|".join(KINDS) + r")((?:\s+\S+=.*)?)\s*$")
 
 
-@dataclass(frozen=True)
-class Record:
-    kind: str
-    fields: dict[str, str]
-
-    @property
-    def run(self) -> str | None:
-        return self.fields.get("run")
-
-
-def parse_line(line: str) -> Record | None:
+def parse_line(line: str) -> Event | None:
     m = _LINE.search(line.rstrip("\r\n"))
     if not m:
         return None
@@ -48,7 +37,7 @@ def parse_line(line: str) -> Record | None:
         if not sep:
             return None
         fields[key] = value
-    return Record(m.group(1), fields)
+    return Event(m.group(1), fields)
 
 
 def _int(value: str | None, default: int = 0) -> int:
@@ -58,20 +47,14 @@ def _int(value: str | None, default: int = 0) -> int:
         return default
 
 
-@dataclass
-class GuestReport:
-    """What one guest said so far. Feed it lines with `feed`."""
+class XtParser(OutputParser):
+    """What one xtalk guest said so far."""
 
-    run_id: str | None = None
-    begin: dict[str, str] | None = None
-    meta: dict[str, str] = field(default_factory=dict)
-    metrics: dict[int, dict[str, str]] = field(default_factory=dict)
-    hist: dict[int, dict[int, int]] = field(default_factory=dict)
-    errors: list[dict[str, str]] = field(default_factory=list)
-    end: dict[str, str] | None = None
-    _samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    name: ClassVar[str] = "xt"
+    summary: ClassVar[str] = "xtalk's own guests (probe, Linux-RT, native): XT lines"
+    foreign: ClassVar[bool] = False
 
-    def feed(self, line: str) -> Record | None:
+    def parse(self, line: str, now_ns: int) -> Event | None:
         rec = parse_line(line)
         if rec is None or (self.run_id is not None and rec.run != self.run_id):
             return None
@@ -95,24 +78,16 @@ class GuestReport:
             self.end = f
         return rec
 
-    def take_samples(self) -> np.ndarray:
-        """Samples drained over the console since the last call."""
-        out = np.array(self._samples, dtype=SAMPLE_DTYPE)
-        self._samples.clear()
-        return out
-
     @property
     def freq_hz(self) -> float | None:
         value = (self.begin or {}).get("freq_hz")
         return float(value) if value and float(value) > 0 else None
 
-    @property
-    def status(self) -> str | None:
-        return (self.end or {}).get("status")
-
-
-def parse_log(text: str, run_id: str | None = None) -> GuestReport:
-    report = GuestReport(run_id=run_id)
-    for line in text.splitlines():
-        report.feed(line)
-    return report
+    def outcome(self, exit_code: int | None, reached_duration: bool = False) -> tuple[str, str]:
+        if self.end is None:
+            return "fail", f"measurer exited (status {exit_code}) without XT END"
+        status = self.end.get("status", "")
+        if status == "pass":
+            return "pass", ""
+        detail = self.end.get("reason") or "; ".join(e.get("msg", "") for e in self.errors)
+        return "fail", f"guest reported status={status}" + (f": {detail}" if detail else "")

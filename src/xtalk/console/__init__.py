@@ -1,1 +1,0 @@
-"""Guest console: the line protocol (pure) and capture from pipes/sockets."""

@@ -1,0 +1,153 @@
+"""What every output parser is: console lines in; samples, metadata, begin, end and the
+guest's outcome (pass, or fail with a reason) out. docs/guests.md says how to write one.
+
+A parser is fed a guest's console line by line as it arrives (`feed(line, now_ns)`, with
+the host CLOCK_MONOTONIC ns it arrived; None when importing a log) and keeps what it
+learnt: `begin` (set once the guest starts measuring: the run's time origin), `meta`,
+`metrics` (id -> name, unit, kind, kpi), `hist`, `errors`, `end`; `take_samples()`
+drains the samples parsed so far (results.schema.SAMPLE_DTYPE). `outcome()` is the
+verdict on the guest once the run is over.
+
+xtalk's own guests speak XT (xt.py): their values are counter ticks at the frequency of
+their BEGIN line. A foreign parser counts in nanoseconds (freq_hz = 1e9): times are
+stored in ns, counts as printed, and a sample's t is the host time its line arrived
+(or what the guest printed of its time; 0 when importing a log without times).
+Class attributes tell the rest of xtalk what a parser offers: `benches` (the benchmark
+names an image with this output may declare, for `spec check`; None: any), `metric_names`
+(the metrics it can report; None: not known before a run), `ends_itself` (False: the
+guest runs until the run's duration, then the run ends and passes if it measured).
+"""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from ..results.schema import SAMPLE_DTYPE
+
+FOREIGN_HZ = 1e9  # a foreign parser's values and times are in ns
+UNIT_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing a console line said: BEGIN, META, METRIC, SAMPLE, HIST, ERROR or END."""
+
+    kind: str
+    fields: dict[str, str]
+
+    @property
+    def run(self) -> str | None:
+        return self.fields.get("run")
+
+
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OutputParser(ABC):
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Options: ClassVar[type[BaseModel]] = NoOptions
+    benches: ClassVar[tuple[str, ...] | None] = None
+    metric_names: ClassVar[tuple[str, ...] | None] = None
+    ends_itself: ClassVar[bool] = True
+    foreign: ClassVar[bool] = True
+
+    def __init__(self, run_id: str | None = None, options: dict[str, Any] | None = None):
+        self.run_id = run_id
+        self.options = self.Options.model_validate(options or {})
+        self.begin: dict[str, str] | None = None
+        self.meta: dict[str, str] = {}
+        self.metrics: dict[int, dict[str, str]] = {}
+        self.hist: dict[int, dict[int, int]] = {}
+        self.errors: list[dict[str, str]] = []
+        self.end: dict[str, str] | None = None
+        self._samples: list[tuple[int, int, int, int, int]] = []
+        self._ids: dict[str, int] = {}
+        self._seq = 0
+
+    @classmethod
+    def declared_metrics(cls, options: dict[str, Any]) -> tuple[str, ...] | None:
+        """The metric names a guest with this output and these options can report (None:
+        only the run tells); `spec check` holds deadlines and gates against them."""
+        return cls.metric_names
+
+    def feed(self, line: str, now_ns: int | None = None) -> Event | None:
+        return self.parse(line.rstrip("\r\n"), time.monotonic_ns() if now_ns is None else now_ns)
+
+    @abstractmethod
+    def parse(self, line: str, now_ns: int) -> Event | None:
+        """Take one line (no newline); the event it was, or None for anything else."""
+
+    # -- what a foreign parser calls ---------------------------------------------------
+    def began(self, now_ns: int, **fields: str) -> Event | None:
+        """The guest started measuring (once; later calls return None)."""
+        if self.begin is not None:
+            return None
+        self.begin = {"t0": str(now_ns), **fields}
+        return Event("BEGIN", self.begin)
+
+    def metric(self, name: str, unit: str, kind: str, **extra: str) -> int:
+        """The id of metric `name`, declared on first use (unit: ns, count or cycles)."""
+        if name not in self._ids:
+            self._ids[name] = len(self._ids)
+            self.metrics[self._ids[name]] = {"name": name, "unit": unit, "kind": kind, **extra}
+        return self._ids[name]
+
+    def sample(self, name: str, value: float, t_ns: int, unit: str = "ns", kind: str = "duration") -> Event:
+        """Record one sample of metric `name`; a time in us/ms/s is stored in ns."""
+        stored = "ns" if unit in UNIT_NS else unit
+        ticks = int(round(value * UNIT_NS.get(unit, 1)))
+        self._samples.append((self._seq, int(t_ns), ticks, self.metric(name, stored, kind), 0))
+        self._seq += 1
+        return Event("SAMPLE", {"metric": name, "value": str(ticks)})
+
+    def failed(self, message: str) -> Event:
+        error = {"msg": message}
+        self.errors.append(error)
+        return Event("ERROR", error)
+
+    def ended(self, **fields: str) -> Event | None:
+        if self.end is not None:
+            return None
+        self.end = {"status": "pass", **fields}
+        return Event("END", self.end)
+
+    # -- what the runner reads ---------------------------------------------------------
+    def take_samples(self) -> np.ndarray:
+        """Samples parsed since the last call."""
+        out = np.array(self._samples, dtype=SAMPLE_DTYPE)
+        self._samples.clear()
+        return out
+
+    @property
+    def sample_count(self) -> int:
+        return self._seq
+
+    @property
+    def freq_hz(self) -> float | None:
+        return FOREIGN_HZ
+
+    @property
+    def status(self) -> str | None:
+        return (self.end or {}).get("status")
+
+    def outcome(self, exit_code: int | None, reached_duration: bool = False) -> tuple[str, str]:
+        """(pass | fail, reason) once the guest is done: it exited (exit_code), or the run
+        reached its duration (reached_duration), or its end line came."""
+        what = f"output {self.name!r}"
+        if self.errors:
+            return "fail", "guest reported: " + "; ".join(e.get("msg", "") for e in self.errors)
+        if self.begin is None:
+            return "fail", f"the guest printed nothing the {what} parser recognises"
+        if not self._seq:
+            return "fail", f"the guest printed no measurement the {what} parser recognises"
+        if self.end is not None or (reached_duration and not self.ends_itself):
+            return "pass", ""
+        how = "the run reached its duration" if reached_duration else f"the guest exited (status {exit_code})"
+        return "fail", f"{how} before the {what} parser saw its end"
