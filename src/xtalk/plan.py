@@ -72,6 +72,14 @@ def _slug(value: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(value)).strip("-") or "x"
 
 
+def config_name(config: dict, dims: list[str]) -> str:
+    """A configuration's id from the values of the dimensions that tell it apart."""
+    return "_".join(
+        _slug(config[d]) if d in ("placement", "start_order") else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
+        for d in dims
+    ) or _slug(config["placement"])
+
+
 def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
     """The spec's timeline, or the paired design's off/on switching: each chosen stressor
     starts (held paused from boot) after off_s, is paused after on_s, resumed after the
@@ -131,10 +139,7 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
             continue
         seen.add(key)
         shown = [d for d in varying if not (config["placement"] == "solo" and d == "start_order")]
-        config_id = "_".join(
-            _slug(config[d]) if d in ("placement", "start_order") else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
-            for d in shown
-        ) or _slug(config["placement"])
+        config_id = config_name(config, shown)
         trial = copy.deepcopy(raw)
         trial.pop("matrix", None)
         for dim, value in config.items():

@@ -30,14 +30,16 @@ def _fmt(v, digits=0) -> str:
     return f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
 
 
-def stats_table(title: str, rows: list[dict], per_run: bool = False) -> Table:
+def stats_table(title: str, rows: list[dict], units: dict[str, str], per_run: bool = False) -> Table:
+    """Statistics in the metric's own unit (cycles, ns, count), with the median in ns."""
     table = Table(title=title)
-    lead = ("run", "metric") if per_run else ("config", "metric", "runs")
+    lead = ("run", "metric", "unit") if per_run else ("config", "metric", "unit", "runs")
     for col in lead + ("n", "min", "q1", "median", "q3", "max", "mean", "sd", "median ns"):
         table.add_column(col, justify="left" if col in ("config", "run", "metric") else "right",
                          no_wrap=col in ("config", "run"))
     for r in rows:
-        first = [r["run_id"], r["metric"]] if per_run else [r["config_id"], r["metric"], str(r.get("runs"))]
+        unit = units.get(r["metric"], "cycles")
+        first = [r["run_id"], r["metric"], unit] if per_run else [r["config_id"], r["metric"], unit, str(r.get("runs"))]
         table.add_row(*first, _fmt(r.get("n")), *[_fmt(r.get(k)) for k in ("min", "q1", "median", "q3", "max",
                                                                              "mean", "sd", "median_ns")])
     return table
@@ -78,8 +80,8 @@ def run(args) -> int:
     if not res["stats"]:
         out.print("no statistics: no passing run has samples")
         return 0
-    out.print(stats_table("statistics per configuration (counter ticks; warm-up excluded; passing runs)",
-                          res["stats"]))
+    out.print(stats_table("statistics per configuration (warm-up excluded; passing runs)", res["stats"],
+                          res["units"]))
     verdicts = Table(title=f"verdicts (alpha {res['analysis']['alpha']:g})")
     for col in ("config", "metric", "statistic", "change", "noise floor", "verdict"):
         verdicts.add_column(col, overflow="fold")
@@ -120,6 +122,12 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for key in ("config", "placement", "start_order", "freq_hz", "sample_count", "lost_samples",
                 "ring_lost_samples", "started_at", "ended_at"):
         out.print(f"  {key}: {meta.get(key)}", markup=False)
+    measurer = meta.get("measurer") or {}
+    if measurer.get("output", "xt") != "xt" or meta.get("imported_from"):
+        out.print(f"  measurer output: {measurer.get('output')}"
+                  + (f", image {measurer['image']} sha256 {measurer.get('image_sha256', '?')[:12]}"
+                     if measurer.get("image") else "")
+                  + (f", imported from {meta['imported_from']}" if meta.get("imported_from") else ""), markup=False)
     for name, facts in (meta.get("guests") or {}).items():
         out.print(f"  guest {name}: cpus={facts.get('affinity')} sched={facts.get('sched')} "
                   f"{facts.get('sched_refused', '')}", markup=False)
@@ -131,7 +139,8 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for kind, t_s, action, target, planned in events:
         table.add_row(kind, _fmt(t_s, 3), action or "", target or "", _fmt(planned, 3))
     out.print(table)
-    out.print(stats_table("samples (counter ticks, warm-up excluded)", rows, per_run=True))
+    units = {m.get("name"): m.get("unit") or "cycles" for m in (meta.get("metrics") or {}).values()}
+    out.print(stats_table("samples (warm-up excluded)", rows, units, per_run=True))
     return 0
 
 

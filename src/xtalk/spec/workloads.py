@@ -3,13 +3,17 @@ measurer's and every stressor's bench must be one that runs where the spec puts 
 (the backend's guests run the suites it names for its image; a `host = true` stressor
 runs natively), every parameter one its bench declares or a common key the spec may
 set, every value of the declared type and range; deadlines and gates must name a metric
-one of the campaign's measurers records. Problems come as (location, message) on the
-raw spec, so they are found even where the model refused other fields.
+one of the campaign's measurers records. A guest with an output parser other than `xt`
+(an image of the user's) is held against its parser instead: a known parser, valid
+parser options, a bench the parser declares, and deadlines and gates on metrics it can
+report. Problems come as (location, message) on the raw spec, so they are found even
+where the model refused other fields.
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from .. import parsers
 from .catalogue import Bench, Catalogue
 from .suggest import did_you_mean
 
@@ -49,8 +53,38 @@ def _param_problem(bench: Bench, catalogue: Catalogue, key: str, value: object) 
     return param.problem(value)
 
 
+def _parser_of(table: dict) -> type[parsers.OutputParser] | None:
+    """The parser of a workload that names a known one other than xt; None otherwise."""
+    output = table.get("output", "xt")
+    return parsers.registry().get(output) if isinstance(output, str) and output != "xt" else None
+
+
+def _foreign(loc: tuple, table: dict) -> list[tuple[tuple, str]]:
+    """A workload whose console another parser reads: the parser, its options, its bench."""
+    output = table.get("output")
+    if not isinstance(output, str):
+        return []
+    known = parsers.registry()
+    if output not in known:
+        hint = did_you_mean(output, known) or f" (parsers: {', '.join(known)})"
+        return [(loc + ("output",), f"no output parser {output!r}{hint}")]
+    options = table.get("parser") if isinstance(table.get("parser"), dict) else {}
+    out = [(loc + ("parser",) + sub, msg) for sub, msg in parsers.option_problems(output, options)]
+    benches, bench = known[output].benches, table.get("bench")
+    if benches is not None and isinstance(bench, str) and bench not in benches:
+        hint = did_you_mean(bench, benches) or f" (its benches: {', '.join(benches)})"
+        out.append((loc + ("bench",), f"output {output!r} reports no bench {bench!r}{hint}"))
+    if table.get("image") is None:
+        out.append((loc + ("output",), f"output {output!r} reads a guest image of your own: give `image`"))
+    return out
+
+
 def _workload(loc: tuple, table: dict, suites: tuple[str, ...], catalogue: Catalogue,
               measurer: bool) -> list[tuple[tuple, str]]:
+    if table.get("output", "xt") != "xt":
+        return _foreign(loc, table)
+    if table.get("image") is not None:
+        return []  # an image of the user's that speaks XT: its benches are its own
     name = table.get("bench")
     if not isinstance(name, str):
         return []  # the model says what is wrong with it
@@ -90,6 +124,8 @@ def metric_problems(raw: dict, catalogue: Catalogue, suites_of: SuitesOf) -> lis
     suites = suites_of(*backend_of(raw))
     matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
     measurer = raw.get("measurer") if isinstance(raw.get("measurer"), dict) else {}
+    if measurer.get("image") is not None:
+        return _foreign_metric_problems(raw, measurer)
     varied = matrix.get("measurer.bench")
     names = [measurer.get("bench")] + (varied if isinstance(varied, list) else [])
     benches = [catalogue.bench(n, suites) if isinstance(n, str) and suites is not None else None for n in names]
@@ -97,13 +133,30 @@ def metric_problems(raw: dict, catalogue: Catalogue, suites_of: SuitesOf) -> lis
         return []  # an unknown measurer is reported on its own
     recorded = {b.name: b.metrics for b in benches}
     listing = "; ".join(f"{b}: {', '.join(m.name for m in ms)}" for b, ms in recorded.items())
+    names = [m.name for ms in recorded.values() for m in ms]
+    return [(loc, f"no measurer of this campaign records {metric!r}{did_you_mean(metric, names)} ({listing})")
+            for loc, metric in _metrics_named(raw)
+            if not any(m.matches(metric) for ms in recorded.values() for m in ms)]
+
+
+def _metrics_named(raw: dict) -> list[tuple[tuple, str]]:
+    """(location, metric) of every deadline and gate."""
     out = []
     for section in ("deadlines", "gates"):
         items = raw.get(section) if isinstance(raw.get(section), list) else []
-        for i, item in enumerate(items):
-            metric = item.get("metric") if isinstance(item, dict) else None
-            if isinstance(metric, str) and not any(m.matches(metric) for ms in recorded.values() for m in ms):
-                hint = did_you_mean(metric, [m.name for ms in recorded.values() for m in ms])
-                out.append(((section, i, "metric"), f"no measurer of this campaign records {metric!r}{hint} "
-                                                    f"({listing})"))
+        out += [((section, i, "metric"), item["metric"]) for i, item in enumerate(items)
+                if isinstance(item, dict) and isinstance(item.get("metric"), str)]
     return out
+
+
+def _foreign_metric_problems(raw: dict, measurer: dict) -> list[tuple[tuple, str]]:
+    """Deadlines and gates against the metrics a foreign measurer's parser declares."""
+    parser = _parser_of(measurer)
+    options = measurer.get("parser") if isinstance(measurer.get("parser"), dict) else {}
+    if parser is None or parsers.option_problems(parser.name, options):
+        return []  # xt from an image of the user's (metrics unknown), or reported on the parser
+    declared = parser.declared_metrics(options)
+    if declared is None:
+        return []
+    return [(loc, f"output {parser.name!r} reports no metric {metric!r}{did_you_mean(metric, declared)}")
+            for loc, metric in _metrics_named(raw) if metric not in declared]

@@ -1,0 +1,56 @@
+"""`xtalk import NAME --output PARSER [--set DIMENSION=VALUE ...] LOG...`: console logs
+of earlier runs as a campaign (xtalk.importer); `--append` adds another configuration's
+logs to the latest campaign NAME."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from ..errors import EXIT_OK, Problem, SpecError
+from .common import add_out, console
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("import", help="turn console logs of earlier runs into a campaign (one run per log)")
+    p.add_argument("name", help="campaign name; the campaign is NAME-<timestamp> in --out")
+    p.add_argument("logs", nargs="+", type=Path, metavar="LOG", help="console logs, one run each")
+    p.add_argument("--output", required=True, metavar="PARSER",
+                   help="the parser of the logs: zephyr-latency-measure, zephyr-thread-metric, cyclictest, regex, xt")
+    p.add_argument("--parser", action="append", default=[], metavar="KEY=VALUE", dest="options",
+                   help="a parser option (TOML value), e.g. --parser 'sample=\"lat: (?P<value>\\d+)\"'")
+    p.add_argument("--bench", help="what the logs measured (default: the parser's first bench)")
+    p.add_argument("--set", action="append", default=[], metavar="DIMENSION=VALUE", dest="sets",
+                   help="the logs' configuration, e.g. --set placement=same-core (default placement=solo)")
+    p.add_argument("--append", action="store_true",
+                   help="add the runs to the latest campaign NAME (another configuration) instead of a new one")
+    add_out(p)
+    p.set_defaults(handler=run)
+
+
+def _options(items: list[str]) -> dict:
+    options, problems = {}, []
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(Problem(f"--parser {item}", "use KEY=VALUE, e.g. metric=latency"))
+            continue
+        try:
+            options[key.strip()] = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            options[key.strip()] = text
+    if problems:
+        raise SpecError("xtalk import", problems)
+    return options
+
+
+def run(args) -> int:
+    from ..importer import Request, import_logs
+    req = Request(name=args.name, output=args.output, logs=args.logs, out=args.out, sets=args.sets,
+                  options=_options(args.options), bench=args.bench, append=args.append)
+    store, metas = import_logs(req)
+    out = console(markup=False)
+    for meta in metas:
+        line = f"{meta['run_id']:<32} {meta['status']:<6} {meta.get('sample_count', 0):>8} samples  {meta['imported_from']}"
+        out.print(line + (f"  ({meta['reason']})" if meta.get("reason") else ""))
+    out.print(f"campaign: {store.path}  (xtalk show {store.path}; xtalk report {store.path})")
+    return EXIT_OK

@@ -1,0 +1,196 @@
+"""`xtalk import`: console logs of earlier runs (a thesis's manual runs, a lab's CI)
+turned into a campaign that `show`, `report` and `compare` read like a measured one.
+
+One run per log, read by an output parser (xtalk.parsers), all with the configuration
+given (`--set placement=same-core`). Several imports build one campaign's
+configurations: the first creates NAME-<timestamp>, each later one with `--append`
+adds its runs to the latest campaign NAME (its matrix grows by the values given).
+Every log is read and parsed before anything is written: a missing, binary or
+unrecognised log is an error naming the file, and nothing is stored.
+Caveats: a log says nothing of the host, the hypervisor or the stressors; the campaign
+states only what was given. Sample times exist only where the log prints them (Zephyr's
+thread_metric); elsewhere t_s is empty and the time plots are left out.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+from . import parsers
+from .atomic import write_atomic
+from .errors import Problem, SpecError, UsageError
+from .plan import DEFAULTS, config_name
+from .results.records import CampaignRecord, dump_json, valid
+from .results.store import CampaignStore
+from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
+from .spec.suggest import did_you_mean
+
+LOG_LIMIT = 1 << 30  # a console log larger than this is not a log
+BACKEND = "imported"
+
+
+@dataclass
+class Request:
+    name: str
+    output: str
+    logs: list[Path]
+    out: Path
+    sets: list[str] = field(default_factory=list)  # DIMENSION=VALUE
+    options: dict = field(default_factory=dict)      # the parser's options
+    bench: str | None = None
+    append: bool = False
+
+
+@dataclass
+class Parsed:
+    log: Path
+    text: str
+    parser: parsers.OutputParser
+
+
+def _configuration(sets: list[str]) -> dict:
+    config = {"placement": "solo", "start_order": DEFAULTS["start_order"]}
+    problems = []
+    for item in sets:
+        dim, sep, text = item.partition("=")
+        if not sep or not dim.strip():
+            problems.append(Problem(f"--set {item}", "use DIMENSION=VALUE, e.g. placement=same-core"))
+            continue
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}.get(dim.strip())
+        if allowed and value not in allowed:
+            problems.append(Problem(f"--set {dim}", f"{value!r} is not one of {', '.join(allowed)}"))
+        config[dim.strip()] = value
+    if problems:
+        raise SpecError("xtalk import", problems)
+    return config
+
+
+def _check_parser(req: Request) -> str:
+    """The bench label after checking the parser, its options and the bench."""
+    known = parsers.registry()
+    if req.output not in known:
+        hint = did_you_mean(req.output, known) or f" (parsers: {', '.join(known)})"
+        raise SpecError("xtalk import", [Problem("--output", f"no output parser {req.output!r}{hint}")])
+    problems = [Problem("--parser " + ".".join(map(str, loc)), msg)
+                for loc, msg in parsers.option_problems(req.output, req.options)]
+    benches = known[req.output].benches
+    bench = req.bench or (benches[0] if benches else req.output)
+    if benches is not None and bench not in benches:
+        problems.append(Problem("--bench", f"output {req.output!r} reports no bench {bench!r}"
+                                + (did_you_mean(bench, benches) or f" (its benches: {', '.join(benches)})")))
+    if not re.fullmatch(NAME_PATTERN, req.name):
+        problems.append(Problem("NAME", f"{req.name!r}: letters, digits, '_', '.', '-' (not first)"))
+    if problems:
+        raise SpecError("xtalk import", problems)
+    return bench
+
+
+def _read(log: Path) -> str:
+    try:
+        with open(log, "rb") as f:
+            data = f.read(LOG_LIMIT + 1)
+    except OSError as err:
+        why = "a directory, not a console log" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
+        raise UsageError(f"{log}: {why}") from None
+    if len(data) > LOG_LIMIT:
+        raise UsageError(f"{log}: larger than {LOG_LIMIT >> 30} GiB: not a console log")
+    if data.count(b"\0") > len(data) // 100:
+        raise UsageError(f"{log}: a binary file, not a console log")
+    return data.decode(errors="replace")
+
+
+def _parse_all(req: Request) -> list[Parsed]:
+    if not req.logs:
+        raise UsageError("give at least one console log")
+    out = []
+    for log in req.logs:
+        text = _read(log)
+        parser = parsers.parse_log(text, req.output, None, req.options)
+        if parser.sample_count == 0 and not parser.errors:
+            raise UsageError(f"{log}: the {req.output!r} parser found no measurement in it "
+                             "(the wrong --output, or a log of another benchmark?)")
+        out.append(Parsed(log, text, parser))
+    return out
+
+
+def _campaign(req: Request, bench: str, config: dict) -> CampaignStore:
+    spec = {"name": req.name, "description": f"imported from console logs by xtalk import (output {req.output})",
+            "backend": {"kind": BACKEND},
+            "measurer": {"bench": bench, "output": req.output, "parser": req.options}}
+    if not req.append:
+        return CampaignStore.create(req.out, req.name, tomli_w.dumps(spec), spec, {}, [])
+    store = CampaignStore.latest(req.out, req.name)
+    if store is None:
+        raise UsageError(f"--append: no campaign {req.name!r} in {req.out} to add to (import once without --append)")
+    measurer = store.info["spec"].get("measurer", {})
+    if store.info["spec"].get("backend", {}).get("kind") != BACKEND or measurer.get("output") != req.output:
+        raise UsageError(f"--append: {store.path} was not imported with --output {req.output}")
+    return store
+
+
+def _grow(store: CampaignStore, config: dict, run_ids: list[str]) -> None:
+    """The campaign's matrix and planned runs, with this import's configuration and runs."""
+    info = dict(store.info)
+    spec = dict(info["spec"])
+    matrix = {k: list(v) for k, v in spec.get("matrix", {}).items()}
+    for dim, value in config.items():
+        values = matrix.setdefault(dim, [])
+        if value not in values:
+            values.append(value)
+    spec["matrix"] = matrix
+    info.update(spec=spec, planned_runs=list(info.get("planned_runs", [])) + run_ids)
+    write_atomic(store.path / "spec.toml", tomli_w.dumps(spec))
+    write_atomic(store.path / "campaign.json", dump_json(valid(CampaignRecord, info, store.path / "campaign.json")))
+    store.info = info
+
+
+def _store_run(store: CampaignStore, run_id: str, config_id: str, config: dict, bench: str,
+               req: Request, item: Parsed) -> dict:
+    parser = item.parser
+    samples = parser.take_samples()
+    timed = bool(len(samples)) and bool((samples["t"] != 0).any())  # times printed by the guest
+    meta = {"run_id": run_id, "config_id": config_id, "config": config, "index": len(store.info["planned_runs"]),
+            "placement": config["placement"], "start_order": config["start_order"], "campaign": req.name,
+            "backend": BACKEND, "warmup": False, "warmup_s": 0.0,
+            "measurer": {"bench": bench, "params": {}, "cpus": [], "output": req.output, "parser": req.options},
+            "stressors": [], "timeline": [], "imported_from": str(item.log.resolve()),
+            "log_sha256": hashlib.sha256(item.text.encode()).hexdigest()}
+    writer = store.start_run(meta)
+    writer.console("measurer", item.text.encode())
+    writer.samples(samples)
+    if timed:
+        writer.clock(0, 0)
+    status, reason = parser.outcome(0, reached_duration=True)
+    return writer.finish(status, reason, metrics={str(k): v for k, v in parser.metrics.items()},
+                         freq_hz=parser.freq_hz, guest_begin=parser.begin, guest_end=parser.end,
+                         guest_meta=parser.meta, guest_errors=parser.errors, origin_host_ns=0 if timed else None,
+                         begin_counter=0 if timed else None,
+                         histograms={str(k): v for k, v in parser.hist.items()})
+
+
+def import_logs(req: Request) -> tuple[CampaignStore, list[dict]]:
+    """Check everything, then store one run per log; (the campaign, each run's metadata)."""
+    bench = _check_parser(req)
+    config = _configuration(req.sets)
+    parsed = _parse_all(req)
+    store = _campaign(req, bench, config)
+    dims = ["placement", *(d for d in config if d not in DEFAULTS)]
+    config_id = config_name(config, dims + (["start_order"] if config["start_order"] != DEFAULTS["start_order"] else []))
+    done = {m["run_id"] for m in store.runs()}
+    run_ids, rep = [], 1
+    for _ in parsed:
+        while f"{config_id}-r{rep}" in done or f"{config_id}-r{rep}" in run_ids:
+            rep += 1
+        run_ids.append(f"{config_id}-r{rep}")
+    _grow(store, config, run_ids)
+    metas = [_store_run(store, run_id, config_id, config, bench, req, item) for run_id, item in zip(run_ids, parsed)]
+    return store, metas
