@@ -109,8 +109,9 @@ class RunState:
             self.declared = len(self.report.metrics)  # a foreign parser declares a metric on its first sample
             self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
                                   freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
-        if rec and rec.kind == "SAMPLE":
-            self.writer.samples(self.report.take_samples())
+        samples = self.report.take_samples()  # any line may carry samples (a parser's BEGIN or END too)
+        if len(samples):
+            self.writer.samples(samples)
 
     def read_consoles(self, timeout: float) -> None:
         fds = {h.console_fd: n for n, h in self.handles.items() if h.console_fd is not None}
