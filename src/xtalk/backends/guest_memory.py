@@ -3,7 +3,7 @@ parameter, from the spec or the catalogue's default such as "llc*2", resolved wi
 host's caches) plus room for the image, the ring, the stack and the page tables.
 
 The qemu backend gives a probe guest this much when the spec sets no memory_mib, so the
-quickstart's pointer chase over twice the last-level cache fits on a host whose LLC is
+quickstart's cache thrash over 1.5 times the last-level cache fits on a host whose LLC is
 480 MiB as well as on one with 8 MiB. Caveat: a bench that allocates more than its size
 parameters (pointer_chase: an order array of size/16) is covered by the 1/8 margin only.
 """
