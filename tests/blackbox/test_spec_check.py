@@ -118,6 +118,51 @@ def test_benches_follow_the_image_of_the_backend(tmp_path):
     assert "stressors[0].bench (line 12): bench 'steal' does not run here" in res.stderr, res.stderr
 
 
+FOREIGN = """name = "zephyr"
+[backend]
+kind = "qemu"
+machine = "pc"
+[run]
+duration_s = 5
+[measurer]
+bench = "latency_measure"
+image = "zephyr.elf"
+output = "zephyr-latency-measure"
+[[deadlines]]
+metric = "thread.yield.preemptive.ctx.k_to_k"
+ns = 1000
+"""
+REGEX = 'output = "regex"\n[measurer.parser]\nsample = \'lat=(?P<value>\\d+)\'\nmetrics = ["lat"]'
+FOREIGN_MISTAKES = [
+    ("output", 'output = "zephyr-latency-measure"', 'output = "zephyr-latency-measur"', "measurer.output",
+     "output =", ["no output parser 'zephyr-latency-measur'", "did you mean zephyr-latency-measure?"]),
+    ("bench", 'bench = "latency_measure"', 'bench = "latency_measur"', "measurer.bench", "bench =",
+     ["output 'zephyr-latency-measure' reports no bench 'latency_measur'", "did you mean latency_measure?"]),
+    ("metric", 'metric = "thread.yield.preemptive.ctx.k_to_k"', 'metric = "thread.yield.preemptive.ctx.k2k"',
+     "deadlines[0].metric", "metric =", ["reports no metric 'thread.yield.preemptive.ctx.k2k'",
+                                         "did you mean thread.yield.preemptive.ctx.k_to_k?"]),
+    ("regex metric", 'output = "zephyr-latency-measure"', REGEX, "deadlines[0].metric", "metric =",
+     ["output 'regex' reports no metric 'thread.yield.preemptive.ctx.k_to_k'"]),
+    ("regex pattern", 'output = "zephyr-latency-measure"', REGEX.replace("(?P<value>", "(?P<valu>"),
+     "measurer.parser.sample", "sample =", ["value"]),
+]
+
+
+@pytest.mark.parametrize("old,new,field,line_text,words", [m[1:] for m in FOREIGN_MISTAKES],
+                         ids=[m[0] for m in FOREIGN_MISTAKES])
+def test_a_foreign_guest_is_held_to_its_parser(tmp_path, old, new, field, line_text, words):
+    (tmp_path / "zephyr.elf").write_bytes((ROOT / "build" / "x86_64" / "xtalk-probe.elf").read_bytes())
+    assert xtalk("spec", "check", write_spec(tmp_path, FOREIGN)).returncode == 0
+    text = FOREIGN.replace(old, new, 1)
+    res = xtalk("spec", "check", write_spec(tmp_path, text))
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stdout + res.stderr
+    (problem,) = [line for line in res.stderr.splitlines() if line.strip().startswith(f"- {field} (line ")]
+    number = int(problem.split("(line ", 1)[1].split(")", 1)[0])
+    assert line_text in text.splitlines()[number - 1], (problem, text)
+    for word in words:
+        assert word in problem, problem
+
+
 @pytest.mark.parametrize("spec", sorted((ROOT / "experiments").glob("*.toml")), ids=lambda p: p.name)
 def test_example_specs_pass(spec):
     res = xtalk("spec", "check", spec)
