@@ -1,11 +1,15 @@
+import tomllib
+
 import pytest
 
 from xtalk.parsers import get, option_problems, parse_log
 from xtalk.parsers.regex import RegexParser
 
+from tests.conftest import ROOT
+
 # the example of docs/guests.md
-DOCS = {"sample": r"lat\[(?P<metric>\w+)\]=(?P<value>\d+) (?P<unit>ns|us)", "kind": "latency",
-        "begin": r"MyRTOS v\d", "end": "TEST DONE", "fail": "PANIC|ASSERT", "metrics": ["irq", "timer"]}
+GUIDE = (ROOT / "docs" / "guests.md").read_text().split("### A regex parser", 1)[1]
+DOCS = tomllib.loads(GUIDE.split("```toml\n", 1)[1].split("```", 1)[0])["measurer"]["parser"]
 LOG = """\
 lat[irq]=5 ns
 MyRTOS v2 starting
