@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import mmap
 import os
-import platform
 import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
+from ..arches import host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
@@ -49,21 +49,21 @@ ARCHES = {
                "images_by_machine": {"pc": "build/x86_64/xtalk-probe.elf", "q35": "build/x86_64/xtalk-probe.elf"},
                "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
-    "aarch64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
+    "arm64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
                 "ring_gpa": 0x41000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
 }
-HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 QMP_CONNECT_S = 10.0
 # Linux-RT guests: machine, console, ring address (None: top of RAM, fenced off with mem=).
 LINUX_RT = {
     "x86_64": {"machine": "pc", "console": "ttyS0", "ring_gpa": 0x8000000},
-    "aarch64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
+    "arm64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
 }
 
 
 class QemuOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    arch: Literal["x86_64", "aarch64"] = Field(default_factory=lambda: HOST_ARCH.get(platform.machine(), "x86_64"))
+    arch: Literal["x86_64", "arm64"] = Field(default_factory=lambda: host_arch() or "x86_64",
+                                             description="the guests' architecture (aarch64: the same as arm64)")
     machine: str | None = Field(default=None, description="microvm (x86 default), pc, virt (arm64)")
     accel: Literal["auto", "kvm", "tcg"] = "auto"
     memory_mib: int | None = Field(default=None, ge=32, le=65536, description=
@@ -74,6 +74,11 @@ class QemuOptions(BaseModel):
     extra_args: list[str] = Field(default_factory=list)
     image: Literal["probe", "linux-rt"] = Field(
         default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
+
+    @field_validator("arch", mode="before")
+    @classmethod
+    def _arch_alias(cls, value):
+        return normalise(value) or value
 
     @model_validator(mode="after")
     def _linux_memory(self):
@@ -87,7 +92,7 @@ class QemuOptions(BaseModel):
 
 def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
     """(accel, why) for this guest arch on this host."""
-    same_arch = HOST_ARCH.get(host["machine"]) == arch
+    same_arch = normalise(host["machine"]) == arch
     kvm = host["kvm"]
     if wanted == "tcg":
         return "tcg", "the spec asks for tcg"
@@ -159,7 +164,7 @@ class QemuBackend(Backend):
     def _host_tsc_hz(self) -> int | None:
         """The host TSC frequency, from the native program's calibration (x86 guests
         cannot calibrate reliably on microvm)."""
-        if self.opts.arch != "x86_64" or HOST_ARCH.get(self.host["machine"]) != "x86_64":
+        if self.opts.arch != "x86_64" or normalise(self.host["machine"]) != "x86_64":
             return None
         binary = artifacts.build("native", "build/native/xtalk-bench")
         out = subprocess.run([str(binary), "bench=cpu_spin", "run=freq", "role=measurer", "iterations=1"],
@@ -215,10 +220,10 @@ class QemuBackend(Backend):
     def argv(self, guest: GuestPlan, run: RunPlan, ram: Path, qmp: Path) -> list[str]:
         o = self.opts
         machine = o.machine or (self.linux or self.arch)["machine"]
-        if o.arch == "aarch64":
+        if o.arch == "arm64":
             machine += f",gic-version={o.gic_version}"
-        cpu = o.cpu or ("cortex-a57" if o.arch == "aarch64" and self.accel == "tcg" else
-                        "host" if o.arch == "aarch64" else None)
+        cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and self.accel == "tcg" else
+                        "host" if o.arch == "arm64" else None)
         memory = self.memory_mib(guest)
         argv = [self.arch["qemu"], "-M", machine, "-accel", self.accel, "-m", f"{memory}M",
                 "-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",

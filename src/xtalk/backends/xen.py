@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..arches import normalise
 from ..errors import InfrastructureError, Problem, SpecError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
@@ -42,7 +43,6 @@ from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
 from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
                      parse_xl_info, parse_xl_list, schedulers_from_config)
-MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
@@ -166,7 +166,7 @@ class XenBackend(Backend):
                                       "from elsewhere use executor = \"ssh\" (ssh_host) or \"lab\"")
         info = first.check().stdout
         self.info = parse_xl_info(info)
-        machine = MACHINE_ARCH.get(self.info.get("machine", ""), self.info.get("machine"))
+        machine = normalise(self.info.get("machine")) or self.info.get("machine")
         if self.opts.arch and machine != self.opts.arch:
             raise InfrastructureError(f"backend.arch is {self.opts.arch} but dom0 runs on {machine}")
         if machine not in PROBE_IMAGES:

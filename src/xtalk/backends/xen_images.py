@@ -28,7 +28,6 @@ from .xen_xl import XenOptions
 
 PROBE_IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
                 "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
-LINUX_ARCH = {"arm64": "aarch64", "x86_64": "x86_64"}
 IMAGE_DIR = "/run/xtalk/images"
 
 
@@ -58,7 +57,7 @@ class DomainImage:
     def _local_files(self) -> list[Path]:
         """[kernel] or [kernel, ramdisk] on this machine, built on first use; self.info describes them."""
         if self.kind == "linux-rt":
-            image = linux_rt.build(LINUX_ARCH[self.arch], log=lambda msg: None)
+            image = linux_rt.build(self.arch, log=lambda msg: None)
             self.info = {"image": str(image.dir / "vmlinuz"), **image.metadata()}
             return [image.dir / "vmlinuz", image.initrd]
         target, rel = PROBE_IMAGES[self.arch]

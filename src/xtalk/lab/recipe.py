@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import artifacts
+from ..arches import normalise
 from ..errors import InfrastructureError
 from ..images import cache_dir, prune
 from ..images.apt import PrivateApt
@@ -68,7 +69,6 @@ RECIPES = {
                           "virtio_pci_modern_dev", "virtio_pci"),
                          "x86_64", "build/x86_64/xtalk-probe-pvh.elf", "boot/xen-4.17-amd64.gz"),
 }
-ARCH_ALIASES = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 
 XEN_BIN = "/usr/lib/xen-4.17/bin"
 READY_MARK = "XTALK-LAB-READY"
@@ -109,7 +109,7 @@ while true; do setsid cttyhack sh -l; done
 
 def recipe(arch: str) -> ArchRecipe:
     try:
-        return RECIPES[ARCH_ALIASES[arch]]
+        return RECIPES[normalise(arch)]
     except KeyError:
         raise InfrastructureError(f"no Xen lab for arch {arch!r} (arm64 or x86_64)") from None
 
