@@ -1,9 +1,11 @@
 """Everything xtalk can check in a campaign spec before anything starts, beyond the
 spec's own model and rules (xtalk.spec.load): benches, parameters and the metrics of
 deadlines and gates against the catalogue the guest programs print
-(xtalk.spec.workloads), and what the backend refuses on this host (Backend.check_spec:
-CPUs the host lacks, host stressors next to guests that are not its neighbours). Every command that loads a spec (spec check, run, run --dry-run,
-calibrate) loads it with these checks.
+(xtalk.spec.workloads), guest images of the user's against what the backend boots
+(xtalk.spec.images), and what the backend refuses on this host (Backend.check_spec:
+CPUs the host lacks, host stressors next to guests that are not its neighbours). Every
+command that loads a spec (spec check, run, run --dry-run, calibrate) loads it with these
+checks.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from functools import partial
 
 from .backends.base import backend_class
 from .spec import catalogue
+from .spec.images import Booted, image_problems
 from .spec.load import Checks
 from .spec.workloads import backend_of, metric_problems, workload_problems
 
@@ -18,6 +21,11 @@ from .spec.workloads import backend_of, metric_problems, workload_problems
 def suites_of(kind: str, options: dict) -> tuple[str, ...] | None:
     cls = backend_class(kind)
     return cls.suites(options) if cls else None
+
+
+def booted_by(kind: str, options: dict) -> Booted | None:
+    cls = backend_class(kind)
+    return Booted(cls.guest_arch(options), cls.no_images) if cls else None
 
 
 def backend_problems(raw: dict) -> list[tuple[tuple, str]]:
@@ -28,5 +36,6 @@ def backend_problems(raw: dict) -> list[tuple[tuple, str]]:
 def spec_checks() -> Checks:
     """The checks, with the catalogue of this source tree (built when missing or stale)."""
     known = catalogue.load()
-    return Checks(configuration=(partial(workload_problems, catalogue=known, suites_of=suites_of), backend_problems),
+    return Checks(configuration=(partial(workload_problems, catalogue=known, suites_of=suites_of),
+                                 partial(image_problems, booted_by=booted_by), backend_problems),
                   campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of),))

@@ -5,8 +5,9 @@ the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanu
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
 Host stressors (`host = true`) run through `host_backend()`, the native backend, next to
 this backend's guests; a started guest's handle names the backend that started it.
-Before anything starts, `suites` says which benches of the catalogue its guests run and
-`check_spec` what the backend refuses in a spec on this host (xtalk.preflight asks both).
+Before anything starts, `suites` says which benches of the catalogue its guests run,
+`guest_arch` and `no_images` what it boots of the user's own images (`image`), and
+`check_spec` what the backend refuses in a spec on this host (xtalk.preflight asks them).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -70,6 +71,15 @@ class Backend(ABC):
         it does not know (check_options says so)."""
         image = options.get("image", "probe")
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
+
+    # Why this backend boots no guest image of the user's (a workload's `image`); "": it does.
+    no_images: ClassVar[str] = ""
+
+    @classmethod
+    def guest_arch(cls, options: dict[str, Any]) -> str | None:
+        """The architecture (x86_64, arm64) of the guests it boots with these options, for
+        checking a foreign image before anything starts; None when only connecting tells."""
+        return None
 
     @classmethod
     def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:

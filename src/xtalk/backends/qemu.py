@@ -135,6 +135,10 @@ class QemuBackend(Backend):
         return super().check_spec(raw) + local_cpu_problems(raw)  # vCPU and emulator threads: host CPUs
 
     @classmethod
+    def guest_arch(cls, options: dict) -> str | None:
+        return normalise(options["arch"]) if "arch" in options else host_arch()
+
+    @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
         if not (shutil.which("qemu-system-x86_64") or shutil.which("qemu-system-aarch64")):
             return False, "no qemu-system-x86_64 or qemu-system-aarch64 on PATH (apt-get install qemu-system-x86)"

@@ -86,6 +86,11 @@ class XenBackend(Backend):
         return problems
 
     @classmethod
+    def guest_arch(cls, options: dict) -> str | None:
+        """backend.arch; the lab's default (arm64) with executor lab; else dom0's, unknown here."""
+        return normalise(options.get("arch")) or ("arm64" if options.get("executor") == "lab" else None)
+
+    @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
         return True, ""  # whether dom0 is reachable is known only once the executor connects
 

@@ -274,12 +274,20 @@ def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
 
 
 def _resolve_images(raw: dict, base: Path) -> None:
-    """A foreign guest's image and initrd, relative to the spec file's directory."""
+    """A foreign guest's image and initrd, relative to the spec file's directory, also
+    as [matrix] values (measurer.image, stressors.<name>.initrd, ...)."""
+    def resolved(value: object) -> object:
+        return str((base / Path(value).expanduser()).resolve()) if isinstance(value, str) and value else value
+
     stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
     for table in [raw.get("measurer"), *stressors]:
         for key in ("image", "initrd"):
-            if isinstance(table, dict) and isinstance(table.get(key), str) and table[key]:
-                table[key] = str((base / Path(table[key]).expanduser()).resolve())
+            if isinstance(table, dict) and key in table:
+                table[key] = resolved(table[key])
+    matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
+    for dim, values in matrix.items():
+        if dim.rpartition(".")[2] in ("image", "initrd") and isinstance(values, list):
+            matrix[dim] = [resolved(v) for v in values]
 
 
 def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,

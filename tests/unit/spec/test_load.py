@@ -144,3 +144,12 @@ def test_checks_see_every_configuration_and_a_matrix_value_is_blamed_for_its_own
     assert [str(p) for p in info.value.problems] == [
         'matrix.measurer.bench (line 11): value "bad": measurer.bench: not here']
     assert seen == ["qsort", "qsort", "bad"] and len(whole) == 1 and "matrix" in whole[0]
+
+
+def test_images_are_relative_to_the_spec_directory_also_in_the_matrix(tmp_path):
+    text = MINIMAL_SPEC.replace('bench = "qsort"', 'bench = "qsort"\nimage = "k/zephyr.elf"\ninitrd = "/abs.cpio"') + \
+        '[matrix]\n"measurer.image" = ["a.elf", "/b.elf"]\n"stressors.thrash.initrd" = ["../c.cpio"]\n'
+    _, raw = parse_campaign(text, "spec.toml", check_backend_options, base=tmp_path)
+    assert raw["measurer"]["image"] == str(tmp_path / "k" / "zephyr.elf") and raw["measurer"]["initrd"] == "/abs.cpio"
+    assert raw["matrix"]["measurer.image"] == [str(tmp_path / "a.elf"), "/b.elf"]
+    assert raw["matrix"]["stressors.thrash.initrd"] == [str(tmp_path.parent / "c.cpio")]
