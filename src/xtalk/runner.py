@@ -281,8 +281,10 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
             state.watch.close(state.handles, now)
             return state.report.outcome(exit_code, reached_duration=True)
         if now > deadline:
-            return "fail", (f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
-                            if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
+            begin, end = ("XT BEGIN", "XT END") if run.measurer.output == "xt" else \
+                (f"begin of output {run.measurer.output!r}", f"end of output {run.measurer.output!r}")
+            return "fail", (f"hung: no {end} within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+                            if state.begun else f"hung: no {begin} within boot_timeout_s = {settings.boot_timeout_s:g} s")
         wait = POLL_S
         if pending and state.begun:
             wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
