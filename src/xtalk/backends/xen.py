@@ -1,7 +1,7 @@
-"""The `xen` backend: every guest is a Xen domU (the probe image, or Debian's PREEMPT_RT
-kernel with xtalk's initramfs: xen_images.py), driven with `xl` in dom0 through an
-executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab (Xen + dom0 booted
-under QEMU by `xtalk lab start xen`, reached over ssh).
+"""The `xen` backend: every guest is a Xen domU (the probe image, Debian's PREEMPT_RT
+kernel with xtalk's initramfs, or the workload's own image: xen_images.py), driven with
+`xl` in dom0 through an executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab
+(Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh).
 
 Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
 key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
@@ -258,7 +258,7 @@ class XenBackend(Backend):
                                                          f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
         self.run_opts = opts
         self._run(["mkdir", "-p", WORK_DIR]).check()
-        self.image.upload(self.executor, self._run)
+        self.image.upload(self.executor, self._run, run.guests)
         pools = self.pools.setup(sorted({c for g in run.guests for c in g.cpus}), opts)
         self.run_meta["pool"] = pools["pool"]
         self.run_meta["sched"]["pool_params"] = pools["pool_params"]
@@ -275,9 +275,10 @@ class XenBackend(Backend):
         the runner keeps reading the measurer's console meanwhile (xl create takes
         seconds in the lab); pause/resume/stop of that guest wait for its creation."""
         name = self._domain_name(guest)
+        boot = self.image.boot(guest, run, self.run_opts, self.tsc_hz)
         try:
-            config = domain_config(name, self.image.kernel, self.image.cmdline(guest, run, self.run_opts, self.tsc_hz),
-                                   self.run_opts, guest.cpus, self.pools.pool, self.image.ramdisk)
+            config = domain_config(name, boot.kernel, boot.cmdline, self.run_opts, guest.cpus, self.pools.pool,
+                                   boot.ramdisk, boot.memory_mib)
         except ValueError as err:
             raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
         state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,
