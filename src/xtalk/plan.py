@@ -1,7 +1,9 @@
 """Spec -> ordered list of runs with stable ids.
 
 A configuration is one point of the matrix (placement, start order and any dotted spec
-path). Configurations that mean the same thing collapse (solo ignores start order).
+path). Configurations that mean the same thing collapse: solo runs no stressor, so it
+ignores start order and every `stressors.` dimension (one solo baseline for a sweep over
+the stressors' sizes and instances; analysis.gates.baseline_of matches it to each).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
@@ -68,8 +70,12 @@ class RunPlan:
         return tuple(g for g in self.guests if g.role == "stressor")
 
 
+SLUG_OPERATORS = {"*": "x", "/": "div"}  # size expressions: llc*2 -> llcx2, llc/2 -> llcdiv2
+
+
 def _slug(value: object) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(value)).strip("-") or "x"
+    text = re.sub(r"[*/]", lambda m: SLUG_OPERATORS[m[0]], str(value))
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "x"
 
 
 def config_name(config: dict, dims: list[str]) -> str:
@@ -128,18 +134,24 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
     matrix.setdefault("placement", ["solo", "same-core", "other-core"] if spec.stressors else ["solo"])
     dims = list(matrix)
     varying = [d for d in dims if len(matrix[d]) > 1]
-    out, seen = [], set()
+    out, seen, ids = [], set(), set()
     for values in itertools.product(*(matrix[d] for d in dims)):
         config = dict(zip(dims, values))
         config.setdefault("start_order", DEFAULTS["start_order"])
         if config["placement"] == "solo":
             config["start_order"] = DEFAULTS["start_order"]
+            config = {d: v for d, v in config.items() if not d.startswith("stressors.")}
         key = tuple(sorted((k, str(v)) for k, v in config.items()))
         if key in seen:
             continue
         seen.add(key)
-        shown = [d for d in varying if not (config["placement"] == "solo" and d == "start_order")]
-        config_id = config_name(config, shown)
+        shown = [d for d in varying if d in config and not (config["placement"] == "solo" and d == "start_order")]
+        config_id = base_id = config_name(config, shown)
+        for n in itertools.count(2):  # values that slug alike ("a b", "a-b") are kept apart
+            if config_id not in ids:
+                break
+            config_id = f"{base_id}-{n}"
+        ids.add(config_id)
         trial = copy.deepcopy(raw)
         trial.pop("matrix", None)
         for dim, value in config.items():
