@@ -23,7 +23,7 @@ DEFAULTS = {"placement": None, "start_order": "measurer-first"}
 
 @dataclass(frozen=True)
 class GuestPlan:
-    name: str
+    name: str  # the measurer, a stressor, or a stressor's instance (copy-2)
     role: str  # "measurer" | "stressor"
     bench: str
     params: dict
@@ -35,6 +35,7 @@ class GuestPlan:
     image: str | None = None  # a foreign image (absolute path), booted instead of xtalk's
     initrd: str | None = None
     append: str = ""
+    stressor: str | None = None  # the spec stressor this guest is an instance of (timeline targets)
 
     @property
     def foreign(self) -> bool:
@@ -116,14 +117,13 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     others = spec.cpus[1:] or spec.cpus[:1]
     guests, slot = [measurer], 0
     for stressor in spec.stressors:
-        for i in range(stressor.instances):
-            name = stressor.name if stressor.instances == 1 else f"{stressor.name}.{i}"
+        for name in stressor.guest_names():
             cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
             slot += placement == "other-core"
             guests.append(
                 GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
                           starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
-                          **_own(stressor))
+                          stressor=stressor.name, **_own(stressor))
             )
     return tuple(guests)
 

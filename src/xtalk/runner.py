@@ -161,7 +161,7 @@ class RunState:
             self.watch.sample(self.handles, time.monotonic_ns())
 
     def fire(self, event) -> None:
-        names = [g.name for g in self.run.stressors if g.name == event.target or g.name.startswith(event.target + ".")]
+        names = [g.name for g in self.run.stressors if g.stressor == event.target]
         self.watch.sample(self.handles, time.monotonic_ns(), force=True, names=names)  # just before it
         if event.action == "start":
             for guest in (g for g in self.run.stressors if g.name in names):

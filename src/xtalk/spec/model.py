@@ -54,12 +54,20 @@ class Measurer(Workload):
 
 class Stressor(Workload):
     name: Name = Field(description="name used by the timeline and in results")
-    instances: int = Field(default=1, ge=1, le=64, description="copies of this stressor")
+    instances: int = Field(
+        default=1, ge=1, le=64,
+        description="copies of this stressor, each its own guest: name, name-2, name-3, ... (a matrix "
+        "dimension stressors.<name>.instances sweeps the number of interferers)",
+    )
     host: bool = Field(
         default=False,
         description="run it as a host process (the native backend's program, pinned by the "
         "placement) next to the backend's guests instead of as a guest; not with xen",
     )
+
+    def guest_names(self) -> list[str]:
+        """The name of each instance: the stressor's own, then name-2, name-3, ..."""
+        return [self.name] + [f"{self.name}-{i}" for i in range(2, self.instances + 1)]
 
 
 class RunSettings(Strict):
@@ -217,10 +225,10 @@ class Campaign(Strict):
     @field_validator("stressors")
     @classmethod
     def unique_stressor_names(cls, stressors: list[Stressor]) -> list[Stressor]:
-        names = [s.name for s in stressors]
+        names = [n for s in stressors for n in s.guest_names()]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
-            raise ValueError(f"stressor names must be unique: {', '.join(dup)}")
+            raise ValueError(f"stressor names must be unique, with their instances' (name-2, ...): {', '.join(dup)}")
         return stressors
 
     @field_validator("matrix")

@@ -144,3 +144,15 @@ def test_checks_see_every_configuration_and_a_matrix_value_is_blamed_for_its_own
     assert [str(p) for p in info.value.problems] == [
         'matrix.measurer.bench (line 11): value "bad": measurer.bench: not here']
     assert seen == ["qsort", "qsort", "bad"] and len(whole) == 1 and "matrix" in whole[0]
+
+
+def test_instances_as_a_dimension_are_positive_and_their_names_unique():
+    sweep = MINIMAL_SPEC + '[matrix]\n"stressors.thrash.instances" = [1, 0, 3]\n'
+    assert [(p.path, p.line, p.message) for p in problems(sweep)] == [
+        ("matrix.stressors.thrash.instances", 11,
+         "value 0: stressors[0].instances: Input should be greater than or equal to 1")]
+    clash = MINIMAL_SPEC + '[[stressors]]\nname = "thrash-3"\nbench = "cpu_spin"\n' \
+        '[matrix]\n"stressors.thrash.instances" = [1, 3]\n'
+    assert [(p.path, p.message) for p in problems(clash)] == [
+        ("matrix.stressors.thrash.instances", "value 3: stressors: stressor names must be unique, with their "
+                                              "instances' (name-2, ...): thrash-3")]

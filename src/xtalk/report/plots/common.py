@@ -119,8 +119,8 @@ class Context:
         meta = self.meta.get(run_id, {})
         spans, active = [], {}
         for g in meta.get("stressors") or []:
-            if g.get("starts_at_boot", True):
-                active[g["name"].split(".")[0]] = 0.0
+            if g.get("starts_at_boot", True):  # older runs named instances name.0, name.1 and kept no "stressor"
+                active[g.get("stressor") or g["name"].split(".")[0]] = 0.0
         for e in self.events.get(run_id, []):
             target = e.get("target")
             if e.get("action") in ("start", "resume"):
