@@ -86,6 +86,12 @@ class StressorWatch:
         self.window: list = [None, None]  # [BEGIN ns, END ns]
         self.last_sample = 0
 
+    def ready(self, handles: dict) -> bool:
+        """Whether every stressor started and running has said it is set up (XT META
+        ready=1, guests/lib/main.c) or has ended."""
+        return all(w.report.meta.get("ready") == "1" or w.report.end is not None
+                   for name, w in self.guests.items() if name in handles and w.spans)
+
     # -- what the runner tells it ------------------------------------------------------
     def started(self, name: str, now: int, running: bool) -> None:
         """A (new) process or domain for this stressor: its CPU time starts over."""

@@ -96,6 +96,11 @@ class RunSettings(Strict):
     start_gap_s: float = Field(
         default=0.5, ge=0, le=MAX_SECONDS, description="pause between starting the first and the second guests"
     )
+    wait_for_stressors: bool = Field(
+        default=False,
+        description="stressor-first: start the measurer as soon as every stressor has said it is set up "
+        "(XT META ready=1: its buffers allocated), start_gap_s at most",
+    )
     stressor_failure: Literal["fail", "degrade"] = Field(
         default="fail",
         description="a stressor that dies, exits, is stopped by someone else, stalls or ignores a timeline "
