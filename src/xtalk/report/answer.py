@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..analysis import wording as W
+from .configs import labels
 
 
 def anchor(config_id: str, metric: str) -> str:
@@ -49,12 +50,13 @@ def verdict_cell(v: dict) -> str:
 
 
 def answer_rows(res: dict) -> list[dict]:
-    rows = []
+    rows, named = [], labels(res)
     for v in res["verdicts"]:
         base = v["verdict"] == "baseline"
         rows.append({
             "anchor": anchor(v["config_id"], v["metric"]), "verdict": v["verdict"], "metric": v["metric"],
-            "config": v["config_id"], "design": v.get("design", ""),
+            "config": named.get(v["config_id"], v["config_id"]), "config_id": v["config_id"],
+            "design": v.get("design", ""),
             "statistic": v.get("statistic_label", "-"),
             "values": _fmt(v, v.get("value")) if base else
             f"{_fmt(v, v.get('reference_value'))} → {_fmt(v, v.get('value'))}",
