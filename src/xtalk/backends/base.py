@@ -126,6 +126,13 @@ class Backend(ABC):
     # native host processes). Refused before the backend is even made (check_host_stressors).
     no_host_stressors: ClassVar[str] = ""
 
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict[str, Any]) -> str | None:
+        """Why two guests of this backend (with these options) cannot share a CPU, as
+        placements make them (several stressors on one other core, same-core); None:
+        they can, the host's or the hypervisor's scheduler shares it."""
+        return None
+
     def host_backend(self) -> Backend:
         """The backend that runs host stressors next to this one's guests: one native
         backend for the whole campaign."""

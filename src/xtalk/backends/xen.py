@@ -229,6 +229,12 @@ class XenBackend(Backend):
     no_host_stressors = ("its guests are Xen domains (on another machine, or scheduled by Xen beside dom0), "
                          "so a process on this host is not their neighbour; make it a guest (remove host)")
 
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict) -> str | None:
+        if options.get("scheduler") == "null":
+            return "the null scheduler runs one vCPU per pCPU (a second one on a pCPU never runs)"
+        return None
+
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:
             self._check_scheduler(XenOptions.model_validate(run.spec.backend.options), "backend.scheduler")

@@ -156,3 +156,39 @@ def test_instances_as_a_dimension_are_positive_and_their_names_unique():
     assert [(p.path, p.message) for p in problems(clash)] == [
         ("matrix.stressors.thrash.instances", "value 3: stressors: stressor names must be unique, with their "
                                               "instances' (name-2, ...): thrash-3")]
+
+
+NULL_SCHEDULER = """
+name = "n"
+cpus = [0, 1, 2]
+[backend]
+kind = "xen"
+scheduler = "null"
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "copy"
+bench = "memcpy"
+[matrix]
+placement = ["solo", "other-core"]
+"stressors.copy.instances" = [1, 2, 3]
+"""
+
+
+def test_guests_that_cannot_share_a_cpu_need_one_each():
+    from xtalk.preflight import shared_cpu_problems
+    checks = Checks(campaign=(shared_cpu_problems,))
+    with pytest.raises(SpecError) as info:
+        parse_campaign(NULL_SCHEDULER, "n.toml", check_backend_options, checks=checks)
+    assert [str(p) for p in info.value.problems] == [
+        "matrix.stressors.copy.instances (line 14): other-core_instances-3: the null scheduler runs one vCPU per "
+        "pCPU (a second one on a pCPU never runs): 2 guests on CPU 1 (give each guest its own CPU in cpus, "
+        "or fewer instances)"]
+    fits = NULL_SCHEDULER.replace("cpus = [0, 1, 2]", "cpus = [0, 1, 2, 3]")
+    assert parse_campaign(fits, "n.toml", check_backend_options, checks=checks)
+    shared = NULL_SCHEDULER.replace('scheduler = "null"', 'scheduler = "credit2"')
+    assert parse_campaign(shared, "n.toml", check_backend_options, checks=checks)  # a scheduler shares a pCPU
+    same = NULL_SCHEDULER.replace('"other-core"', '"same-core"').replace("[1, 2, 3]", "[1]")
+    with pytest.raises(SpecError) as info:
+        parse_campaign(same, "n.toml", check_backend_options, checks=checks)
+    assert [(p.path, p.line) for p in info.value.problems] == [("matrix.placement", 13)]
