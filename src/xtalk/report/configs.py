@@ -1,6 +1,6 @@
 """Configurations as a person reads them: the value of each dimension that tells it
-apart, a size with the bytes it meant in the runs (`other-core, copy size llc/2 (240 MiB),
-3 × copy`), from the configurations' dimension values (analysis result `configs`) and
+apart, a size with the bytes it meant in the runs (`other-core, 3 × copy, copy size llc/2
+(240 MiB)`), from the configurations' dimension values (analysis result `configs`) and
 the sizes the runs recorded (meta.json `sizes`, xtalk.sizes). The config id stays the key
 everywhere; this is its label in the answer, the setup and the plots.
 
@@ -32,10 +32,11 @@ def size_dims(res: dict) -> list[str]:
 
 def varying(res: dict) -> list[str]:
     """Dimensions whose value differs between configurations (start order among the
-    non-solo ones: solo has none)."""
+    non-solo ones: solo has none): placement and start order first, the others by name
+    (the stored spec does not keep the matrix's order)."""
     configs = list((res.get("configs") or {}).values())
-    matrix = list((res.get("spec") or {}).get("matrix") or {})  # the spec's order first
-    dims = sorted(dict.fromkeys(k for c in configs for k in c), key=lambda d: matrix.index(d) if d in matrix else len(matrix))
+    order = {d: i for i, d in enumerate(ORDER_DIMS)}
+    dims = sorted({k for c in configs for k in c}, key=lambda d: (order.get(d, len(order)), d))
     out = []
     for d in dims:
         pool = [c for c in configs if c.get("placement") != "solo"] if d == "start_order" else configs

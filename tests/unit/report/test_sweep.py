@@ -40,8 +40,8 @@ def test_labels_show_sizes_as_given_and_in_bytes(tmp_path):
     res = campaign(tmp_path).result
     named = labels(res)
     assert named["solo"] == "solo"
-    assert named["other-core_size-llcdiv2_instances-2"] == "other-core, copy size llc/2 (240 MiB), 2 × copy"
-    assert named["other-core_size-l1div2_instances-1"] == "other-core, copy size l1/2 (24 KiB), 1 × copy"
+    assert named["other-core_size-llcdiv2_instances-2"] == "other-core, 2 × copy, copy size llc/2 (240 MiB)"
+    assert named["other-core_size-l1div2_instances-1"] == "other-core, 1 × copy, copy size l1/2 (24 KiB)"
     assert size_dims(res) == [DIM]
 
 
@@ -71,6 +71,6 @@ def test_the_sweep_plot_is_in_the_answer_section(tmp_path):
     html = paths["html"].read_text()
     assert (paths["plots"] / "sweep-m.png").is_file()
     assert html.index('id="plot-headline"') < html.index('id="plot-sweep-m"') < html.index('id="doubts"')
-    assert "copy size llc/2 (240 MiB), 2 × copy" in html and "llc*1.25 (600 MiB)" in html
+    assert "2 × copy, copy size llc/2 (240 MiB)" in html and "llc*1.25 (600 MiB)" in html
     axes = {p["id"]: p["axes"] for p in json.loads(paths["plots_json"].read_text())}["sweep-m"]
     assert axes[0]["xscale"] == "log" and "bytes" in axes[0]["x"] and "%" in axes[0]["y"]

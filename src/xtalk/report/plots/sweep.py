@@ -3,8 +3,9 @@ primary statistic against its baseline (solo) versus the bytes of a swept size (
 `[matrix]` dimension such as stressors.copy.params.size, in cache units or bytes; log
 scale, ticks labelled with the size as given and in bytes), one line per value of the
 other dimensions that vary (the number of interferers, stressors.copy.instances), with
-the 95% interval of the verdicts and the runs' caches (L1, L2, L3) as vertical lines.
-Filled markers: interference; open: no interference or inconclusive.
+the 95% interval of the verdicts (cut at the edge where it is far wider than the changes)
+and the runs' caches (L1, L2, L3) as vertical lines. Filled markers: interference; open:
+no interference or inconclusive.
 
 Drawn only when the runs recorded the size's bytes (xtalk.sizes) for at least two
 values. Static only: the report's interactive plots are the time plots.
@@ -21,6 +22,7 @@ from . import plot
 from .common import COLORS, Context, Plot, change_numbers, legend_outside
 
 CACHE_LEVELS = ("l1", "l2", "l3")  # the llc is one of them (or, without an l3, the l2)
+DODGE = 1.08  # factor between the x of neighbouring lines at one size (log scale)
 
 
 @dataclass(frozen=True)
@@ -74,19 +76,23 @@ def _draw(s: Sweep) -> Figure:
     fig = Figure(figsize=(11, 4.8), layout="constrained")
     ax = fig.subplots()
     ticks: dict[int, str] = {}
-    for (name, points), color in zip(s.lines.items(), COLORS * 8):
-        x = [p.bytes for p in points]
+    for i, ((name, points), color) in enumerate(zip(s.lines.items(), COLORS * 8)):
+        shift = DODGE ** (i - (len(s.lines) - 1) / 2)  # lines side by side: their intervals do not hide each other
+        x = [p.bytes * shift for p in points]
         ax.plot(x, [p.change for p in points], color=color, lw=1.4, label=name)
-        for p in points:
+        for p, at in zip(points, x):
             err = [[max(0.0, p.change - p.ci[0])], [max(0.0, p.ci[1] - p.change)]] if p.ci else None
-            ax.errorbar([p.bytes], [p.change], yerr=err, fmt="o", color=color, capsize=3, ms=6,
+            ax.errorbar([at], [p.change], yerr=err, fmt="o", color=color, capsize=3, ms=6,
                         mfc=color if p.verdict == "interference" else "white")
             ticks.setdefault(p.bytes, f"{p.text}\n{human(p.bytes)}" if not p.text.isdigit() else human(p.bytes))
     for level, nbytes in s.caches.items():
         ax.axvline(nbytes, color="#888", ls="--", lw=0.9)
-        ax.text(nbytes, 1.0, f" {level.upper()} {human(nbytes)}", transform=ax.get_xaxis_transform(),
-                fontsize=8, color="#555", va="top", rotation=90)
+        ax.text(nbytes, 0.01, f" {level.upper()} {human(nbytes)}", transform=ax.get_xaxis_transform(),
+                fontsize=8, color="#555", va="bottom", rotation=90)
     ax.axhline(0, color="black", lw=0.8)
+    changes = [0.0] + [p.change for points in s.lines.values() for p in points]
+    room = max(max(changes) - min(changes), 10.0) / 2  # intervals far wider than the changes are cut at the edge
+    ax.set_ylim(min(changes) - room, max(changes) + room)
     ax.set_xscale("log")
     ax.set_xticks(list(ticks), list(ticks.values()), fontsize=8)
     ax.minorticks_off()
