@@ -19,12 +19,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import artifacts
-from .backends.base import backend_class, check_host_stressors
+from .backends.base import Backend, backend_class, check_host_stressors
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
-from .plan import GuestPlan, RunPlan, plan
+from .plan import GuestPlan, RunPlan, backend_kinds, plan
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
 from .spec.model import Campaign
@@ -66,16 +66,11 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
 def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
                  resume: bool = False, console: Console | None = None) -> CampaignResult:
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
-    cls = backend_class(spec.backend.kind)
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
-    ok, why = cls.accepts(host)
-    if not ok:
-        raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
     runs = plan(spec, raw)
-    check_host_stressors(cls, runs, text, source)
-    backend = cls(spec.backend.options)
-    backend.check_plan(runs)
+    backends = make_backends(runs, host, text, source)
+    local = any(b.measures_local_cpus for b in backends.values())
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
@@ -83,7 +78,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with sigterm_as_interrupt(), \
-            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, cls.measures_local_cpus) as own_cpus, \
+            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, local) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
@@ -97,7 +92,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
             def tick(t_s, run=run):
                 progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
 
-            meta = execute_run(backend, run, writer, tick)
+            meta = execute_run(backends[run.backend], run, writer, tick)
             results.append(meta)
             progress.advance(task)
             mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
@@ -111,12 +106,31 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     return CampaignResult(store, results, sorted(done))
 
 
+def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> dict[str, Backend]:
+    """One backend per kind the runs use (the backend as a matrix dimension: several),
+    made with the options of its first run, once each kind accepts this host and has
+    refused nothing in the spec: every one is made and checks its runs before any starts."""
+    kinds = {}
+    for kind in backend_kinds(runs):
+        cls = backend_class(kind)
+        ok, why = cls.accepts(host)
+        if not ok:
+            raise InfrastructureError(f"backend {kind} cannot run here: {why}")
+        kinds[kind] = (cls, [r for r in runs if r.backend == kind])
+        check_host_stressors(cls, kinds[kind][1], text, source)
+    backends = {}
+    for kind, (cls, mine) in kinds.items():
+        backends[kind] = cls(mine[0].spec.backend.options)
+        backends[kind].check_plan(mine)
+    return backends
+
+
 def _run_meta(run: RunPlan, spec: Campaign) -> dict:
     return {
         "run_id": run.run_id, "index": run.index, "config_id": run.config_id,
         "config": run.config, "repetition": run.repetition, "warmup": run.warmup,
         "placement": run.placement, "start_order": run.start_order,
-        "campaign": spec.name, "backend": spec.backend.kind,
+        "campaign": spec.name, "backend": run.backend,
         "warmup_s": run.spec.run.warmup_s,
         "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
                      "cpus": list(run.measurer.cpus), **_guest_output(run.measurer)},

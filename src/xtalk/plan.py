@@ -1,7 +1,7 @@
 """Spec -> ordered list of runs with stable ids.
 
 A configuration is one point of the matrix (placement, start order and any dotted spec
-path). Configurations that mean the same thing collapse (solo ignores start order).
+path, the backend too: "backend.kind"). Configurations that mean the same thing collapse (solo ignores start order).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
@@ -17,6 +17,8 @@ from .spec.load import set_path
 from .spec.model import Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
+BACKEND_DIM = "backend.kind"  # the backend as a dimension: native is the bare-machine baseline
+BARE_DIMS = ("placement", "start_order", BACKEND_DIM)  # named by their value alone in a configuration's id
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class RunPlan:
     timeline: tuple[TimelineEvent, ...] = field(default_factory=tuple)
 
     @property
+    def backend(self) -> str:
+        return self.spec.backend.kind
+
+    @property
     def measurer(self) -> GuestPlan:
         return next(g for g in self.guests if g.role == "measurer")
 
@@ -75,7 +81,7 @@ def _slug(value: object) -> str:
 def config_name(config: dict, dims: list[str]) -> str:
     """A configuration's id from the values of the dimensions that tell it apart."""
     return "_".join(
-        _slug(config[d]) if d in ("placement", "start_order") else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
+        _slug(config[d]) if d in BARE_DIMS else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
         for d in dims
     ) or _slug(config["placement"])
 
@@ -175,3 +181,8 @@ def plan(spec: Campaign, raw: dict) -> list[RunPlan]:
             timeline=() if placement == "solo" else timeline_of(resolved),
         ))
     return runs
+
+
+def backend_kinds(runs: list[RunPlan]) -> list[str]:
+    """The backends of a campaign's runs, in the order they first run."""
+    return list(dict.fromkeys(r.backend for r in runs))

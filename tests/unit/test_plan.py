@@ -1,4 +1,4 @@
-from xtalk.plan import plan
+from xtalk.plan import backend_kinds, plan
 from xtalk.spec import parse_campaign
 from tests.conftest import MINIMAL_SPEC
 
@@ -56,3 +56,10 @@ def test_host_stressors_keep_their_flag_and_placement():
     same = next(r for r in make(base=base) if r.placement == "same-core")
     assert [(g.name, g.host, g.cpus) for g in same.stressors] == [("thrash", True, (0,)), ("vm", False, (0,))]
     assert same.measurer.host is False
+
+
+def test_the_backend_as_a_dimension_names_configurations_and_runs():
+    runs = make('[backend.qemu]\nmachine = "pc"\n[matrix]\nplacement = ["solo"]\n"backend.kind" = ["native", "qemu"]\n')
+    assert [r.run_id for r in runs] == ["native-r1", "qemu-r1"]
+    assert [r.backend for r in runs] == ["native", "qemu"] and backend_kinds(runs) == ["native", "qemu"]
+    assert runs[0].spec.backend.options == {} and runs[1].spec.backend.options == {"machine": "pc"}

@@ -61,7 +61,7 @@ class Backend(ABC):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
         """Problems with the spec's backend options as (key, message); [] when fine."""
-        return [(key, "unknown option for this backend") for key in options]
+        return [(key, f"unknown option for the {cls.name} backend") for key in options]
 
     @classmethod
     def suites(cls, options: dict[str, Any]) -> tuple[str, ...] | None:

@@ -58,7 +58,7 @@ class XenBackend(Backend):
         try:
             opts = XenOptions.model_validate(options)
         except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), "unknown option for this backend"
+            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
                      if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
                     for e in err.errors()]
         problems = []

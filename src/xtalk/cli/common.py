@@ -8,6 +8,7 @@ from rich.console import Console
 
 from ..backends.base import check_backend_options
 from ..errors import InfrastructureError, SpecError, Problem
+from ..plan import backend_kinds
 from ..preflight import spec_checks
 from ..results.records import RecordError
 from ..results.store import CampaignStore, catalog, named
@@ -23,6 +24,12 @@ def load_spec(path: str, overrides: list[str] = ()):
     text = read_spec(path)
     spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks())
     return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
+
+
+def backends_text(runs) -> str:
+    """'backend qemu', or 'backends native, qemu' for a campaign with the backend as a dimension."""
+    kinds = backend_kinds(runs)
+    return f"backend{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
 
 
 def add_set(parser) -> None:

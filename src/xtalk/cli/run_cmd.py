@@ -13,7 +13,7 @@ from ..analysis.wording import short
 from ..campaign import run_campaign
 from ..errors import EXIT_GATE_FAILED, EXIT_INFRASTRUCTURE, EXIT_OK
 from ..plan import plan
-from .common import add_out, add_set, console, load_spec
+from .common import add_out, add_set, backends_text, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -31,15 +31,15 @@ def add_parser(sub) -> None:
 
 
 def print_plan(spec, runs) -> None:
-    table = Table(title=f"{spec.name}: {len(runs)} runs on {spec.backend.kind}")
-    for col in ("#", "run id", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
+    table = Table(title=f"{spec.name}: {len(runs)} runs, {backends_text(runs)}")
+    for col in ("#", "run id", "backend", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
         table.add_column(col)
     for r in runs:
         stressors = ", ".join(f"{g.name}:{g.bench} ({','.join(map(str, g.cpus))})" for g in r.stressors) or "-"
         events = ", ".join(f"{e.action} {e.target}@{e.at_s:g}s" for e in r.timeline) or "-"
         if spec.paired and r.timeline:
             events = f"paired: off {spec.paired.off_s:g} s / on {spec.paired.on_s:g} s ({len(r.timeline)} switches)"
-        table.add_row(str(r.index), r.run_id + (" (warm-up)" if r.warmup else ""), r.placement,
+        table.add_row(str(r.index), r.run_id + (" (warm-up)" if r.warmup else ""), r.backend, r.placement,
                       r.start_order if r.stressors else "-",
                       f"{r.measurer.bench} ({','.join(map(str, r.measurer.cpus))})", stressors, events)
     console().print(table)
@@ -50,7 +50,7 @@ def run(args) -> int:
     runs = plan(spec, raw)
     if args.dry_run:
         if args.json:
-            print(json.dumps([{"run_id": r.run_id, "config": r.config, "warmup": r.warmup,
+            print(json.dumps([{"run_id": r.run_id, "config": r.config, "warmup": r.warmup, "backend": r.backend,
                                "guests": [{"name": g.name, "bench": g.bench, "cpus": g.cpus}
                                           for g in r.guests]} for r in runs], indent=2))
         else:

@@ -170,15 +170,31 @@ class AnalysisSettings(Strict):
     )
 
 
+# The backends (xtalk.backends registers one class per name; a test checks they agree).
+# In [backend], a table named after one ([backend.qemu]) holds that backend's own options.
+BACKEND_KINDS = ("native", "qemu", "xen")
+
+
+def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
+    """(kind, options) of a raw [backend] table: its keys besides `kind` and the per-backend
+    tables, then the table named after the kind over them ([backend.qemu] when kind is
+    qemu); the other backends' tables are not this configuration's."""
+    kind = str(table.get("kind", "native"))
+    shared = {k: v for k, v in table.items() if k != "kind" and k not in BACKEND_KINDS}
+    own = table.get(kind)
+    return kind, shared | (own if isinstance(own, dict) else {})
+
+
 class BackendSettings(BaseModel):
-    """`kind` picks the backend; every other key is an option that backend validates."""
+    """`kind` picks the backend; every other key is an option that backend validates, a
+    table named after a backend ([backend.qemu]) options only that backend gets."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     kind: Name = Field(default="native", description="native, qemu, xen, ...")
 
     @property
     def options(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+        return resolve_backend(dict(self.model_extra or {}, kind=self.kind))[1]
 
 
 class Campaign(Strict):

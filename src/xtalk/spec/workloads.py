@@ -15,6 +15,7 @@ from typing import Callable
 
 from .. import parsers
 from .catalogue import Bench, Catalogue
+from .model import resolve_backend
 from .suggest import did_you_mean
 
 # (backend kind, its options) -> the catalogue suites its guests run; None: unknown backend
@@ -28,8 +29,7 @@ SET_BY_XTALK = {"bench", "run", "role", "ring", "ring_gpa", "ring_bytes", "platf
 
 
 def backend_of(raw: dict) -> tuple[str, dict]:
-    backend = raw.get("backend") if isinstance(raw.get("backend"), dict) else {}
-    return str(backend.get("kind", "native")), {k: v for k, v in backend.items() if k != "kind"}
+    return resolve_backend(raw.get("backend") if isinstance(raw.get("backend"), dict) else {})
 
 
 def _not_here(name: str, suites: tuple[str, ...], catalogue: Catalogue) -> str:
