@@ -106,7 +106,7 @@ def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
 
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     measurer = GuestPlan(
-        "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],),
+        "measurer", "measurer", spec.measurer.bench, spec.measurer.bench_params, (spec.cpus[0],),
         **_own(spec.measurer))
     if placement == "solo":
         return (measurer,)
@@ -121,7 +121,7 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
             cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
             slot += placement == "other-core"
             guests.append(
-                GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
+                GuestPlan(name, "stressor", stressor.bench, stressor.bench_params, (cpu,),
                           starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
                           **_own(stressor))
             )

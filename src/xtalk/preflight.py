@@ -12,7 +12,7 @@ from functools import partial
 from .backends.base import backend_class
 from .spec import catalogue
 from .spec.load import Checks
-from .spec.workloads import backend_of, metric_problems, workload_problems
+from .spec.workloads import backend_of, bench_table_problems, metric_problems, workload_problems
 
 
 def suites_of(kind: str, options: dict) -> tuple[str, ...] | None:
@@ -29,4 +29,4 @@ def spec_checks() -> Checks:
     """The checks, with the catalogue of this source tree (built when missing or stale)."""
     known = catalogue.load()
     return Checks(configuration=(partial(workload_problems, catalogue=known, suites_of=suites_of), backend_problems),
-                  campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of),))
+                  campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of), bench_table_problems))

@@ -63,3 +63,12 @@ def test_the_backend_as_a_dimension_names_configurations_and_runs():
     assert [r.run_id for r in runs] == ["native-r1", "qemu-r1"]
     assert [r.backend for r in runs] == ["native", "qemu"] and backend_kinds(runs) == ["native", "qemu"]
     assert runs[0].spec.backend.options == {} and runs[1].spec.backend.options == {"machine": "pc"}
+
+
+def test_a_params_table_named_after_a_bench_is_only_that_benchs():
+    runs = make('[measurer.params.timer_latency]\nsustain = false\n[matrix]\nplacement = ["solo"]\n'
+                '"measurer.bench" = ["qsort", "timer_latency"]\n')
+    assert [r.measurer.params for r in runs] == [{}, {"sustain": False}]
+    runs = make('[measurer.params]\nseed = 3\n[measurer.params.qsort]\nseed = 4\nsize_kib = 64\n'
+                '[matrix]\nplacement = ["solo"]\n')
+    assert runs[0].measurer.params == {"seed": 4, "size_kib": 64}

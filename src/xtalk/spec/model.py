@@ -25,12 +25,21 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
+def params_for(params: dict, bench: str) -> dict[str, Any]:
+    """The parameters a bench gets from a raw `params` table: its values, then the table
+    named after the bench ([measurer.params.timer_latency]) over them; the other benches'
+    tables are not its own."""
+    own = params.get(bench)
+    return {k: v for k, v in params.items() if not isinstance(v, dict)} | (own if isinstance(own, dict) else {})
+
+
 class Workload(Strict):
     """A benchmark or stressor and its parameters (docs/benchmarks.md lists them)."""
 
     bench: Name = Field(description="benchmark or stressor name, e.g. qsort, cache_thrash")
-    params: dict[Name, ParamValue] = Field(
-        default_factory=dict, description="benchmark parameters passed as key=value"
+    params: dict[Name, ParamValue | dict[Name, ParamValue]] = Field(
+        default_factory=dict, description="benchmark parameters passed as key=value; a table named after a "
+        "bench holds parameters only that bench gets (a \"measurer.bench\" matrix dimension)"
     )
     image: str | None = Field(
         default=None, description="a guest image of your own (kernel or ELF; relative to the spec file) "
@@ -43,6 +52,10 @@ class Workload(Strict):
         "zephyr-thread-metric, cyclictest, regex, ignore (docs/guests.md)",
     )
     parser: dict[Name, Any] = Field(default_factory=dict, description="options of the output parser")
+
+    @property
+    def bench_params(self) -> dict[str, ParamValue]:
+        return params_for(self.params, self.bench)
 
 
 class Measurer(Workload):
