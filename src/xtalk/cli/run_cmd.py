@@ -72,8 +72,9 @@ def run(args) -> int:
         "failed": len(statuses) - statuses.count("pass") - statuses.count("degraded"), "skipped_resumed": result.skipped,
         "left_out": analysis.result["left_out"],
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
-        "verdicts": [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
-                                            "noise_floor_pct", "sentence")} for v in analysis.result["verdicts"]],
+        **{key: [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
+                                        "noise_floor_pct", "sentence")} for v in analysis.result[key]]
+           for key in ("verdicts", "overhead")},
     }
     if args.report:
         from ..report.build import write_report
@@ -87,6 +88,9 @@ def run(args) -> int:
                   f"results in {summary['path']}")
         for v in analysis.result["verdicts"]:
             out.print(f"  {v['config_id']} / {v['metric']}: {short(v, v.get('unit_word', 'runs'))}")
+        for v in analysis.result["overhead"]:
+            if v["verdict"] != "baseline":
+                out.print(f"  {v['config_id']} / {v['metric']} against native: {short(v)}")
         for g in gates:
             out.print(f"  gate {g['metric']} {g['stat']} [{g['config_id']}]: "
                       f"{'pass' if g['passed'] else 'FAIL'} ({g['detail']})")
