@@ -56,7 +56,8 @@ def verdict_cell(v: dict) -> str:
 
 def answer_rows(res: dict) -> list[dict]:
     """The verdicts, then each guest's overhead against the bare machine (design 'vs
-    native'; the native configurations are baselines in the verdicts already)."""
+    native'; the native configurations are baselines in the verdicts already), each
+    metric's rows together."""
     overhead = [dict(v, design=f"vs {BARE}") for v in res.get("overhead") or [] if v["verdict"] != "baseline"]
     rows = []
     for v, prefix in [(v, "v") for v in res["verdicts"]] + [(v, "o") for v in overhead]:
@@ -71,7 +72,8 @@ def answer_rows(res: dict) -> list[dict]:
             "floor": "-" if base else W.floor_text(v),
             "text": verdict_cell(v), "sentence": v.get("sentence", ""),
         })
-    return rows
+    order = {m: i for i, m in reversed(list(enumerate(r["metric"] for r in rows)))}
+    return sorted(rows, key=lambda r: order[r["metric"]])
 
 
 @dataclass
