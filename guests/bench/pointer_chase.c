@@ -1,6 +1,7 @@
 /* pointer_chase.c - measurer: memory latency by dependent loads over a random cycle.
  *
- * size= bytes (default llc*2: misses in every cache level) are cut into 64-byte nodes,
+ * size= bytes (default l2*4: past the core's private caches, in the shared last-level
+ * cache where a neighbour's traffic evicts it; llc*2 misses every level) are cut into 64-byte nodes,
  * one per cache line, linked in a random single cycle (shuffled order from seed=, so
  * hardware prefetchers cannot follow it). A sample = counter ticks for steps= dependent
  * loads (default 1<<20); per-load latency = value / steps (META steps=). The walk
@@ -17,7 +18,7 @@ struct node {
 };
 
 static const struct xt_key keys[] = {
-	{ "size", XT_SIZE, "[128,256g)", "llc*2" },      /* 2 .. 2^32 - 1 nodes */
+	{ "size", XT_SIZE, "[128,256g)", "l2*4" },      /* 2 .. 2^32 - 1 nodes */
 	{ "steps", XT_U64, "[1,)", "1048576" },
 	{ "seed", XT_U64, NULL, "1" },
 	XT_KEYS_END

@@ -31,6 +31,9 @@ from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 from .spec.suggest import did_you_mean
 
 LOG_LIMIT = 1 << 30  # a console log larger than this is not a log
+# control bytes a console does not print (tab, newlines, form feed and ESC it does);
+# a log with more than 1 % of them is a binary file
+CONTROL = bytes(b for b in [*range(32), 127] if b not in b"\t\n\r\x0c\x1b")
 BACKEND = "imported"
 
 
@@ -103,7 +106,7 @@ def _read(log: Path) -> str:
         raise UsageError(f"{log}: {why}") from None
     if len(data) > LOG_LIMIT:
         raise UsageError(f"{log}: larger than {LOG_LIMIT >> 30} GiB: not a console log")
-    if data.count(b"\0") > len(data) // 100:
+    if len(data) - len(data.translate(None, CONTROL)) > len(data) // 100:
         raise UsageError(f"{log}: a binary file, not a console log")
     return data.decode(errors="replace")
 

@@ -37,6 +37,7 @@ from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, init_ring
+from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 
@@ -65,7 +66,8 @@ class QemuOptions(BaseModel):
     arch: Literal["x86_64", "aarch64"] = Field(default_factory=lambda: HOST_ARCH.get(platform.machine(), "x86_64"))
     machine: str | None = Field(default=None, description="microvm (x86 default), pc, virt (arm64)")
     accel: Literal["auto", "kvm", "tcg"] = "auto"
-    memory_mib: int = Field(default=256, ge=32, le=65536)
+    memory_mib: int | None = Field(default=None, ge=32, le=65536, description=
+        "guest RAM; default: what the bench's buffers need on this host, at least 256 (linux-rt: 256)")
     cpu: str | None = Field(default=None, description="-cpu model; default: QEMU's (cortex-a57 on virt)")
     gic_version: Literal[2, 3] = 3
     ring_kib: int = Field(default=4096, ge=64, le=65536)
@@ -75,9 +77,10 @@ class QemuOptions(BaseModel):
 
     @model_validator(mode="after")
     def _linux_memory(self):
-        if self.image == "linux-rt" and self.memory_mib < linux_rt.MIN_MEMORY_MIB:
+        memory = self.memory_mib or FLOOR_MIB
+        if self.image == "linux-rt" and memory < linux_rt.MIN_MEMORY_MIB:
             raise ValueError(f"memory_mib must be >= {linux_rt.MIN_MEMORY_MIB} for image linux-rt")
-        if self.image == "linux-rt" and self.ring_kib * 1024 > self.memory_mib << 18:
+        if self.image == "linux-rt" and self.ring_kib * 1024 > memory << 18:
             raise ValueError("ring_kib must be at most a quarter of memory_mib for image linux-rt")
         return self
 
@@ -141,7 +144,7 @@ class QemuBackend(Backend):
         chooser = choose_accel_linux if self.linux else choose_accel
         self.accel, self.accel_reason = chooser(self.opts.accel, self.opts.arch, self.host)
         self.ring_bytes = self.opts.ring_kib * 1024
-        ram_end = self.arch["ram_base"] + (self.opts.memory_mib << 20)
+        ram_end = self.arch["ram_base"] + ((self.opts.memory_mib or FLOOR_MIB) << 20)
         self.ring_gpa = (self.arch["ring_gpa"] if not self.linux else
                          self.linux["ring_gpa"] if self.linux["ring_gpa"] is not None else ram_end - self.ring_bytes)
         self.image: Path | None = None
@@ -216,8 +219,9 @@ class QemuBackend(Backend):
             machine += f",gic-version={o.gic_version}"
         cpu = o.cpu or ("cortex-a57" if o.arch == "aarch64" and self.accel == "tcg" else
                         "host" if o.arch == "aarch64" else None)
-        argv = [self.arch["qemu"], "-M", machine, "-accel", self.accel, "-m", f"{o.memory_mib}M",
-                "-object", f"memory-backend-file,id=mem,size={o.memory_mib}M,mem-path={ram},share=on",
+        memory = self.memory_mib(guest)
+        argv = [self.arch["qemu"], "-M", machine, "-accel", self.accel, "-m", f"{memory}M",
+                "-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",
                 "-machine", "memory-backend=mem", "-nodefaults", "-no-user-config",
                 "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-qmp", f"unix:{qmp},server=on,wait=off", "-S",
@@ -231,10 +235,16 @@ class QemuBackend(Backend):
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
 
+    def memory_mib(self, guest: GuestPlan) -> int:
+        """The spec's memory_mib, else what the guest's bench needs here (guest_memory.py)."""
+        if self.opts.memory_mib is not None:
+            return self.opts.memory_mib
+        return FLOOR_MIB if self.linux else probe_memory_mib(guest, self.host)
+
     def _make_ram(self, guest: GuestPlan) -> Path:
         ram = self.workdir / f"{guest.name}.ram"
         with open(ram, "wb") as f:
-            f.truncate(self.opts.memory_mib << 20)
+            f.truncate(self.memory_mib(guest) << 20)
         if guest.role == "measurer":
             offset = self.ring_gpa - self.arch["ram_base"]
             capacity = (self.ring_bytes - 64) // 32
@@ -295,7 +305,7 @@ class QemuBackend(Backend):
         handle.facts = {"argv": argv, "pid": proc.pid, "vcpus": pinning, "affinity": sorted({p["cpu"] for p in pinning}),
                         "sched": pinning[0]["sched"] if pinning else None,
                         "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(proc.pid),
-                        "accel": self.accel}
+                        "accel": self.accel, "memory_mib": self.memory_mib(guest)}
         return handle
 
     def pause(self, handle: GuestHandle) -> None:
@@ -336,7 +346,7 @@ class QemuBackend(Backend):
     def metadata(self) -> dict:
         meta = {"backend": self.name, "arch": self.opts.arch,
                 "machine": self.opts.machine or (self.linux or self.arch)["machine"],
-                "accel": self.accel, "accel_reason": self.accel_reason, "memory_mib": self.opts.memory_mib,
+                "accel": self.accel, "accel_reason": self.accel_reason, "memory_mib": self.opts.memory_mib or "per guest (facts)",
                 "qemu_version": self.version, "image_kind": self.opts.image,
                 "image": str(self.image) if self.image else None,
                 "image_sha256": artifacts.file_hash(self.image) if self.image else None,

@@ -2,23 +2,27 @@
 guest's outcome (pass, or fail with a reason) out. docs/guests.md says how to write one.
 
 A parser is fed a guest's console line by line as it arrives (`feed(line, now_ns)`, with
-the host CLOCK_MONOTONIC ns it arrived; None when importing a log) and keeps what it
-learnt: `begin` (set once the guest starts measuring: the run's time origin), `meta`,
-`metrics` (id -> name, unit, kind, kpi), `hist`, `errors`, `end`; `take_samples()`
-drains the samples parsed so far (results.schema.SAMPLE_DTYPE). `outcome()` is the
-verdict on the guest once the run is over.
+the host CLOCK_MONOTONIC ns it arrived; now when not given, 0 when importing a log:
+`parse_log`) and keeps what it learnt: `begin` (set once the guest starts measuring: the
+run's time origin), `meta`, `metrics` (id -> name, unit, kind, kpi), `hist`, `errors`,
+`end`; `take_samples()` drains the samples parsed so far (results.schema.SAMPLE_DTYPE).
+`outcome()` is the verdict on the guest once the run is over.
 
 xtalk's own guests speak XT (xt.py): their values are counter ticks at the frequency of
 their BEGIN line. A foreign parser counts in nanoseconds (freq_hz = 1e9): times are
 stored in ns, counts as printed, and a sample's t is the host time its line arrived
-(or what the guest printed of its time; 0 when importing a log without times).
-Class attributes tell the rest of xtalk what a parser offers: `benches` (the benchmark
-names an image with this output may declare, for `spec check`; None: any), `metric_names`
-(the metrics it can report; None: not known before a run), `ends_itself` (False: the
-guest runs until the run's duration, then the run ends and passes if it measured).
+(or begin's t0 plus what the guest printed of its time; 0 when importing a log without
+times). Class attributes tell the rest of xtalk what a parser offers: `benches` (the
+benchmark names an image with this output may declare, for `spec check`; None: any),
+`metric_names` (the metrics it can report, `<N>` standing for a number; None: not known before a run), `ends_itself`
+(False: the guest runs until the run's duration, then the run ends and passes if it
+measured; a parser may set it per instance from its options).
+Helpers shared by foreign parsers: `plain()` (a console line without ANSI escapes and
+carriage returns) and the Zephyr boot banner and fatal-error patterns.
 """
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -31,6 +35,17 @@ from ..results.schema import SAMPLE_DTYPE
 
 FOREIGN_HZ = 1e9  # a foreign parser's values and times are in ns
 UNIT_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+# ESC [ ... final (CSI: colours, cursor moves) or ESC, intermediates, final (ESC c: reset)
+ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[ -/]*[0-~])")
+ZEPHYR_BANNER = re.compile(r"\*\*\* Booting Zephyr OS build (\S+)")
+# what Zephyr prints when it gives up: a fatal error (exceptions, k_panic, k_oops), a
+# failed __ASSERT, or ztest's verdict on a failed test suite
+ZEPHYR_FATAL = re.compile(r">>> ZEPHYR FATAL ERROR.*|ASSERTION FAIL.*|PROJECT EXECUTION FAILED")
+
+
+def plain(line: str) -> str:
+    """A console line without ANSI escape sequences, carriage returns and trailing blanks."""
+    return ANSI.sub("", line).replace("\r", "").rstrip()
 
 
 @dataclass(frozen=True)
@@ -55,7 +70,7 @@ class OutputParser(ABC):
     Options: ClassVar[type[BaseModel]] = NoOptions
     benches: ClassVar[tuple[str, ...] | None] = None
     metric_names: ClassVar[tuple[str, ...] | None] = None
-    ends_itself: ClassVar[bool] = True
+    ends_itself: bool = True  # class default; a parser may set it per instance
     foreign: ClassVar[bool] = True
 
     def __init__(self, run_id: str | None = None, options: dict[str, Any] | None = None):
@@ -68,6 +83,7 @@ class OutputParser(ABC):
         self.errors: list[dict[str, str]] = []
         self.end: dict[str, str] | None = None
         self._samples: list[tuple[int, int, int, int, int]] = []
+        self._chunks: list[np.ndarray] = []  # samples recorded before the latest bulk record
         self._ids: dict[str, int] = {}
         self._seq = 0
 
@@ -99,13 +115,31 @@ class OutputParser(ABC):
             self.metrics[self._ids[name]] = {"name": name, "unit": unit, "kind": kind, **extra}
         return self._ids[name]
 
-    def sample(self, name: str, value: float, t_ns: int, unit: str = "ns", kind: str = "duration") -> Event:
-        """Record one sample of metric `name`; a time in us/ms/s is stored in ns."""
-        stored = "ns" if unit in UNIT_NS else unit
+    def sample(self, name: str, value: float, t_ns: int, unit: str = "ns", kind: str = "duration",
+               flags: int = 0) -> Event:
+        """Record one sample of metric `name`; a time in us/ms/s is stored in ns (flags bit
+        0: the value is a lower bound, e.g. a histogram's overflow)."""
         ticks = int(round(value * UNIT_NS.get(unit, 1)))
-        self._samples.append((self._seq, int(t_ns), ticks, self.metric(name, stored, kind), 0))
+        self._samples.append((self._seq, int(t_ns), ticks, self._metric_of(name, unit, kind), flags))
         self._seq += 1
         return Event("SAMPLE", {"metric": name, "value": str(ticks)})
+
+    def samples(self, name: str, values: np.ndarray, t_ns: int, unit: str = "ns", kind: str = "duration",
+                flags: int = 0) -> Event:
+        """Record many samples of metric `name` at once (a histogram's worth), as sample()."""
+        self._flush()
+        out = np.zeros(len(values), dtype=SAMPLE_DTYPE)
+        out["seq"] = np.arange(self._seq, self._seq + len(values))
+        out["t"] = int(t_ns)
+        out["value"] = np.round(np.asarray(values, dtype=np.float64) * UNIT_NS.get(unit, 1))
+        out["metric"] = self._metric_of(name, unit, kind)
+        out["flags"] = flags
+        self._chunks.append(out)
+        self._seq += len(values)
+        return Event("SAMPLE", {"metric": name, "count": str(len(values))})
+
+    def _metric_of(self, name: str, unit: str, kind: str) -> int:
+        return self.metric(name, "ns" if unit in UNIT_NS else unit, kind)
 
     def failed(self, message: str) -> Event:
         error = {"msg": message}
@@ -121,9 +155,15 @@ class OutputParser(ABC):
     # -- what the runner reads ---------------------------------------------------------
     def take_samples(self) -> np.ndarray:
         """Samples parsed since the last call."""
-        out = np.array(self._samples, dtype=SAMPLE_DTYPE)
-        self._samples.clear()
+        self._flush()
+        out = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=SAMPLE_DTYPE)
+        self._chunks.clear()
         return out
+
+    def _flush(self) -> None:
+        if self._samples:
+            self._chunks.append(np.array(self._samples, dtype=SAMPLE_DTYPE))
+            self._samples.clear()
 
     @property
     def sample_count(self) -> int:

@@ -70,6 +70,7 @@ class XtParser(OutputParser):
         elif rec.kind == "SAMPLE":
             self._samples.append((_int(f.get("seq")), _int(f.get("t")), _int(f.get("value")),
                                   _int(f.get("metric")), _int(f.get("flags"))))
+            self._seq += 1  # the count of console samples (sample_count); their seq is the guest's
         elif rec.kind == "HIST":
             self.hist.setdefault(_int(f.get("metric")), {})[_int(f.get("log2_bucket"))] = _int(f.get("count"))
         elif rec.kind == "ERROR":

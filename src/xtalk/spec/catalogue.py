@@ -32,15 +32,16 @@ NOUNS = {"u64": "an unsigned integer", "double": "a number", "size": "a size (by
          "\"4m\" or \"llc*1.5\")", "bool": "true, false, 0 or 1", "word": "one of", "text": "text"}
 
 
-def size_bytes(text: str) -> float | None:
-    """The bytes of a literal size ("4096", "1171k", "1m*2"); None for a cache-relative
-    one ("llc*1.5"); ValueError when it is no size at all."""
+def size_bytes(text: str, caches: dict[str, int] | None = None) -> float | None:
+    """The bytes of a literal size ("4096", "1171k", "1m*2"), or of a cache-relative one
+    ("llc*1.5") given the bytes of each cache level (`caches`: llc, l1, l2, l3; None
+    when it is not known); ValueError when it is no size at all."""
     m = _SIZE.fullmatch(text)
     if not m or (m["factor"] is not None and float(m["factor"]) <= 0):
         raise ValueError(text)
-    if m["cache"]:
+    if m["cache"] and not (caches or {}).get(m["cache"]):
         return None
-    value = float(m["num"]) * _UNITS[m["unit"].lower()]
+    value = float(caches[m["cache"]]) if m["cache"] else float(m["num"]) * _UNITS[m["unit"].lower()]
     if value < 0:
         raise ValueError(text)
     factor = float(m["factor"]) if m["factor"] else 1.0

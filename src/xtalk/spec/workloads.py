@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import parsers
-from .catalogue import Bench, Catalogue
+from .catalogue import Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
 from .suggest import did_you_mean
 
@@ -180,4 +180,5 @@ def _foreign_metric_problems(raw: dict, measurer: dict) -> list[tuple[tuple, str
     if declared is None:
         return []
     return [(loc, f"output {parser.name!r} reports no metric {metric!r}{did_you_mean(metric, declared)}")
-            for loc, metric in _metrics_named(raw) if metric not in declared]
+            for loc, metric in _metrics_named(raw)
+            if not any(Metric(name, "", "").matches(metric) for name in declared)]

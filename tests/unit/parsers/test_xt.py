@@ -28,6 +28,7 @@ def test_report_folds_a_whole_log_and_skips_other_runs():
     assert report.freq_hz == 2e9
     assert report.meta == {"overhead_cycles": "38", "llc_bytes": "33554432"}
     assert report.metrics == {0: {"name": "qsort", "unit": "cycles"}}
+    assert report.sample_count == 2  # what `xtalk import` checks
     samples = report.take_samples()
     assert samples["seq"].tolist() == [0, 1] and samples["value"].tolist() == [50, 60]
     assert samples["flags"].tolist() == [0, 1]

@@ -1,0 +1,121 @@
+"""`xtalk import`: real Zephyr console logs (tests/data/zephyr, captured under QEMU) as
+campaigns. The runs of a configuration are the captured log with its figures moved by a
+seeded few per cent (one captured log per benchmark exists; runs of real hardware differ
+like that); a "same-core" configuration has them 60 % higher, so its verdict must find
+it, and a second import of solo-like logs must not. Bad input stops before anything is
+stored."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from tests.blackbox.cli import xtalk
+from tests.conftest import ROOT
+
+LOGS = ROOT / "tests" / "data" / "zephyr"
+LATENCY = (LOGS / "latency_measure-qemu_x86_64-tcg.log").read_text()
+OP_LINE = re.compile(r"^(\S+)\s+- .*:\s+(\d+) cycles ,\s+(\d+) ns :", re.M)
+
+
+def scaled_log(text: str, factor: float, rng: np.random.Generator) -> str:
+    """The log with every operation's cycles and ns times factor and a 2 % jitter."""
+    def one(m: re.Match) -> str:
+        f = factor * rng.normal(1.0, 0.02)
+        line = m.group(0)
+        line = line.replace(f"{m.group(2)} cycles", f"{round(int(m.group(2)) * f)} cycles", 1)
+        return line.replace(f"{m.group(3)} ns", f"{round(int(m.group(3)) * f)} ns", 1)
+    return OP_LINE.sub(one, text)
+
+
+def logs(tmp_path, tag: str, factor: float, n: int, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    paths = []
+    for i in range(n):
+        path = tmp_path / f"{tag}-{i}.log"
+        path.write_text(scaled_log(LATENCY, factor, rng))
+        paths.append(str(path))
+    return paths
+
+
+def campaigns(out) -> list:
+    return sorted(p for p in out.iterdir() if (p / "campaign.json").is_file()) if out.is_dir() else []
+
+
+def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
+    out = tmp_path / "results"
+    first = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--set", "placement=solo",
+                  "--out", out, *logs(tmp_path, "solo", 1.0, 5, 1))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count(" pass ") == 5
+    added = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--set", "placement=same-core",
+                  "--append", "--out", out, *logs(tmp_path, "same", 1.6, 5, 2))
+    assert added.returncode == 0, added.stderr
+    (campaign,) = campaigns(out)
+    info = json.loads((campaign / "campaign.json").read_text())
+    assert info["spec"]["matrix"]["placement"] == ["solo", "same-core"] and len(info["planned_runs"]) == 10
+
+    shown = xtalk("show", campaign, "--json")
+    assert shown.returncode == 0, shown.stderr
+    data = json.loads(shown.stdout)
+    ops = {m.group(1): int(m.group(3)) for m in OP_LINE.finditer(LATENCY)}
+    stats = {(s["config_id"], s["metric"]): s for s in data["stats"]}
+    assert {m for _, m in stats} == set(ops)            # every operation line is a metric
+    assert all(stats[("solo", op)]["n"] == 5 for op in ops)  # one sample per run and operation
+    yield_ns = stats[("solo", "thread.yield.preemptive.ctx.k_to_k")]["median"]
+    assert abs(yield_ns - ops["thread.yield.preemptive.ctx.k_to_k"]) < 0.1 * ops["thread.yield.preemptive.ctx.k_to_k"]
+    same = [v for v in data["verdicts"] if v["config_id"] == "same-core"]
+    assert same and all(v["verdict"] == "interference" for v in same), [(v["metric"], v["verdict"]) for v in same]
+    assert all(50 < v["change_pct"] < 70 for v in same)
+    table = xtalk("show", campaign)
+    # the rest of the title line, top rule, header, rule, then the first row with its unit
+    assert "ns" in table.stdout.split("statistics per configuration")[1].splitlines()[4]
+
+    report = xtalk("report", campaign)
+    assert report.returncode == 0, report.stderr
+    html = (campaign / "report" / "report.html").read_text()
+    assert "thread.yield.preemptive.ctx.k_to_k" in html and "interference" in html
+
+
+def test_an_aa_import_is_not_called_different(tmp_path):
+    out = tmp_path / "results"
+    for placement, seed, extra in (("solo", 3, []), ("same-core", 4, ["--append"])):
+        proc = xtalk("import", "aa", "--output", "zephyr-latency-measure", "--set", f"placement={placement}",
+                     *extra, "--out", out, *logs(tmp_path, placement, 1.0, 5, seed))
+        assert proc.returncode == 0, proc.stderr
+    data = json.loads(xtalk("show", campaigns(out)[0], "--json").stdout)
+    verdicts = [v["verdict"] for v in data["verdicts"] if v["config_id"] == "same-core"]
+    assert verdicts and "interference" not in verdicts
+
+
+def test_thread_metric_logs_keep_the_times_they_print(tmp_path):
+    out = tmp_path / "results"
+    log = LOGS / "thread_metric_preemptive-qemu_x86_64-tcg.log"
+    proc = xtalk("import", "tm", "--output", "zephyr-thread-metric", "--out", out, log)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = next((campaigns(out)[0] / "runs").iterdir())
+    import pyarrow.parquet as pq
+    table = pq.read_table(run_dir / "samples.parquet").to_pydict()
+    assert table["value"] == [2574615, 2574967, 2574966]
+    assert [round(t) for t in table["t_s"]] == [30, 60, 90]
+
+
+def test_bad_input_is_refused_before_anything_is_stored(tmp_path):
+    out = tmp_path / "results"
+    good = logs(tmp_path, "ok", 1.0, 1, 5)[0]
+    cases = [
+        (["--output", "zephyr-latency-measur", good], "did you mean zephyr-latency-measure"),
+        (["--output", "zephyr-thread-metric", good], "found no measurement"),
+        (["--output", "zephyr-latency-measure", good, str(tmp_path / "missing.log")], "missing.log"),
+        (["--output", "zephyr-latency-measure", "--set", "placement=sideways", good], "placement"),
+        (["--output", "zephyr-latency-measure", "--append", good], "no campaign"),
+        (["--output", "regex", "--parser", "sample=(", good], "sample"),
+    ]
+    (tmp_path / "bin.log").write_bytes(bytes(range(256)) * 64)
+    cases.append((["--output", "zephyr-latency-measure", str(tmp_path / "bin.log")], "binary"))
+    for args, words in cases:
+        proc = xtalk("import", "bad", *args, "--out", out)
+        assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
+        assert words in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert campaigns(out) == [], args

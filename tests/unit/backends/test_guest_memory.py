@@ -1,0 +1,33 @@
+"""A probe guest's RAM follows its bench's buffers on this host's caches."""
+from xtalk.backends.guest_memory import buffer_bytes, probe_memory_mib
+from xtalk.plan import GuestPlan
+
+MIB = 1 << 20
+
+
+def host(llc_mib: int) -> dict:
+    return {"llc_bytes": llc_mib * MIB, "caches": [
+        {"level": 1, "type": "Data", "size_bytes": 48 << 10},
+        {"level": 1, "type": "Instruction", "size_bytes": 64 << 10},
+        {"level": 2, "type": "Unified", "size_bytes": 2 * MIB},
+        {"level": 3, "type": "Unified", "size_bytes": llc_mib * MIB}]}
+
+
+def guest(bench: str, **params) -> GuestPlan:
+    return GuestPlan("g", "measurer", bench, params, (0,))
+
+
+def test_a_pointer_chase_over_twice_a_large_llc_gets_room():
+    big = host(480)
+    assert buffer_bytes(guest("membw"), big) == 960 * MIB  # default size llc*2
+    assert probe_memory_mib(guest("membw"), big) == 1152  # 960 * 1.125 + 64, to 64 MiB
+    assert probe_memory_mib(guest("cache_thrash"), big) == 896  # llc*1.5 = 720 MiB
+
+
+def test_small_caches_and_explicit_sizes_keep_the_floor():
+    assert probe_memory_mib(guest("membw"), host(8)) == 256
+    assert buffer_bytes(guest("pointer_chase"), host(480)) == 8 * MIB  # default l2*4
+    assert buffer_bytes(guest("pointer_chase", size="4m"), host(480)) == 4 * MIB
+    assert buffer_bytes(guest("pointer_chase", size="l2*3"), host(480)) == 6 * MIB
+    assert probe_memory_mib(guest("cpu_spin"), host(480)) == 256  # no buffers
+    assert probe_memory_mib(guest("latency_measure"), host(480)) == 256  # not a probe bench
