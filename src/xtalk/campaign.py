@@ -8,6 +8,7 @@ completed (pass, fail or degraded) and redoing interrupted or errored ones.
 """
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
@@ -92,7 +93,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
             def tick(t_s, run=run):
                 progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
 
-            meta = execute_run(backends[run.backend], run, writer, tick)
+            meta = execute_run(backends[run.run_id], run, writer, tick)
             results.append(meta)
             progress.advance(task)
             mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
@@ -107,22 +108,28 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
 
 
 def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> dict[str, Backend]:
-    """One backend per kind the runs use (the backend as a matrix dimension: several),
-    made with the options of its first run, once each kind accepts this host and has
-    refused nothing in the spec: every one is made and checks its runs before any starts."""
-    kinds = {}
+    """The backend of each run (by run id): one per kind the runs use (the backend as a
+    matrix dimension: several) and, unless the backend reads each run's options itself,
+    per distinct options (a backend option as a matrix dimension), once each kind accepts
+    this host and has refused nothing in the spec; every one is made and checks its runs
+    before any run starts."""
+    groups: dict[tuple, list[RunPlan]] = {}
     for kind in backend_kinds(runs):
         cls = backend_class(kind)
         ok, why = cls.accepts(host)
         if not ok:
             raise InfrastructureError(f"backend {kind} cannot run here: {why}")
-        kinds[kind] = (cls, [r for r in runs if r.backend == kind])
-        check_host_stressors(cls, kinds[kind][1], text, source)
-    backends = {}
-    for kind, (cls, mine) in kinds.items():
-        backends[kind] = cls(mine[0].spec.backend.options)
-        backends[kind].check_plan(mine)
-    return backends
+        mine = [r for r in runs if r.backend == kind]
+        check_host_stressors(cls, mine, text, source)
+        for run in mine:
+            options = () if cls.reads_run_options else json.dumps(run.spec.backend.options, sort_keys=True, default=str)
+            groups.setdefault((cls, options), []).append(run)
+    of_run = {}
+    for (cls, _), mine in groups.items():
+        backend = cls(mine[0].spec.backend.options)
+        backend.check_plan(mine)
+        of_run |= {r.run_id: backend for r in mine}
+    return of_run
 
 
 def _run_meta(run: RunPlan, spec: Campaign) -> dict:

@@ -1,7 +1,9 @@
 """Spec -> ordered list of runs with stable ids.
 
 A configuration is one point of the matrix (placement, start order and any dotted spec
-path, the backend too: "backend.kind"). Configurations that mean the same thing collapse (solo ignores start order).
+path, the backend too: "backend.kind"). Configurations that mean the same thing collapse
+(solo ignores start order; a configuration ignores the options of another backend's
+table, "backend.qemu.machine" on native).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
@@ -14,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from .spec.load import set_path
-from .spec.model import Campaign, TimelineEvent
+from .spec.model import BACKEND_KINDS, Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
 BACKEND_DIM = "backend.kind"  # the backend as a dimension: native is the bare-machine baseline
@@ -128,6 +130,13 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     return tuple(guests)
 
 
+def other_backends_option(dim: str, kind: str) -> bool:
+    """A dimension over an option of another backend's table ("backend.qemu.machine" in a
+    native configuration): not a dimension of this configuration."""
+    parts = dim.split(".")
+    return len(parts) > 2 and parts[0] == "backend" and parts[1] in BACKEND_KINDS and parts[1] != kind
+
+
 def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]]:
     """(config_id, {dimension: value}, resolved spec) for each distinct configuration."""
     matrix = dict(spec.matrix)
@@ -140,11 +149,13 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
         config.setdefault("start_order", DEFAULTS["start_order"])
         if config["placement"] == "solo":
             config["start_order"] = DEFAULTS["start_order"]
+        kind = config.get(BACKEND_DIM, spec.backend.kind)
+        config = {d: v for d, v in config.items() if not other_backends_option(d, kind)}
         key = tuple(sorted((k, str(v)) for k, v in config.items()))
         if key in seen:
             continue
         seen.add(key)
-        shown = [d for d in varying if not (config["placement"] == "solo" and d == "start_order")]
+        shown = [d for d in varying if d in config and not (config["placement"] == "solo" and d == "start_order")]
         config_id = config_name(config, shown)
         trial = copy.deepcopy(raw)
         trial.pop("matrix", None)

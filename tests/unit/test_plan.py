@@ -63,6 +63,10 @@ def test_the_backend_as_a_dimension_names_configurations_and_runs():
     assert [r.run_id for r in runs] == ["native-r1", "qemu-r1"]
     assert [r.backend for r in runs] == ["native", "qemu"] and backend_kinds(runs) == ["native", "qemu"]
     assert runs[0].spec.backend.options == {} and runs[1].spec.backend.options == {"machine": "pc"}
+    runs = make('[matrix]\nplacement = ["solo"]\n"backend.kind" = ["native", "qemu"]\n'
+                '"backend.qemu.machine" = ["microvm", "pc"]\n')  # native has no machine: one native configuration
+    assert [r.run_id for r in runs] == ["native-r1", "qemu_machine-microvm-r1", "qemu_machine-pc-r1"]
+    assert "backend.qemu.machine" not in runs[0].config and runs[2].spec.backend.options == {"machine": "pc"}
 
 
 def test_a_params_table_named_after_a_bench_is_only_that_benchs():

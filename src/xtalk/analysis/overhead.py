@@ -1,8 +1,8 @@
 """Overhead against the bare machine: in a campaign with the backend as a matrix dimension
 ("backend.kind"), each configuration on a hypervisor against the same configuration on
-`native` (the same values on every other dimension, start order included), per metric,
-with the engine of the interference verdicts (verdict.runs_row: the run is the unit of
-evidence, the native runs give the noise floor). Verdicts: `overhead` (significant,
+`native` (the same values on every other dimension but the backends' options, start
+order included), per metric, with the engine of the interference verdicts
+(verdict.runs_row: the run is the unit of evidence, the native runs give the noise floor). Verdicts: `overhead` (significant,
 above the noise floor and the negligible change), `no-overhead` (the 95% interval inside
 the negligible change), `inconclusive` (with the runs that would decide it); the native
 configuration itself is the `baseline`.
@@ -32,7 +32,8 @@ def overhead_rows(ctx: Context, pooled: dict, configs: dict[str, dict]) -> list[
     for cid, metric in pooled:
         info = ctx.infos.get(metric) or metric_info(metric, None)
         kind = str(configs[cid].get(BACKEND_DIM))
-        ref = cid if kind == BARE else baseline_of(configs[cid], configs, BACKEND_DIM, BARE, free=())
+        options = tuple(d for d in configs[cid] if d.startswith("backend.") and d != BACKEND_DIM)  # the guest's own
+        ref = cid if kind == BARE else baseline_of(configs[cid], configs, BACKEND_DIM, BARE, free=options)
         extra: list[dict] = []
         if ref == cid:
             row = baseline_row(ctx, cid, info, ns=True)

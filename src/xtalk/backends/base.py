@@ -118,6 +118,11 @@ class Backend(ABC):
         says when it was read). A backend that does not override this is not watched."""
         return None
 
+    # True when one instance runs every run of a campaign and reads each run's options
+    # (run.spec.backend.options) itself; else a campaign makes one instance per distinct
+    # options (a backend option as a matrix dimension).
+    reads_run_options: ClassVar[bool] = False
+
     # False when the guests run on another machine (dom0 over ssh): then the host's CPU
     # accounting says nothing about them and the runner does not record host noise.
     measures_local_cpus: ClassVar[bool] = True

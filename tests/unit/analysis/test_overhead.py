@@ -15,16 +15,18 @@ def campaign(tmp_path, factor: float, runs: int = 5, extra: bool = False) -> dic
     that, each counted in its backend's own clock."""
     spec = {"matrix": {"backend.kind": ["native", "qemu"], "placement": ["solo"]}}
     ids = [f"{kind}_solo-r{i}" for i in range(runs) for kind in ("native", "qemu")]
-    path = write_campaign(tmp_path / "c", "ov", spec, ids + (["qemu_same-core-r0"] if extra else []))
+    path = write_campaign(tmp_path / "c", "ov", spec, ids + (["qemu_same-core-r0", "qemu_pc-r0"] if extra else []))
     for i, rid in enumerate(ids):
         kind = rid.split("_")[0]
         hz, scale = (NATIVE_HZ, 1.0) if kind == "native" else (GUEST_HZ, factor)
         ticks = 1000 * hz / 1e9 * scale
         write_run(path, rid, {"backend.kind": kind, "placement": "solo"}, 3000,
                   heavy_tail(ticks, ticks / 10), metric=("work", "copy"), kind=None, freq_hz=hz, seed=i, index=i)
-    if extra:
+    if extra:  # no native twin; and a qemu option as a dimension: the native configuration is its twin
         write_run(path, "qemu_same-core-r0", {"backend.kind": "qemu", "placement": "same-core"}, 3000,
                   heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=99)
+        write_run(path, "qemu_pc-r0", {"backend.kind": "qemu", "placement": "solo", "backend.qemu.machine": "pc"},
+                  3000, heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=98)
     return analyze(CampaignStore(path), Options(evt=False, extras=False)).result
 
 
@@ -59,6 +61,7 @@ def test_too_few_runs_and_no_native_twin_are_inconclusive_with_the_reason(tmp_pa
     few, alone = found["qemu-solo", "work"], found["qemu-same-core", "work"]
     assert few["verdict"] == "inconclusive" and "cannot reach p < 0.01" in few["reason"] and few["need_units"] >= 5
     assert alone["verdict"] == "inconclusive" and alone["baseline"] is None and "no native run" in alone["reason"]
+    assert found["qemu-solo-pc", "work"]["baseline"] == "native-solo"
 
 
 def test_a_campaign_on_one_backend_has_no_overhead_section(tmp_path):
