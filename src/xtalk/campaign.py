@@ -12,14 +12,14 @@ import signal
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import artifacts
-from .backends.base import backend_class, check_host_stressors
+from .backends.base import Backend, backend_class, check_host_stressors
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
@@ -35,6 +35,7 @@ class CampaignResult:
     store: CampaignStore
     runs: list[dict]
     skipped: list[str]
+    not_run: dict[str, str] = field(default_factory=dict)  # run id -> why it was not run (a fleet's lost board)
 
 
 @contextmanager
@@ -50,7 +51,9 @@ def sigterm_as_interrupt():
 
 
 def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,
-               runs: list[RunPlan], host: dict) -> CampaignStore:
+               runs: list[RunPlan], host: dict, **extra) -> CampaignStore:
+    """A new campaign directory (with `extra` in campaign.json), or with --resume the latest
+    of this spec, checked to be the same spec and to match `extra`."""
     if resume:
         store = CampaignStore.latest(out, spec.name)
         if store is None:
@@ -58,24 +61,34 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
         if store.info.get("spec_hash") != spec_hash(text):
             raise SpecError(source, [Problem("(file)", f"--resume: the spec changed since {store.path.name} "
                                                        "was started; run without --resume for a new campaign")])
+        for key, value in extra.items():
+            if store.info.get(key) != value:
+                raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
+                                                      f"({store.info.get(key)!r}); run without --resume")])
         store.recover_interrupted()
         return store
-    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs])
+    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
 
 
-def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
-                 resume: bool = False, console: Console | None = None) -> CampaignResult:
-    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+def local_backend(spec: Campaign, runs: list[RunPlan], text: str, source: str) -> tuple[Backend, dict]:
+    """The spec's backend on this host, with the host's facts, once it accepts the plan."""
     cls = backend_class(spec.backend.kind)
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
     ok, why = cls.accepts(host)
     if not ok:
         raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
-    runs = plan(spec, raw)
     check_host_stressors(cls, runs, text, source)
     backend = cls(spec.backend.options)
     backend.check_plan(runs)
+    return backend, host
+
+
+def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
+                 resume: bool = False, console: Console | None = None) -> CampaignResult:
+    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    runs = plan(spec, raw)
+    backend, host = local_backend(spec, runs, text, source)
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
@@ -83,13 +96,13 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with sigterm_as_interrupt(), \
-            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, cls.measures_local_cpus) as own_cpus, \
+            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, backend.measures_local_cpus) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
             try:
-                writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
+                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus))
             except OSError as err:  # a full or read-only disk before the run began
                 raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
             started = time.monotonic()
@@ -111,7 +124,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     return CampaignResult(store, results, sorted(done))
 
 
-def _run_meta(run: RunPlan, spec: Campaign) -> dict:
+def run_meta(run: RunPlan, spec: Campaign) -> dict:
     return {
         "run_id": run.run_id, "index": run.index, "config_id": run.config_id,
         "config": run.config, "repetition": run.repetition, "warmup": run.warmup,
