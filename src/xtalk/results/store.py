@@ -270,6 +270,28 @@ class CampaignStore:
         return meta
 
 
+class BoardStore(CampaignStore):
+    """One board's runs of a per-board fleet campaign (`CAMPAIGN@PLACE`), without the board
+    dimension in their configurations: two boards compare like two campaigns."""
+
+    def __init__(self, path: Path, board: str):
+        super().__init__(path)
+        self.board = board
+        self.info = dict(self.info, name=f"{self.info['name']}@{board}", id=f"{self.info['id']}@{board}")
+
+    def boards(self) -> list[str]:
+        return sorted({b for r in super().index().runs if (b := (r.meta.get("config") or {}).get("board"))})
+
+    def index(self) -> RunIndex:
+        full = super().index()
+
+        def here(meta: dict | None) -> bool:
+            return ((meta or {}).get("config") or {}).get("board") == self.board
+        runs = [StoredRun(r.dir, dict(r.meta, config={k: v for k, v in r.meta["config"].items() if k != "board"}),
+                          r.final) for r in full.runs if here(r.meta)]
+        return RunIndex(runs, [d for d in full.damaged if here(d.meta)])
+
+
 def named(directory: str, name: str) -> bool:
     """Whether a campaign directory's name is that of a campaign called `name`."""
     return re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", directory) is not None
