@@ -8,7 +8,8 @@ power cycle the board must answer ssh within the kind's boot_timeout_s.
 
 A board that stops answering (ssh's connection lost: status 255 with no run sent back)
 raises BoardDown; the run is stored as 'error' with the reason by the caller.
-Caveat: ssh notices a board that vanished without closing its connections (power cut on
+Caveats: labgrid's drivers are not thread-safe (a global step stack), so power cycles of
+the boards take turns. ssh notices a board that vanished without closing its connections (power cut on
 a real network) after ServerAliveInterval x ServerAliveCountMax = 30 s.
 """
 from __future__ import annotations
@@ -34,6 +35,7 @@ POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDU
                  "NetworkUSBPowerPort": "USBPowerDriver", "NetworkYKUSHPowerPort": "YKUSHPowerDriver",
                  "NetworkSiSPMPowerPort": "SiSPMPowerDriver", "TasmotaPowerPort": "TasmotaPowerDriver"}
 SSH_LOST = 255
+LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
 
 
 class BoardDown(InfrastructureError):
@@ -73,11 +75,12 @@ class Board:
 
     def power_cycle(self) -> None:
         try:
-            self.power_driver().cycle()
+            with LABGRID_LOCK:
+                self.power_driver().cycle()
         except InfrastructureError:
             raise
         except Exception as err:  # noqa: BLE001 - a power switch's own error (HTTP, USB)
-            raise BoardDown(f"board {self.place.name}: power cycle failed: {err}") from None
+            raise BoardDown(f"board {self.place.name}: power cycle failed: {type(err).__name__}: {err}") from None
         self.wait_up()
 
     def wait_up(self) -> None:
