@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -36,6 +36,7 @@ class CampaignResult:
     store: CampaignStore
     runs: list[dict]
     skipped: list[str]
+    not_run: dict[str, str] = field(default_factory=dict)  # run id -> why it was not run (a fleet's lost board)
 
 
 @contextmanager
@@ -51,7 +52,9 @@ def sigterm_as_interrupt():
 
 
 def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,
-               runs: list[RunPlan], host: dict) -> CampaignStore:
+               runs: list[RunPlan], host: dict, **extra) -> CampaignStore:
+    """A new campaign directory (with `extra` in campaign.json), or with --resume the latest
+    of this spec, checked to be the same spec and to match `extra`."""
     if resume:
         store = CampaignStore.latest(out, spec.name)
         if store is None:
@@ -59,9 +62,13 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
         if store.info.get("spec_hash") != spec_hash(text):
             raise SpecError(source, [Problem("(file)", f"--resume: the spec changed since {store.path.name} "
                                                        "was started; run without --resume for a new campaign")])
+        for key, value in extra.items():
+            if store.info.get(key) != value:
+                raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
+                                                      f"({store.info.get(key)!r}); run without --resume")])
         store.recover_interrupted()
         return store
-    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs])
+    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
 
 
 def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
@@ -85,7 +92,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
             try:
-                writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
+                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus))
             except OSError as err:  # a full or read-only disk before the run began
                 raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
             started = time.monotonic()
@@ -105,6 +112,14 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
             else:
                 progress.console.print(line, highlight=False)
     return CampaignResult(store, results, sorted(done))
+
+
+def local_backend(spec: Campaign, runs: list[RunPlan], text: str, source: str) -> tuple[Backend, dict]:
+    """The backend of a fleet worker's run on this host, with the host's facts, once it
+    accepts the run (make_backends: one backend, the job is one run)."""
+    sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
+    host = host_facts()
+    return next(iter(make_backends(runs, host, text, source).values())), host
 
 
 def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> dict[str, Backend]:
@@ -132,7 +147,7 @@ def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> di
     return of_run
 
 
-def _run_meta(run: RunPlan, spec: Campaign) -> dict:
+def run_meta(run: RunPlan, spec: Campaign) -> dict:
     return {
         "run_id": run.run_id, "index": run.index, "config_id": run.config_id,
         "config": run.config, "repetition": run.repetition, "warmup": run.warmup,

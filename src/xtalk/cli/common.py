@@ -11,7 +11,7 @@ from ..errors import InfrastructureError, SpecError, Problem
 from ..plan import backend_kinds
 from ..preflight import spec_checks
 from ..results.records import RecordError
-from ..results.store import CampaignStore, catalog, named
+from ..results.store import BoardStore, CampaignStore, catalog, named
 from ..spec import parse_campaign
 from ..spec.load import read_spec
 
@@ -42,11 +42,19 @@ def add_out(parser) -> None:
 
 
 def find_campaign(out: Path, ident: str) -> CampaignStore:
-    """A campaign by directory path, exact id, unique id prefix, or name (the latest).
+    """A campaign by directory path, exact id, unique id prefix, or name (the latest); with
+    @PLACE, one board's runs of a per-board fleet campaign.
     One whose campaign.json cannot be read raises its RecordError, also when it is the
     latest of its name (an older one is not picked silently)."""
     if (Path(ident) / "campaign.json").exists():
         return CampaignStore(Path(ident))
+    if "@" in ident and not (out / ident).exists():  # CAMPAIGN@PLACE: one board of a per-board fleet campaign
+        ident, _, board = ident.rpartition("@")
+        view = BoardStore(find_campaign(out, ident).path, board)
+        if board not in view.boards():
+            raise SpecError(f"{ident}@{board}", [Problem("ID", f"no board {board!r} in {view.path.name} (boards: "
+                                                               f"{', '.join(view.boards()) or 'none: not a per-board fleet campaign'})")])
+        return view
     campaigns, damaged = catalog(out)
     entries = sorted([(c.path.name, c) for c in campaigns] + [(e.file.parent.name, e) for e in damaged],
                      key=lambda entry: entry[0])

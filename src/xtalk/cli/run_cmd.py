@@ -13,6 +13,7 @@ from ..analysis.wording import short
 from ..campaign import run_campaign
 from ..errors import EXIT_GATE_FAILED, EXIT_INFRASTRUCTURE, EXIT_OK
 from ..plan import plan
+from ..fleet.model import load_fleet
 from .common import add_out, add_set, backends_text, console, load_spec
 
 
@@ -24,6 +25,8 @@ def add_parser(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
     p.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of this spec, skipping completed runs")
+    p.add_argument("--fleet", metavar="FLEET", help="run on a labgrid-managed fleet of boards (a fleet file, "
+                   "docs/fleet.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--report", action="store_true",
                    help="write the report (HTML, Markdown, JSON, CSV) into the campaign's report/ when it ends")
@@ -47,6 +50,7 @@ def print_plan(spec, runs) -> None:
 
 def run(args) -> int:
     spec, raw, text = load_spec(args.spec, args.overrides)
+    fleet = load_fleet(args.fleet) if args.fleet else None  # a bad fleet file is told first, --dry-run too
     runs = plan(spec, raw)
     if args.dry_run:
         if args.json:
@@ -56,7 +60,12 @@ def run(args) -> int:
         else:
             print_plan(spec, runs)
         return EXIT_OK
-    result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
+    if fleet:
+        from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet
+        result = run_fleet_campaign(spec, raw, text, args.spec, args.out, fleet, args.fleet,
+                                    args.overrides, resume=args.resume)
+    else:
+        result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): imported once the runs are done
     analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
     gates = analysis.result["gates"]
@@ -64,12 +73,14 @@ def run(args) -> int:
     not_passed = {r["run_id"]: r["status"] for r in analysis.result["runs"] if r["status"] not in ("pass", "degraded")}
     degraded = {r["run_id"]: r["reason"] for r in analysis.result["runs"] if r["status"] == "degraded"}
     not_passed.update({d["run"]: f"{d['status']} ({d['file']})" for d in analysis.result["left_out"] if d["final"]})
+    not_passed.update(result.not_run)
     total = len({r["run_id"] for r in analysis.result["runs"]} | set(not_passed))
     summary = {
         "campaign": result.store.path.name, "path": str(result.store.path),
         "runs": len(statuses), "passed": statuses.count("pass"),
         "degraded": statuses.count("degraded"),
         "failed": len(statuses) - statuses.count("pass") - statuses.count("degraded"), "skipped_resumed": result.skipped,
+        "not_run": result.not_run,
         "left_out": analysis.result["left_out"],
         "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
         **{key: [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",

@@ -66,16 +66,19 @@ def run(args) -> int:
     out.print(f"[bold]{store.path.name}[/] — campaign {store.info['name']!r}, "
               f"created {store.info['created_at'][:19]}, {store.path}")
     table = Table(title="runs")
-    for col in ("run", "status", "samples", "lost", "host noise", "reason"):
+    fleet = "fleet" in store.info  # xtalk run --fleet: which board each run ran on
+    for col in ("run", *(("board",) if fleet else ()), "status", "samples", "lost", "host noise", "reason"):
         table.add_column(col)
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
         noise = r.get("noise") or {}
         noisy = ", ".join(f"cpu{c} {noise['cpus'][c]['foreign_pct']:.0f}%" for c in noise.get("noisy_cpus") or [])
-        table.add_row(r["run_id"], r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
+        board = ((r.get("fleet") or {}).get("place") or "-",) if fleet else ()
+        table.add_row(r["run_id"], *board, r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
                       noisy or ("-" if "cpus" in noise else "not measured"), Text(r.get("reason") or ""))
     for d in res["left_out"]:
-        table.add_row(d["run"], d["status"], "-", "-", "-", Text(f"{d['file']}: {d['reason']}"))
+        table.add_row(d["run"], *(("-",) if fleet else ()), d["status"], "-", "-", "-",
+                      Text(f"{d['file']}: {d['reason']}"))
     out.print(table)
     for d in res["left_out"]:
         out.print(Text(f"left out of the statistics: {d['run']} ({d['status']}: {d['file']}: {d['reason']})"))

@@ -107,6 +107,9 @@ class RunSettings(Strict):
         "event makes the run failed (fail) or degraded (degrade: kept and reported, no verdict uses it, the "
         "campaign does not exit 3 for it)",
     )
+    power_cycle: bool = Field(
+        default=False, description="on a fleet (xtalk run --fleet): power-cycle the board through labgrid before "
+        "each run and wait for it to answer ssh (the thesis rebooted the board between runs); no effect on one host")
     order: Literal["interleaved", "grouped"] = Field(
         default="interleaved",
         description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",
