@@ -1,9 +1,11 @@
 """Spec -> ordered list of runs with stable ids.
 
 A configuration is one point of the matrix (placement, start order and any dotted spec
-path). Configurations that mean the same thing collapse: solo runs no stressor, so it
-ignores start order and every `stressors.` dimension (one solo baseline for a sweep over
-the stressors' sizes and instances; analysis.gates.baseline_of matches it to each).
+path, the backend too: "backend.kind"). Configurations that mean the same thing collapse:
+solo runs no stressor, so it ignores start order and every `stressors.` dimension (one
+solo baseline for a sweep over the stressors' sizes and instances;
+analysis.gates.baseline_of matches it to each); a configuration ignores the options of
+another backend's table ("backend.qemu.machine" on native).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
@@ -16,9 +18,11 @@ import re
 from dataclasses import dataclass, field
 
 from .spec.load import set_path
-from .spec.model import Campaign, TimelineEvent
+from .spec.model import BACKEND_KINDS, Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
+BACKEND_DIM = "backend.kind"  # the backend as a dimension: native is the bare-machine baseline
+BARE_DIMS = ("placement", "start_order", BACKEND_DIM)  # named by their value alone in a configuration's id
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,10 @@ class RunPlan:
     timeline: tuple[TimelineEvent, ...] = field(default_factory=tuple)
 
     @property
+    def backend(self) -> str:
+        return self.spec.backend.kind
+
+    @property
     def measurer(self) -> GuestPlan:
         return next(g for g in self.guests if g.role == "measurer")
 
@@ -82,7 +90,7 @@ def _slug(value: object) -> str:
 def config_name(config: dict, dims: list[str]) -> str:
     """A configuration's id from the values of the dimensions that tell it apart."""
     return "_".join(
-        _slug(config[d]) if d in ("placement", "start_order") else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
+        _slug(config[d]) if d in BARE_DIMS else f"{_slug(d.split('.')[-1])}-{_slug(config[d])}"
         for d in dims
     ) or _slug(config["placement"])
 
@@ -107,7 +115,7 @@ def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
 
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     measurer = GuestPlan(
-        "measurer", "measurer", spec.measurer.bench, dict(spec.measurer.params), (spec.cpus[0],),
+        "measurer", "measurer", spec.measurer.bench, spec.measurer.bench_params, (spec.cpus[0],),
         **_own(spec.measurer))
     if placement == "solo":
         return (measurer,)
@@ -121,11 +129,18 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
             cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
             slot += placement == "other-core"
             guests.append(
-                GuestPlan(name, "stressor", stressor.bench, dict(stressor.params), (cpu,),
+                GuestPlan(name, "stressor", stressor.bench, stressor.bench_params, (cpu,),
                           starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
                           stressor=stressor.name, **_own(stressor))
             )
     return tuple(guests)
+
+
+def other_backends_option(dim: str, kind: str) -> bool:
+    """A dimension over an option of another backend's table ("backend.qemu.machine" in a
+    native configuration): not a dimension of this configuration."""
+    parts = dim.split(".")
+    return len(parts) > 2 and parts[0] == "backend" and parts[1] in BACKEND_KINDS and parts[1] != kind
 
 
 def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]]:
@@ -141,6 +156,8 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
         if config["placement"] == "solo":
             config["start_order"] = DEFAULTS["start_order"]
             config = {d: v for d, v in config.items() if not d.startswith("stressors.")}
+        kind = config.get(BACKEND_DIM, spec.backend.kind)
+        config = {d: v for d, v in config.items() if not other_backends_option(d, kind)}
         key = tuple(sorted((k, str(v)) for k, v in config.items()))
         if key in seen:
             continue
@@ -187,3 +204,8 @@ def plan(spec: Campaign, raw: dict) -> list[RunPlan]:
             timeline=() if placement == "solo" else timeline_of(resolved),
         ))
     return runs
+
+
+def backend_kinds(runs: list[RunPlan]) -> list[str]:
+    """The backends of a campaign's runs, in the order they first run."""
+    return list(dict.fromkeys(r.backend for r in runs))

@@ -17,7 +17,7 @@ from .plan import plan
 from .spec import catalogue
 from .spec.load import Checks
 from .spec.model import Campaign
-from .spec.workloads import backend_of, metric_problems, workload_problems
+from .spec.workloads import backend_of, bench_table_problems, metric_problems, workload_problems
 
 
 def suites_of(kind: str, options: dict) -> tuple[str, ...] | None:
@@ -31,25 +31,23 @@ def backend_problems(raw: dict) -> list[tuple[tuple, str]]:
 
 
 def shared_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:
-    """Configurations whose placement puts two guests on one CPU where the backend cannot
+    """Configurations whose placement puts two guests on one CPU where their backend cannot
     share it (backend.shared_cpu_refusal: Xen's null scheduler), each blamed on what to
     change: the instances dimension or key that adds the guests, else the placement
     dimension (same-core), else cpus. Checked on the planned runs, so every matrix value
-    counts; a spec the model refuses is reported on its own."""
-    cls = backend_class(backend_of(raw)[0])
+    counts (the backend's too); a spec the model refuses is reported on its own."""
     try:
-        runs = plan(Campaign.model_validate(raw), raw) if cls else []
+        runs = plan(Campaign.model_validate(raw), raw)
     except ValidationError:
         return []
     found: dict[tuple, str] = {}
     for run in {r.config_id: r for r in runs}.values():
-        why = cls.shared_cpu_refusal(run.spec.backend.options)
-        guests = Counter(c for g in run.guests if not g.host for c in g.cpus)
-        cpu, n = guests.most_common(1)[0]
-        if not why or n < 2:
-            continue
-        found.setdefault(_blame(run, raw), f"{run.config_id}: {why}: {n} guests on CPU {cpu} (give each "
-                                           f"guest its own CPU in cpus, or fewer instances)")
+        cls = backend_class(run.spec.backend.kind)
+        why = cls.shared_cpu_refusal(run.spec.backend.options) if cls else None
+        cpu, n = Counter(c for g in run.guests if not g.host for c in g.cpus).most_common(1)[0]
+        if why and n > 1:
+            found.setdefault(_blame(run, raw), f"{run.config_id}: {why}: {n} guests on CPU {cpu} (give each "
+                                               f"guest its own CPU in cpus, or fewer instances)")
     return list(found.items())
 
 
@@ -70,4 +68,5 @@ def spec_checks() -> Checks:
     """The checks, with the catalogue of this source tree (built when missing or stale)."""
     known = catalogue.load()
     return Checks(configuration=(partial(workload_problems, catalogue=known, suites_of=suites_of), backend_problems),
-                  campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of), shared_cpu_problems))
+                  campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of), bench_table_problems,
+                            shared_cpu_problems))

@@ -188,7 +188,10 @@ class StressorWatch:
                 gone = handle is None or handle.backend.poll_exit(handle) is not None
                 self._effect(w, event.action, event.at_s, gone, "gone" if gone else "still running after stop", now)
             else:
-                w.checks = [Check(event.action, event.at_s, now)]  # a newer event supersedes one unchecked
+                for old in w.checks:  # a newer event supersedes one not yet checked: it says so
+                    self._effect(w, old.action, old.planned_s, None,
+                                 f"not checked: {event.action} at {event.at_s:g} s came before it settled", now)
+                w.checks = [Check(event.action, event.at_s, now)]
 
     def _check(self, w: Watched, reading: Vitals) -> None:
         for check in list(w.checks):

@@ -1,4 +1,4 @@
-from xtalk.plan import plan
+from xtalk.plan import backend_kinds, plan
 from xtalk.spec import parse_campaign
 from tests.conftest import MINIMAL_SPEC
 
@@ -92,3 +92,23 @@ def test_instances_as_a_dimension_are_guests_named_after_the_stressor():
     assert [(g.name, g.stressor, g.cpus) for g in three.stressors] == [
         ("thrash", "thrash", (1,)), ("thrash-2", "thrash", (1,)), ("thrash-3", "thrash", (1,))]
     assert [g.cpus for g in runs[4].stressors] == [(0,)] * 3
+
+
+def test_the_backend_as_a_dimension_names_configurations_and_runs():
+    runs = make('[backend.qemu]\nmachine = "pc"\n[matrix]\nplacement = ["solo"]\n"backend.kind" = ["native", "qemu"]\n')
+    assert [r.run_id for r in runs] == ["native-r1", "qemu-r1"]
+    assert [r.backend for r in runs] == ["native", "qemu"] and backend_kinds(runs) == ["native", "qemu"]
+    assert runs[0].spec.backend.options == {} and runs[1].spec.backend.options == {"machine": "pc"}
+    runs = make('[matrix]\nplacement = ["solo"]\n"backend.kind" = ["native", "qemu"]\n'
+                '"backend.qemu.machine" = ["microvm", "pc"]\n')  # native has no machine: one native configuration
+    assert [r.run_id for r in runs] == ["native-r1", "qemu_machine-microvm-r1", "qemu_machine-pc-r1"]
+    assert "backend.qemu.machine" not in runs[0].config and runs[2].spec.backend.options == {"machine": "pc"}
+
+
+def test_a_params_table_named_after_a_bench_is_only_that_benchs():
+    runs = make('[measurer.params.timer_latency]\nsustain = false\n[matrix]\nplacement = ["solo"]\n'
+                '"measurer.bench" = ["qsort", "timer_latency"]\n')
+    assert [r.measurer.params for r in runs] == [{}, {"sustain": False}]
+    runs = make('[measurer.params]\nseed = 3\n[measurer.params.qsort]\nseed = 4\nsize_kib = 64\n'
+                '[matrix]\nplacement = ["solo"]\n')
+    assert runs[0].measurer.params == {"seed": 4, "size_kib": 64}

@@ -61,7 +61,7 @@ class Backend(ABC):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
         """Problems with the spec's backend options as (key, message); [] when fine."""
-        return [(key, "unknown option for this backend") for key in options]
+        return [(key, f"unknown option for the {cls.name} backend") for key in options]
 
     @classmethod
     def suites(cls, options: dict[str, Any]) -> tuple[str, ...] | None:
@@ -117,6 +117,11 @@ class Backend(ABC):
         wanted; where one costs a round trip it may come with a later call (its taken_ns
         says when it was read). A backend that does not override this is not watched."""
         return None
+
+    # True when one instance runs every run of a campaign and reads each run's options
+    # (run.spec.backend.options) itself; else a campaign makes one instance per distinct
+    # options (a backend option as a matrix dimension).
+    reads_run_options: ClassVar[bool] = False
 
     # False when the guests run on another machine (dom0 over ssh): then the host's CPU
     # accounting says nothing about them and the runner does not record host noise.

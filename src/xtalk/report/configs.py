@@ -10,9 +10,8 @@ sizes show the text alone.
 """
 from __future__ import annotations
 
+from ..plan import BARE_DIMS
 from ..sizes import label as size_label
-
-ORDER_DIMS = ("placement", "start_order")
 
 
 def config_sizes(res: dict) -> dict[str, dict[str, dict]]:
@@ -32,10 +31,10 @@ def size_dims(res: dict) -> list[str]:
 
 def varying(res: dict) -> list[str]:
     """Dimensions whose value differs between configurations (start order among the
-    non-solo ones: solo has none): placement and start order first, the others by name
-    (the stored spec does not keep the matrix's order)."""
+    non-solo ones: solo has none): placement, start order and backend first, the others
+    by name (the stored spec does not keep the matrix's order)."""
     configs = list((res.get("configs") or {}).values())
-    order = {d: i for i, d in enumerate(ORDER_DIMS)}
+    order = {d: i for i, d in enumerate(BARE_DIMS)}
     dims = sorted({k for c in configs for k in c}, key=lambda d: (order.get(d, len(order)), d))
     out = []
     for d in dims:
@@ -55,9 +54,9 @@ def value_text(res: dict, cid: str, dim: str, sizes: dict | None = None) -> str:
 
 
 def part(dim: str, text: str) -> str:
-    """One dimension in a label: `other-core`, `3 × copy`, `copy size llc/2 (240 MiB)`, `bench qsort`."""
+    """One dimension in a label: `other-core`, `qemu`, `3 × copy`, `copy size llc/2 (240 MiB)`, `bench qsort`."""
     path = dim.split(".")
-    if dim in ORDER_DIMS:
+    if dim in BARE_DIMS:
         return text
     if path[0] == "stressors" and len(path) == 3 and path[2] == "instances":
         return f"{text} × {path[1]}"

@@ -5,7 +5,9 @@ inside the measured window (its exposure, when the run recorded it).
 """
 from __future__ import annotations
 
+from ..plan import BACKEND_DIM
 from ..sizes import LEVELS, human, label as size_label
+from ..spec.model import resolve_backend
 from .configs import config_sizes
 from .tables import Table
 
@@ -13,22 +15,26 @@ LOW_EXPOSURE = 0.8  # a stressor active less than this share of its planned time
 
 
 def _params(p: dict | None) -> str:
-    return ", ".join(f"{k}={v}" for k, v in (p or {}).items()) or "defaults"
+    """k=v, ...; a bench's own table as 'bench: k=v, ...'."""
+    return ", ".join(f"{k}: {_params(v)}" if isinstance(v, dict) else f"{k}={v}" for k, v in (p or {}).items()) \
+        or "defaults"
 
 
 def setup_table(res: dict) -> Table:
     spec = res.get("spec") or {}
     host = res.get("host") or {}
     backend = dict(spec.get("backend") or {})
-    kind = backend.pop("kind", "native")
     cpus = spec.get("cpus") or [0, 1]
     run = spec.get("run") or {}
     matrix = spec.get("matrix") or {}
+    kinds = [str(k) for k in matrix.get(BACKEND_DIM) or [backend.get("kind", "native")]]
+    options = {k: resolve_backend(dict(backend, kind=k))[1] for k in kinds}
     accels = sorted({str(r.get("accel")) for r in res["runs"] if r.get("accel")})
-    rows = [("backend", kind + (f" ({_params(backend)})" if backend else "")),
+    rows = [("backend" if len(kinds) == 1 else "backends",
+             ", ".join(k + (f" ({_params(options[k])})" if options[k] else "") for k in kinds)),
             ("accelerator", ", ".join(accels) or "-"),
-            ("QEMU", (host.get("qemu") or {}).get("x86_64") if kind == "qemu" else None),
-            ("Xen", (host.get("xen") or {}).get("xen_version") if kind == "xen" else None)]
+            ("QEMU", (host.get("qemu") or {}).get("x86_64") if "qemu" in kinds else None),
+            ("Xen", (host.get("xen") or {}).get("xen_version") if "xen" in kinds else None)]
     m = spec.get("measurer") or {}
     rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on CPU {cpus[0]}"
                  + (f", {m['iterations']} iterations" if m.get("iterations") else "")))

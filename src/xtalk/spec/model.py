@@ -25,12 +25,21 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
+def params_for(params: dict, bench: str) -> dict[str, Any]:
+    """The parameters a bench gets from a raw `params` table: its values, then the table
+    named after the bench ([measurer.params.timer_latency]) over them; the other benches'
+    tables are not its own."""
+    own = params.get(bench)
+    return {k: v for k, v in params.items() if not isinstance(v, dict)} | (own if isinstance(own, dict) else {})
+
+
 class Workload(Strict):
     """A benchmark or stressor and its parameters (docs/benchmarks.md lists them)."""
 
     bench: Name = Field(description="benchmark or stressor name, e.g. qsort, cache_thrash")
-    params: dict[Name, ParamValue] = Field(
-        default_factory=dict, description="benchmark parameters passed as key=value"
+    params: dict[Name, ParamValue | dict[Name, ParamValue]] = Field(
+        default_factory=dict, description="benchmark parameters passed as key=value; a table named after a "
+        "bench holds parameters only that bench gets (a \"measurer.bench\" matrix dimension)"
     )
     image: str | None = Field(
         default=None, description="a guest image of your own (kernel or ELF; relative to the spec file) "
@@ -43,6 +52,10 @@ class Workload(Strict):
         "zephyr-thread-metric, cyclictest, regex, ignore (docs/guests.md)",
     )
     parser: dict[Name, Any] = Field(default_factory=dict, description="options of the output parser")
+
+    @property
+    def bench_params(self) -> dict[str, ParamValue]:
+        return params_for(self.params, self.bench)
 
 
 class Measurer(Workload):
@@ -107,6 +120,9 @@ class RunSettings(Strict):
         "event makes the run failed (fail) or degraded (degrade: kept and reported, no verdict uses it, the "
         "campaign does not exit 3 for it)",
     )
+    power_cycle: bool = Field(
+        default=False, description="on a fleet (xtalk run --fleet): power-cycle the board through labgrid before "
+        "each run and wait for it to answer ssh (the thesis rebooted the board between runs); no effect on one host")
     order: Literal["interleaved", "grouped"] = Field(
         default="interleaved",
         description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",
@@ -183,15 +199,31 @@ class AnalysisSettings(Strict):
     )
 
 
+# The backends (xtalk.backends registers one class per name; a test checks they agree).
+# In [backend], a table named after one ([backend.qemu]) holds that backend's own options.
+BACKEND_KINDS = ("native", "qemu", "xen")
+
+
+def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
+    """(kind, options) of a raw [backend] table: its keys besides `kind` and the per-backend
+    tables, then the table named after the kind over them ([backend.qemu] when kind is
+    qemu); the other backends' tables are not this configuration's."""
+    kind = str(table.get("kind", "native"))
+    shared = {k: v for k, v in table.items() if k != "kind" and k not in BACKEND_KINDS}
+    own = table.get(kind)
+    return kind, shared | (own if isinstance(own, dict) else {})
+
+
 class BackendSettings(BaseModel):
-    """`kind` picks the backend; every other key is an option that backend validates."""
+    """`kind` picks the backend; every other key is an option that backend validates, a
+    table named after a backend ([backend.qemu]) options only that backend gets."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     kind: Name = Field(default="native", description="native, qemu, xen, ...")
 
     @property
     def options(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+        return resolve_backend(dict(self.model_extra or {}, kind=self.kind))[1]
 
 
 class Campaign(Strict):

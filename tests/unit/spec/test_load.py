@@ -9,7 +9,8 @@ from xtalk.errors import SpecError
 from xtalk.spec import parse_campaign
 from xtalk.spec.load import Checks
 from xtalk.spec.locate import locate_line
-from xtalk.spec.model import Campaign
+from xtalk.backends.base import REGISTRY
+from xtalk.spec.model import BACKEND_KINDS, Campaign
 
 
 def problems(text: str) -> list:
@@ -64,7 +65,7 @@ def test_unknown_backend_and_option_are_reported():
     msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "hyperv"\n')}
     assert "unknown backend 'hyperv'" in msgs["backend.kind"]
     msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "native"\nturbo = true\n')}
-    assert msgs["backend.turbo"] == "unknown option for this backend"
+    assert msgs["backend.turbo"] == "unknown option for the native backend"
 
 
 def test_gate_baseline_must_exist_in_matrix():
@@ -192,3 +193,47 @@ def test_guests_that_cannot_share_a_cpu_need_one_each():
     with pytest.raises(SpecError) as info:
         parse_campaign(same, "n.toml", check_backend_options, checks=checks)
     assert [(p.path, p.line) for p in info.value.problems] == [("matrix.placement", 13)]
+
+
+BACKENDS = MINIMAL_SPEC + """[backend]
+kind = "native"
+[backend.qemu]
+machine = "pc"
+memory_mib = 128
+[matrix]
+"backend.kind" = ["native", "qemu"]
+"""
+
+
+def test_a_backend_table_is_the_options_of_that_backend_only():
+    spec, raw = parse_campaign(BACKENDS, "spec.toml", check_backend_options)
+    assert spec.backend.kind == "native" and spec.backend.options == {}
+    qemu, _ = parse_campaign(BACKENDS, "spec.toml", check_backend_options, overrides=["backend.kind=qemu"])
+    assert qemu.backend.options == {"machine": "pc", "memory_mib": 128}
+    shared = BACKENDS.replace('kind = "native"\n', 'kind = "native"\nimage = "probe"\n')
+    (p,) = problems(shared)  # a shared option goes to every backend: native takes none
+    assert p.path == "backend.image" and p.message == "unknown option for the native backend"
+    assert qemu.backend.kind == "qemu" and len(BACKEND_KINDS) == len(REGISTRY) and set(BACKEND_KINDS) == set(REGISTRY)
+
+
+def test_a_backend_table_is_checked_where_it_is_and_only_for_a_backend_that_runs():
+    found = {p.path: p for p in problems(BACKENDS.replace("memory_mib = 128", "memory_mib = 1"))}
+    assert list(found) == ["matrix.backend.kind"] and "backend.qemu.memory_mib" in found["matrix.backend.kind"].message
+    unused = BACKENDS.replace('"backend.kind" = ["native", "qemu"]', '"run.duration_s" = [1, 2]')
+    (p,) = problems(unused)
+    assert p.path == "backend.qemu" and unused.splitlines()[p.line - 1] == "[backend.qemu]"
+    assert "which this campaign does not run (it runs native)" in p.message
+    (p,) = problems(MINIMAL_SPEC + '[backend]\nqemu = 3\n')
+    assert p.path == "backend.qemu" and "table" in p.message
+
+
+def test_a_pair_of_matrix_values_is_checked_as_the_configuration_it_makes():
+    def config(raw):
+        both = raw["measurer"]["bench"] == "posix_only" and raw["backend"]["kind"] == "qemu"
+        return [(("measurer", "bench"), "not on qemu")] if both else []
+
+    text = BACKENDS + '"measurer.bench" = ["qsort", "posix_only"]\n'
+    with pytest.raises(SpecError) as info:
+        parse_campaign(text, "spec.toml", checks=Checks(configuration=(config,)))
+    assert [str(p) for p in info.value.problems] == [
+        'matrix.measurer.bench (line 17): value "posix_only" with backend.kind = "qemu": measurer.bench: not on qemu']
