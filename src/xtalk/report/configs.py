@@ -44,10 +44,11 @@ def varying(res: dict) -> list[str]:
     return out
 
 
-def value_text(res: dict, cid: str, dim: str, sizes: dict | None = None) -> str:
-    """A dimension's value in a configuration; a size with its bytes: `llc/2 (240 MiB)`."""
+def value_text(res: dict, cid: str, dim: str, sizes: dict[str, dict[str, dict]]) -> str:
+    """A dimension's value in a configuration; a size (`sizes`: config_sizes) with its
+    bytes: `llc/2 (240 MiB)`."""
     value = (res.get("configs") or {}).get(cid, {}).get(dim)
-    size = ((sizes if sizes is not None else config_sizes(res)).get(cid) or {}).get(dim)
+    size = (sizes.get(cid) or {}).get(dim)
     if size and str(size.get("text")) == str(value):
         return size_label(str(value), size.get("bytes"))
     return str(value)
