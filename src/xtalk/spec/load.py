@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
+from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
 from .locate import locate_line
 from .model import BACKEND_KINDS, Campaign, RunSettings, resolve_backend
@@ -367,14 +368,7 @@ def read_spec(path: str | Path) -> str:
     """The text of a spec file; anything but a UTF-8 text file of at most SPEC_LIMIT bytes
     is refused with one line naming the file. Reads at most SPEC_LIMIT + 1 bytes (a
     device such as /dev/zero or /dev/urandom is refused after that, not read forever)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(SPEC_LIMIT + 1)
-    except OSError as err:
-        why = "a directory, not a spec file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
-        raise UsageError(f"{path}: {why}") from None
-    if len(data) > SPEC_LIMIT:
-        raise UsageError(f"{path}: larger than {SPEC_LIMIT >> 20} MiB: not a campaign spec (TOML text)")
+    data = read_bounded(path, SPEC_LIMIT, "a campaign spec (TOML text)")
     if b"\0" in data:
         raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
     try:
