@@ -8,23 +8,24 @@ completed (pass, fail or degraded) and redoing interrupted or errored ones.
 """
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import artifacts
-from .backends.base import backend_class, check_host_stressors
+from .backends.base import Backend, backend_class, check_host_stressors
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
-from .plan import GuestPlan, RunPlan, plan
+from .plan import GuestPlan, RunPlan, backend_kinds, plan
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
 from .spec.model import Campaign
@@ -35,6 +36,7 @@ class CampaignResult:
     store: CampaignStore
     runs: list[dict]
     skipped: list[str]
+    not_run: dict[str, str] = field(default_factory=dict)  # run id -> why it was not run (a fleet's lost board)
 
 
 @contextmanager
@@ -50,7 +52,9 @@ def sigterm_as_interrupt():
 
 
 def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,
-               runs: list[RunPlan], host: dict) -> CampaignStore:
+               runs: list[RunPlan], host: dict, **extra) -> CampaignStore:
+    """A new campaign directory (with `extra` in campaign.json), or with --resume the latest
+    of this spec, checked to be the same spec and to match `extra`."""
     if resume:
         store = CampaignStore.latest(out, spec.name)
         if store is None:
@@ -58,24 +62,23 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
         if store.info.get("spec_hash") != spec_hash(text):
             raise SpecError(source, [Problem("(file)", f"--resume: the spec changed since {store.path.name} "
                                                        "was started; run without --resume for a new campaign")])
+        for key, value in extra.items():
+            if store.info.get(key) != value:
+                raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
+                                                      f"({store.info.get(key)!r}); run without --resume")])
         store.recover_interrupted()
         return store
-    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs])
+    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
 
 
 def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
                  resume: bool = False, console: Console | None = None) -> CampaignResult:
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
-    cls = backend_class(spec.backend.kind)
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
-    ok, why = cls.accepts(host)
-    if not ok:
-        raise InfrastructureError(f"backend {spec.backend.kind} cannot run here: {why}")
     runs = plan(spec, raw)
-    check_host_stressors(cls, runs, text, source)
-    backend = cls(spec.backend.options)
-    backend.check_plan(runs)
+    backends = make_backends(runs, host, text, source)
+    local = any(b.measures_local_cpus for b in backends.values())
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
@@ -83,13 +86,13 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with sigterm_as_interrupt(), \
-            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, cls.measures_local_cpus) as own_cpus, \
+            off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, local) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
             try:
-                writer = store.start_run(dict(_run_meta(run, spec), xtalk_cpus=own_cpus))
+                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus))
             except OSError as err:  # a full or read-only disk before the run began
                 raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
             started = time.monotonic()
@@ -97,7 +100,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
             def tick(t_s, run=run):
                 progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
 
-            meta = execute_run(backend, run, writer, tick)
+            meta = execute_run(backends[run.run_id], run, writer, tick)
             results.append(meta)
             progress.advance(task)
             mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
@@ -111,16 +114,49 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     return CampaignResult(store, results, sorted(done))
 
 
-def _run_meta(run: RunPlan, spec: Campaign) -> dict:
+def local_backend(spec: Campaign, runs: list[RunPlan], text: str, source: str) -> tuple[Backend, dict]:
+    """The backend of a fleet worker's run on this host, with the host's facts, once it
+    accepts the run (make_backends: one backend, the job is one run)."""
+    sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
+    host = host_facts()
+    return next(iter(make_backends(runs, host, text, source).values())), host
+
+
+def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> dict[str, Backend]:
+    """The backend of each run (by run id): one per kind the runs use (the backend as a
+    matrix dimension: several) and, unless the backend reads each run's options itself,
+    per distinct options (a backend option as a matrix dimension), once each kind accepts
+    this host and has refused nothing in the spec; every one is made and checks its runs
+    before any run starts."""
+    groups: dict[tuple, list[RunPlan]] = {}
+    for kind in backend_kinds(runs):
+        cls = backend_class(kind)
+        ok, why = cls.accepts(host)
+        if not ok:
+            raise InfrastructureError(f"backend {kind} cannot run here: {why}")
+        mine = [r for r in runs if r.backend == kind]
+        check_host_stressors(cls, mine, text, source)
+        for run in mine:
+            options = () if cls.reads_run_options else json.dumps(run.spec.backend.options, sort_keys=True, default=str)
+            groups.setdefault((cls, options), []).append(run)
+    of_run = {}
+    for (cls, _), mine in groups.items():
+        backend = cls(mine[0].spec.backend.options)
+        backend.check_plan(mine)
+        of_run |= {r.run_id: backend for r in mine}
+    return of_run
+
+
+def run_meta(run: RunPlan, spec: Campaign) -> dict:
     return {
         "run_id": run.run_id, "index": run.index, "config_id": run.config_id,
         "config": run.config, "repetition": run.repetition, "warmup": run.warmup,
         "placement": run.placement, "start_order": run.start_order,
-        "campaign": spec.name, "backend": spec.backend.kind,
+        "campaign": spec.name, "backend": run.backend,
         "warmup_s": run.spec.run.warmup_s,
         "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
                      "cpus": list(run.measurer.cpus), **_guest_output(run.measurer)},
-        "stressors": [{"name": g.name, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
+        "stressors": [{"name": g.name, "stressor": g.stressor, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
                        "starts_at_boot": g.starts_at_boot, "host": g.host, **_guest_output(g)}
                       for g in run.stressors],
         "timeline": [e.model_dump() for e in run.timeline],

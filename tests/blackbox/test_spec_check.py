@@ -204,3 +204,24 @@ def test_images_are_relative_to_the_spec_and_aarch64_is_arm64(tmp_path):
 def test_example_specs_pass(spec):
     res = xtalk("spec", "check", spec)
     assert res.returncode == 0 and ": ok — campaign" in res.stdout, res.stdout + res.stderr
+
+
+def test_backends_and_benches_have_tables_of_their_own(tmp_path):
+    text = SPEC.replace("[run]", '[backend.qemu]\nmachine = "pc"\n[run]').replace(
+        "params = { size_kib = 64 }", '[measurer.params.qsort]\nsize_kib = 64\n[measurer.params.timer_latency]\n'
+        'sustain = false') + '[matrix]\n"backend.kind" = ["native", "qemu"]\n"measurer.bench" = ["qsort", ' \
+        '"timer_latency", "cyclictest"]\n'
+    dim, table = (next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith(key))
+                  for key in ('"measurer.bench"', "[measurer.params.timer_latency]"))
+    res = xtalk("spec", "check", write_spec(tmp_path, text))
+    (problem,) = [p for p in res.stderr.splitlines() if p.startswith("  - ")]
+    assert res.returncode == 2 and problem.startswith(
+        f"  - matrix.measurer.bench (line {dim}): value \"cyclictest\" with backend.kind = "
+        "\"qemu\": measurer.bench: bench 'cyclictest' does not run here"), res.stderr
+    text = text.replace(', "cyclictest"', "")
+    res = xtalk("spec", "check", write_spec(tmp_path, text.replace("params.timer_latency]", "params.timer_latncy]")))
+    assert res.returncode == 2 and f"- measurer.params.timer_latncy (line {table}):" \
+        " parameters of bench 'timer_latncy', which measurer does not run (it runs qsort, timer_latency) (did you " \
+        "mean timer_latency?)" in res.stderr, res.stderr
+    res = xtalk("spec", "check", write_spec(tmp_path, text))
+    assert res.returncode == 0 and "backends native, qemu, 12 configuration(s)" in res.stdout, res.stderr

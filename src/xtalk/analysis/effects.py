@@ -29,6 +29,7 @@ from . import inference as I
 from .kinds import ArraySample, MetricInfo, Sample, Stat, StreamSample, compute, long_gap_ticks, to_pct, transform
 
 VERDICTS = ("baseline", "interference", "no-interference", "inconclusive")
+LABELS = VERDICTS[1:]  # what a change is called: (significant, negligible, neither)
 
 
 def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) -> float | None:
@@ -173,7 +174,7 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: 
 
 
 def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], rules: Rules,
-                rng: np.random.Generator, labels=("interference", "no-interference", "inconclusive")) -> dict:
+                rng: np.random.Generator, labels: tuple[str, str, str] = LABELS) -> dict:
     """One statistic of a configuration's runs against its reference's runs."""
     a = [v for v in cfg if v is not None]
     b = [v for v in ref if v is not None]

@@ -201,6 +201,17 @@ def compute(stat: Stat, sample: Sample, long_gap_ticks: float | None = None,
     return sample.quantile({"median": 0.5, "p99": 0.99}[key])
 
 
+def in_ns(stats: dict[str, float | None], info: MetricInfo, ns_per_tick: float | None) -> dict[str, float | None]:
+    """A unit's statistics with the ones counted in ticks converted to ns (counts and
+    shares stay as they are; None without a counter frequency): comparable between
+    backends whose counters tick at different rates."""
+    def one(stat: Stat, v: float | None) -> float | None:
+        if v is None or stat.unit != "ticks" or info.unit == "count":
+            return v
+        return v * ns_per_tick if ns_per_tick else None
+    return {s.key: one(s, stats.get(s.key)) for s in info.kind.stats}
+
+
 def transform(values: list[float], stat: Stat) -> tuple[np.ndarray, str]:
     """Unit values on the analysis scale: log for ratio statistics when all are > 0,
     else the values themselves."""

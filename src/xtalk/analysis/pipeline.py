@@ -22,6 +22,7 @@ from .gates import baseline_of, evaluate
 from .effects import Rules
 from .inference import POWER
 from .kinds import metrics_of
+from .overhead import overhead_rows
 from .scan import scan, timeline_events
 
 
@@ -136,6 +137,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     ctx = verdict.Context(streams, runs_of, events, metrics_of(runs), deadlines, rules,
                           paired_spec.get("settle_s"), np.random.default_rng(opt.seed))
     verdicts = verdict.metric_verdicts(ctx, pooled, baselines, gates)
+    overhead = overhead_rows(ctx, pooled, all_configs)
     long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
     metrics_by_config: dict[str, list[str]] = {}
     for r in per_config:
@@ -160,7 +162,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "runs": [{**{k: r.get(k) for k in ("run_id", "config_id", "status", "reason", "warmup", "repetition",
                                            "sample_count", "lost_samples", "ring_lost_samples", "freq_hz",
                                            "started_at", "duration_s", "placement", "start_order", "measurer",
-                                           "stressors", "stressors_watch")},
+                                           "stressors", "stressors_watch", "caches", "sizes")},
                   "accel": (r.get("backend_metadata") or {}).get("accel")} for r in runs],
         "configs": all_configs, "baselines": baselines,
         "stats_runs": per_run, "stats": per_config,
@@ -171,7 +173,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
         "timelines": list(timelines.values()), "drift": drifts,
         "evt": list(evts.values()),
-        "gates": gates, "verdicts": verdicts, "stability": stable,
+        "gates": gates, "verdicts": verdicts, "overhead": overhead, "stability": stable,
         "overall": verdict.overall(gates, len(gate_models)),
         "left_out": left_out, "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
     }

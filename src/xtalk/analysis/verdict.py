@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import paired
-from .effects import Rules, assess_runs, describe_change, run_sample, typical, unit_stats
-from .kinds import MetricInfo, metric_info, transform
+from .effects import LABELS, Rules, assess_runs, describe_change, run_sample, typical, unit_stats
+from .kinds import MetricInfo, in_ns, metric_info, transform
 from .wording import sentence
 
 LONG_TERM = "long-term stability"
@@ -41,18 +41,20 @@ class Context:
     settle_s: float | None
     rng: np.random.Generator
 
-    def run_units(self, cid: str, info: MetricInfo) -> list[tuple[str, dict]]:
-        """(run id, every statistic of the kind) of each run of a configuration."""
+    def run_units(self, cid: str, info: MetricInfo, ns: bool = False) -> list[tuple[str, dict]]:
+        """(run id, every statistic of the kind) of each run of a configuration; `ns`:
+        the ones counted in ticks converted to ns with the run's own counter frequency."""
         out = []
         for meta in self.runs_of.get(cid, []):
             s = self.streams.get((meta["run_id"], info.name))
             if s is not None and s.n:
-                out.append((meta["run_id"], unit_stats(run_sample(s, meta), info, self.deadlines)))
+                stats = unit_stats(run_sample(s, meta), info, self.deadlines)
+                out.append((meta["run_id"], in_ns(stats, info, s.ns_per_tick) if ns else stats))
         return out
 
 
-def _baseline_row(ctx: Context, cid: str, info: MetricInfo) -> dict:
-    units = ctx.run_units(cid, info)
+def baseline_row(ctx: Context, cid: str, info: MetricInfo, ns: bool = False) -> dict:
+    units = ctx.run_units(cid, info, ns)
     stat = info.kind.primary
     vals = [u[stat.key] for _, u in units if u[stat.key] is not None]
     _, scale = transform(vals, stat)
@@ -61,11 +63,20 @@ def _baseline_row(ctx: Context, cid: str, info: MetricInfo) -> dict:
             "run_values": {r: u[stat.key] for r, u in units}}
 
 
-def _runs_row(ctx: Context, cid: str, base: str, info: MetricInfo) -> tuple[dict, list[dict]]:
-    mine, ref = ctx.run_units(cid, info), ctx.run_units(base, info)
+def no_reference_row(info: MetricInfo, n: int, reason: str) -> dict:
+    stat = info.kind.primary
+    return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "verdict": "inconclusive",
+            "units": [n, 0], "reason": reason}
+
+
+def runs_row(ctx: Context, cid: str, base: str, info: MetricInfo, labels: tuple[str, str, str] = LABELS,
+             ns: bool = False) -> tuple[dict, list[dict]]:
+    """A configuration's runs against its reference's runs: the primary statistic's
+    assessment (with `labels` for its verdicts) and the secondary statistics' changes."""
+    mine, ref = ctx.run_units(cid, info, ns), ctx.run_units(base, info, ns)
     kind = info.kind
     row = assess_runs(kind.primary, [u[kind.primary.key] for _, u in mine], [u[kind.primary.key] for _, u in ref],
-                      ctx.rules, ctx.rng)
+                      ctx.rules, ctx.rng, labels)
     row["run_values"] = {r: u[kind.primary.key] for r, u in mine}
     extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref]) for s in kind.secondary]
     return row, extra
@@ -97,27 +108,36 @@ def metric_verdicts(ctx: Context, pooled: dict, baselines: dict, gates: list[dic
             row, extra = _paired_row(ctx, cid, info)
         elif base == cid:
             design, reference = "runs", cid
-            row = _baseline_row(ctx, cid, info)
+            row = baseline_row(ctx, cid, info)
         elif base is None:
             design, reference = "none", None
-            row = {"statistic": info.kind.primary.key, "statistic_label": info.kind.primary.label,
-                   "stat_unit": info.kind.primary.unit, "verdict": "inconclusive", "units": [len(run_ids), 0],
-                   "reason": "no baseline configuration (placement=solo with the same other dimensions)"}
+            row = no_reference_row(info, len(run_ids), "no baseline configuration (placement=solo with the same "
+                                                       "other dimensions)")
         else:
             design, reference = "runs", base
-            row, extra = _runs_row(ctx, cid, base, info)
-        unit_word = "cycles" if design == "paired" else "runs"
+            row, extra = runs_row(ctx, cid, base, info)
         mine = [g for g in gates if g["config_id"] == cid and g["metric"] == metric]
-        config = (ctx.runs_of.get(cid) or [{}])[0].get("config") or {}
-        row.update(config_id=cid, config=config, metric=metric, kind=info.kind.name, kind_declared=info.declared, kpi=info.kpi,
-                   kpi_label=info.kpi_label, better=info.kind.better, design=design, baseline=reference,
-                   unit_word=unit_word, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick, secondary=extra,
-                   gates=[f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in mine])
-        row["sentence"] = sentence(cid, metric, row, extra, info.kind.better, stream.ns_per_tick, info.unit,
-                                   unit_word)
-        out.append(row)
+        out.append(complete(ctx, row, extra, cid, info, stream.ns_per_tick, design, reference, cid, mine))
+    return by_kpi(out)
+
+
+def complete(ctx: Context, row: dict, extra: list[dict], cid: str, info: MetricInfo, ns_per_tick: float | None,
+             design: str, reference: str | None, label: str, gates: list[dict] = ()) -> dict:
+    """A verdict row with what every report shows of it: the configuration, the metric's
+    kind and KPI class, the design and reference, the gates on it and its sentence."""
+    unit_word = "cycles" if design == "paired" else "runs"
+    config = (ctx.runs_of.get(cid) or [{}])[0].get("config") or {}
+    row.update(config_id=cid, config=config, metric=info.name, kind=info.kind.name, kind_declared=info.declared,
+               kpi=info.kpi, kpi_label=info.kpi_label, better=info.kind.better, design=design, baseline=reference,
+               unit_word=unit_word, metric_unit=info.unit, ns_per_tick=ns_per_tick, secondary=extra,
+               gates=[f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in gates])
+    row["sentence"] = sentence(label, info.name, row, extra, info.kind.better, ns_per_tick, info.unit, unit_word)
+    return row
+
+
+def by_kpi(rows: list[dict]) -> list[dict]:
     order = {k: i for i, k in enumerate(KPI_ORDER)}
-    return sorted(out, key=lambda v: order.get(v["kpi"], 99))
+    return sorted(rows, key=lambda v: order.get(v["kpi"], 99))
 
 
 def long_term_verdicts(drifts: dict[str, list[dict]], timelines: dict[str, dict], assessed: bool = True,

@@ -89,9 +89,9 @@ def sentence(label: str, metric: str, a: dict, secondary: list[dict], better: st
 
 def short(a: dict, unit_word: str = "runs") -> str:
     """The verdict in a few words: 'interference', 'no interference (within ±2.1 %)',
-    'inconclusive: need 8 runs per side'."""
+    'inconclusive: need 8 runs per side' (also for 'no difference' and 'no overhead')."""
     verdict = a["verdict"]
-    if verdict in ("no-interference", "no-difference"):
+    if verdict.startswith("no-"):
         return f"{verdict.replace('-', ' ')} (within ±{_within(a)})"
     if verdict == "inconclusive":
         need = a.get("need_units")

@@ -62,7 +62,7 @@ class Backend(ABC):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
         """Problems with the spec's backend options as (key, message); [] when fine."""
-        return [(key, "unknown option for this backend") for key in options]
+        return [(key, f"unknown option for the {cls.name} backend") for key in options]
 
     @classmethod
     def suites(cls, options: dict[str, Any]) -> tuple[str, ...] | None:
@@ -128,6 +128,11 @@ class Backend(ABC):
         says when it was read). A backend that does not override this is not watched."""
         return None
 
+    # True when one instance runs every run of a campaign and reads each run's options
+    # (run.spec.backend.options) itself; else a campaign makes one instance per distinct
+    # options (a backend option as a matrix dimension).
+    reads_run_options: ClassVar[bool] = False
+
     # False when the guests run on another machine (dom0 over ssh): then the host's CPU
     # accounting says nothing about them and the runner does not record host noise.
     measures_local_cpus: ClassVar[bool] = True
@@ -135,6 +140,13 @@ class Backend(ABC):
     # Why host stressors mean nothing next to this backend's guests ("" = they run as
     # native host processes). Refused before the backend is even made (check_host_stressors).
     no_host_stressors: ClassVar[str] = ""
+
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict[str, Any]) -> str | None:
+        """Why two guests of this backend (with these options) cannot share a CPU, as
+        placements make them (several stressors on one other core, same-core); None:
+        they can, the host's or the hypervisor's scheduler shares it."""
+        return None
 
     def host_backend(self) -> Backend:
         """The backend that runs host stressors next to this one's guests: one native

@@ -136,7 +136,7 @@ class QemuBackend(Backend):
         try:
             QemuOptions.model_validate(options)
         except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), "unknown option for this backend"
+            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
                      if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
         return []
 

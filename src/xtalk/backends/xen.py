@@ -58,7 +58,7 @@ class XenBackend(Backend):
         try:
             opts = XenOptions.model_validate(options)
         except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), "unknown option for this backend"
+            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
                      if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
                     for e in err.errors()]
         problems = []
@@ -231,8 +231,15 @@ class XenBackend(Backend):
 
     # -- per run ------------------------------------------------------------------
     measures_local_cpus = False
+    reads_run_options = True  # one dom0 connection (and lab lock) per campaign; options checked per run
     no_host_stressors = ("its guests are Xen domains (on another machine, or scheduled by Xen beside dom0), "
                          "so a process on this host is not their neighbour; make it a guest (remove host)")
+
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict) -> str | None:
+        if options.get("scheduler") == "null":
+            return "the null scheduler runs one vCPU per pCPU (a second one on a pCPU never runs)"
+        return None
 
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:

@@ -8,9 +8,10 @@ from rich.console import Console
 
 from ..backends.base import check_backend_options
 from ..errors import InfrastructureError, SpecError, Problem
+from ..plan import backend_kinds
 from ..preflight import spec_checks
 from ..results.records import RecordError
-from ..results.store import CampaignStore, catalog, named
+from ..results.store import BoardStore, CampaignStore, catalog, named
 from ..spec import parse_campaign
 from ..spec.load import read_spec
 
@@ -25,6 +26,12 @@ def load_spec(path: str, overrides: list[str] = ()):
     return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
 
 
+def backends_text(runs) -> str:
+    """'backend qemu', or 'backends native, qemu' for a campaign with the backend as a dimension."""
+    kinds = backend_kinds(runs)
+    return f"backend{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
+
+
 def add_set(parser) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
                         help="override a spec value, e.g. --set run.repetitions=1 --set backend.accel=tcg")
@@ -35,11 +42,19 @@ def add_out(parser) -> None:
 
 
 def find_campaign(out: Path, ident: str) -> CampaignStore:
-    """A campaign by directory path, exact id, unique id prefix, or name (the latest).
+    """A campaign by directory path, exact id, unique id prefix, or name (the latest); with
+    @PLACE, one board's runs of a per-board fleet campaign.
     One whose campaign.json cannot be read raises its RecordError, also when it is the
     latest of its name (an older one is not picked silently)."""
     if (Path(ident) / "campaign.json").exists():
         return CampaignStore(Path(ident))
+    if "@" in ident and not (out / ident).exists():  # CAMPAIGN@PLACE: one board of a per-board fleet campaign
+        ident, _, board = ident.rpartition("@")
+        view = BoardStore(find_campaign(out, ident).path, board)
+        if board not in view.boards():
+            raise SpecError(f"{ident}@{board}", [Problem("ID", f"no board {board!r} in {view.path.name} (boards: "
+                                                               f"{', '.join(view.boards()) or 'none: not a per-board fleet campaign'})")])
+        return view
     campaigns, damaged = catalog(out)
     entries = sorted([(c.path.name, c) for c in campaigns] + [(e.file.parent.name, e) for e in damaged],
                      key=lambda entry: entry[0])

@@ -1,4 +1,5 @@
-"""`xtalk compare A B`: two campaigns side by side (e.g. Xen vs QEMU/KVM): a terminal
+"""`xtalk compare A B`: two campaigns side by side (e.g. Xen vs QEMU/KVM; or two boards of a
+per-board fleet campaign, CAMPAIGN@PLACE): a terminal
 table and a self-contained compare.html (+ compare.json) in --dest."""
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from .common import add_out, console, find_campaign
 
 def add_parser(sub) -> None:
     p = sub.add_parser("compare", help="compare two campaigns side by side (HTML + table)")
-    p.add_argument("a", help="campaign A (id, name or path): the reference")
-    p.add_argument("b", help="campaign B (id, name or path)")
+    p.add_argument("a", help="campaign A (id, name or path; CAMPAIGN@PLACE: one board of a per-board fleet "
+                   "campaign): the reference")
+    p.add_argument("b", help="campaign B (id, name or path, or CAMPAIGN@PLACE)")
     add_out(p)
     p.add_argument("--dest", type=Path, help="output directory (default: OUT/compare-A-vs-B)")
     p.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
@@ -33,7 +35,7 @@ def run(args) -> int:
     sa, sb = find_campaign(args.out, args.a), find_campaign(args.out, args.b)
     a, b = analyze(sa, opt), analyze(sb, opt)
     cmp = compare_campaigns(a, b)
-    dest = args.dest or args.out / f"compare-{sa.path.name}-vs-{sb.path.name}"
+    dest = args.dest or args.out / f"compare-{sa.info['id']}-vs-{sb.info['id']}"
     dest.mkdir(parents=True, exist_ok=True)
     tabs = compare_page.tables(cmp)
     write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))

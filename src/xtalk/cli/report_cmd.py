@@ -39,7 +39,7 @@ def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
     from ..analysis.pipeline import Options, analyze
     from ..report.build import write_report
-    from ..report.tables import stats_table, timeline_tables, verdict_table
+    from ..report.tables import overhead_table, stats_table, timeline_tables, verdict_table
     store = find_campaign(args.out, args.campaign)
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
@@ -58,12 +58,15 @@ def run(args) -> int:
     out.print(_rich(full))
     for t in timeline_tables(res["timelines"]):
         out.print(_rich(t))
-    verdicts = verdict_table(res["verdicts"])
-    keep = [i for i, h in enumerate(verdicts.headers) if h not in ("KPI", "sentence", "gates")]
-    verdicts.headers, verdicts.rows = [verdicts.headers[i] for i in keep], [[r[i] for i in keep] for r in verdicts.rows]
-    out.print(_rich(verdicts))
-    for v in res["verdicts"]:
-        out.print(f"  {v['sentence']}" + (f" Gates: {'; '.join(v['gates'])}." if v["gates"] else ""))
+    for table, rows in ((verdict_table(res["verdicts"]), res["verdicts"]),
+                        (overhead_table(res["overhead"]), res["overhead"])):
+        if not rows:
+            continue
+        keep = [i for i, h in enumerate(table.headers) if h not in ("KPI", "sentence", "gates")]
+        table.headers, table.rows = [table.headers[i] for i in keep], [[r[i] for i in keep] for r in table.rows]
+        out.print(_rich(table))
+        for v in rows:
+            out.print(f"  {v['sentence']}" + (f" Gates: {'; '.join(v['gates'])}." if v["gates"] else ""))
     for v in res.get("stability") or []:
         out.print(f"  long-term stability {v['config_id']}: {v['verdict']} ({v['evidence']})")
     for e in res["evt"]:

@@ -1,6 +1,7 @@
-"""`xtalk show ID`: a campaign (runs, statistics per configuration and the verdicts, from
-the same analysis as the report; runs whose files cannot be read listed with the file and
-why, and left out) or, as CAMPAIGN/RUN, one run (metadata, events, statistics of its
+"""`xtalk show ID`: a campaign (runs, statistics per configuration, the verdicts and, where
+the backend is a dimension, each guest's overhead against native, from the same analysis
+as the report; runs whose files cannot be read listed with the file and why, and left
+out) or, as CAMPAIGN/RUN, one run (metadata, events, statistics of its
 samples; exit 3 when its files cannot be read)."""
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from ..analysis.wording import short
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..results.query import connect
 from .common import add_out, console, find_campaign
@@ -47,7 +49,6 @@ def stats_table(title: str, rows: list[dict], units: dict[str, str], per_run: bo
 
 def run(args) -> int:
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): only when a command needs it
-    from ..analysis.wording import short
     ident, run_id = args.id, ""
     if "/" in args.id.rstrip("/") and not (Path(args.id) / "campaign.json").exists():
         ident, _, run_id = args.id.rpartition("/")
@@ -59,21 +60,25 @@ def run(args) -> int:
     runs = store.runs()
     if args.json:
         print(json.dumps({"campaign": store.info, "runs": runs, "left_out": res["left_out"], "stats": res["stats"],
-                          "baseline": res["baselines"], "verdicts": res["verdicts"]}, indent=2, default=str))
+                          "baseline": res["baselines"], "verdicts": res["verdicts"],
+                          "overhead": res["overhead"]}, indent=2, default=str))
         return 0
     out.print(f"[bold]{store.path.name}[/] — campaign {store.info['name']!r}, "
               f"created {store.info['created_at'][:19]}, {store.path}")
     table = Table(title="runs")
-    for col in ("run", "status", "samples", "lost", "host noise", "reason"):
+    fleet = "fleet" in store.info  # xtalk run --fleet: which board each run ran on
+    for col in ("run", *(("board",) if fleet else ()), "status", "samples", "lost", "host noise", "reason"):
         table.add_column(col)
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
         noise = r.get("noise") or {}
         noisy = ", ".join(f"cpu{c} {noise['cpus'][c]['foreign_pct']:.0f}%" for c in noise.get("noisy_cpus") or [])
-        table.add_row(r["run_id"], r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
+        board = ((r.get("fleet") or {}).get("place") or "-",) if fleet else ()
+        table.add_row(r["run_id"], *board, r.get("status", "?"), _fmt(r.get("sample_count")), _fmt(lost),
                       noisy or ("-" if "cpus" in noise else "not measured"), Text(r.get("reason") or ""))
     for d in res["left_out"]:
-        table.add_row(d["run"], d["status"], "-", "-", "-", Text(f"{d['file']}: {d['reason']}"))
+        table.add_row(d["run"], *(("-",) if fleet else ()), d["status"], "-", "-", "-",
+                      Text(f"{d['file']}: {d['reason']}"))
     out.print(table)
     for d in res["left_out"]:
         out.print(Text(f"left out of the statistics: {d['run']} ({d['status']}: {d['file']}: {d['reason']})"))
@@ -82,16 +87,24 @@ def run(args) -> int:
         return 0
     out.print(stats_table("statistics per configuration (warm-up excluded; passing runs)", res["stats"],
                           res["units"]))
-    verdicts = Table(title=f"verdicts (alpha {res['analysis']['alpha']:g})")
-    for col in ("config", "metric", "statistic", "change", "noise floor", "verdict"):
-        verdicts.add_column(col, overflow="fold")
-    for v in res["verdicts"]:
-        verdicts.add_row(v["config_id"], v["metric"], v.get("statistic_label", "-"),
-                         "-" if v.get("change_pct") is None else f"{v['change_pct']:+.3g} %",
-                         "-" if v.get("noise_floor_pct") is None else f"±{v['noise_floor_pct']:.2g} %",
-                         short(v, v.get("unit_word", "runs")))
-    out.print(verdicts)
+    out.print(verdict_table(f"verdicts (alpha {res['analysis']['alpha']:g})", res["verdicts"]))
+    if res["overhead"]:
+        out.print(verdict_table(f"overhead against the bare machine (native; alpha {res['analysis']['alpha']:g})",
+                                res["overhead"]))
     return 0
+
+
+def verdict_table(title: str, rows: list[dict]) -> Table:
+    """Verdicts (or overheads): configuration, metric, change, noise floor, the verdict in words."""
+    table = Table(title=title)
+    for col in ("config", "metric", "statistic", "change", "noise floor", "verdict"):
+        table.add_column(col, overflow="fold")
+    for v in rows:
+        table.add_row(v["config_id"], v["metric"], v.get("statistic_label", "-"),
+                      "-" if v.get("change_pct") is None else f"{v['change_pct']:+.3g} %",
+                      "-" if v.get("noise_floor_pct") is None else f"±{v['noise_floor_pct']:.2g} %",
+                      short(v, v.get("unit_word", "runs")))
+    return table
 
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:

@@ -7,7 +7,7 @@ import json
 
 from ..plan import plan
 from ..spec.model import Campaign
-from .common import add_set, console, load_spec
+from .common import add_set, backends_text, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -26,7 +26,7 @@ def check_spec(args) -> int:
     runs = plan(spec, raw)
     configs = len({r.config_id for r in runs})
     console().print(
-        f"{args.spec}: ok — campaign {spec.name!r}, backend {spec.backend.kind}, "
+        f"{args.spec}: ok — campaign {spec.name!r}, {backends_text(runs)}, "
         f"{configs} configuration(s), {len(runs)} run(s)")
     return 0
 

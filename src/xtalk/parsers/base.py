@@ -14,7 +14,7 @@ stored in ns, counts as printed, and a sample's t is the host time its line arri
 (or begin's t0 plus what the guest printed of its time; 0 when importing a log without
 times). Class attributes tell the rest of xtalk what a parser offers: `benches` (the
 benchmark names an image with this output may declare, for `spec check`; None: any),
-`metric_names` (the metrics it can report; None: not known before a run), `ends_itself`
+`metric_names` (the metrics it can report, `<N>` standing for a number; None: not known before a run), `ends_itself`
 (False: the guest runs until the run's duration, then the run ends and passes if it
 measured; a parser may set it per instance from its options).
 Helpers shared by foreign parsers: `plain()` (a console line without ANSI escapes and

@@ -20,7 +20,8 @@ scheduling policy!` fail the guest.
 Caveats: a summary alone is no measurement (run it with -v or -h); a histogram's samples
 all carry the time its footer arrived and verbose ones the time their line arrived (0 when
 importing), not the wake-up's time; give cyclictest a -D or -l that ends before the
-run's duration; `metric_names` is None (the thread count is cyclictest's command line).
+run's duration. Its metrics are `cyclictest_t<N>` (<N>: a thread number, as many as
+cyclictest's command line starts).
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class CyclictestParser(OutputParser):
     summary: ClassVar[str] = "rt-tests' cyclictest: verbose values, histogram, summary; per-thread latency"
     Options: ClassVar[type[BaseModel]] = CyclictestOptions
     benches: ClassVar[tuple[str, ...] | None] = ("cyclictest",)
+    metric_names: ClassVar[tuple[str, ...] | None] = ("cyclictest_t<N>",)  # <N>: the thread
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

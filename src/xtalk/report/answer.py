@@ -3,7 +3,9 @@
 `answer_rows`: per metric and configuration, the baseline's and the configuration's value
 of the statistic that judges the metric, the change in that unit and in % with its 95%
 interval, the noise floor, and the verdict with its magnitude in words ("+84 % (large):
-interference", "+0.4 % [-1.6, +2.4]: no interference", "inconclusive: 3 runs, need 8").
+interference", "+0.4 % [-1.6, +2.4]: no interference", "inconclusive: 3 runs, need 8");
+then, where the backend is a dimension, each guest configuration's overhead against the
+same configuration on the bare machine ("+12 % (medium): overhead").
 `doubts`: every warning and noise flag, grouped by what it is and counted, each group
 linked to the verdict rows it concerns.
 """
@@ -13,10 +15,15 @@ import re
 from dataclasses import dataclass, field
 
 from ..analysis import wording as W
+from ..analysis.overhead import BARE
+from .configs import labels
 
 
-def anchor(config_id: str, metric: str) -> str:
-    return "v-" + re.sub(r"[^A-Za-z0-9_-]+", "-", f"{metric}-{config_id}")
+SIGNIFICANT = ("interference", "overhead")  # a verdict that says a change matters
+
+
+def anchor(config_id: str, metric: str, prefix: str = "v") -> str:
+    return f"{prefix}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", f"{metric}-{config_id}")
 
 
 def _fmt(v: dict, x) -> str:
@@ -42,19 +49,24 @@ def verdict_cell(v: dict) -> str:
         need = v.get("need_units")
         return f"inconclusive: {n} {unit}" + (f", need {need}" if need else f" ({v.get('reason', '')})")
     words = f" ({v['magnitude']})" if v.get("magnitude") else ""
-    if v["verdict"] == "interference":
+    if v["verdict"] in SIGNIFICANT:
         return f"{W.num(v['change_pct'], True) + ' %' if v.get('change_pct') is not None else W.change(v)}" \
-               f"{words}: interference"
+               f"{words}: {v['verdict']}"
     return f"{W.short(v, unit)}"
 
 
 def answer_rows(res: dict) -> list[dict]:
-    rows = []
-    for v in res["verdicts"]:
+    """The verdicts, then each guest's overhead against the bare machine (design 'vs
+    native'; the native configurations are baselines in the verdicts already), each
+    metric's rows together; a configuration by its label (configs.py), its id kept."""
+    overhead = [dict(v, design=f"vs {BARE}") for v in res.get("overhead") or [] if v["verdict"] != "baseline"]
+    rows, named = [], labels(res)
+    for v, prefix in [(v, "v") for v in res["verdicts"]] + [(v, "o") for v in overhead]:
         base = v["verdict"] == "baseline"
         rows.append({
-            "anchor": anchor(v["config_id"], v["metric"]), "verdict": v["verdict"], "metric": v["metric"],
-            "config": v["config_id"], "design": v.get("design", ""),
+            "anchor": anchor(v["config_id"], v["metric"], prefix), "verdict": v["verdict"], "metric": v["metric"],
+            "config": named.get(v["config_id"], v["config_id"]), "config_id": v["config_id"],
+            "design": v.get("design", ""),
             "statistic": v.get("statistic_label", "-"),
             "values": _fmt(v, v.get("value")) if base else
             f"{_fmt(v, v.get('reference_value'))} → {_fmt(v, v.get('value'))}",
@@ -62,7 +74,8 @@ def answer_rows(res: dict) -> list[dict]:
             "floor": "-" if base else W.floor_text(v),
             "text": verdict_cell(v), "sentence": v.get("sentence", ""),
         })
-    return rows
+    order = {m: i for i, m in reversed(list(enumerate(r["metric"] for r in rows)))}
+    return sorted(rows, key=lambda r: order[r["metric"]])
 
 
 @dataclass

@@ -22,6 +22,12 @@ TERMS = {
     "no interference": "the 95% interval of the change lies inside the negligible change",
     "inconclusive": "neither: too few runs, or a change between the noise floor and what the runs resolve; "
                     "the verdict says how many runs (or cycles) would decide it",
+    "bare machine": "the native backend: the same bench programs as host processes, no hypervisor; the baseline "
+                    "of the backend dimension",
+    "overhead": "a guest configuration against the same configuration on the bare machine: the change is "
+                "significant (p < alpha), larger than the native runs' noise floor and the negligible change",
+    "no overhead": "the 95% interval of the guest's change against the bare machine lies inside the negligible "
+                   "change",
     "magnitude": "the change in words: negligible, small (>= 5 %), medium (>= 10 %), large (>= 50 %); "
                  "for shares 1, 5 and 20 points",
     "stolen time": "for the hidden-latency probe: the sum of its gaps over the measured window, the share of "

@@ -2,9 +2,11 @@
 the interactive time plots' library and data inline (no external reference of any
 kind: it opens offline, can be archived or attached as it is).
 
-Order: the answer first (verdict per metric and configuration, the headline plot), then
-everything that makes a number doubtful (grouped, counted, linked to the rows it
-concerns), the setup, the detailed tables, the plots, the glossary and the methods.
+Order: the answer first (verdict per metric and configuration, each guest's overhead
+against the bare machine where the backend is a dimension, the plots of the answer
+section: the headline, a sweep over sizes, the overhead), then everything that makes a
+number doubtful (grouped, counted, linked to the rows it concerns), the setup, the
+detailed tables, the plots, the glossary and the methods.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ td.text,th.text{text-align:left;max-width:560px}
 .badge{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:bold;color:#fff}
 .PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES,.NOTEVALUATED{background:#757575}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
-.vFAIL,.vinterference,.vdifferent{background:#ffcdd2}.vPASS,.vno-interference,.vno-difference{background:#c8e6c9}
+.vFAIL,.vinterference,.vdifferent,.voverhead{background:#ffcdd2}
+.vPASS,.vno-interference,.vno-difference,.vno-overhead{background:#c8e6c9}
 .vinconclusive,.vdrift{background:#ffe0b2}.vbaseline{background:#eceff1}
 table.answer td{font-size:13px} table.answer td.verdict{text-align:left;font-weight:bold}
 table.answer td:nth-child(-n+4),table.answer th:nth-child(-n+4){text-align:left}
@@ -93,13 +96,25 @@ def answer_html(res: dict) -> str:
     head = "".join(_th(h) for h in ("metric", "configuration", "design", "statistic", "baseline → configuration",
                                      "change [95% interval]", "noise floor", "verdict"))
     body = "".join(
-        f'<tr id="{r["anchor"]}"><td>{html.escape(r["metric"])}</td><td>{html.escape(r["config"])}</td>'
+        f'<tr id="{r["anchor"]}"><td>{html.escape(r["metric"])}</td>'
+        f'<td title="{html.escape(r["config_id"])}">{html.escape(r["config"])}</td>'
         f'<td>{html.escape(r["design"])}</td><td>{html.escape(r["statistic"])}</td><td>{html.escape(r["values"])}</td>'
         f'<td>{html.escape(r["change"])}</td><td>{html.escape(r["floor"])}</td>'
         f'<td class="verdict v{r["verdict"]}" title="{html.escape(r["sentence"])}">{html.escape(r["text"])}</td></tr>'
         for r in answer_rows(res))
     return (f'<div class="scroll"><table class="answer"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
             '</div><p class="note">Hover a verdict for its sentence; every term is in the glossary at the end.</p>')
+
+
+def overhead_html(res: dict, plots: list[dict]) -> str:
+    """Where the backend is a dimension: what each guest costs against the bare machine."""
+    if not res.get("overhead"):
+        return ""
+    return ('<h3 id="overhead-answer">Overhead: each guest against the same configuration on the bare machine</h3>'
+            '<p class="note">The rows "vs native" above: the same statistics, the native runs as the reference and '
+            'noise floor, times from each run\'s own counter frequency; every number in '
+            '<a href="#overhead">the overhead table</a>.</p>'
+            + "".join(img(p["title"], p["png"], p["id"]) for p in plots))
 
 
 def doubts_html(res: dict, extra: list[str]) -> str:
@@ -127,10 +142,11 @@ def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: l
     overall = res["overall"]
     sections = {t.key: t for t in tables}
     detail = [table_html(sections[k]) for k in ("gates", "stability", "stats", "deadlines", "outliers", "rampup",
-                                                "verdicts") if k in sections]
+                                                "verdicts", "overhead") if k in sections]
     timeline = [table_html(t) for t in tables if t.key.startswith(("timeline-", "transitions-"))]
-    headline = [p for p in plots if p["kind"] == "headline"]
-    rest = [p for p in plots if p["kind"] != "headline"]
+    overhead = [p for p in plots if p["kind"] == "overhead"]
+    answer = [p for p in plots if p["section"] == "answer" and p["kind"] != "overhead"]
+    rest = [p for p in plots if p["section"] != "answer"]
     opts = res.get("options") or {}
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -141,9 +157,10 @@ def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: l
  {html.escape(res.get('description') or '')} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
  {len(res['runs'])} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
  Warm-up samples {'included' if opts.get('include_warmup') else 'excluded'}; outliers never trimmed.</p>
-<h2 id="answer">The answer: what the neighbours change, by how much, how sure</h2>
+<h2 id="answer">The answer: what the neighbours{' and the hypervisor' if res.get('overhead') else ''} change, by how much, how sure</h2>
 {answer_html(res)}
-{''.join(img(p['title'], p['png'], p['id']) for p in headline)}
+{''.join(img(p['title'], p['png'], p['id']) for p in answer)}
+{overhead_html(res, overhead)}
 <h2 id="doubts">What makes a number doubtful</h2>
 {doubts_html(res, extra_doubts or [])}
 <h2 id="setup-section">Setup</h2>

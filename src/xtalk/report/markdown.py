@@ -28,9 +28,9 @@ def document(title: str, res: dict, tables: list[Table], plot_files: list[tuple[
            f"ramp-up {'excluded' if res['options'].get('exclude_rampup') else 'kept'}, outliers never trimmed.", "",
            "## The answer", ""]
     answer = Table("answer", "Verdict per metric and configuration",
-                   ["metric", "configuration", "statistic", "baseline → configuration", "change [95% interval]",
-                    "noise floor", "verdict"],
-                   [[r[k] for k in ("metric", "config", "statistic", "values", "change", "floor", "text")]
+                   ["metric", "configuration", "design", "statistic", "baseline → configuration",
+                    "change [95% interval]", "noise floor", "verdict"],
+                   [[r[k] for k in ("metric", "config", "design", "statistic", "values", "change", "floor", "text")]
                     for r in answer_rows(res)])
     out += [table_md(answer), "## What makes a number doubtful", ""]
     for d in doubts(res):

@@ -180,17 +180,27 @@ VERDICT_COLS = ["statistic", "baseline → config", "change [95% CI]", "noise fl
                 "verdict"]
 
 
-def verdict_table(rows: list[dict]) -> Table:
-    t = Table("verdicts", "Isolation verdict per metric and configuration",
-              ["KPI", "metric", "config", "design"] + VERDICT_COLS + ["gates", "sentence"],
-              note="design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
-                   "paired: on- against off-windows inside the same runs (a cycle is one unit). "
-                   "interference = p < alpha (exact permutation / sign-flip test) and a change above the noise "
-                   "floor and the negligible change; no interference = the 95% interval inside the negligible change.")
+VERDICT_NOTE = ("design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
+                "paired: on- against off-windows inside the same runs (a cycle is one unit). interference = p < alpha "
+                "(exact permutation / sign-flip test) and a change above the noise floor and the negligible change; "
+                "no interference = the 95% interval inside the negligible change.")
+OVERHEAD_NOTE = ("each configuration's runs on a hypervisor against the same configuration's runs on native, by the "
+                 "verdicts' engine; times converted with each run's own counter frequency. overhead = p < alpha and a "
+                 "change above the noise floor (from the native runs) and the negligible change; no overhead = the "
+                 "95% interval inside the negligible change.")
+
+
+def verdict_table(rows: list[dict], key: str = "verdicts",
+                  title: str = "Isolation verdict per metric and configuration", note: str = VERDICT_NOTE) -> Table:
+    t = Table(key, title, ["KPI", "metric", "config", "design"] + VERDICT_COLS + ["gates", "sentence"], note=note)
     for v in rows:
         t.rows.append([v["kpi_label"], v["metric"], v["config_id"], v["design"]] + verdict_cells(v)
                       + ["; ".join(v["gates"]) or "none", v["sentence"]])
     return t
+
+
+def overhead_table(rows: list[dict]) -> Table:
+    return verdict_table(rows, "overhead", "Overhead of each guest against the bare machine (native)", OVERHEAD_NOTE)
 
 
 def stability_table(rows: list[dict]) -> Table:
@@ -235,7 +245,7 @@ def host_table(host: dict) -> Table:
 
 def all_tables(res: dict) -> list[Table]:
     units = res.get("units", {})
-    out = [verdict_table(res["verdicts"])]
+    out = [verdict_table(res["verdicts"])] + ([overhead_table(res["overhead"])] if res.get("overhead") else [])
     if res["gates"]:
         out.append(gate_table(res["gates"]))
     out += [stats_table(res["stats"], units)]

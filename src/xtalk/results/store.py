@@ -160,7 +160,7 @@ class CampaignStore:
 
     @classmethod
     def create(cls, out: Path, name: str, spec_text: str, spec_raw: dict, host: dict,
-               planned_runs: list[str]) -> "CampaignStore":
+               planned_runs: list[str], **extra: Any) -> "CampaignStore":
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = out / f"{name}-{stamp}"
         suffix = 1
@@ -174,7 +174,7 @@ class CampaignStore:
         write_atomic(path / "spec.toml", spec_text)
         record = {"schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": now_iso(),
                   "xtalk_version": __version__, "spec_hash": spec_hash(spec_text), "spec": spec_raw,
-                  "host": host, "planned_runs": planned_runs}
+                  "host": host, "planned_runs": planned_runs, **extra}
         write_atomic(path / "campaign.json", dump_json(valid(CampaignRecord, record, path / "campaign.json")))
         return cls(path)
 
@@ -236,15 +236,60 @@ class CampaignStore:
                 recovered.append(meta["run_id"])
         return recovered
 
+    def next_attempt(self, run_id: str) -> int:
+        """The number a run's next attempt gets (1 for its first)."""
+        path = self.run_dir(run_id)
+        earlier = 1
+        while path.with_name(f"{path.name}.attempt{earlier}").exists():
+            earlier += 1
+        return earlier + path.exists()
+
+    def _next_attempt(self, run_id: str) -> tuple[Path, int]:
+        """Where a run's next attempt goes, and its number; a previous attempt (resume) is
+        moved next to it and kept."""
+        path, attempt = self.run_dir(run_id), self.next_attempt(run_id)
+        if path.exists():
+            path.rename(path.with_name(f"{path.name}.attempt{attempt - 1}"))
+        return path, attempt
+
     def start_run(self, meta: dict) -> RunWriter:
-        path = self.run_dir(meta["run_id"])
-        attempt = 1
-        while path.with_name(f"{path.name}.attempt{attempt}").exists():
-            attempt += 1
-        if path.exists():  # a previous attempt (resume): keep it next to the new one
-            path.rename(path.with_name(f"{path.name}.attempt{attempt}"))
-            attempt += 1
+        path, attempt = self._next_attempt(meta["run_id"])
         return RunWriter(path, dict(meta, attempt=attempt))
+
+    def adopt_run(self, run_id: str, source: Path, **fields: Any) -> dict:
+        """Take a run stored elsewhere (a fleet's worker sent it, numbered as next_attempt
+        said) as this run's next attempt, its meta.json completed with `fields`."""
+        meta = load_run(source / "meta.json", 1)
+        path, attempt = self._next_attempt(run_id)
+        if (meta["run_id"], meta["attempt"]) != (run_id, attempt):
+            raise RecordError(source / "meta.json", f"attempt {meta['attempt']} of {meta['run_id']!r} is not "
+                                                    f"attempt {attempt} of {run_id!r}")
+        source.rename(path)
+        meta.update(fields)
+        save_run_record(path, meta)
+        return meta
+
+
+class BoardStore(CampaignStore):
+    """One board's runs of a per-board fleet campaign (`CAMPAIGN@PLACE`), without the board
+    dimension in their configurations: two boards compare like two campaigns."""
+
+    def __init__(self, path: Path, board: str):
+        super().__init__(path)
+        self.board = board
+        self.info = dict(self.info, name=f"{self.info['name']}@{board}", id=f"{self.info['id']}@{board}")
+
+    def boards(self) -> list[str]:
+        return sorted({b for r in super().index().runs if (b := (r.meta.get("config") or {}).get("board"))})
+
+    def index(self) -> RunIndex:
+        full = super().index()
+
+        def here(meta: dict | None) -> bool:
+            return ((meta or {}).get("config") or {}).get("board") == self.board
+        runs = [StoredRun(r.dir, dict(r.meta, config={k: v for k, v in r.meta["config"].items() if k != "board"}),
+                          r.final) for r in full.runs if here(r.meta)]
+        return RunIndex(runs, [d for d in full.damaged if here(d.meta)])
 
 
 def named(directory: str, name: str) -> bool:

@@ -12,6 +12,7 @@ matrix value makes is reported on that dimension, with the value.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import re
 import tomllib
@@ -22,9 +23,10 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
+from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
 from .locate import locate_line
-from .model import Campaign, RunSettings
+from .model import BACKEND_KINDS, Campaign, RunSettings, resolve_backend
 from .suggest import did_you_mean, shown
 
 SPEC_LIMIT = 1 << 20  # bytes; the largest example spec is a few KiB
@@ -154,6 +156,25 @@ def _paired_problems(raw: dict, names: set, timeline) -> Located:
     return out
 
 
+def _backend_table_problems(backend: object, matrix: object) -> Located:
+    """Per-backend tables ([backend.qemu]) must be tables, of a backend the campaign runs
+    (backend.kind, or a value of the "backend.kind" matrix dimension)."""
+    if not isinstance(backend, dict):
+        return []
+    kinds = matrix.get("backend.kind") if isinstance(matrix, dict) else None
+    used = list(map(str, kinds)) if isinstance(kinds, list) else [str(backend.get("kind", "native"))]
+    out: Located = []
+    for name in BACKEND_KINDS:
+        if name not in backend:
+            continue
+        if not isinstance(backend[name], dict):
+            out.append((("backend", name), f"[backend.{name}] is a table of the {name} backend's options"))
+        elif name not in used:
+            out.append((("backend", name), f"options of the {name} backend, which this campaign does not run "
+                                           f"(it runs {', '.join(used)})"))
+    return out
+
+
 def _cross_field_problems(raw: dict) -> Located:
     out: Located = []
     stressors = raw.get("stressors", [])
@@ -173,6 +194,7 @@ def _cross_field_problems(raw: dict) -> Located:
                 out.append((("matrix", "placement"), "same-core/other-core need at least one stressor"))
             if "other-core" in placements and isinstance(cpus, list) and len(cpus) < 2:
                 out.append((("matrix", "placement"), "other-core needs at least two entries in cpus"))
+    out += _backend_table_problems(raw.get("backend"), matrix)
     gates = raw.get("gates", [])
     analysis = raw.get("analysis") if isinstance(raw.get("analysis"), dict) else {}
     bases = [(("gates", i, "baseline"), g.get("baseline", "placement=solo"))
@@ -213,39 +235,64 @@ def _configuration_problems(raw: dict, backend_check: BackendOptionCheck | None,
     out = _timing_problems(raw)
     backend = raw.get("backend", {})
     if backend_check and isinstance(backend, dict):
-        opts = {k: v for k, v in backend.items() if k != "kind"}
-        for sub, msg in backend_check(str(backend.get("kind", "native")), opts):
-            out.append((("backend",) + tuple(sub.split(".")) if sub else ("backend",), msg))
+        kind, opts = resolve_backend(backend)
+        own = backend.get(kind) if isinstance(backend.get(kind), dict) else {}
+        for sub, msg in backend_check(kind, opts):
+            key = tuple(sub.split(".")) if sub else ()
+            out.append((("backend",) + ((kind,) if key and key[0] in own else ()) + key, msg))
     for check in checks.configuration:
         out += check(raw)
     return out
 
 
+def _applied_problems(raw: dict, values: dict, backend_check: BackendOptionCheck | None,
+                      checks: Checks) -> Located:
+    """The problems of the configuration the spec makes with these matrix values applied
+    (paths already checked by set_path)."""
+    trial = copy.deepcopy(raw)
+    for dim, value in values.items():
+        set_path(trial, dim, value)
+    trial.pop("matrix", None)
+    try:
+        Campaign.model_validate(trial)
+        found = []
+    except ValidationError as err:
+        found = _model_problems(err)
+    return found + _configuration_problems(trial, backend_check, checks)
+
+
 def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks: Checks,
                      known: set) -> Located:
-    """Each matrix value applied to the spec alone: the first problem it makes where the
-    spec without the matrix has none (known: their locations), reported on its dimension."""
+    """Each matrix value applied to the spec alone, then each pair of values of two
+    dimensions (a bench of one dimension on a backend of another): the first problem it
+    makes where the spec without the matrix (known: their locations) and either value
+    alone have none, reported on its dimension (a pair's on the later one, naming both)."""
     matrix = raw.get("matrix")
     out: Located = []
+    alone: dict[tuple, set] = {}  # (dim, value as text) -> locations of the value's own problems
+    dims = []
     for dim, values in matrix.items() if isinstance(matrix, dict) else ():
         if dim in ("placement", "start_order") or not isinstance(values, list):
             continue
+        reason = set_path(copy.deepcopy(raw), dim, values[0]) if values else None
+        if reason:
+            out.append((("matrix", dim), reason))
+            continue
+        dims.append((dim, values))
         for value in values:
-            trial = copy.deepcopy(raw)
-            reason = set_path(trial, dim, value)
-            if reason:
-                out.append((("matrix", dim), reason))
-                break
-            trial.pop("matrix", None)
-            try:
-                Campaign.model_validate(trial)
-                found = []
-            except ValidationError as err:
-                found = _model_problems(err)
-            new = [p for p in found + _configuration_problems(trial, backend_check, checks) if p[0] not in known]
+            new = [p for p in _applied_problems(raw, {dim: value}, backend_check, checks) if p[0] not in known]
+            alone[dim, str(value)] = {loc for loc, _ in new}
             if new:
                 loc, msg = new[0]
                 out.append((("matrix", dim), f"value {shown(value)}: {_path_text(loc)}: {msg}"))
+    for (d1, values1), (d2, values2) in itertools.combinations(dims, 2):
+        for v1, v2 in itertools.product(values1, values2):
+            if alone[d1, str(v1)] or alone[d2, str(v2)]:
+                continue  # reported alone
+            new = [p for p in _applied_problems(raw, {d1: v1, d2: v2}, backend_check, checks) if p[0] not in known]
+            if new:
+                loc, msg = new[0]
+                out.append((("matrix", d2), f"value {shown(v2)} with {d1} = {shown(v1)}: {_path_text(loc)}: {msg}"))
     return out
 
 
@@ -329,14 +376,7 @@ def read_spec(path: str | Path) -> str:
     """The text of a spec file; anything but a UTF-8 text file of at most SPEC_LIMIT bytes
     is refused with one line naming the file. Reads at most SPEC_LIMIT + 1 bytes (a
     device such as /dev/zero or /dev/urandom is refused after that, not read forever)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(SPEC_LIMIT + 1)
-    except OSError as err:
-        why = "a directory, not a spec file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
-        raise UsageError(f"{path}: {why}") from None
-    if len(data) > SPEC_LIMIT:
-        raise UsageError(f"{path}: larger than {SPEC_LIMIT >> 20} MiB: not a campaign spec (TOML text)")
+    data = read_bounded(path, SPEC_LIMIT, "a campaign spec (TOML text)")
     if b"\0" in data:
         raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
     try:

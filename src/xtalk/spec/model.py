@@ -25,12 +25,21 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
+def params_for(params: dict, bench: str) -> dict[str, Any]:
+    """The parameters a bench gets from a raw `params` table: its values, then the table
+    named after the bench ([measurer.params.timer_latency]) over them; the other benches'
+    tables are not its own."""
+    own = params.get(bench)
+    return {k: v for k, v in params.items() if not isinstance(v, dict)} | (own if isinstance(own, dict) else {})
+
+
 class Workload(Strict):
     """A benchmark or stressor and its parameters (docs/benchmarks.md lists them)."""
 
     bench: Name = Field(description="benchmark or stressor name, e.g. qsort, cache_thrash")
-    params: dict[Name, ParamValue] = Field(
-        default_factory=dict, description="benchmark parameters passed as key=value"
+    params: dict[Name, ParamValue | dict[Name, ParamValue]] = Field(
+        default_factory=dict, description="benchmark parameters passed as key=value; a table named after a "
+        "bench holds parameters only that bench gets (a \"measurer.bench\" matrix dimension)"
     )
     image: str | None = Field(
         default=None, description="a guest image of your own (kernel or ELF; relative to the spec file) "
@@ -44,6 +53,10 @@ class Workload(Strict):
     )
     parser: dict[Name, Any] = Field(default_factory=dict, description="options of the output parser")
 
+    @property
+    def bench_params(self) -> dict[str, ParamValue]:
+        return params_for(self.params, self.bench)
+
 
 class Measurer(Workload):
     iterations: int = Field(
@@ -54,12 +67,20 @@ class Measurer(Workload):
 
 class Stressor(Workload):
     name: Name = Field(description="name used by the timeline and in results")
-    instances: int = Field(default=1, ge=1, le=64, description="copies of this stressor")
+    instances: int = Field(
+        default=1, ge=1, le=64,
+        description="copies of this stressor, each its own guest: name, name-2, name-3, ... (a matrix "
+        "dimension stressors.<name>.instances sweeps the number of interferers)",
+    )
     host: bool = Field(
         default=False,
         description="run it as a host process (the native backend's program, pinned by the "
         "placement) next to the backend's guests instead of as a guest; not with xen",
     )
+
+    def guest_names(self) -> list[str]:
+        """The name of each instance: the stressor's own, then name-2, name-3, ..."""
+        return [self.name] + [f"{self.name}-{i}" for i in range(2, self.instances + 1)]
 
 
 class RunSettings(Strict):
@@ -88,12 +109,20 @@ class RunSettings(Strict):
     start_gap_s: float = Field(
         default=0.5, ge=0, le=MAX_SECONDS, description="pause between starting the first and the second guests"
     )
+    wait_for_stressors: bool = Field(
+        default=False,
+        description="stressor-first: start the measurer as soon as every stressor has said it is set up "
+        "(XT META ready=1: its buffers allocated), start_gap_s at most",
+    )
     stressor_failure: Literal["fail", "degrade"] = Field(
         default="fail",
         description="a stressor that dies, exits, is stopped by someone else, stalls or ignores a timeline "
         "event makes the run failed (fail) or degraded (degrade: kept and reported, no verdict uses it, the "
         "campaign does not exit 3 for it)",
     )
+    power_cycle: bool = Field(
+        default=False, description="on a fleet (xtalk run --fleet): power-cycle the board through labgrid before "
+        "each run and wait for it to answer ssh (the thesis rebooted the board between runs); no effect on one host")
     order: Literal["interleaved", "grouped"] = Field(
         default="interleaved",
         description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",
@@ -170,15 +199,31 @@ class AnalysisSettings(Strict):
     )
 
 
+# The backends (xtalk.backends registers one class per name; a test checks they agree).
+# In [backend], a table named after one ([backend.qemu]) holds that backend's own options.
+BACKEND_KINDS = ("native", "qemu", "xen")
+
+
+def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
+    """(kind, options) of a raw [backend] table: its keys besides `kind` and the per-backend
+    tables, then the table named after the kind over them ([backend.qemu] when kind is
+    qemu); the other backends' tables are not this configuration's."""
+    kind = str(table.get("kind", "native"))
+    shared = {k: v for k, v in table.items() if k != "kind" and k not in BACKEND_KINDS}
+    own = table.get(kind)
+    return kind, shared | (own if isinstance(own, dict) else {})
+
+
 class BackendSettings(BaseModel):
-    """`kind` picks the backend; every other key is an option that backend validates."""
+    """`kind` picks the backend; every other key is an option that backend validates, a
+    table named after a backend ([backend.qemu]) options only that backend gets."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
     kind: Name = Field(default="native", description="native, qemu, xen, ...")
 
     @property
     def options(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+        return resolve_backend(dict(self.model_extra or {}, kind=self.kind))[1]
 
 
 class Campaign(Strict):
@@ -217,10 +262,10 @@ class Campaign(Strict):
     @field_validator("stressors")
     @classmethod
     def unique_stressor_names(cls, stressors: list[Stressor]) -> list[Stressor]:
-        names = [s.name for s in stressors]
+        names = [n for s in stressors for n in s.guest_names()]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
-            raise ValueError(f"stressor names must be unique: {', '.join(dup)}")
+            raise ValueError(f"stressor names must be unique, with their instances' (name-2, ...): {', '.join(dup)}")
         return stressors
 
     @field_validator("matrix")

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import parsers
-from .catalogue import Bench, Catalogue
+from .catalogue import Bench, Catalogue, Metric
+from .model import params_for, resolve_backend
 from .suggest import did_you_mean
 
 # (backend kind, its options) -> the catalogue suites its guests run; None: unknown backend
@@ -28,8 +29,7 @@ SET_BY_XTALK = {"bench", "run", "role", "ring", "ring_gpa", "ring_bytes", "platf
 
 
 def backend_of(raw: dict) -> tuple[str, dict]:
-    backend = raw.get("backend") if isinstance(raw.get("backend"), dict) else {}
-    return str(backend.get("kind", "native")), {k: v for k, v in backend.items() if k != "kind"}
+    return resolve_backend(raw.get("backend") if isinstance(raw.get("backend"), dict) else {})
 
 
 def _not_here(name: str, suites: tuple[str, ...], catalogue: Catalogue) -> str:
@@ -94,11 +94,12 @@ def _workload(loc: tuple, table: dict, suites: tuple[str, ...], catalogue: Catal
     out = []
     if measurer and not bench.metrics:
         out.append((loc + ("bench",), f"{name} records no samples: it cannot be the measurer"))
-    params = table.get("params")
-    for key, value in params.items() if isinstance(params, dict) else ():
+    params = table.get("params") if isinstance(table.get("params"), dict) else {}
+    own = params.get(name) if isinstance(params.get(name), dict) else {}
+    for key, value in params_for(params, name).items():
         why = _param_problem(bench, catalogue, str(key), value)
         if why:
-            out.append((loc + ("params", key), why))
+            out.append((loc + ("params",) + ((name,) if key in own else ()) + (key,), why))
     return out
 
 
@@ -115,6 +116,26 @@ def workload_problems(raw: dict, catalogue: Catalogue, suites_of: SuitesOf) -> l
         if isinstance(stressor, dict):
             suites = suites_of("native", {}) if stressor.get("host") is True else guest_suites
             out += _workload(("stressors", i), stressor, suites or (), catalogue, measurer=False)
+    return out
+
+
+def bench_table_problems(raw: dict) -> list[tuple[tuple, str]]:
+    """A table in a workload's params ([measurer.params.timer_latency]) must name a bench
+    the workload runs: its bench or a value of its bench's matrix dimension."""
+    matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
+    stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
+    workloads = [(("measurer",), "measurer", raw.get("measurer"))] + [
+        (("stressors", i), f"stressors.{s.get('name')}", s) for i, s in enumerate(stressors) if isinstance(s, dict)]
+    out = []
+    for loc, path, table in workloads:
+        params = table.get("params") if isinstance(table, dict) else None
+        varied = matrix.get(f"{path}.bench")
+        runs = [str(table.get("bench"))] + (list(map(str, varied)) if isinstance(varied, list) else [])
+        for key, value in params.items() if isinstance(params, dict) else ():
+            if isinstance(value, dict) and key not in runs:
+                out.append((loc + ("params", key), f"parameters of bench {key!r}, which {path} does not run "
+                                                   f"(it runs {', '.join(dict.fromkeys(runs))})"
+                            + did_you_mean(key, runs)))
     return out
 
 
@@ -159,4 +180,5 @@ def _foreign_metric_problems(raw: dict, measurer: dict) -> list[tuple[tuple, str
     if declared is None:
         return []
     return [(loc, f"output {parser.name!r} reports no metric {metric!r}{did_you_mean(metric, declared)}")
-            for loc, metric in _metrics_named(raw) if metric not in declared]
+            for loc, metric in _metrics_named(raw)
+            if not any(Metric(name, "", "").matches(metric) for name in declared)]

@@ -77,7 +77,7 @@ def _problems(options):
 def test_option_problems_name_the_key():
     problems = _problems({"schedulr": "credit2", "credit2_weight": 0, "scheduler": "fifo",
                           "xl_extra": {"name": "x"}})
-    assert problems["schedulr"] == "unknown option for this backend"
+    assert problems["schedulr"] == "unknown option for the xen backend"
     assert "credit2_weight" in problems
     assert "scheduler" in problems and "credit2" in problems["scheduler"]
     assert "xl_extra" in problems and "set by xtalk" in problems["xl_extra"]

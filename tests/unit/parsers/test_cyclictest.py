@@ -126,4 +126,14 @@ def test_cyclictest_failures_fail_the_guest():
 def test_options():
     assert option_problems("cyclictest", {"nsecs": True}) == []
     assert option_problems("cyclictest", {"nsec": True}) == [(("nsec",), "unknown option for this parser")]
-    assert Parser.metric_names is None and Parser.benches == ("cyclictest",)
+    assert Parser.metric_names == ("cyclictest_t<N>",) and Parser.benches == ("cyclictest",)
+
+
+def test_spec_check_holds_deadlines_to_the_per_thread_metric_names(tmp_path):
+    from xtalk.spec.workloads import _foreign_metric_problems
+    measurer = {"bench": "cyclictest", "output": "cyclictest", "image": "k"}
+    ok = {"deadlines": [{"metric": "cyclictest_t3", "ns": 1}]}
+    bad = {"deadlines": [{"metric": "cyclictest_tx", "ns": 1}]}
+    assert _foreign_metric_problems(ok, measurer) == []
+    ((loc, message),) = _foreign_metric_problems(bad, measurer)
+    assert loc == ("deadlines", 0, "metric") and "reports no metric 'cyclictest_tx'" in message

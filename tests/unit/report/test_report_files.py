@@ -84,3 +84,18 @@ def test_every_glossary_term_is_in_the_docs():
     from xtalk.report.glossary import TERMS
     text = (ROOT / "docs" / "report.md").read_text()
     assert [t for t in TERMS if f"| {t} |" not in text] == []
+
+
+def test_overhead_is_in_the_answer_and_has_its_section_plot_and_table(tmp_path):
+    from tests.unit.analysis.test_overhead import campaign
+    from xtalk.results.store import CampaignStore
+    campaign(tmp_path, 1.3)
+    paths = write_report(analyze(CampaignStore(tmp_path / "c")), tmp_path / "rep", samples=False)
+    html, md = paths["html"].read_text(), paths["markdown"].read_text()
+    assert "what the neighbours and the hypervisor change" in html
+    answer = html[html.index('id="answer"'):html.index('id="doubts"')]
+    assert answer.index("vs native") < answer.index('id="overhead-answer"') < answer.index('id="plot-overhead"')
+    assert '<td class="verdict voverhead"' in answer and "(medium): overhead</td>" in answer
+    assert 'id="overhead"' in html[html.index('id="doubts"'):]  # the table with every number
+    assert "| work | qemu | vs native | median |" in md and "(plots/overhead.png)" in md  # its label (configs.py)
+    assert json.loads(paths["json"].read_text())["overhead"][0]["verdict"] in ("baseline", "overhead")

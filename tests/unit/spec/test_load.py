@@ -9,7 +9,8 @@ from xtalk.errors import SpecError
 from xtalk.spec import parse_campaign
 from xtalk.spec.load import Checks
 from xtalk.spec.locate import locate_line
-from xtalk.spec.model import Campaign
+from xtalk.backends.base import REGISTRY
+from xtalk.spec.model import BACKEND_KINDS, Campaign
 
 
 def problems(text: str) -> list:
@@ -64,7 +65,7 @@ def test_unknown_backend_and_option_are_reported():
     msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "hyperv"\n')}
     assert "unknown backend 'hyperv'" in msgs["backend.kind"]
     msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[backend]\nkind = "native"\nturbo = true\n')}
-    assert msgs["backend.turbo"] == "unknown option for this backend"
+    assert msgs["backend.turbo"] == "unknown option for the native backend"
 
 
 def test_gate_baseline_must_exist_in_matrix():
@@ -144,6 +145,98 @@ def test_checks_see_every_configuration_and_a_matrix_value_is_blamed_for_its_own
     assert [str(p) for p in info.value.problems] == [
         'matrix.measurer.bench (line 11): value "bad": measurer.bench: not here']
     assert seen == ["qsort", "qsort", "bad"] and len(whole) == 1 and "matrix" in whole[0]
+
+
+def test_instances_as_a_dimension_are_positive_and_their_names_unique():
+    sweep = MINIMAL_SPEC + '[matrix]\n"stressors.thrash.instances" = [1, 0, 3]\n'
+    assert [(p.path, p.line, p.message) for p in problems(sweep)] == [
+        ("matrix.stressors.thrash.instances", 11,
+         "value 0: stressors[0].instances: Input should be greater than or equal to 1")]
+    clash = MINIMAL_SPEC + '[[stressors]]\nname = "thrash-3"\nbench = "cpu_spin"\n' \
+        '[matrix]\n"stressors.thrash.instances" = [1, 3]\n'
+    assert [(p.path, p.message) for p in problems(clash)] == [
+        ("matrix.stressors.thrash.instances", "value 3: stressors: stressor names must be unique, with their "
+                                              "instances' (name-2, ...): thrash-3")]
+
+
+NULL_SCHEDULER = """
+name = "n"
+cpus = [0, 1, 2]
+[backend]
+kind = "xen"
+scheduler = "null"
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "copy"
+bench = "memcpy"
+[matrix]
+placement = ["solo", "other-core"]
+"stressors.copy.instances" = [1, 2, 3]
+"""
+
+
+def test_guests_that_cannot_share_a_cpu_need_one_each():
+    from xtalk.preflight import shared_cpu_problems
+    checks = Checks(campaign=(shared_cpu_problems,))
+    with pytest.raises(SpecError) as info:
+        parse_campaign(NULL_SCHEDULER, "n.toml", check_backend_options, checks=checks)
+    assert [str(p) for p in info.value.problems] == [
+        "matrix.stressors.copy.instances (line 14): other-core_instances-3: the null scheduler runs one vCPU per "
+        "pCPU (a second one on a pCPU never runs): 2 guests on CPU 1 (give each guest its own CPU in cpus, "
+        "or fewer instances)"]
+    fits = NULL_SCHEDULER.replace("cpus = [0, 1, 2]", "cpus = [0, 1, 2, 3]")
+    assert parse_campaign(fits, "n.toml", check_backend_options, checks=checks)
+    shared = NULL_SCHEDULER.replace('scheduler = "null"', 'scheduler = "credit2"')
+    assert parse_campaign(shared, "n.toml", check_backend_options, checks=checks)  # a scheduler shares a pCPU
+    same = NULL_SCHEDULER.replace('"other-core"', '"same-core"').replace("[1, 2, 3]", "[1]")
+    with pytest.raises(SpecError) as info:
+        parse_campaign(same, "n.toml", check_backend_options, checks=checks)
+    assert [(p.path, p.line) for p in info.value.problems] == [("matrix.placement", 13)]
+
+
+BACKENDS = MINIMAL_SPEC + """[backend]
+kind = "native"
+[backend.qemu]
+machine = "pc"
+memory_mib = 128
+[matrix]
+"backend.kind" = ["native", "qemu"]
+"""
+
+
+def test_a_backend_table_is_the_options_of_that_backend_only():
+    spec, raw = parse_campaign(BACKENDS, "spec.toml", check_backend_options)
+    assert spec.backend.kind == "native" and spec.backend.options == {}
+    qemu, _ = parse_campaign(BACKENDS, "spec.toml", check_backend_options, overrides=["backend.kind=qemu"])
+    assert qemu.backend.options == {"machine": "pc", "memory_mib": 128}
+    shared = BACKENDS.replace('kind = "native"\n', 'kind = "native"\nimage = "probe"\n')
+    (p,) = problems(shared)  # a shared option goes to every backend: native takes none
+    assert p.path == "backend.image" and p.message == "unknown option for the native backend"
+    assert qemu.backend.kind == "qemu" and len(BACKEND_KINDS) == len(REGISTRY) and set(BACKEND_KINDS) == set(REGISTRY)
+
+
+def test_a_backend_table_is_checked_where_it_is_and_only_for_a_backend_that_runs():
+    found = {p.path: p for p in problems(BACKENDS.replace("memory_mib = 128", "memory_mib = 1"))}
+    assert list(found) == ["matrix.backend.kind"] and "backend.qemu.memory_mib" in found["matrix.backend.kind"].message
+    unused = BACKENDS.replace('"backend.kind" = ["native", "qemu"]', '"run.duration_s" = [1, 2]')
+    (p,) = problems(unused)
+    assert p.path == "backend.qemu" and unused.splitlines()[p.line - 1] == "[backend.qemu]"
+    assert "which this campaign does not run (it runs native)" in p.message
+    (p,) = problems(MINIMAL_SPEC + '[backend]\nqemu = 3\n')
+    assert p.path == "backend.qemu" and "table" in p.message
+
+
+def test_a_pair_of_matrix_values_is_checked_as_the_configuration_it_makes():
+    def config(raw):
+        both = raw["measurer"]["bench"] == "posix_only" and raw["backend"]["kind"] == "qemu"
+        return [(("measurer", "bench"), "not on qemu")] if both else []
+
+    text = BACKENDS + '"measurer.bench" = ["qsort", "posix_only"]\n'
+    with pytest.raises(SpecError) as info:
+        parse_campaign(text, "spec.toml", checks=Checks(configuration=(config,)))
+    assert [str(p) for p in info.value.problems] == [
+        'matrix.measurer.bench (line 17): value "posix_only" with backend.kind = "qemu": measurer.bench: not on qemu']
 
 
 def test_images_are_relative_to_the_spec_directory_also_in_the_matrix(tmp_path):

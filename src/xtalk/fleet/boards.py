@@ -1,0 +1,172 @@
+"""A board: where a fleet's run executes. Every run goes to an `xtalk worker` process
+(cli/worker_cmd.py) that runs it and sends its run directory back as a tar stream:
+  reach = worker    the worker runs on the board, over ssh (the place's NetworkService);
+  reach = xen-dom0  the worker runs here, its xen backend driving the board's dom0 over
+                    ssh (backend.executor = ssh, host and port from the NetworkService).
+Power goes through the labgrid power driver of the place's power resource; after a
+power cycle the board must answer ssh within the kind's boot_timeout_s.
+
+A board that stops answering (ssh's connection lost: status 255 with no run sent back)
+raises BoardDown; the run is stored as 'error' with the reason by the caller.
+Caveats: labgrid's drivers are not thread-safe (a global step stack), so power cycles of
+the boards take turns. ssh notices a board that vanished without closing its connections (power cut on
+a real network) after ServerAliveInterval x ServerAliveCountMax = 30 s.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import shlex
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from pathlib import Path
+
+from labgrid import target_factory
+
+from ..backends.executors import SshExecutor
+from ..errors import InfrastructureError
+from .lease import Place
+
+STOP_GRACE_S = 30.0  # how long an interrupted worker may take to store and send its run
+POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDUDaemonDriver",
+                 "NetworkUSBPowerPort": "USBPowerDriver", "NetworkYKUSHPowerPort": "YKUSHPowerDriver",
+                 "NetworkSiSPMPowerPort": "SiSPMPowerDriver", "TasmotaPowerPort": "TasmotaPowerDriver"}
+SSH_LOST = 255
+LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
+
+
+class BoardDown(InfrastructureError):
+    """The board stopped answering; the campaign goes on without it."""
+
+
+class Board:
+    def __init__(self, place: Place):
+        self.place, self.kind = place, place.kind
+        service = place.resource("NetworkService")
+        if service is None:
+            raise InfrastructureError(f"labgrid place {place.name} has no NetworkService resource (how xtalk "
+                                      "reaches the board over ssh)")
+        self.ssh = SshExecutor(service["address"], service.get("port") or 22, service.get("username"),
+                               Path(self.kind.ssh_identity) if self.kind.ssh_identity else None,
+                               Path(self.kind.ssh_known_hosts) if self.kind.ssh_known_hosts else None,
+                               label=f"board {place.name}")
+        self.address = f"{service.get('username')}@{service['address']}:{service.get('port') or 22}"
+        self._power = None
+
+    def facts(self) -> dict:
+        """What every run's meta.json says about where it ran (`fleet`)."""
+        return {"place": self.place.name, "kind": self.kind.name, "reach": self.kind.reach, "address": self.address}
+
+    # power
+    def power_driver(self):
+        if self._power is None:
+            found = [(cls, r[cls]) for r in self.place.resources for cls in r if cls in POWER_DRIVERS]
+            if not found:
+                raise InfrastructureError(f"labgrid place {self.place.name} has no power resource ("
+                                          f"{', '.join(POWER_DRIVERS)}): run.power_cycle needs one")
+            cls, args = found[0]
+            target = target_factory.make_target(self.place.name, {
+                "resources": [{cls: dict(args)}], "drivers": [{POWER_DRIVERS[cls]: {"delay": 1.0}}]})
+            self._power = target.get_driver("PowerProtocol")
+        return self._power
+
+    def power_cycle(self) -> None:
+        try:
+            with LABGRID_LOCK:
+                self.power_driver().cycle()
+        except InfrastructureError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a power switch's own error (HTTP, USB)
+            raise BoardDown(f"board {self.place.name}: power cycle failed: {type(err).__name__}: {err}") from None
+        self.wait_up()
+
+    def wait_up(self) -> None:
+        end = time.monotonic() + self.kind.boot_timeout_s
+        while True:
+            probe = subprocess.run(self.ssh.ssh_argv(shared=False) + ["true"], capture_output=True, timeout=60)
+            if probe.returncode == 0:
+                return
+            if time.monotonic() > end:
+                raise BoardDown(f"board {self.place.name} did not answer ssh within boot_timeout_s = "
+                                f"{self.kind.boot_timeout_s:g} s: {probe.stderr.decode(errors='replace').strip()}")
+            time.sleep(0.5)
+
+    # runs
+    def worker_argv(self) -> list[str]:
+        if self.kind.reach == "xen-dom0":
+            return [sys.executable, "-m", "xtalk.cli.main", "worker"]
+        remote = f"{self.kind.worker_command} worker"
+        if self.kind.worker_dir:
+            remote = f"cd {shlex.quote(self.kind.worker_dir)} && exec {remote}"
+        return self.ssh.ssh_argv(shared=False) + [remote]
+
+    def overrides(self, raw: dict) -> list[str]:
+        """--set values a xen-dom0 board adds: the xen executor over ssh to this board, the
+        kind's xen options where the spec's [backend] has none."""
+        if self.kind.reach != "xen-dom0":
+            return []
+        backend = raw.get("backend") or {}
+        values = dict(self.kind.xen, executor="ssh", ssh_host=f"{self.ssh.user}@{self.ssh.host}",
+                      ssh_port=self.ssh.port, ssh_identity=self.kind.ssh_identity,
+                      ssh_known_hosts=self.kind.ssh_known_hosts)
+        return [f"backend.{k}={json.dumps(v)}" for k, v in values.items()
+                if v is not None and (k not in backend or k.startswith("ssh_") or k == "executor")]
+
+    def execute(self, job: dict, incoming: Path, stop: threading.Event, tick) -> Path:
+        """Run `job` on the board; returns the directory its run was unpacked to. Raises
+        BoardDown when the board stopped answering, InfrastructureError when the worker
+        failed before storing a run."""
+        proc = subprocess.Popen(self.worker_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)  # Ctrl-C is ours to pass on
+        tail: collections.deque[str] = collections.deque(maxlen=8)
+        readers = [threading.Thread(target=self._stderr, args=(proc, tail, tick), daemon=True),
+                   threading.Thread(target=self._stopper, args=(proc, stop), daemon=True)]
+        for t in readers:
+            t.start()
+        try:
+            proc.stdin.write((json.dumps(job) + "\n").encode())
+            proc.stdin.flush()
+        except OSError:
+            pass  # it is gone already: its status says why
+        incoming.mkdir(parents=True)
+        try:
+            with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+                tar.extractall(incoming, filter="data")
+        except tarfile.ReadError as err:
+            if "empty" not in str(err):
+                tail.append(f"(the run came back cut: {err})")
+        rc = proc.wait()
+        for t in readers:
+            t.join(timeout=5)
+        if (incoming / "meta.json").is_file() and rc in (0, 130, 3):
+            return incoming
+        said = " / ".join(line for line in tail if line) or f"status {rc}"
+        if rc == SSH_LOST and self.kind.reach == "worker":
+            raise BoardDown(f"board {self.place.name} stopped answering ({said})")
+        raise InfrastructureError(f"board {self.place.name}: the worker failed: {said}")
+
+    @staticmethod
+    def _stderr(proc: subprocess.Popen, tail, tick) -> None:
+        for raw in proc.stderr:
+            line = raw.decode(errors="replace").strip()
+            if line.startswith("@@xtalk t_s="):
+                tick(float(line.split("=", 1)[1]))
+            elif line:
+                tail.append(line.removeprefix("xtalk: error: "))
+
+    @staticmethod
+    def _stopper(proc: subprocess.Popen, stop: threading.Event) -> None:
+        while proc.poll() is None:
+            if stop.wait(0.2):
+                try:
+                    proc.stdin.close()  # EOF: the worker stops the run, stores it, sends it
+                except OSError:
+                    pass
+                try:
+                    proc.wait(STOP_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                return

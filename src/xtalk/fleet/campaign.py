@@ -1,0 +1,192 @@
+"""`xtalk run SPEC --fleet FLEET`: one campaign over a labgrid-managed fleet of boards.
+
+Modes: `spread` hands the campaign's runs, in plan order, to whichever board is free (the
+boards are taken as equivalent); `per-board` runs the whole plan on each board, with the
+board as a configuration dimension (`board` = place; config and run ids end in
+_<place>), so each board's configurations have their own statistics and baseline, and
+`xtalk compare CAMPAIGN@A CAMPAIGN@B` compares two boards.
+
+One campaign directory; every run's meta.json says where it ran (`fleet`: place, kind,
+reach, ssh address, and the board's host facts). The places are held (lease.py) from
+before the first run until every board is done, on every way out. A board that stops
+answering has its run stored as 'error' with the reason; its remaining runs go to the
+other boards (spread) or are not run (per-board); --resume redoes both. Ctrl-C / SIGTERM
+stop every board's run (each stored as interrupted) and exit 130.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from ..campaign import CampaignResult, open_store, run_meta, sigterm_as_interrupt
+from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
+from ..host.metadata import host_facts
+from ..plan import RunPlan, _slug, plan
+from ..results.store import CampaignStore
+from ..spec.model import Campaign
+from .boards import Board, BoardDown
+from .coordinator import Coordinator
+from .lease import Lease
+from .model import Fleet
+from .progress import FleetProgress
+
+BOARD_FACTS = ("hostname", "machine", "cpu_model", "kernel", "online_cpus")
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    planned: str  # the run's id in the spec's plan (what the worker runs)
+    run: RunPlan  # as stored (per-board: with the board dimension)
+    place: str | None  # per-board: the only board it may run on
+
+
+def on_board(run: RunPlan, place: str) -> RunPlan:
+    cid = f"{run.config_id}_{_slug(place)}"
+    return dataclasses.replace(run, run_id=cid + run.run_id[len(run.config_id):], config_id=cid,
+                               config={**run.config, "board": place})
+
+
+def jobs_of(runs: list[RunPlan], places: list[str], mode: str) -> list[Job]:
+    if mode == "spread":
+        return [Job(r.run_id, r, None) for r in runs]
+    return [Job(r.run_id, on_board(r, p), p) for p in places for r in runs]
+
+
+def _check(spec: Campaign, fleet: Fleet, fleet_source: str) -> None:
+    problems = [Problem(f"kinds[{i}].reach", f"xen-dom0 boards run the xen backend, not {spec.backend.kind!r} "
+                                             "(the spec's backend.kind)")
+                for i, k in enumerate(fleet.kinds) if k.reach == "xen-dom0" and spec.backend.kind != "xen"]
+    if problems:
+        raise SpecError(fleet_source, problems)
+
+
+class Dispatch:
+    """Board threads taking jobs; what each run became; what could not run."""
+
+    def __init__(self, store: CampaignStore, spec: Campaign, raw: dict, text: str, overrides: list[str],
+                 todo: list[Job], mode: str, progress: FleetProgress):
+        self.store, self.spec, self.raw, self.text, self.overrides = store, spec, raw, text, overrides
+        self.queue = collections.deque(todo)
+        self.mode, self.progress = mode, progress
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.results: list[dict] = []
+        self.down: dict[str, str] = {}
+        self.fatal: BaseException | None = None
+        (store.path / "incoming").mkdir(exist_ok=True)
+
+    def take(self, place: str) -> Job | None:
+        with self.lock:
+            if self.stop.is_set():
+                return None
+            job = next((j for j in self.queue if j.place in (None, place)), None)
+            if job is not None:
+                self.queue.remove(job)
+            return job
+
+    def serve(self, board: Board) -> None:
+        name = board.place.name
+        try:
+            while (job := self.take(name)) is not None:
+                self._one(board, job)
+        except BoardDown as err:
+            with self.lock:
+                self.down[name] = str(err)
+            self.progress.down(name, str(err))
+        except BaseException as err:  # noqa: BLE001 - a full disk, a bug: every board stops
+            with self.lock:
+                self.fatal = self.fatal or err
+            self.stop.set()
+
+    def _one(self, board: Board, job: Job) -> None:
+        run, place = job.run, board.place.name
+        facts = dict(board.facts(), mode=self.mode)
+        started = time.monotonic()
+        try:
+            if self.spec.run.power_cycle:
+                self.progress.state(place, "power cycle")
+                board.power_cycle()
+            self.progress.state(place, run.run_id)
+            incoming = self.store.path / "incoming" / run.run_id
+            shutil.rmtree(incoming, ignore_errors=True)  # left by an xtalk that was killed
+            sent = board.execute(
+                {"spec": self.text, "overrides": self.overrides + board.overrides(self.raw), "run_id": job.planned,
+                 "as": {"run_id": run.run_id, "config_id": run.config_id, "config": run.config},
+                 "attempt": self.store.next_attempt(run.run_id)},
+                incoming, self.stop, lambda t_s: self.progress.state(place, f"{run.run_id} · {t_s:5.1f} s"))
+            host = _json_meta(sent).get("board_host") or {}
+            meta = self.store.adopt_run(run.run_id, sent, fleet=dict(facts, board={k: host.get(k) for k in
+                                                                                 BOARD_FACTS}))
+        except InfrastructureError as err:
+            meta = self.store.start_run(dict(run_meta(run, self.spec), fleet=facts)).finish("error", str(err))
+            self.progress.finished(place, run.run_id, meta, time.monotonic() - started)
+            self.results.append(meta)
+            if isinstance(err, BoardDown):
+                raise
+            return
+        self.results.append(meta)
+        self.progress.finished(place, run.run_id, meta, time.monotonic() - started)
+
+    def left(self) -> dict[str, str]:
+        """The runs nobody ran, and why."""
+        out = {}
+        for job in self.queue:
+            why = self.down.get(job.place) if job.place else "every board went down"
+            out[job.run.run_id] = f"not run: {why or 'interrupted'}"
+        return out
+
+
+def _json_meta(run_dir: Path) -> dict:
+    return json.loads((run_dir / "meta.json").read_text())
+
+
+def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, fleet: Fleet,
+                       fleet_source: str, overrides: list[str], resume: bool = False,
+                       console: Console | None = None) -> CampaignResult:
+    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    _check(spec, fleet, fleet_source)
+    runs = plan(spec, raw)
+    with Coordinator(fleet.coordinator) as lab:
+        chosen = [(name, kind) for i, kind in enumerate(fleet.kinds) for name in lab.select(kind, f"{fleet_source}: "
+                                                                                             f"kinds[{i}]")]
+    names = [n for n, _ in chosen]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SpecError(fleet_source, [Problem("kinds", f"place {', '.join(twice)} is in more than one kind")])
+    jobs = jobs_of(runs, names, fleet.mode)
+    store = open_store(spec, raw, text, source, out, resume, [j.run for j in jobs], host_facts(),
+                       fleet={"mode": fleet.mode})
+    done = store.completed_run_ids() if resume else set()
+    todo = [j for j in jobs if j.run.run_id not in done]
+    with sigterm_as_interrupt(), Lease(fleet, chosen) as places, \
+            FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo)) as progress:
+        boards = [Board(p) for p in places]
+        if spec.run.power_cycle:
+            for board in boards:
+                board.power_driver()  # every board can: checked before the first run
+        dispatch = Dispatch(store, spec, raw, text, overrides, todo, fleet.mode, progress)
+        threads = [threading.Thread(target=dispatch.serve, args=(b,), name=f"board {b.place.name}") for b in boards]
+        for t in threads:
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            dispatch.stop.set()
+            for t in threads:
+                t.join()
+            raise
+        shutil.rmtree(store.path / "incoming", ignore_errors=True)
+    if dispatch.fatal is not None:
+        err = dispatch.fatal
+        raise err if isinstance(err, RunAborted) else RunAborted("(fleet)", describe_failure(err)) from err
+    return CampaignResult(store, dispatch.results, sorted(done), dispatch.left())

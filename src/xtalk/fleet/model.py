@@ -1,0 +1,143 @@
+"""The fleet file (TOML): where the labgrid coordinator is, which places (boards) to use,
+and for each kind of board how xtalk reaches its hypervisor. Validated like a campaign
+spec: every problem at once, each with its field path and, where found, its line.
+
+Reach of a kind:
+  worker    xtalk runs on the board over ssh (`xtalk worker`), with the spec's own backend
+            (native, qemu) there, and sends the run directory back.
+  xen-dom0  the board's dom0 over ssh, driven from here by the xen backend (executor ssh).
+Both take the ssh address, port and user from the place's NetworkService resource.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import Problem, SpecError
+from ..spec.load import read_spec
+from ..spec.locate import locate_line
+from ..spec.suggest import did_you_mean
+
+PLACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+MODES = ("spread", "per-board")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class BoardKind(_Strict):
+    """One kind of board: its places and how xtalk reaches them."""
+
+    name: str = Field(pattern=PLACE_PATTERN, max_length=64, description="label of this kind, e.g. rpi4")
+    places: list[str] = Field(default_factory=list, description="labgrid place names")
+    tags: dict[str, str] = Field(default_factory=dict, description="every place with all of these tags")
+    reach: Literal["worker", "xen-dom0"] = Field(description="worker: xtalk runs on the board over ssh; "
+                                                 "xen-dom0: the xen backend drives the board's dom0 over ssh")
+    ssh_identity: str | None = Field(default=None, description="private key for the boards (default: ssh's own)")
+    ssh_known_hosts: str | None = Field(default=None, description="known_hosts of the boards (default: ssh's own)")
+    worker_command: str = Field(default="xtalk", description="reach=worker: how xtalk is started on the board")
+    worker_dir: str | None = Field(default=None, description="reach=worker: directory the worker runs in")
+    boot_timeout_s: float = Field(default=120.0, gt=0, le=3600,
+                                  description="after a power-on, how long the board may take to answer ssh")
+    xen: dict[str, Any] = Field(default_factory=dict,
+                                description="reach=xen-dom0: xen backend options (the spec's [backend] wins)")
+
+    @model_validator(mode="after")
+    def _selects_places(self):
+        if bool(self.places) == bool(self.tags):
+            raise ValueError("give either places (names) or tags")
+        return self
+
+
+class Fleet(_Strict):
+    coordinator: str = Field(pattern=r"^[^\s:]+:\d{1,5}$", description="labgrid coordinator, HOST:PORT")
+    mode: Literal[MODES] = Field(default="spread", description="spread: the campaign's runs over equivalent "  # type: ignore[valid-type]
+                                 "boards; per-board: the whole campaign on each board, to compare them")
+    reserve_timeout_s: float = Field(default=300.0, gt=0, le=86400,
+                                     description="how long to wait for labgrid to allocate every place")
+    kinds: list[BoardKind] = Field(min_length=1, description="the kinds of board, [[kinds]]")
+
+
+def _keys_at(loc: tuple) -> list[str]:
+    model: type[BaseModel] = Fleet
+    for part in loc:
+        if part == "kinds":
+            model = BoardKind
+        elif not isinstance(part, int):
+            return []
+    return list(model.model_fields)
+
+
+def _path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _problems(err: ValidationError) -> list[tuple[tuple, str]]:
+    out = []
+    for e in err.errors():
+        loc = tuple(p for p in e["loc"] if p not in ("int", "float", "str", "bool"))
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key" + did_you_mean(loc[-1], _keys_at(loc[:-1]))
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        out.append((loc, msg))
+    return out
+
+
+def _cross_problems(raw: dict) -> list[tuple[tuple, str]]:
+    out, seen = [], {}
+    kinds = raw.get("kinds") if isinstance(raw.get("kinds"), list) else []
+    for i, kind in enumerate(k for k in kinds if isinstance(k, dict)):
+        for j, place in enumerate(kind.get("places") or []):
+            if isinstance(place, str) and not re.match(PLACE_PATTERN, place):
+                out.append((("kinds", i, "places", j), f"{place!r} is not a labgrid place name"))
+            elif place in seen:
+                out.append((("kinds", i, "places", j), f"place {place!r} is already in kinds[{seen[place]}]"))
+            seen.setdefault(place, i)
+        if kind.get("reach") == "xen-dom0":
+            for key in ("worker_command", "worker_dir"):
+                if key in kind:
+                    out.append((("kinds", i, key), "only for reach = \"worker\""))
+        elif kind.get("xen"):
+            out.append((("kinds", i, "xen"), "only for reach = \"xen-dom0\""))
+    return out
+
+
+def parse_fleet(text: str, source: str) -> Fleet:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"line (\d+)", str(err))
+        raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
+    found, model = [], None
+    try:
+        model = Fleet.model_validate(raw)
+    except ValidationError as err:
+        found += _problems(err)
+    found += _cross_problems(raw)
+    if found:
+        problems = list(dict.fromkeys(Problem(_path(loc), msg, locate_line(text, loc)) for loc, msg in found))
+        raise SpecError(source, sorted(problems, key=lambda p: (p.line or 10**9, p.path)))
+    assert model is not None
+    return model
+
+
+def load_fleet(path: str | Path) -> Fleet:
+    """The fleet file, its key and known_hosts paths relative to its directory."""
+    fleet = parse_fleet(read_spec(path), str(path))
+    base = Path(path).parent
+
+    def resolved(value: str | None) -> str | None:
+        return None if value is None else str((base / Path(value).expanduser()).resolve())
+    kinds = [k.model_copy(update={"ssh_identity": resolved(k.ssh_identity),
+                                  "ssh_known_hosts": resolved(k.ssh_known_hosts)}) for k in fleet.kinds]
+    return fleet.model_copy(update={"kinds": kinds})

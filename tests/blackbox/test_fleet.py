@@ -1,0 +1,158 @@
+"""`xtalk run --fleet` on a labgrid lab on loopback (tests/fleet_lab.py): two boards that
+are this machine over ssh, a coordinator and an exporter on 127.0.0.1. What is held is
+checked through labgrid's own client (`labgrid-client who`, `reservations`)."""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.blackbox.cli import campaign_dir, small, start, wait_for, xtalk
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
+                                 reason="needs openssh-server (scripts/setup.sh installs it)")]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, native_bench):
+    from tests.fleet_lab import FleetLab
+    lab = FleetLab(tmp_path_factory.mktemp("lab"))
+    yield lab
+    lab.close()
+
+
+@pytest.fixture(autouse=True)
+def boards_on(lab):
+    for board in lab.boards:
+        board.power_on()
+
+
+def metas(out: Path) -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text()) for p in (campaign_dir(out) / "runs").glob("*/meta.json")}
+
+
+def nothing_held(lab) -> bool:
+    return lab.client("who").strip().splitlines()[1:] == [] and lab.client("reservations").strip() == ""
+
+
+def workers() -> list[str]:
+    """Command lines of every xtalk worker or lease guard still running."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "xtalk.cli.main worker" in cmd or "xtalk.fleet.guard" in cmd:
+            out.append(cmd)
+    return out
+
+
+def test_spread_runs_on_both_boards_into_one_campaign_and_gives_them_back(lab, tmp_path):
+    out = tmp_path / "out"
+    res = xtalk("run", small(tmp_path, reps=2), "--fleet", lab.fleet(), "--out", out, "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["passed"] == 4
+    runs = metas(out)
+    assert sorted(runs) == ["same-core-r1", "same-core-r2", "solo-r1", "solo-r2"]
+    assert {m["fleet"]["place"] for m in runs.values()} == {"board-a", "board-b"}
+    assert all(m["fleet"]["board"]["hostname"] and m["fleet"]["mode"] == "spread" for m in runs.values())
+    assert nothing_held(lab)
+    shown = xtalk("show", "small", "--out", out)
+    assert shown.returncode == 0 and "board-a" in shown.stdout and "board-b" in shown.stdout
+
+
+def test_per_board_runs_everything_on_each_board_and_compares_them(lab, tmp_path):
+    out = tmp_path / "out"
+    res = xtalk("run", small(tmp_path, placements='["solo"]', reps=2), "--fleet", lab.fleet("per-board"),
+                "--out", out)
+    assert res.returncode == 0, res.stderr
+    runs = metas(out)
+    assert sorted(runs) == ["solo_board-a-r1", "solo_board-a-r2", "solo_board-b-r1", "solo_board-b-r2"]
+    assert all(m["fleet"]["place"] == m["config"]["board"] for m in runs.values())
+    name = campaign_dir(out).name
+    cmp = xtalk("compare", f"{name}@board-a", f"{name}@board-b", "--out", out, "--json")
+    assert cmp.returncode == 0, cmp.stderr
+    rows = json.loads(cmp.stdout)["rows"]
+    assert [r["metric"] for r in rows] == ["qsort"] and rows[0]["verdict"] in ("different", "no-difference",
+                                                                              "inconclusive")
+    assert nothing_held(lab)
+
+
+def test_a_board_that_dies_fails_its_run_and_the_rest_finish_on_the_other(lab, tmp_path):
+    out = tmp_path / "out"
+    spec = small(tmp_path, duration=3, reps=2, iterations=0)
+    proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
+    victim = lab.boards[1]
+    from tests.fleet_lab import descendants
+    wait_for(lambda: victim.on and any(b"worker" in Path(f"/proc/{p}/cmdline").read_bytes()
+                                       for p in descendants(victim.proc.pid) if Path(f"/proc/{p}").exists()),
+             60, "a run on board-b")
+    time.sleep(1.0)
+    urllib.request.urlopen(f"http://127.0.0.1:{lab.switch.server_port}/relay/{victim.index}/0").read()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    runs = metas(out)
+    dead = [m for m in runs.values() if m["fleet"]["place"] == "board-b" and m["status"] == "error"]
+    assert len(dead) == 1 and "board-b stopped answering" in dead[0]["reason"], runs
+    assert len(runs) == 4 and all(m["status"] == "pass" for m in runs.values() if m not in dead)
+    assert nothing_held(lab)
+    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+
+
+def test_ctrl_c_stops_every_board_and_resume_finishes(lab, tmp_path):
+    out = tmp_path / "out"
+    spec = small(tmp_path, duration=3, reps=2, iterations=0)
+    proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
+    wait_for(lambda: campaign_dir(out) and len(metas(out)) >= 2, 60, "two runs done")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert nothing_held(lab)
+    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+    res = xtalk("run", spec, "--fleet", lab.fleet(), "--out", out, "--resume", "--json")
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    assert summary["passed"] == 4 and len(summary["skipped_resumed"]) >= 2
+    assert nothing_held(lab)
+
+
+def test_a_sigkilled_xtalk_leaves_no_board_held(lab, tmp_path):
+    out = tmp_path / "out"
+    proc = start("run", small(tmp_path, duration=3, iterations=0), "--fleet", lab.fleet(), "--out", out)
+    wait_for(lambda: "board-a" in lab.client("who") and "board-b" in lab.client("who"), 60, "both places acquired")
+    proc.kill()
+    proc.wait()
+    wait_for(lambda: nothing_held(lab), 30, "the lease guard to release both places")
+    wait_for(lambda: not workers(), 30, "no worker or guard left")
+
+
+def test_power_cycle_between_runs_goes_through_labgrid(lab, tmp_path):
+    out = tmp_path / "out"
+    lab.switch.log.clear()
+    spec = small(tmp_path, placements='["solo"]', reps=2)
+    spec.write_text(spec.read_text().replace("grace_s = 5", "grace_s = 5\npower_cycle = true"))
+    res = xtalk("run", spec, "--fleet", lab.fleet(), "--out", out)
+    assert res.returncode == 0, res.stderr
+    per_board = {b.name: [v for n, v in lab.switch.log if n == b.name] for b in lab.boards}
+    assert sum(len(v) for v in per_board.values()) == 4, lab.switch.log  # one cycle (off, on) per run
+    assert all(v == ["0", "1"] * (len(v) // 2) for v in per_board.values()), lab.switch.log
+    assert nothing_held(lab)
+
+
+def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text('coordinator = "127.0.0.1:1"\n[[kinds]]\nname = "x"\nreach = "ssh"\nplaces = ["a"]\n')
+    res = xtalk("run", small(tmp_path), "--fleet", fleet, "--out", tmp_path / "out")
+    assert res.returncode == 2 and "kinds[0].reach (line 4)" in res.stderr and "Traceback" not in res.stderr
+    unreachable = fleet.read_text().replace('"ssh"', '"worker"')
+    fleet.write_text(unreachable)
+    res = xtalk("run", small(tmp_path), "--fleet", fleet, "--out", tmp_path / "out")
+    assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr
+    assert not (tmp_path / "out").exists()

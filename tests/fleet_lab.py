@@ -1,0 +1,198 @@
+"""A labgrid lab on loopback for the fleet tests: a coordinator and an exporter on
+127.0.0.1, and "boards" that are this machine reached over ssh (a user-run sshd each, on
+its own port with its own host key, an authorized key made here), exported as places
+with a NetworkService, a NetworkPowerPort (labgrid's `simplerest` model) and tags.
+
+The power switch is a small HTTP server here: /relay/<i>/1 starts board i's sshd,
+/relay/<i>/0 kills it and every process under it (its sessions, the worker, the
+workloads), as a power cut would. Everything is stopped by `close()`.
+"""
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from labgrid.remote.client import start_session
+from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 15.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+class FakeBoard:
+    def __init__(self, index: int, root: Path, client_pub: str):
+        self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
+        self.dir = root / self.name
+        self.dir.mkdir()
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", self.dir / "host_key"], check=True)
+        (self.dir / "authorized_keys").write_text(client_pub)
+        (self.dir / "sshd_config").write_text(
+            f"Port {self.port}\nListenAddress 127.0.0.1\nHostKey {self.dir / 'host_key'}\n"
+            f"PidFile {self.dir / 'sshd.pid'}\nAuthorizedKeysFile {self.dir / 'authorized_keys'}\n"
+            "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+            "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
+        self.proc: subprocess.Popen | None = None
+
+    def known_host(self) -> str:
+        kind, key = (self.dir / "host_key.pub").read_text().split()[:2]
+        return f"[127.0.0.1]:{self.port} {kind} {key}\n"
+
+    @property
+    def on(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def power_on(self) -> None:
+        if not self.on:
+            self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", self.dir / "sshd_config"],
+                                         stderr=open(self.dir / "sshd.log", "ab"))
+            wait_port(self.port)
+
+    def power_off(self) -> None:
+        if self.proc is not None:
+            for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait()
+            self.proc = None
+
+
+class PowerSwitch(http.server.ThreadingHTTPServer):
+    """labgrid's simplerest model: GET /relay/<index>/<0|1> switches, /relay/<index> reads."""
+
+    def __init__(self, boards: list[FakeBoard]):
+        self.boards, self.log = boards, []
+        super().__init__(("127.0.0.1", free_port()), _SwitchHandler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+class _SwitchHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        parts = self.path.strip("/").split("/")
+        board = self.server.boards[int(parts[1])]
+        if len(parts) == 3:
+            self.server.log.append((board.name, parts[2]))
+            board.power_on() if parts[2] == "1" else board.power_off()
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"1" if board.on else b"0")
+
+    def log_message(self, *args):
+        pass
+
+
+class FleetLab:
+    def __init__(self, root: Path, boards: int = 2):
+        self.root = root
+        self.procs: list[subprocess.Popen] = []
+        key = root / "client_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+        Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory (as root)
+        self.boards = [FakeBoard(i, root, (root / "client_key.pub").read_text()) for i in range(boards)]
+        (root / "known_hosts").write_text("".join(b.known_host() for b in self.boards))
+        self.switch = PowerSwitch(self.boards)
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self._start([BIN / "labgrid-coordinator", "-l", self.address])
+        wait_port(self.port)
+        (root / "exporter.yaml").write_text("".join(
+            f"{b.name}:\n  NetworkService:\n    address: 127.0.0.1\n    username: {os.environ.get('USER', 'root')}\n"
+            f"    port: {b.port}\n  NetworkPowerPort:\n    model: simplerest\n"
+            f"    host: 'http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}'\n"
+            f"    index: {b.index}\n" for b in self.boards))
+        self._start([BIN / "labgrid-exporter", "-c", self.address, "-n", "xtalk-test", "--hostname", "127.0.0.1",
+                     root / "exporter.yaml"])
+        for board in self.boards:
+            board.power_on()
+        self._places()
+
+    def _start(self, argv: list) -> None:
+        log = open(self.root / f"{Path(argv[0]).name}.log", "ab")
+        self.procs.append(subprocess.Popen(argv, cwd=self.root, stdout=log, stderr=log))
+
+    def _places(self) -> None:
+        session = start_session(self.address)
+        stub, loop = session.stub, session.loop
+        end = time.monotonic() + 20
+        while len(session.resources.get("xtalk-test", {})) < len(self.boards):
+            assert time.monotonic() < end, "the exporter did not register its boards"
+            loop.run_until_complete(session.sync_with_coordinator())
+            time.sleep(0.1)
+        for b in self.boards:
+            loop.run_until_complete(stub.AddPlace(pb.AddPlaceRequest(name=b.name)))
+            loop.run_until_complete(stub.AddPlaceMatch(pb.AddPlaceMatchRequest(placename=b.name,
+                                                                               pattern=f"xtalk-test/{b.name}/*")))
+            loop.run_until_complete(stub.SetPlaceTags(pb.SetPlaceTagsRequest(placename=b.name,
+                                                                             tags={"board": "loopback"})))
+        loop.run_until_complete(session.stop())
+        loop.run_until_complete(session.close())
+
+    def fleet(self, mode: str = "spread", extra: str = "") -> Path:
+        path = self.root / f"fleet-{mode}.toml"
+        path.write_text(
+            f'coordinator = "{self.address}"\nmode = "{mode}"\nreserve_timeout_s = 20\n\n'
+            f'[[kinds]]\nname = "loopback"\ntags = {{ board = "loopback" }}\nreach = "worker"\n'
+            f'ssh_identity = "client_key"\nssh_known_hosts = "known_hosts"\n'
+            f'worker_command = "env PYTHONPATH={ROOT / "src"} {sys.executable} -m xtalk.cli.main"\n'
+            f'worker_dir = "{ROOT}"\nboot_timeout_s = 20\n{extra}')
+        return path
+
+    def client(self, *args: str) -> str:
+        """labgrid-client's own answer (how a user checks what is held)."""
+        return subprocess.run([BIN / "labgrid-client", "-x", self.address, *args], capture_output=True, text=True,
+                              timeout=60).stdout
+
+    def close(self) -> None:
+        for board in self.boards:
+            board.power_off()
+        self.switch.shutdown()
+        for proc in reversed(self.procs):
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -1,0 +1,70 @@
+"""Overhead against the bare machine on synthetic campaigns: a known slow-down of the guest
+is found with its size; the same timing counted by clocks of different rates is not called
+overhead; a configuration without a native twin says so."""
+import pytest
+
+from xtalk.analysis.pipeline import Options, analyze
+from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
+from xtalk.results.store import CampaignStore
+
+NATIVE_HZ, GUEST_HZ = 2e9, 1e9  # the guest's counter ticks at half the rate of the native one
+
+
+def campaign(tmp_path, factor: float, runs: int = 5, extra: bool = False) -> dict:
+    """Native runs of a 1000 ns duration (two metrics), guest runs `factor` times
+    that, each counted in its backend's own clock."""
+    spec = {"matrix": {"backend.kind": ["native", "qemu"], "placement": ["solo"]}}
+    ids = [f"{kind}_solo-r{i}" for i in range(runs) for kind in ("native", "qemu")]
+    path = write_campaign(tmp_path / "c", "ov", spec, ids + (["qemu_same-core-r0", "qemu_pc-r0"] if extra else []))
+    for i, rid in enumerate(ids):
+        kind = rid.split("_")[0]
+        hz, scale = (NATIVE_HZ, 1.0) if kind == "native" else (GUEST_HZ, factor)
+        ticks = 1000 * hz / 1e9 * scale
+        write_run(path, rid, {"backend.kind": kind, "placement": "solo"}, 3000,
+                  heavy_tail(ticks, ticks / 10), metric=("work", "copy"), kind=None, freq_hz=hz, seed=i, index=i)
+    if extra:  # no native twin; and a qemu option as a dimension: the native configuration is its twin
+        write_run(path, "qemu_same-core-r0", {"backend.kind": "qemu", "placement": "same-core"}, 3000,
+                  heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=99)
+        write_run(path, "qemu_pc-r0", {"backend.kind": "qemu", "placement": "solo", "backend.qemu.machine": "pc"},
+                  3000, heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=98)
+    return analyze(CampaignStore(path), Options(evt=False, extras=False)).result
+
+
+def rows(res: dict) -> dict:
+    return {(v["config_id"], v["metric"]): v for v in res["overhead"]}
+
+
+def test_a_known_slowdown_of_the_guest_is_overhead_with_its_size(tmp_path):
+    found = rows(campaign(tmp_path, 1.3))
+    assert set(found) == {(c, m) for c in ("native-solo", "qemu-solo") for m in ("work", "copy")}
+    for metric in ("work", "copy"):
+        base, guest = found["native-solo", metric], found["qemu-solo", metric]
+        assert base["verdict"] == "baseline" and base["value"] == pytest.approx(guest["reference_value"])
+        assert guest["verdict"] == "overhead" and guest["backend"] == "qemu" and guest["baseline"] == "native-solo"
+        assert guest["change_pct"] == pytest.approx(30, abs=1.5) and guest["ci95_pct"][0] > 25
+        assert guest["p_value"] < 0.01 and guest["units"] == [5, 5] and guest["noise_floor_pct"] < 5
+        assert 1000 < guest["value"] / 1.3 < 1400 and guest["ns_per_tick"] == 1.0  # in ns, not in ticks
+        assert "qemu-solo against native-solo" in guest["sentence"] and guest["sentence"].endswith(": overhead.")
+
+
+def test_equal_timing_in_clocks_of_different_rates_is_no_overhead(tmp_path):
+    res = campaign(tmp_path, 1.0)
+    guest = rows(res)["qemu-solo", "work"]
+    assert guest["verdict"] == "no-overhead" and abs(guest["change_pct"]) < 1, guest["sentence"]
+    assert "no overhead (within ±" in guest["sentence"]
+    ticks = {v["config_id"]: v["value"] for v in res["verdicts"] if v["metric"] == "work"}
+    assert ticks["native-solo"] == pytest.approx(2 * ticks["qemu-solo"], rel=0.02)  # the ticks differ twice
+
+
+def test_too_few_runs_and_no_native_twin_are_inconclusive_with_the_reason(tmp_path):
+    found = rows(campaign(tmp_path, 1.3, runs=3, extra=True))
+    few, alone = found["qemu-solo", "work"], found["qemu-same-core", "work"]
+    assert few["verdict"] == "inconclusive" and "cannot reach p < 0.01" in few["reason"] and few["need_units"] >= 5
+    assert alone["verdict"] == "inconclusive" and alone["baseline"] is None and "no native run" in alone["reason"]
+    assert found["qemu-solo-pc", "work"]["baseline"] == "native-solo"
+
+
+def test_a_campaign_on_one_backend_has_no_overhead_section(tmp_path):
+    path = write_campaign(tmp_path / "one", "one", {}, ["solo-r1"])
+    write_run(path, "solo-r1", {"placement": "solo"}, 1000, heavy_tail())
+    assert analyze(CampaignStore(path), Options(evt=False, extras=False)).result["overhead"] == []
