@@ -125,6 +125,8 @@ void xt_main(void)
 	xt_cfg.warmup = xt_key_u64("warmup");
 	for (unsigned i = 0; i < b->ncases; i++)
 		(void)case_iterations(&b->cases[i]);    /* validate iterations= early */
+	if (b->rates && xt_cfg.freq_hz == 0)
+		xt_badparam("freq_hz", "counter frequency unknown (a rate needs it): pass freq_hz");
 
 	xt_begin(b->name, role, xt_cfg.freq_hz);
 	xt_run_unprivileged(measure_overhead, NULL);
@@ -149,6 +151,7 @@ void xt_main(void)
 		xt_cfg.metric = i;
 		xt_cfg.iterations = case_iterations(c);
 		xt_cfg.window_ticks = 0;
+		xt_cfg.rate = b->rates && b->rates[i].work ? &b->rates[i] : NULL;
 		status = (int)xt_run_unprivileged(b->run ? b->run : xt_run_case,
 						  (void *)(uintptr_t)c);
 		if (b->run && !xt_cfg.window_ticks)

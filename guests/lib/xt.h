@@ -21,6 +21,9 @@
 #define xt_barrier() __asm__ __volatile__("" ::: "memory")
 /* Keeps a value alive (the compiler must assume it is used). */
 #define xt_keep(v) __asm__ __volatile__("" : : "r"(v) : "memory")
+/* On a function: gcc must not turn its loops into memset/memcpy calls (libc's natively,
+ * libc_shims.c's in the guests, which call back into string.c). */
+#define XT_NOLIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
 /* ---- string.c ---- */
 void *xt_memset(void *d, int c, size_t n);
@@ -182,6 +185,14 @@ struct xt_case {
 	const char *kind;            /* what a sample is: NULL = "duration" (lower is
 	                              * better), "throughput", "latency", "gap", "loss" */
 };
+/* A rate case (kind "throughput", a unit such as "MB/s"): its sample is not the
+ * iteration's ticks but the rate, *work x freq_hz / (per x ticks) rounded. work: what
+ * one exec does (bytes, rounds), set by setup; per: work units in one unit of the rate
+ * (1e6 bytes for MB/s, 1 for iter/s). */
+struct xt_rate {
+	const uint64_t *work;        /* NULL: not a rate case (the sample is the ticks) */
+	double per;
+};
 struct xt_bench {
 	const char *name;
 	const char *role;                   /* default role: "measurer" or "stressor" */
@@ -192,6 +203,7 @@ struct xt_bench {
 	long (*run)(void *c);               /* optional custom loop for one case */
 	void (*report)(void);               /* privileged, after all cases; may be NULL */
 	const char *kpi;                    /* "kernel", "application", "memory" or "io" */
+	const struct xt_rate *rates;        /* one per case (rate cases), or NULL: none */
 };
 
 /* Run configuration resolved by main.c from the common keys. */
@@ -206,6 +218,7 @@ struct xt_cfg {
 	uint64_t done;               /* measured iterations completed (set by the loop) */
 	uint64_t window_ticks;       /* first to last counter read of the case's window
 	                              * (set by the loop; 0: main.c times the run call) */
+	const struct xt_rate *rate;  /* the case's, when it is a rate case; else NULL */
 };
 extern struct xt_cfg xt_cfg;
 
