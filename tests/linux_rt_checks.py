@@ -100,3 +100,22 @@ def check_thread_metric(text: str, run: str, bench: str, threads: int, status: s
     intervals = int(re.search(r"intervals=(\d+)", text).group(1))
     assert len(rows) == intervals
     return rows
+
+
+# seed 003's probe benches that xtalk-rt carries: name -> its metrics, in order
+PROBE_BENCHES = {"dhrystone": ["dhrystone_ips", "dhrystone_dmips"],
+                 "cachebench": ["cachebench_copy", "cachebench_rmw"],
+                 "stream": ["stream_copy", "stream_scale", "stream_add", "stream_triad"]}
+
+
+def check_probe_bench(text: str, run: str, bench: str, iterations: int) -> dict[str, list[int]]:
+    """A probe bench run by xtalk-rt (samples drained): it passed at SCHED_FIFO, declared its
+    rate metrics (kind throughput) and wrote `iterations` samples > 0 of each; name -> values."""
+    rep, samples = report(text, run)
+    check_begin(rep, bench)
+    assert rep.status == "pass", rep.end
+    assert [m["name"] for m in rep.metrics.values()] == PROBE_BENCHES[bench]
+    assert all(m["kind"] == "throughput" for m in rep.metrics.values())
+    values = {rep.metrics[i]["name"]: [v for _, v in samples[i]] for i in rep.metrics}
+    assert all(len(v) == iterations and min(v) > 0 for v in values.values()), values
+    return values

@@ -97,6 +97,8 @@ void xt_cat_bench(const char *name, const char *role, const char *kpi,
 		  const struct xt_key *keys);
 void xt_cat_metric(const char *name, const char *unit, const char *kind);
 void xt_cat_end(void);
+struct xt_bench;
+void xt_cat_xt_bench(const struct xt_bench *b);   /* a case-table bench's entry (bench table below) */
 void xt_catalogue(void);                       /* main.c: the probe suite's */
 
 /* ---- ring.c ---- protocol.md section 3 ---- */
@@ -227,6 +229,10 @@ long xt_run_case(void *c);
 /* Set a reason shown in XT END (static string). */
 void xt_set_reason(const char *reason);
 const char *xt_reason(void);
+
+/* driver.c: runs bench b (its parameters checked already) from XT BEGIN to XT END;
+ * ready, when not NULL, is called after the METRIC lines, before the first case. */
+void xt_run_bench(const struct xt_bench *b, void (*ready)(void)) __attribute__((noreturn));
 
 /* main.c */
 void xt_main(void) __attribute__((noreturn));

@@ -12,7 +12,9 @@ import pytest
 
 from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
 from tests.integration.linux_rt_boot import boot
-from tests.linux_rt_checks import check_cyclictest, check_kernel_ops, check_thread_metric, report
+from tests.integration.probe_boot import native_dhrystone_checksum
+from tests.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_kernel_ops, check_probe_bench,
+                                   check_thread_metric, report)
 from xtalk.images import linux_rt
 
 pytestmark = [
@@ -60,6 +62,20 @@ def test_kernel_ops_in_the_guest(image):
 def test_thread_metric_in_the_guest(image, bench, threads):
     rows = check_thread_metric(boot(f"bench={bench} interval_s=0.5 duration_s=1", run="tm"), "tm", bench, threads)
     assert all(row[0] > 0 for row in rows)
+
+
+PROBE_PARAMS = {"dhrystone": "loops=2000", "cachebench": "size_kib=64 sample_kib=1024", "stream": "size=3m"}
+
+
+@pytest.mark.parametrize("bench", sorted(PROBE_BENCHES))
+def test_seed003_probe_bench_in_the_guest(image, bench):
+    """Seed 003's guests were Linux: its probe benches run in the Linux-RT guest too, the
+    probe's code on xtalk-rt's environment; dhrystone does there what it does natively."""
+    text = boot(f"bench={bench} {PROBE_PARAMS[bench]} iterations=3", run="pb")
+    values = check_probe_bench(text, "pb", bench, 3)
+    print(f"linux-rt tcg {bench}: " + ", ".join(f"{k} {max(v):,}" for k, v in values.items()))
+    if bench == "dhrystone":
+        assert report(text, "pb")[0].meta["checksum"] == native_dhrystone_checksum(2000)
 
 
 def test_starved_thread_fails_fairness_in_the_guest(image):

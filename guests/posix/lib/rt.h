@@ -52,7 +52,8 @@ static inline uint64_t rt_now(void)
  * the process to cpus[0] when pin; SCHED_FIFO at prio + main_rel for the calling (main)
  * thread. Prints nothing. */
 void rt_setup(int main_rel, bool pin, const char *default_role);
-void rt_meta_env(void);                         /* XT META sched, mlock, cpus, overhead */
+void rt_meta_env(void);                         /* XT META overhead, then rt_meta_sched */
+void rt_meta_sched(void);                       /* XT META sched, priority, mlock, cpus */
 /* Starts a SCHED_FIFO thread at rt.prio + rel on cpu (-1: rt.cpus[0]); a failure
  * ends the run (status=fault). */
 pthread_t rt_thread(void *(*fn)(void *), void *arg, int rel, int cpu);
