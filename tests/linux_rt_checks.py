@@ -119,3 +119,17 @@ def check_probe_bench(text: str, run: str, bench: str, iterations: int) -> dict[
     values = {rep.metrics[i]["name"]: [v for _, v in samples[i]] for i in rep.metrics}
     assert all(len(v) == iterations and min(v) > 0 for v in values.values()), values
     return values
+
+
+def check_hackbench(text: str, run: str, runs: int, tasks: int) -> list[int]:
+    """One sample per hackbench run (its own Time:, in ns), `tasks` tasks each, all inside
+    the measured window; the values in ns."""
+    rep, samples = report(text, run)
+    check_begin(rep, "hackbench")
+    assert rep.status == "pass", rep.end
+    assert names(rep) == {"hackbench": 0} and rep.metrics[0]["kind"] == "duration"
+    assert int(rep.meta["hb_runs"]) == runs and int(rep.meta["hb_tasks"]) == tasks
+    values = [v for _, v in samples[0]]
+    assert len(values) == runs and max(values) > 0 and all(v % 1_000_000 == 0 for v in values)  # ms
+    assert sum(values) <= int(rep.meta["window_ticks_0"])     # hackbench's times lie inside the window
+    return values

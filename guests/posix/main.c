@@ -4,7 +4,7 @@
  *            [iterations=N] [warmup=N] [duration_s=S] [ring=PATH | ring_gpa= ring_bytes=]
  *            [benchmark parameters]
  * Latency benchmarks (one file each in bench/) and kernel_ops (all of them in one run),
- * thread-metric tests (tm_*), tool wrappers (cyclictest, stress_ng), and probe
+ * thread-metric tests (tm_*), tool wrappers (cyclictest, hackbench, stress_ng), and probe
  * benches (guests/bench: seed 003's dhrystone, cachebench, stream, run by the probe's
  * driver, guests/lib/driver.c, on CLOCK_MONOTONIC ns). Order: set up
  * (mlockall, pin, SCHED_FIFO), XT BEGIN, XT META, ring, XT METRIC, measure, drain or
@@ -19,7 +19,7 @@ extern const struct rt_lat rt_lat_ctx_yield, rt_lat_sem, rt_lat_mutex, rt_lat_th
 	rt_lat_suspend, rt_lat_msgq, rt_lat_event, rt_lat_stack, rt_lat_heap;
 extern const struct rt_tm rt_tm_coop, rt_tm_preempt, rt_tm_interrupt, rt_tm_message,
 	rt_tm_sync, rt_tm_memory;
-extern const struct rt_tool rt_tool_cyclictest, rt_tool_stress_ng;
+extern const struct rt_tool rt_tool_cyclictest, rt_tool_hackbench, rt_tool_stress_ng;
 
 static const struct rt_lat *const LAT[] = {
 	&rt_lat_ctx_yield, &rt_lat_sem, &rt_lat_mutex, &rt_lat_thread, &rt_lat_suspend,
@@ -28,7 +28,7 @@ static const struct rt_lat *const LAT[] = {
 static const struct rt_tm *const TM[] = {
 	&rt_tm_coop, &rt_tm_preempt, &rt_tm_interrupt, &rt_tm_message, &rt_tm_sync, &rt_tm_memory,
 };
-static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_stress_ng };
+static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_hackbench, &rt_tool_stress_ng };
 /* the probe benches mk/posix.mk compiles in (POSIX_PROBE) */
 extern const struct xt_bench xt_bench_dhrystone, xt_bench_cachebench, xt_bench_stream;
 static const struct xt_bench *const PROBE[] = { &xt_bench_dhrystone, &xt_bench_cachebench, &xt_bench_stream };
@@ -80,7 +80,7 @@ static void catalogue(void)
 		xt_cat_bench(TOOL[i]->name, TOOL[i]->role, TOOL[i]->metric ? "kernel" : NULL,
 			     TOOL[i]->keys);
 		if (TOOL[i]->metric)
-			xt_cat_metric(TOOL[i]->metric, "cycles", "latency");
+			xt_cat_metric(TOOL[i]->metric, "cycles", TOOL[i]->kind);
 	}
 	for (unsigned i = 0; i < N(PROBE); i++)
 		xt_cat_xt_bench(PROBE[i]);

@@ -13,8 +13,8 @@ import pytest
 from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
 from tests.integration.linux_rt_boot import boot
 from tests.integration.probe_boot import native_dhrystone_checksum
-from tests.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_kernel_ops, check_probe_bench,
-                                   check_thread_metric, report)
+from tests.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_hackbench, check_kernel_ops,
+                                   check_probe_bench, check_thread_metric, report)
 from xtalk.images import linux_rt
 
 pytestmark = [
@@ -42,7 +42,7 @@ def test_second_build_with_the_same_inputs_is_a_cache_hit(image):
     manifest = first.manifest
     assert manifest["inputs"]["kernel"]["package"].startswith("linux-image-") and "-rt-" in manifest["inputs"]["kernel"]["package"]
     assert {"busybox-static", "rt-tests", "stress-ng", "libc6"} <= set(manifest["inputs"]["packages"])
-    assert {"/bin/busybox", "/usr/bin/cyclictest", "/usr/bin/stress-ng"} <= set(manifest["files"])
+    assert {"/bin/busybox", "/usr/bin/cyclictest", "/usr/bin/hackbench", "/usr/bin/stress-ng"} <= set(manifest["files"])
 
 
 def test_cyclictest_in_the_guest(image):
@@ -76,6 +76,12 @@ def test_seed003_probe_bench_in_the_guest(image, bench):
     print(f"linux-rt tcg {bench}: " + ", ".join(f"{k} {max(v):,}" for k, v in values.items()))
     if bench == "dhrystone":
         assert report(text, "pb")[0].meta["checksum"] == native_dhrystone_checksum(2000)
+
+
+def test_hackbench_in_the_guest(image):
+    """rt-tests' hackbench, seed 003's task-dispatch benchmark (1 x 40 tasks, processes)."""
+    values = check_hackbench(boot("bench=hackbench iterations=3 loops=20", run="hb"), "hb", 3, 40)
+    print(f"linux-rt tcg hackbench 1x40 tasks, 20 loops: {[v / 1e6 for v in values]} ms")
 
 
 def test_starved_thread_fails_fairness_in_the_guest(image):

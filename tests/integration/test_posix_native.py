@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.probe_boot import native_dhrystone_checksum
-from tests.linux_rt_checks import (KERNEL_OPS, PROBE_BENCHES, check_begin, check_cyclictest, check_probe_bench,
-                                   check_thread_metric, names, report)
+from tests.linux_rt_checks import (KERNEL_OPS, PROBE_BENCHES, check_begin, check_cyclictest, check_hackbench,
+                                   check_probe_bench, check_thread_metric, names, report)
 from xtalk.telemetry.ring import RingReader, create_ring_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def check_kinds(rep, kind: str) -> None:
 def test_list_names_every_benchmark():
     out = subprocess.run([str(BINARY), "list"], capture_output=True, text=True).stdout.split()
     assert set(out) == {"kernel_ops", *LATENCY, "tm_coop", "tm_preempt", "tm_interrupt", "tm_message",
-                        "tm_sync", "tm_memory", "cyclictest", "stress_ng", *PROBE_BENCHES}
+                        "tm_sync", "tm_memory", "cyclictest", "hackbench", "stress_ng", *PROBE_BENCHES}
 
 
 @pytest.mark.parametrize("bench,metrics", sorted(LATENCY.items()))
@@ -151,6 +151,17 @@ def test_cyclictest_wrapper():
     values = check_cyclictest(proc.stdout, "n")
     assert len(values) > 500
     check_kinds(report(proc.stdout, "n")[0], "latency")
+
+
+@pytest.mark.skipif(shutil.which("hackbench") is None, reason="hackbench not installed (apt-get install rt-tests)")
+@pytest.mark.parametrize("params,tasks", [(["groups=1"], 40), (["groups=2", "fds=5", "mode=thread", "pipe=1"], 20)])
+def test_hackbench_wrapper(params, tasks):
+    proc = rt("bench=hackbench", "iterations=3", "warmup=1", "loops=200", *params)
+    assert proc.returncode == 0, proc.stdout[-800:]
+    check_hackbench(proc.stdout, "n", 3, tasks)
+    cmd = report(proc.stdout, "n")[0].meta["cmd"]
+    assert ("-T" in cmd.split() and "-p" in cmd.split()) == ("mode=thread" in params)
+    assert rt("bench=hackbench", "mode=fibre").returncode == 2
 
 
 @pytest.mark.skipif(shutil.which("stress-ng") is None, reason="stress-ng not installed (apt-get install stress-ng)")

@@ -120,14 +120,15 @@ int rt_tm_run(const struct rt_tm *t);
 const struct xt_key *rt_tm_keys(const struct rt_tm *t);
 void rt_tm_catalogue(const struct rt_tm *t);    /* its catalogue entry (catalogue.c) */
 
-/* ---- tools (cyclictest.c, stress_ng.c) ---- */
+/* ---- tools (cyclictest.c, hackbench.c, stress_ng.c) ---- */
 struct rt_tool {
 	const char *name;
 	const char *role;               /* default role */
 	const struct xt_key *keys;
 	int (*run)(void);               /* prints BEGIN .. END itself */
-	const char *metric;             /* its metric (kind latency, unit cycles = ns), <N>
-	                                 * the thread; NULL: none */
+	const char *metric;             /* its metric (unit cycles = ns), <N> the thread;
+	                                 * NULL: none */
+	const char *kind;               /* the metric's kind (latency, duration) */
 };
 /* Runs argv with stdout (and stderr) to out_path (NULL: inherit); returns the exit
  * status (128 + signal when killed), -1 when it could not be started. */
