@@ -173,7 +173,7 @@ double xt_cos(double x);
 double xt_atan(double x);
 double xt_acos(double x);
 
-/* ---- bench tables (main.c drives them, run.c loops) ---- */
+/* ---- bench tables (driver.c drives them, run.c loops) ---- */
 /* One case = one metric. Like kvm-unit-tests arm/micro-bench.c. All hooks except
  * bench.setup/report run unprivileged and must not print. */
 struct xt_case {
@@ -208,7 +208,7 @@ struct xt_bench {
 	const struct xt_rate *rates;        /* one per case (rate cases), or NULL: none */
 };
 
-/* Run configuration resolved by main.c from the common keys. */
+/* Run configuration resolved by driver.c from the common keys. */
 struct xt_cfg {
 	bool measurer;               /* role=measurer: record samples */
 	uint64_t freq_hz;
@@ -219,7 +219,7 @@ struct xt_cfg {
 	unsigned metric;             /* metric id of the case being run */
 	uint64_t done;               /* measured iterations completed (set by the loop) */
 	uint64_t window_ticks;       /* first to last counter read of the case's window
-	                              * (set by the loop; 0: main.c times the run call) */
+	                              * (set by the loop; 0: driver.c times the run call) */
 	const struct xt_rate *rate;  /* the case's, when it is a rate case; else NULL */
 };
 extern struct xt_cfg xt_cfg;
