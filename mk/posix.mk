@@ -3,10 +3,13 @@
 # and the hosted-Linux platform code native/linux_common.c shares with the native program.
 #   make posix          native build: build/posix/native/xtalk-rt (dynamic)
 #   make posix-x86_64   static build for the x86-64 Linux-RT initramfs
-#   make posix-arm64  static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
+#   make posix-arm64    static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
+# The probe benches xtalk-rt carries (seed 003's: guests/posix/main.c, PROBE) run on the
+# probe's own driver (guests/lib/driver.c, run.c).
+POSIX_PROBE := dhrystone cachebench stream
 POSIX_SRC   := $(wildcard guests/posix/*.c guests/posix/lib/*.c guests/posix/bench/*.c) \
-               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c catalogue.c) \
-               native/linux_common.c
+               $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c catalogue.c driver.c run.c) \
+               $(POSIX_PROBE:%=guests/bench/%.c) native/linux_common.c
 POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h) native/linux_common.h
 POSIX_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
                 -Iguests/posix/lib -Iguests/lib -Inative -pthread

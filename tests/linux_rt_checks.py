@@ -100,3 +100,36 @@ def check_thread_metric(text: str, run: str, bench: str, threads: int, status: s
     intervals = int(re.search(r"intervals=(\d+)", text).group(1))
     assert len(rows) == intervals
     return rows
+
+
+# seed 003's probe benches that xtalk-rt carries: name -> its metrics, in order
+PROBE_BENCHES = {"dhrystone": ["dhrystone_ips", "dhrystone_dmips"],
+                 "cachebench": ["cachebench_copy", "cachebench_rmw"],
+                 "stream": ["stream_copy", "stream_scale", "stream_add", "stream_triad"]}
+
+
+def check_probe_bench(text: str, run: str, bench: str, iterations: int) -> dict[str, list[int]]:
+    """A probe bench run by xtalk-rt (samples drained): it passed at SCHED_FIFO, declared its
+    rate metrics (kind throughput) and wrote `iterations` samples > 0 of each; name -> values."""
+    rep, samples = report(text, run)
+    check_begin(rep, bench)
+    assert rep.status == "pass", rep.end
+    assert [m["name"] for m in rep.metrics.values()] == PROBE_BENCHES[bench]
+    assert all(m["kind"] == "throughput" for m in rep.metrics.values())
+    values = {rep.metrics[i]["name"]: [v for _, v in samples[i]] for i in rep.metrics}
+    assert all(len(v) == iterations and min(v) > 0 for v in values.values()), values
+    return values
+
+
+def check_hackbench(text: str, run: str, runs: int, tasks: int) -> list[int]:
+    """One sample per hackbench run (its own Time:, in ns), `tasks` tasks each, all inside
+    the measured window; the values in ns."""
+    rep, samples = report(text, run)
+    check_begin(rep, "hackbench")
+    assert rep.status == "pass", rep.end
+    assert names(rep) == {"hackbench": 0} and rep.metrics[0]["kind"] == "duration"
+    assert int(rep.meta["hb_runs"]) == runs and int(rep.meta["hb_tasks"]) == tasks
+    values = [v for _, v in samples[0]]
+    assert len(values) == runs and max(values) > 0 and all(v % 1_000_000 == 0 for v in values)  # ms
+    assert sum(values) <= int(rep.meta["window_ticks_0"])     # hackbench's times lie inside the window
+    return values

@@ -80,6 +80,13 @@ void xt_cat_metric(const char *name, const char *unit, const char *kind)
 	str("kind", kind ? kind : "duration", "}");
 }
 
+void xt_cat_xt_bench(const struct xt_bench *b)
+{
+	xt_cat_bench(b->name, b->role, b->kpi, b->keys);
+	for (unsigned c = 0; c < b->ncases; c++)
+		xt_cat_metric(b->cases[c].name, b->cases[c].unit, b->cases[c].kind);
+}
+
 void xt_cat_end(void)
 {
 	xt_printf("%s]}\n", first_bench ? "" : "]}");

@@ -2,7 +2,8 @@
  *
  * prep once, `warmup` unrecorded iterations, then iterations of: reset (untimed),
  * barrier, counter, barrier, exec, barrier, counter, barrier, and (measurer role) one
- * ring sample {t = counter at end, value = end - start}. Stops after xt_cfg.iterations
+ * ring sample {t = counter at end, value = end - start, or for a rate case (xt_cfg.rate)
+ * the rate that is: *work x freq_hz / (per x (end - start))}. Stops after xt_cfg.iterations
  * (0 = no limit) or once xt_cfg.duration_ticks of counter time have passed since the
  * first measured iteration began (0 = no limit), whichever comes first; both 0 =
  * forever (stressors). xt_cfg.window_ticks = first counter read to last. Then post
@@ -12,12 +13,19 @@
  */
 #include "xt.h"
 
+/* A rate case's sample: units of work per second (ticks >= 1: a counter read is in it). */
+static uint64_t rate(const struct xt_rate *r, uint64_t ticks)
+{
+	return (uint64_t)((double)*r->work * (double)xt_cfg.freq_hz / (r->per * (double)ticks) + 0.5);
+}
+
 long xt_run_case(void *arg)
 {
 	const struct xt_case *c = arg;
 	const uint64_t iters = xt_cfg.iterations;
 	const uint32_t metric = xt_cfg.metric;
 	const bool record = xt_cfg.measurer;
+	const struct xt_rate *r = xt_cfg.rate;
 	uint64_t n = 0, end = UINT64_MAX, t0, t1, first = 0;
 	int st;
 
@@ -44,7 +52,7 @@ long xt_run_case(void *arg)
 		if (!n++)
 			first = t0;
 		if (record)
-			xt_sample(metric, t1, t1 - t0, 0);
+			xt_sample(metric, t1, r ? rate(r, t1 - t0) : t1 - t0, 0);
 		if (t1 >= end)
 			break;
 	}

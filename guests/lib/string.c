@@ -1,18 +1,17 @@
 /* string.c - freestanding memory/string helpers (xt_memset, xt_memcpy, ...) and a
  * small sort for overhead medians.
  *
- * Caveat: the loops carry optimize("no-tree-loop-distribute-patterns") so gcc does not
- * turn them back into calls to memset/memcpy (which would recurse in libc_shims.c).
+ * Caveat: the loops carry XT_NOLIBCALL so gcc does not turn them back into calls to
+ * memset/memcpy (which would recurse in libc_shims.c).
  * They are simple word-at-a-time loops: good enough for thrashing caches and
  * restoring inputs, not tuned like a libc.
  */
 #include "xt.h"
 
-#define NOLIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 /* Word accesses that may alias anything (callers pass u32 arrays, structs, ...). */
 typedef uint64_t __attribute__((may_alias)) w64;
 
-NOLIBCALL void *xt_memset(void *d, int c, size_t n)
+XT_NOLIBCALL void *xt_memset(void *d, int c, size_t n)
 {
 	unsigned char *p = d;
 	uint64_t w = (uint8_t)c * 0x0101010101010101ull;
@@ -34,7 +33,7 @@ NOLIBCALL void *xt_memset(void *d, int c, size_t n)
 	return d;
 }
 
-NOLIBCALL void *xt_memcpy(void *d, const void *s, size_t n)
+XT_NOLIBCALL void *xt_memcpy(void *d, const void *s, size_t n)
 {
 	unsigned char *dp = d;
 	const unsigned char *sp = s;
@@ -56,7 +55,7 @@ NOLIBCALL void *xt_memcpy(void *d, const void *s, size_t n)
 	return d;
 }
 
-NOLIBCALL void *xt_memmove(void *d, const void *s, size_t n)
+XT_NOLIBCALL void *xt_memmove(void *d, const void *s, size_t n)
 {
 	unsigned char *dp = d;
 	const unsigned char *sp = s;

@@ -21,6 +21,9 @@
 #define xt_barrier() __asm__ __volatile__("" ::: "memory")
 /* Keeps a value alive (the compiler must assume it is used). */
 #define xt_keep(v) __asm__ __volatile__("" : : "r"(v) : "memory")
+/* On a function: gcc must not turn its loops into memset/memcpy calls (libc's natively,
+ * libc_shims.c's in the guests, which call back into string.c). */
+#define XT_NOLIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
 /* ---- string.c ---- */
 void *xt_memset(void *d, int c, size_t n);
@@ -94,6 +97,8 @@ void xt_cat_bench(const char *name, const char *role, const char *kpi,
 		  const struct xt_key *keys);
 void xt_cat_metric(const char *name, const char *unit, const char *kind);
 void xt_cat_end(void);
+struct xt_bench;
+void xt_cat_xt_bench(const struct xt_bench *b);   /* a case-table bench's entry (bench table below) */
 void xt_catalogue(void);                       /* main.c: the probe suite's */
 
 /* ---- ring.c ---- protocol.md section 3 ---- */
@@ -168,7 +173,7 @@ double xt_cos(double x);
 double xt_atan(double x);
 double xt_acos(double x);
 
-/* ---- bench tables (main.c drives them, run.c loops) ---- */
+/* ---- bench tables (driver.c drives them, run.c loops) ---- */
 /* One case = one metric. Like kvm-unit-tests arm/micro-bench.c. All hooks except
  * bench.setup/report run unprivileged and must not print. */
 struct xt_case {
@@ -182,6 +187,14 @@ struct xt_case {
 	const char *kind;            /* what a sample is: NULL = "duration" (lower is
 	                              * better), "throughput", "latency", "gap", "loss" */
 };
+/* A rate case (kind "throughput", a unit such as "MB/s"): its sample is not the
+ * iteration's ticks but the rate, *work x freq_hz / (per x ticks) rounded. work: what
+ * one exec does (bytes, rounds), set by setup; per: work units in one unit of the rate
+ * (1e6 bytes for MB/s, 1 for iter/s). */
+struct xt_rate {
+	const uint64_t *work;        /* NULL: not a rate case (the sample is the ticks) */
+	double per;
+};
 struct xt_bench {
 	const char *name;
 	const char *role;                   /* default role: "measurer" or "stressor" */
@@ -192,9 +205,10 @@ struct xt_bench {
 	long (*run)(void *c);               /* optional custom loop for one case */
 	void (*report)(void);               /* privileged, after all cases; may be NULL */
 	const char *kpi;                    /* "kernel", "application", "memory" or "io" */
+	const struct xt_rate *rates;        /* one per case (rate cases), or NULL: none */
 };
 
-/* Run configuration resolved by main.c from the common keys. */
+/* Run configuration resolved by driver.c from the common keys. */
 struct xt_cfg {
 	bool measurer;               /* role=measurer: record samples */
 	uint64_t freq_hz;
@@ -205,7 +219,8 @@ struct xt_cfg {
 	unsigned metric;             /* metric id of the case being run */
 	uint64_t done;               /* measured iterations completed (set by the loop) */
 	uint64_t window_ticks;       /* first to last counter read of the case's window
-	                              * (set by the loop; 0: main.c times the run call) */
+	                              * (set by the loop; 0: driver.c times the run call) */
+	const struct xt_rate *rate;  /* the case's, when it is a rate case; else NULL */
 };
 extern struct xt_cfg xt_cfg;
 
@@ -214,6 +229,10 @@ long xt_run_case(void *c);
 /* Set a reason shown in XT END (static string). */
 void xt_set_reason(const char *reason);
 const char *xt_reason(void);
+
+/* driver.c: runs bench b (its parameters checked already) from XT BEGIN to XT END;
+ * ready, when not NULL, is called after the METRIC lines, before the first case. */
+void xt_run_bench(const struct xt_bench *b, void (*ready)(void)) __attribute__((noreturn));
 
 /* main.c */
 void xt_main(void) __attribute__((noreturn));

@@ -4,7 +4,9 @@
  *            [iterations=N] [warmup=N] [duration_s=S] [ring=PATH | ring_gpa= ring_bytes=]
  *            [benchmark parameters]
  * Latency benchmarks (one file each in bench/) and kernel_ops (all of them in one run),
- * thread-metric tests (tm_*), and tool wrappers (cyclictest, stress_ng). Order: set up
+ * thread-metric tests (tm_*), tool wrappers (cyclictest, hackbench, stress_ng), and probe
+ * benches (guests/bench: seed 003's dhrystone, cachebench, stream, run by the probe's
+ * driver, guests/lib/driver.c, on CLOCK_MONOTONIC ns). Order: set up
  * (mlockall, pin, SCHED_FIFO), XT BEGIN, XT META, ring, XT METRIC, measure, drain or
  * not, XT HIST, XT END. `xtalk-rt list` prints the benchmark names, `xtalk-rt
  * catalogue` the catalogue (guests/lib/catalogue.c): parameters as declared, metrics.
@@ -17,7 +19,7 @@ extern const struct rt_lat rt_lat_ctx_yield, rt_lat_sem, rt_lat_mutex, rt_lat_th
 	rt_lat_suspend, rt_lat_msgq, rt_lat_event, rt_lat_stack, rt_lat_heap;
 extern const struct rt_tm rt_tm_coop, rt_tm_preempt, rt_tm_interrupt, rt_tm_message,
 	rt_tm_sync, rt_tm_memory;
-extern const struct rt_tool rt_tool_cyclictest, rt_tool_stress_ng;
+extern const struct rt_tool rt_tool_cyclictest, rt_tool_hackbench, rt_tool_stress_ng;
 
 static const struct rt_lat *const LAT[] = {
 	&rt_lat_ctx_yield, &rt_lat_sem, &rt_lat_mutex, &rt_lat_thread, &rt_lat_suspend,
@@ -26,7 +28,10 @@ static const struct rt_lat *const LAT[] = {
 static const struct rt_tm *const TM[] = {
 	&rt_tm_coop, &rt_tm_preempt, &rt_tm_interrupt, &rt_tm_message, &rt_tm_sync, &rt_tm_memory,
 };
-static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_stress_ng };
+static const struct rt_tool *const TOOL[] = { &rt_tool_cyclictest, &rt_tool_hackbench, &rt_tool_stress_ng };
+/* the probe benches mk/posix.mk compiles in (POSIX_PROBE) */
+extern const struct xt_bench xt_bench_dhrystone, xt_bench_cachebench, xt_bench_stream;
+static const struct xt_bench *const PROBE[] = { &xt_bench_dhrystone, &xt_bench_cachebench, &xt_bench_stream };
 #define N(a) (sizeof(a) / sizeof(a[0]))
 
 /* Keys every xtalk-rt benchmark accepts besides guests/lib's common ones. */
@@ -75,8 +80,10 @@ static void catalogue(void)
 		xt_cat_bench(TOOL[i]->name, TOOL[i]->role, TOOL[i]->metric ? "kernel" : NULL,
 			     TOOL[i]->keys);
 		if (TOOL[i]->metric)
-			xt_cat_metric(TOOL[i]->metric, "cycles", "latency");
+			xt_cat_metric(TOOL[i]->metric, "cycles", TOOL[i]->kind);
 	}
+	for (unsigned i = 0; i < N(PROBE); i++)
+		xt_cat_xt_bench(PROBE[i]);
 	xt_cat_end();
 }
 
@@ -89,6 +96,8 @@ static void list(void)
 		printf(" %s", TM[i]->name);
 	for (unsigned i = 0; i < N(TOOL); i++)
 		printf(" %s", TOOL[i]->name);
+	for (unsigned i = 0; i < N(PROBE); i++)
+		printf(" %s", PROBE[i]->name);
 	printf("\n");
 }
 
@@ -98,6 +107,14 @@ static void begin(const char *name, uint64_t slots)
 	rt_meta_env();
 	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", slots)))
 		rt_fail("sample ring unusable");
+}
+
+/* A probe bench's run: its environment facts and the console drained before its window
+ * (its SCHED_FIFO loop would hold the serial port's interrupt thread off until the end). */
+static void probe_ready(void)
+{
+	rt_meta_sched();
+	rt_console_flush();
 }
 
 /* The status is computed before xt_reason() is read (argument order is unspecified). */
@@ -149,6 +166,14 @@ int main(int argc, char **argv)
 			check_keys(TOOL[i]->keys);
 			rt_setup(0, false, TOOL[i]->role);
 			finish(TOOL[i]->run(), rt.measurer && strcmp(name, "stress_ng"));
+		}
+	for (unsigned i = 0; i < N(PROBE); i++)
+		if (!strcmp(name, PROBE[i]->name)) {
+			check_keys(PROBE[i]->keys);
+			if (xt_param_u64("freq_hz", RT_NS) != RT_NS)
+				xt_badparam("freq_hz", "xtalk-rt counts CLOCK_MONOTONIC ns: 1000000000 or none");
+			rt_setup(0, true, PROBE[i]->role);
+			xt_run_bench(PROBE[i], probe_ready);
 		}
 	xt_badparam("bench", "unknown benchmark (xtalk-rt list)");
 }

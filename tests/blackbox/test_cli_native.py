@@ -188,3 +188,19 @@ def test_posix_suite_runs_on_the_bare_machine(tmp_path):
     assert meta["guests"]["measurer"]["argv"][0].endswith("build/posix/native/xtalk-rt")
     assert {m["name"] for m in meta["metrics"].values()} >= {"tm_preempt", "tm_preempt_thread0"}
     assert meta["sample_count"] >= 6
+
+
+def test_a_probe_bench_the_posix_suite_carries_runs_in_the_probe_program(tmp_path):
+    """dhrystone is in xtalk-rt too (for the Linux-RT guests); natively it runs in
+    xtalk-bench, the bare-machine twin of the probe guests, with its rates as samples."""
+    spec = small(tmp_path, duration=1, iterations=3, placements='["solo"]').read_text()
+    spec = spec.replace('bench = "qsort"', 'bench = "dhrystone"').replace("size_kib = 256", "loops = 20000")
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, spec), "--out", out)
+    assert res.returncode == 0, res.stderr
+    meta = run_meta(out, "solo-r1")
+    assert meta["status"] == "pass", meta
+    assert meta["guests"]["measurer"]["argv"][0].endswith("build/native/xtalk-bench")
+    assert {m["name"]: m["unit"] for m in meta["metrics"].values()} == {"dhrystone_ips": "iter/s",
+                                                                        "dhrystone_dmips": "DMIPS"}
+    assert meta["sample_count"] == 6

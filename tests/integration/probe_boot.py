@@ -8,10 +8,11 @@ ring address, counter frequency and exit status stay with each architecture's fi
 from __future__ import annotations
 
 import re
+import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,6 +147,9 @@ BENCH_PARAMS = {
     "sched_metric": "interval_s=0.02 iterations=3",
     "vmexit_storm": "ops=50 duration_s=0.05",
     "irq_storm": "batch=20 duration_s=0.05",
+    "dhrystone": "loops=2000 iterations=3",
+    "cachebench": "size_kib=64 sample_kib=256 iterations=3",
+    "stream": "size=768k iterations=3",
 }
 DEFAULT_BENCH_PARAMS = "iterations=3 duration_s=0.05"
 ZERO_OK = {"timer_missed"}      # count metrics whose samples may be 0 (no interrupt lost)
@@ -170,6 +174,47 @@ def check_bench_run(b: Boot, name: str, *, exit_pass: int, offset: int, freq: in
     if name != "hidden_latency":                             # gaps: may legitimately be 0
         assert n >= metrics, b.console
     check_ring_reader(b, n, offset=offset, freq=freq)
+
+
+# ---- seed 003's benches: plausible values on every target ------------------------------
+
+SEED003 = {"dhrystone": "loops=2000 iterations=5", "cachebench": "size_kib=16 sample_kib=1024 iterations=5",
+           "stream": "size=3m iterations=5"}
+
+
+def native_dhrystone_checksum(loops: int) -> str:
+    """The checksum of the state `loops` rounds leave, from the native program: every
+    target must do exactly the same work."""
+    subprocess.run(["make", "-s", "-C", str(ROOT), "native"], check=True, capture_output=True)
+    out = subprocess.run([str(ROOT / "build/native/xtalk-bench"), "bench=dhrystone", f"loops={loops}",
+                          "iterations=1"], capture_output=True, text=True, check=True).stdout
+    return re.search(r"checksum=(\S+)", out).group(1)
+
+
+def drained(b: Boot) -> dict[str, list[int]]:
+    """metric name -> the values of a boot's XT SAMPLE lines (a boot without a ring)."""
+    names = {f["id"]: f["name"] for f in (dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("METRIC"))}
+    out: dict[str, list[int]] = {n: [] for n in names.values()}
+    for f in (dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("SAMPLE")):
+        out[names[f["metric"]]].append(int(f["value"]))
+    return out
+
+
+def check_seed003(boot: Callable[[str], Boot], label: str) -> None:
+    """dhrystone, cachebench and stream in one guest each (boot(params) boots one without a
+    ring): they pass, every rate sample is > 0, DMIPS are iterations/s over 1757 (two
+    loops, so within 2x), and dhrystone left the state the native program leaves."""
+    reference = native_dhrystone_checksum(2000)
+    for bench, params in SEED003.items():
+        b = boot(f"bench={bench} run=s3 {params}")
+        assert b.fields("END")["status"] == "pass", b.console
+        values = drained(b)
+        assert values and all(len(v) == 5 and min(v) > 0 for v in values.values()), values
+        print(f"{label} {bench}: " + ", ".join(f"{k} median {statistics.median(v):,.0f}" for k, v in values.items()))
+        if bench == "dhrystone":
+            assert b.meta()["checksum"] == reference, b.console
+            ratio = statistics.median(values["dhrystone_ips"]) / statistics.median(values["dhrystone_dmips"])
+            assert 1757 / 2 < ratio < 1757 * 2, ratio
 
 
 # ---- platform self-test image ----------------------------------------------------------

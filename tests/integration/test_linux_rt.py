@@ -12,7 +12,9 @@ import pytest
 
 from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
 from tests.integration.linux_rt_boot import boot
-from tests.linux_rt_checks import check_cyclictest, check_kernel_ops, check_thread_metric, report
+from tests.integration.probe_boot import native_dhrystone_checksum
+from tests.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_hackbench, check_kernel_ops,
+                                   check_probe_bench, check_thread_metric, report)
 from xtalk.images import linux_rt
 
 pytestmark = [
@@ -40,7 +42,7 @@ def test_second_build_with_the_same_inputs_is_a_cache_hit(image):
     manifest = first.manifest
     assert manifest["inputs"]["kernel"]["package"].startswith("linux-image-") and "-rt-" in manifest["inputs"]["kernel"]["package"]
     assert {"busybox-static", "rt-tests", "stress-ng", "libc6"} <= set(manifest["inputs"]["packages"])
-    assert {"/bin/busybox", "/usr/bin/cyclictest", "/usr/bin/stress-ng"} <= set(manifest["files"])
+    assert {"/bin/busybox", "/usr/bin/cyclictest", "/usr/bin/hackbench", "/usr/bin/stress-ng"} <= set(manifest["files"])
 
 
 def test_cyclictest_in_the_guest(image):
@@ -60,6 +62,26 @@ def test_kernel_ops_in_the_guest(image):
 def test_thread_metric_in_the_guest(image, bench, threads):
     rows = check_thread_metric(boot(f"bench={bench} interval_s=0.5 duration_s=1", run="tm"), "tm", bench, threads)
     assert all(row[0] > 0 for row in rows)
+
+
+PROBE_PARAMS = {"dhrystone": "loops=2000", "cachebench": "size_kib=64 sample_kib=1024", "stream": "size=3m"}
+
+
+@pytest.mark.parametrize("bench", sorted(PROBE_BENCHES))
+def test_seed003_probe_bench_in_the_guest(image, bench):
+    """Seed 003's guests were Linux: its probe benches run in the Linux-RT guest too, the
+    probe's code on xtalk-rt's environment; dhrystone does there what it does natively."""
+    text = boot(f"bench={bench} {PROBE_PARAMS[bench]} iterations=3", run="pb")
+    values = check_probe_bench(text, "pb", bench, 3)
+    print(f"linux-rt tcg {bench}: " + ", ".join(f"{k} {max(v):,}" for k, v in values.items()))
+    if bench == "dhrystone":
+        assert report(text, "pb")[0].meta["checksum"] == native_dhrystone_checksum(2000)
+
+
+def test_hackbench_in_the_guest(image):
+    """rt-tests' hackbench, seed 003's task-dispatch benchmark (1 x 40 tasks, processes)."""
+    values = check_hackbench(boot("bench=hackbench iterations=3 loops=20", run="hb"), "hb", 3, 40)
+    print(f"linux-rt tcg hackbench 1x40 tasks, 20 loops: {[v / 1e6 for v in values]} ms")
 
 
 def test_starved_thread_fails_fairness_in_the_guest(image):

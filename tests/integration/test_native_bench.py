@@ -37,6 +37,9 @@ MEASURERS = [
     ("sched_metric", ["interval_s=0.01"], 1),
     ("vmexit_storm", ["role=measurer", "ops=100"], 1),
     ("irq_storm", ["role=measurer", "batch=20"], 1),
+    ("dhrystone", ["loops=2000"], 2),
+    ("cachebench", ["size_kib=64", "sample_kib=256"], 2),
+    ("stream", ["size=768k"], 4),
 ]
 
 
@@ -50,6 +53,8 @@ DECLARED = {
     "timer_latency": ("latency", "kernel"), "timer_missed": ("loss", "kernel"),
     "sched_count": ("throughput", "kernel"), "irq_storm": ("duration", "kernel"),
     "vmexit_storm": ("duration", "kernel"), "selftest_*": ("duration", "kernel"),
+    "dhrystone_*": ("throughput", "application"), "cachebench_*": ("throughput", "memory"),
+    "stream_*": ("throughput", "memory"),
 }
 EVERY_BENCH = MEASURERS + [("hidden_latency", ["threshold=0"], 1), ("timer_latency", ["sustain=0"], 2)]
 

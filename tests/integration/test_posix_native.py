@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.linux_rt_checks import KERNEL_OPS, check_begin, check_cyclictest, check_thread_metric, names, report
+from tests.integration.probe_boot import native_dhrystone_checksum
+from tests.linux_rt_checks import (KERNEL_OPS, PROBE_BENCHES, check_begin, check_cyclictest, check_hackbench,
+                                   check_probe_bench, check_thread_metric, names, report)
 from xtalk.telemetry.ring import RingReader, create_ring_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +54,7 @@ def check_kinds(rep, kind: str) -> None:
 def test_list_names_every_benchmark():
     out = subprocess.run([str(BINARY), "list"], capture_output=True, text=True).stdout.split()
     assert set(out) == {"kernel_ops", *LATENCY, "tm_coop", "tm_preempt", "tm_interrupt", "tm_message",
-                        "tm_sync", "tm_memory", "cyclictest", "stress_ng"}
+                        "tm_sync", "tm_memory", "cyclictest", "hackbench", "stress_ng", *PROBE_BENCHES}
 
 
 @pytest.mark.parametrize("bench,metrics", sorted(LATENCY.items()))
@@ -103,12 +105,43 @@ def test_starved_thread_fails_the_fairness_check(bench, starve):
     assert all(row[1 + starve] == 0 for row in rows)
 
 
+PROBE_PARAMS = {"dhrystone": "loops=20000", "cachebench": "size_kib=64 sample_kib=1024", "stream": "size=3m"}
+
+
+@pytest.mark.parametrize("bench", sorted(PROBE_BENCHES))
+def test_probe_bench_of_seed003(bench):
+    """The probe's bench on the probe's driver, in xtalk-rt's environment (SCHED_FIFO,
+    mlockall, pinned, CLOCK_MONOTONIC): the same work as the probe's (dhrystone leaves the
+    same state as build/native/xtalk-bench)."""
+    proc = rt(f"bench={bench}", *PROBE_PARAMS[bench].split(), "iterations=5")
+    assert proc.returncode == 0, proc.stdout[-800:]
+    values = check_probe_bench(proc.stdout, "n", bench, 5)
+    rep, _ = report(proc.stdout, "n")
+    assert rep.meta["cpu"] == CPU and all(int(rep.meta[f"window_ticks_{i}"]) > 0 for i in rep.metrics)
+    if bench == "dhrystone":
+        assert rep.meta["checksum"] == native_dhrystone_checksum(20000)
+        assert min(values["dhrystone_dmips"]) > 10
+
+
+def test_probe_bench_into_a_ring_file(tmp_path):
+    ring = tmp_path / "ring"
+    create_ring_file(ring, 1 << 10)
+    proc = rt("bench=cachebench", "size_kib=64", "sample_kib=1024", "iterations=7", f"ring={ring}")
+    assert proc.returncode == 0, proc.stdout[-500:]
+    assert "XT SAMPLE" not in proc.stdout
+    batch = RingReader(ring).read()
+    assert batch.lost == 0 and sorted(batch.records["metric"].tolist()) == [0] * 7 + [1] * 7
+    assert (batch.records["value"] > 0).all()
+
+
 def test_bad_parameters_are_reported():
     proc = rt("bench=tm_preempt", "threads=3")
     assert proc.returncode == 2 and "status=badparam" in proc.stdout and "param=threads" in proc.stdout
     proc = rt("bench=tm_sync", "starve=0")
     assert proc.returncode == 2 and "param=starve" in proc.stdout
     assert rt("bench=nope").returncode == 2
+    proc = rt("bench=dhrystone", "freq_hz=2000000000")      # the counter is CLOCK_MONOTONIC ns
+    assert proc.returncode == 2 and "param=freq_hz" in proc.stdout
 
 
 @pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest not installed (apt-get install rt-tests)")
@@ -118,6 +151,17 @@ def test_cyclictest_wrapper():
     values = check_cyclictest(proc.stdout, "n")
     assert len(values) > 500
     check_kinds(report(proc.stdout, "n")[0], "latency")
+
+
+@pytest.mark.skipif(shutil.which("hackbench") is None, reason="hackbench not installed (apt-get install rt-tests)")
+@pytest.mark.parametrize("params,tasks", [(["groups=1"], 40), (["groups=2", "fds=5", "mode=thread", "pipe=1"], 20)])
+def test_hackbench_wrapper(params, tasks):
+    proc = rt("bench=hackbench", "iterations=3", "warmup=1", "loops=200", *params)
+    assert proc.returncode == 0, proc.stdout[-800:]
+    check_hackbench(proc.stdout, "n", 3, tasks)
+    cmd = report(proc.stdout, "n")[0].meta["cmd"]
+    assert ("-T" in cmd.split() and "-p" in cmd.split()) == ("mode=thread" in params)
+    assert rt("bench=hackbench", "mode=fibre").returncode == 2
 
 
 @pytest.mark.skipif(shutil.which("stress-ng") is None, reason="stress-ng not installed (apt-get install stress-ng)")

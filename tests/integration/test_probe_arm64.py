@@ -25,7 +25,7 @@ import pytest
 
 from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
-                                          check_bench_run, check_ring_reader, symbols)
+                                          check_bench_run, check_ring_reader, check_seed003, symbols)
 
 BUILD = ROOT / "build" / "arm64"
 QEMU = shutil.which("qemu-system-aarch64")
@@ -109,6 +109,10 @@ def test_every_bench_passes(tmp_path, image, name):
     b = boot(tmp_path, image, bench_run_params(name, BENCH_PARAMS))
     assert_pass(b)
     check_bench_run(b, name, exit_pass=0, offset=RING_OFF, freq=FREQ)
+
+
+def test_seed003_benches(tmp_path, image):
+    check_seed003(lambda params: boot(tmp_path, image, params, ring=False), "arm64 tcg")
 
 
 def test_new_benches_on_arm64(tmp_path, image):

@@ -22,7 +22,7 @@ import pytest
 
 from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
-                                          check_bench_run, check_ring_reader, symbols)
+                                          check_bench_run, check_ring_reader, check_seed003, symbols)
 
 BUILD = ROOT / "build" / "x86_64"
 QEMU = shutil.which("qemu-system-x86_64")
@@ -159,6 +159,19 @@ def test_every_bench_passes(tmp_path, images, accel, name):
     b = boot(tmp_path, images["pvh"], f"{bench_run_params(name, X86_BENCH_PARAMS)} freq_hz={FREQ}",
              accel=accel)
     check_bench_run(b, name, exit_pass=EXIT_PASS, offset=RING_GPA, freq=FREQ)
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+def test_seed003_benches(tmp_path, images, accel):
+    check_seed003(lambda params: boot(tmp_path, images["pvh"], f"{params} freq_hz={FREQ}", accel=accel,
+                                      ring=False), f"x86_64 {accel}")
+
+
+def test_a_rate_without_a_counter_frequency_is_a_bad_parameter(tmp_path, images):
+    """microvm gives the guest no TSC frequency: a rate bench needs freq_hz=."""
+    b = boot(tmp_path, images["pvh"], "bench=dhrystone run=nf loops=100 iterations=1",
+             accel="kvm" if KVM else "tcg")
+    assert b.fields("ERROR")["param"] == "freq_hz" and b.returncode == EXIT_BADPARAM, b.console
 
 
 def test_new_benches_facts(tmp_path, images):

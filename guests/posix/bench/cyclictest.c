@@ -241,4 +241,4 @@ static const struct xt_key keys[] = {
 	{ "nsecs", XT_BOOL, NULL, "0" },
 	XT_KEYS_END
 };
-const struct rt_tool rt_tool_cyclictest = { "cyclictest", "measurer", keys, run, "cyclictest_t<N>" };
+const struct rt_tool rt_tool_cyclictest = { "cyclictest", "measurer", keys, run, "cyclictest_t<N>", "latency" };

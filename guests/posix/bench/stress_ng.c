@@ -73,4 +73,4 @@ static const struct xt_key keys[] = {
 	{ "opts", XT_TEXT, NULL, "" },
 	XT_KEYS_END
 };
-const struct rt_tool rt_tool_stress_ng = { "stress_ng", "stressor", keys, run, NULL };
+const struct rt_tool rt_tool_stress_ng = { "stress_ng", "stressor", keys, run, NULL, NULL };

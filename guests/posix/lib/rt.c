@@ -120,10 +120,15 @@ void rt_meta_env(void)
 		d[i] = rt_now() - a;
 	}
 	xt_sort_u64(d, 101);
-	xt_meta("sched=%s priority=%d mlockall=%s cpu=%d cpus_online=%ld overhead_cycles=%lu "
-		"clock=CLOCK_MONOTONIC", rt.fifo ? "fifo" : "other", rt.prio,
-		rt.locked ? "yes" : "no", rt.cpus[0], sysconf(_SC_NPROCESSORS_ONLN),
-		(unsigned long)d[50]);
+	xt_meta("overhead_cycles=%lu", (unsigned long)d[50]);
+	rt_meta_sched();
+}
+
+void rt_meta_sched(void)
+{
+	xt_meta("sched=%s priority=%d mlockall=%s cpu=%d cpus_online=%ld clock=CLOCK_MONOTONIC",
+		rt.fifo ? "fifo" : "other", rt.prio, rt.locked ? "yes" : "no", rt.cpus[0],
+		sysconf(_SC_NPROCESSORS_ONLN));
 	if (rt.sched_why[0])
 		xt_meta("sched_refused=\"%s\"", rt.sched_why);
 }

@@ -52,7 +52,8 @@ static inline uint64_t rt_now(void)
  * the process to cpus[0] when pin; SCHED_FIFO at prio + main_rel for the calling (main)
  * thread. Prints nothing. */
 void rt_setup(int main_rel, bool pin, const char *default_role);
-void rt_meta_env(void);                         /* XT META sched, mlock, cpus, overhead */
+void rt_meta_env(void);                         /* XT META overhead, then rt_meta_sched */
+void rt_meta_sched(void);                       /* XT META sched, priority, mlock, cpus */
 /* Starts a SCHED_FIFO thread at rt.prio + rel on cpu (-1: rt.cpus[0]); a failure
  * ends the run (status=fault). */
 pthread_t rt_thread(void *(*fn)(void *), void *arg, int rel, int cpu);
@@ -119,14 +120,15 @@ int rt_tm_run(const struct rt_tm *t);
 const struct xt_key *rt_tm_keys(const struct rt_tm *t);
 void rt_tm_catalogue(const struct rt_tm *t);    /* its catalogue entry (catalogue.c) */
 
-/* ---- tools (cyclictest.c, stress_ng.c) ---- */
+/* ---- tools (cyclictest.c, hackbench.c, stress_ng.c) ---- */
 struct rt_tool {
 	const char *name;
 	const char *role;               /* default role */
 	const struct xt_key *keys;
 	int (*run)(void);               /* prints BEGIN .. END itself */
-	const char *metric;             /* its metric (kind latency, unit cycles = ns), <N>
-	                                 * the thread; NULL: none */
+	const char *metric;             /* its metric (unit cycles = ns), <N> the thread;
+	                                 * NULL: none */
+	const char *kind;               /* the metric's kind (latency, duration) */
 };
 /* Runs argv with stdout (and stderr) to out_path (NULL: inherit); returns the exit
  * status (128 + signal when killed), -1 when it could not be started. */

@@ -23,6 +23,7 @@ import scipy.stats
 
 from . import hist as H
 from .accum import Stream
+from .kinds import in_ticks
 
 BINS = 200
 TOLERANCE_BINS = 3
@@ -180,7 +181,7 @@ def timeline(streams: list[Stream], events_by_run: dict[str, list[dict]], unit: 
     base = segments[0]["median"]
     for seg in segments:
         seg["change_pct"] = (seg["median"] - base) / base * 100 if base and seg["median"] is not None else None
-    worse = np.nanargmax if unit != "count" else np.nanargmin
+    worse = np.nanargmax if in_ticks(unit) else np.nanargmin
     transitions = []
     for s in runs:
         series = binned(s)

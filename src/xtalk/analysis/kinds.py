@@ -4,6 +4,10 @@ A guest declares each metric's kind and KPI class on its `XT METRIC` line (next 
 benchmark's case table, docs/protocol.md); runs recorded before that declare nothing and
 count as `duration` (unit cycles) or `throughput` (unit count), which the verdict says.
 
+Units: `cycles` (counter ticks) and `ns` are times, converted with the run's counter
+frequency; any other unit (`count`, or a rate such as `MB/s`, `iter/s`, `DMIPS` that a
+probe bench's rate case computes itself) is a value in its own unit, never converted.
+
 | kind | better | primary statistic | also reported |
 |---|---|---|---|
 | duration | lower | median | p99, WCET (max) |
@@ -50,6 +54,12 @@ MEAN = Stat("mean", "mean", "ticks", "log")
 STOLEN = Stat("stolen_share", "stolen time", "share", "diff")
 LONG_GAPS = Stat("long_gap_rate", "long gaps", "per_s", "diff")
 MISSES = Stat("miss_share", "deadline misses", "fraction", "diff")
+TIME_UNITS = ("cycles", "ns")
+
+
+def in_ticks(unit: str) -> bool:
+    """Whether a metric's samples are counter ticks (times); else values in their own unit."""
+    return unit in TIME_UNITS
 
 
 @dataclass(frozen=True)
@@ -93,7 +103,7 @@ def metric_info(name: str, declared: dict | None) -> MetricInfo:
     unit = declared.get("unit") or "cycles"
     kind = KINDS.get(declared.get("kind") or "")
     if kind is None:
-        fallback = KINDS["throughput" if unit == "count" else "duration"]
+        fallback = KINDS["duration" if in_ticks(unit) else "throughput"]
         return MetricInfo(name, unit, fallback, fallback.kpi, False)
     return MetricInfo(name, unit, kind, declared.get("kpi") or kind.kpi, True)
 
@@ -202,11 +212,11 @@ def compute(stat: Stat, sample: Sample, long_gap_ticks: float | None = None,
 
 
 def in_ns(stats: dict[str, float | None], info: MetricInfo, ns_per_tick: float | None) -> dict[str, float | None]:
-    """A unit's statistics with the ones counted in ticks converted to ns (counts and
-    shares stay as they are; None without a counter frequency): comparable between
+    """A unit's statistics with the ones counted in ticks converted to ns (counts, rates
+    and shares stay as they are; None without a counter frequency): comparable between
     backends whose counters tick at different rates."""
     def one(stat: Stat, v: float | None) -> float | None:
-        if v is None or stat.unit != "ticks" or info.unit == "count":
+        if v is None or stat.unit != "ticks" or not in_ticks(info.unit):
             return v
         return v * ns_per_tick if ns_per_tick else None
     return {s.key: one(s, stats.get(s.key)) for s in info.kind.stats}

@@ -4,6 +4,8 @@ against which noise floor, and the verdict; or why it cannot be decided yet.
 """
 from __future__ import annotations
 
+from .kinds import in_ticks
+
 
 def duration(ns: float | None) -> str:
     if ns is None:
@@ -34,8 +36,8 @@ def value(v: float | None, stat_unit: str, ns_per_tick: float | None, metric_uni
         return f"{num(v * 100)} % of samples"
     if stat_unit == "per_s":
         return f"{num(v)}/s"
-    if metric_unit == "count":
-        return f"{v:,.4g}"
+    if not in_ticks(metric_unit):
+        return f"{v:,.4g}" + ("" if metric_unit == "count" else f" {metric_unit}")
     if ns_per_tick:
         return duration(v * ns_per_tick)
     return f"{v:,.0f} cycles"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analysis import wording as W
+from ..analysis.kinds import in_ticks
 
 
 @dataclass
@@ -51,8 +52,8 @@ def tick_cell(row: dict, key: str, unit: str = "cycles") -> str:
     v = row.get(key)
     if v is None:
         return "-"
-    text = num(v, 0 if unit != "count" else 1)
-    if f"{key}_ns" in row and unit != "count":
+    text = num(v, 0 if in_ticks(unit) else 1)
+    if f"{key}_ns" in row and in_ticks(unit):
         text += f" ({W.duration(row[f'{key}_ns'])})"
     if key in (row.get("unresolved") or []):
         text += " *"

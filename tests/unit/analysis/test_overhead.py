@@ -68,3 +68,21 @@ def test_a_campaign_on_one_backend_has_no_overhead_section(tmp_path):
     path = write_campaign(tmp_path / "one", "one", {}, ["solo-r1"])
     write_run(path, "solo-r1", {"placement": "solo"}, 1000, heavy_tail())
     assert analyze(CampaignStore(path), Options(evt=False, extras=False)).result["overhead"] == []
+
+
+def test_a_lower_rate_in_the_guest_is_overhead_in_its_own_unit(tmp_path):
+    """A rate metric (a probe bench's rate case: MB/s, kind throughput) is compared as it
+    is, whatever the clocks of the backends: 20 % less bandwidth in the guest is overhead
+    (higher is better), and its value stays in MB/s, never converted as ticks."""
+    spec = {"matrix": {"backend.kind": ["native", "qemu"], "placement": ["solo"]}}
+    ids = [f"{kind}_solo-r{i}" for i in range(5) for kind in ("native", "qemu")]
+    path = write_campaign(tmp_path / "rate", "rate", spec, ids)
+    for i, rid in enumerate(ids):
+        kind = rid.split("_")[0]
+        hz, mbps = (NATIVE_HZ, 10_000) if kind == "native" else (GUEST_HZ, 8_000)
+        write_run(path, rid, {"backend.kind": kind, "placement": "solo"}, 200, heavy_tail(mbps, mbps / 100),
+                  metric="copy", unit="MB/s", kind="throughput", freq_hz=hz, seed=i, index=i)
+    res = analyze(CampaignStore(path), Options(evt=False, extras=False)).result
+    guest = rows(res)["qemu-solo", "copy"]
+    assert guest["verdict"] == "overhead" and guest["change_pct"] == pytest.approx(-20, abs=2), guest["sentence"]
+    assert 7_000 < guest["value"] < 9_000 and "MB/s" in guest["sentence"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from matplotlib.figure import Figure
 
-from ...analysis.kinds import metric_info
+from ...analysis.kinds import in_ticks, metric_info
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 DPI = 90
@@ -104,8 +104,8 @@ class Context:
         keys = [k for k in self.pooled if k[1] == metric and self.pooled[k].n]
         ns = next((self.pooled[k].ns_per_tick for k in keys if self.pooled[k].ns_per_tick), None)
         declared = (self.infos.get(metric) or metric_info(metric, None)).unit
-        if declared == "count" or not ns:
-            return Unit(declared if declared == "count" else "ticks", 1.0)
+        if not in_ticks(declared) or not ns:
+            return Unit("ticks" if in_ticks(declared) else declared, 1.0)
         median_ns = np.median([self.res_stat(k, "median") or 0 for k in keys]) * ns
         name, scale = next(((n, s) for n, s in TIME_UNITS if median_ns >= s), TIME_UNITS[-1])
         return Unit(name, ns / scale)

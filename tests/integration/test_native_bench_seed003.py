@@ -1,0 +1,99 @@
+"""Seed 003's benches (dhrystone, cachebench, stream) as host processes: each rate sample
+agrees with its measured window (the rate is work x freq_hz / ticks), the values are
+plausible, and the copy bandwidth falls from an L1-resident buffer to one past the caches.
+Timing checks use each size's best sample (preemption on a busy host only lowers a rate)
+and wide ratios; the figures are printed (pytest -s) for docs/benchmarks.md."""
+import statistics
+
+import pytest
+
+from tests.integration.native_bench import bench, check_begin_end, only, run  # noqa: F401 (bench is a fixture)
+
+MIB = 1 << 20
+
+
+def metas(recs) -> dict:
+    return {k: v for m in only(recs, "META") for k, v in m.items()}
+
+
+def rates(recs) -> dict[str, list[int]]:
+    """metric name -> its drained sample values."""
+    names = {m["id"]: m["name"] for m in only(recs, "METRIC")}
+    out: dict[str, list[int]] = {n: [] for n in names.values()}
+    for s in only(recs, "SAMPLE"):
+        out[names[s["metric"]]].append(int(s["value"]))
+    return out
+
+
+def work_of(name: str, meta: dict) -> float:
+    """Units of work one sample of metric `name` does, in the metric's unit x seconds."""
+    if name == "dhrystone_ips":
+        return int(meta["loops"])
+    if name == "dhrystone_dmips":
+        return int(meta["loops"]) / 1757
+    if name.startswith("cachebench_"):
+        return int(meta["bytes_per_sample"]) / MIB
+    arrays = 2 if name in ("stream_copy", "stream_scale") else 3
+    return arrays * int(meta["array_bytes"]) / 1e6
+
+
+@pytest.mark.parametrize("params", [["bench=dhrystone", "loops=20000"],
+                                    ["bench=cachebench", "size_kib=256", "sample_kib=4096"],
+                                    ["bench=stream", "size=3m"]], ids=lambda p: p[0][6:])
+def test_rate_samples_add_up_to_their_windows(bench, params):
+    """work / rate, summed over a case's samples, is the time its iterations took: at most
+    its measured window (which also holds the untimed steps between them), and most of it."""
+    rc, recs, out = run(bench, *params, "iterations=10", "run=r")
+    assert rc == 0, out
+    b, end = check_begin_end(recs, params[0][6:])
+    meta, freq = metas(recs), int(b["freq_hz"])
+    for m in only(recs, "METRIC"):
+        assert m["kind"] == "throughput" and m["unit"] in ("iter/s", "DMIPS", "MiB/s", "MB/s"), m
+        values = rates(recs)[m["name"]]
+        assert len(values) == 10 and min(values) > 0, (m["name"], values)
+        busy = sum(work_of(m["name"], meta) / v for v in values)
+        window = int(meta[f"window_ticks_{m['id']}"]) / freq
+        assert 0.3 * window < busy <= 1.02 * window, (m["name"], busy, window)
+
+
+def test_dhrystone_dmips_are_iterations_per_second_over_1757(bench):
+    rc, recs, out = run(bench, "bench=dhrystone", "loops=20000", "iterations=15", "run=d")
+    assert rc == 0, out
+    r, meta = rates(recs), metas(recs)
+    ips, dmips = max(r["dhrystone_ips"]), max(r["dhrystone_dmips"])
+    print(f"native dhrystone: best {ips:,} iter/s, {dmips:,} DMIPS, checksum {meta['checksum']}")
+    assert dmips > 100                       # any core of the last 25 years; ~19000 on this host
+    assert 1757 / 2 < ips / dmips < 1757 * 2  # two loops of the same work, each its own noise
+    again = metas(run(bench, "bench=dhrystone", "loops=20000", "iterations=1", "run=d")[1])
+    assert again["checksum"] == meta["checksum"]  # the same rounds leave the same state
+
+
+def test_cachebench_copy_bandwidth_falls_past_the_caches(bench):
+    """An L1-resident copy (a quarter of L1d) against one past L2 (4 x L2) and, where the
+    last-level cache is small enough to pass cheaply (<= 64 MiB), past it (2 x LLC)."""
+    caches = metas(run(bench, "bench=cachebench", "size_kib=4", "iterations=1", "run=c")[1])
+    l1, l2, llc = (int(caches[k]) // 1024 for k in ("l1_bytes", "l2_bytes", "llc_bytes"))
+    sizes = [max(l1 // 4, 1), 4 * l2] + ([2 * llc] if llc <= 64 * 1024 else [])
+    best = {}
+    for kib in sizes:
+        rc, recs, out = run(bench, "bench=cachebench", f"size_kib={kib}", "sample_kib=8192", "iterations=9",
+                            "warmup=1", "run=c", timeout=120)
+        assert rc == 0, out
+        r = rates(recs)
+        best[kib] = (max(r["cachebench_copy"]), max(r["cachebench_rmw"]))
+        print(f"native cachebench {kib} KiB: copy best {best[kib][0]:,} median "
+              f"{statistics.median(r['cachebench_copy']):,.0f} MiB/s, rmw best {best[kib][1]:,} MiB/s")
+    small = best[sizes[0]][0]
+    assert all(small > 2 * best[kib][0] for kib in sizes[1:]), best
+
+
+def test_stream_kernels_on_a_buffer_past_l2(bench):
+    caches = metas(run(bench, "bench=cachebench", "size_kib=4", "iterations=1", "run=s")[1])
+    size = 12 * int(caches["l2_bytes"])      # each array 4 x L2
+    rc, recs, out = run(bench, "bench=stream", f"size={size}", "iterations=5", "run=s", timeout=120)
+    assert rc == 0, out
+    meta, r = metas(recs), rates(recs)
+    assert int(meta["elements"]) == size // 24 and int(meta["array_bytes"]) == 8 * (size // 24)
+    assert list(r) == ["stream_copy", "stream_scale", "stream_add", "stream_triad"]
+    print("native stream " + ", ".join(f"{k} {max(v):,}" for k, v in r.items()) + " MB/s (best)")
+    assert all(min(v) > 0 for v in r.values())
