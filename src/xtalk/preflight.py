@@ -2,7 +2,7 @@
 spec's own model and rules (xtalk.spec.load): benches, parameters and the metrics of
 deadlines and gates against the catalogue the guest programs print
 (xtalk.spec.workloads), and what the backend refuses on this host (Backend.check_spec:
-CPUs the host lacks, host stressors next to guests that are not its neighbours). Every command that loads a spec (spec check, run, run --dry-run,
+CPUs the host lacks). Every command that loads a spec (spec check, run, run --dry-run,
 calibrate) loads it with these checks.
 """
 from __future__ import annotations
@@ -15,9 +15,10 @@ from .spec.load import Checks
 from .spec.workloads import backend_of, bench_table_problems, metric_problems, workload_problems
 
 
-def suites_of(kind: str, options: dict) -> tuple[str, ...] | None:
+def suites_of(kind: str, options: dict, host: bool = False) -> tuple[str, ...] | None:
+    """The suites the backend's guests run, or (host) its host stressors."""
     cls = backend_class(kind)
-    return cls.suites(options) if cls else None
+    return (cls.host_suites(options) if host else cls.suites(options)) if cls else None
 
 
 def backend_problems(raw: dict) -> list[tuple[tuple, str]]:

@@ -12,6 +12,8 @@ for gets a cpupool of its own holding the run's pCPUs, given back afterwards
 (xen_pools.py). A scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
 empty cpupool) is an error before any domain exists.
 
+Host stressors (`host = true`) run in dom0: xen_dom0.py.
+
 Console: xenconsoled logs each guest to /var/log/xen/console/guest-<name>.log; a
 `tail -F` of that file runs through the executor and a reader thread feeds a pipe the
 runner reads. No shared memory here: the measurer buffers its samples and prints them
@@ -38,6 +40,7 @@ from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, Vitals, register
 from .executors import Executor, LabLock, LocalExecutor, SshExecutor, TransportError
 from .xen_console import DomainWatcher, GuestConsole
+from .xen_dom0 import Dom0Stressors
 from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
 from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
@@ -227,12 +230,25 @@ class XenBackend(Backend):
     # -- per run ------------------------------------------------------------------
     measures_local_cpus = False
     reads_run_options = True  # one dom0 connection (and lab lock) per campaign; options checked per run
-    no_host_stressors = ("its guests are Xen domains (on another machine, or scheduled by Xen beside dom0), "
-                         "so a process on this host is not their neighbour; make it a guest (remove host)")
+
+    @classmethod
+    def host_suites(cls, options: dict) -> tuple[str, ...]:
+        return ("posix",)  # xtalk-rt in dom0 (xen_dom0.py)
+
+    def host_backend(self) -> Backend:
+        """Host stressors run in dom0, next to the domUs (xen_dom0.py)."""
+        if self._host is None:
+            self._host = Dom0Stressors(self)
+        return self._host
 
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:
-            self._check_scheduler(XenOptions.model_validate(run.spec.backend.options), "backend.scheduler")
+            opts = XenOptions.model_validate(run.spec.backend.options)
+            self._check_scheduler(opts, "backend.scheduler")
+            if (opts.scheduler or opts.cpupool) and any(g.host for g in run.guests):
+                raise SpecError("backend", [Problem("backend.scheduler" if opts.scheduler else "backend.cpupool", (
+                    f"run {run.run_id}: a dom0 stressor (host = true) runs on dom0's vCPUs, which stay in dom0's "
+                    f"cpupool; a scheduler or cpupool moves the run's pCPUs out of it"))])
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         self.run_dir, self.domains = run_dir, {}
