@@ -43,8 +43,8 @@ from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
 from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
-from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
-                     parse_xl_info, parse_xl_list, schedulers_from_config)
+from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
+                     parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config)
 MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
@@ -178,6 +178,7 @@ class XenBackend(Backend):
         self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
         self.xen_version = self.info.get("xen_version", "")
         config = self._run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
+        self.build_config = config.stdout if config.ok else None
         self.sched_source = "hypfs /buildinfo/config"
         self.schedulers = schedulers_from_config(config.stdout) if config.ok else None
         if self.schedulers is None:
@@ -200,14 +201,10 @@ class XenBackend(Backend):
             raise SpecError("backend", [Problem(where, (
                 f"scheduler {opts.scheduler!r} is not in this Xen build ({self.xen_version}, {self.sched_source});"
                 f" it offers: {', '.join(self.schedulers) or 'none'}"))])
-        if opts.llc_colors and not self._has_llc_coloring():
+        if opts.llc_colors and not llc_coloring_on(self.info, self.build_config):
             raise SpecError("backend", [Problem("backend.llc_colors", (
                 f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
                 f"llc-coloring=on; this is Xen {self.xen_version}"))])
-
-    def _has_llc_coloring(self) -> bool:
-        major, minor = (int(x) for x in (self.info.get("xen_major", "0"), self.info.get("xen_minor", "0")))
-        return (major, minor) >= (4, 20) and "llc-coloring=on" in self.info.get("xen_commandline", "")
 
     def _sweep(self, prefix: str) -> list[str]:
         """Destroy every domain whose name starts with prefix; the names destroyed."""
