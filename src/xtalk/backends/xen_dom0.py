@@ -44,8 +44,9 @@ CATCH_UP_S = 8.0
 # The remote scripts are one line each (the executors refuse control characters in an
 # argument); their arguments come after them as argv, never as script text.
 # argv: DIR NAME HELD CMD...; prints the process group id. Held: the group's shell stops
-# itself before it runs CMD, and the launcher returns once it is stopped.
-LAUNCH = ('dir=$1 name=$2 held=$3; shift 3; mkdir -p "$dir"; : > "$dir/$name.log"; '
+# itself before it runs CMD, and the launcher returns once it is stopped. A stressor
+# started again (timeline stop, then start) starts with a fresh log and no exit status.
+LAUNCH = ('dir=$1 name=$2 held=$3; shift 3; mkdir -p "$dir"; rm -f "$dir/$name.rc"; : > "$dir/$name.log"; '
           'setsid sh -c \'[ "$1" = 1 ] && kill -s STOP $$; shift; "$@"; echo $? > "$0.rc"\' '
           '"$dir/$name" "$held" "$@" </dev/null >>"$dir/$name.log" 2>&1 & '
           'pg=$!; echo "$pg" > "$dir/$name.pgid"; i=0; '
