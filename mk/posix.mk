@@ -3,19 +3,19 @@
 # and the hosted-Linux platform code native/linux_common.c shares with the native program.
 #   make posix          native build: build/posix/native/xtalk-rt (dynamic)
 #   make posix-x86_64   static build for the x86-64 Linux-RT initramfs
-#   make posix-aarch64  static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
+#   make posix-arm64  static build for the arm64 Linux-RT initramfs (aarch64-linux-gnu-gcc)
 POSIX_SRC   := $(wildcard guests/posix/*.c guests/posix/lib/*.c guests/posix/bench/*.c) \
                $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c catalogue.c) \
                native/linux_common.c
 POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h) native/linux_common.h
 POSIX_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
                 -Iguests/posix/lib -Iguests/lib -Inative -pthread
-POSIX_AARCH64_CC ?= aarch64-linux-gnu-gcc
+POSIX_ARM64_CC ?= aarch64-linux-gnu-gcc
 
-.PHONY: posix posix-x86_64 posix-aarch64 posix-clean
+.PHONY: posix posix-x86_64 posix-arm64 posix-clean
 posix: build/posix/native/xtalk-rt
 posix-x86_64: build/posix/x86_64/xtalk-rt
-posix-aarch64: build/posix/aarch64/xtalk-rt
+posix-arm64: build/posix/arm64/xtalk-rt
 
 build/posix/native/xtalk-rt: $(POSIX_SRC) $(POSIX_HDR) mk/posix.mk
 	@mkdir -p $(dir $@)
@@ -25,9 +25,9 @@ build/posix/x86_64/xtalk-rt: $(POSIX_SRC) $(POSIX_HDR) mk/posix.mk
 	@mkdir -p $(dir $@)
 	gcc $(POSIX_CFLAGS) -DXT_POSIX_GUEST -static -o $@ $(POSIX_SRC)
 
-build/posix/aarch64/xtalk-rt: $(POSIX_SRC) $(POSIX_HDR) mk/posix.mk
+build/posix/arm64/xtalk-rt: $(POSIX_SRC) $(POSIX_HDR) mk/posix.mk
 	@mkdir -p $(dir $@)
-	$(POSIX_AARCH64_CC) $(POSIX_CFLAGS) -DXT_POSIX_GUEST -static -o $@ $(POSIX_SRC)
+	$(POSIX_ARM64_CC) $(POSIX_CFLAGS) -DXT_POSIX_GUEST -static -o $@ $(POSIX_SRC)
 
 posix-clean:
 	rm -rf build/posix

@@ -17,9 +17,10 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 have chromium || need+=(chromium)  # renders the HTML report in tests (headless)
 # Linux-RT suite (guests/posix): static glibc for the guest builds, the image builder's
 # Debian tools, and rt-tests / stress-ng so the native baseline runs the same wrappers.
-static_libc() { [ "$("$1" -print-file-name=libc.a 2>/dev/null)" != libc.a ]; }
-have gcc && ! static_libc gcc && need+=(libc6-dev)
-have aarch64-linux-gnu-gcc && ! static_libc aarch64-linux-gnu-gcc && need+=(libc6-dev-arm64-cross)
+# A compiler installed by this very run has no static libc yet: its libc comes with it.
+static_libc() { have "$1" && [ "$("$1" -print-file-name=libc.a 2>/dev/null)" != libc.a ]; }
+static_libc gcc || need+=(libc6-dev)
+static_libc aarch64-linux-gnu-gcc || need+=(libc6-dev-arm64-cross)
 have apt-get && { have dpkg-deb || need+=(dpkg); }
 have cyclictest || need+=(rt-tests)
 have stress-ng || need+=(stress-ng)

@@ -131,9 +131,9 @@ void xt_main(void)
 	xt_cfg.overhead = ovh[OVH_PAIRS / 2];
 	xt_meta("overhead_cycles=%lu overhead_min=%lu", (unsigned long)xt_cfg.overhead,
 		(unsigned long)ovh[0]);
-	xt_meta("llc_bytes=%lu l2_bytes=%lu l1_bytes=%lu cpus=%u",
-		(unsigned long)xt_cache_size(0), (unsigned long)xt_cache_size(2),
-		(unsigned long)xt_cache_size(1), xt_ncpus());
+	xt_meta("llc_bytes=%lu l3_bytes=%lu l2_bytes=%lu l1_bytes=%lu cpus=%u",
+		(unsigned long)xt_cache_size(0), (unsigned long)xt_cache_size(3),
+		(unsigned long)xt_cache_size(2), (unsigned long)xt_cache_size(1), xt_ncpus());
 	if (b->setup && (status = b->setup()) != XT_PASS)
 		xt_end(status, false, xt_reason());
 
@@ -142,6 +142,7 @@ void xt_main(void)
 		xt_end(XT_FAIL, false, "sample ring unusable");
 	for (unsigned i = 0; i < b->ncases && xt_cfg.measurer; i++)
 		xt_metric(i, b->cases[i].name, b->cases[i].unit, b->cases[i].kind, b->kpi);
+	xt_meta("ready=1");     /* set up (buffers allocated and zeroed): run.wait_for_stressors */
 
 	for (unsigned i = 0; i < b->ncases && status == XT_PASS; i++) {
 		const struct xt_case *c = &b->cases[i];

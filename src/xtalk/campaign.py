@@ -153,7 +153,7 @@ def run_meta(run: RunPlan, spec: Campaign) -> dict:
         "warmup_s": run.spec.run.warmup_s,
         "measurer": {"bench": run.measurer.bench, "params": run.measurer.params,
                      "cpus": list(run.measurer.cpus), **_guest_output(run.measurer)},
-        "stressors": [{"name": g.name, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
+        "stressors": [{"name": g.name, "stressor": g.stressor, "bench": g.bench, "params": g.params, "cpus": list(g.cpus),
                        "starts_at_boot": g.starts_at_boot, "host": g.host, **_guest_output(g)}
                       for g in run.stressors],
         "timeline": [e.model_dump() for e in run.timeline],

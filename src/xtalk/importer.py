@@ -27,6 +27,7 @@ from .errors import Problem, SpecError, UsageError
 from .plan import DEFAULTS, config_name
 from .results.records import CampaignRecord, dump_json, valid
 from .results.store import CampaignStore
+from .userfile import read_bounded
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 from .spec.suggest import did_you_mean
 
@@ -98,14 +99,7 @@ def _check_parser(req: Request) -> str:
 
 
 def _read(log: Path) -> str:
-    try:
-        with open(log, "rb") as f:
-            data = f.read(LOG_LIMIT + 1)
-    except OSError as err:
-        why = "a directory, not a console log" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
-        raise UsageError(f"{log}: {why}") from None
-    if len(data) > LOG_LIMIT:
-        raise UsageError(f"{log}: larger than {LOG_LIMIT >> 30} GiB: not a console log")
+    data = read_bounded(log, LOG_LIMIT, "a console log")
     if len(data) - len(data.translate(None, CONTROL)) > len(data) // 100:
         raise UsageError(f"{log}: a binary file, not a console log")
     return data.decode(errors="replace")

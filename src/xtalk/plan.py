@@ -1,9 +1,11 @@
 """Spec -> ordered list of runs with stable ids.
 
 A configuration is one point of the matrix (placement, start order and any dotted spec
-path, the backend too: "backend.kind"). Configurations that mean the same thing collapse
-(solo ignores start order; a configuration ignores the options of another backend's
-table, "backend.qemu.machine" on native).
+path, the backend too: "backend.kind"). Configurations that mean the same thing collapse:
+solo runs no stressor, so it ignores start order and every `stressors.` dimension (one
+solo baseline for a sweep over the stressors' sizes and instances;
+analysis.gates.baseline_of matches it to each); a configuration ignores the options of
+another backend's table ("backend.qemu.machine" on native).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
@@ -25,7 +27,7 @@ BARE_DIMS = ("placement", "start_order", BACKEND_DIM)  # named by their value al
 
 @dataclass(frozen=True)
 class GuestPlan:
-    name: str
+    name: str  # the measurer, a stressor, or a stressor's instance (copy-2)
     role: str  # "measurer" | "stressor"
     bench: str
     params: dict
@@ -37,6 +39,7 @@ class GuestPlan:
     image: str | None = None  # a foreign image (absolute path), booted instead of xtalk's
     initrd: str | None = None
     append: str = ""
+    stressor: str | None = None  # the spec stressor this guest is an instance of (timeline targets)
 
     @property
     def foreign(self) -> bool:
@@ -76,8 +79,12 @@ class RunPlan:
         return tuple(g for g in self.guests if g.role == "stressor")
 
 
+SLUG_OPERATORS = {"*": "x", "/": "div"}  # size expressions: llc*2 -> llcx2, llc/2 -> llcdiv2
+
+
 def _slug(value: object) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(value)).strip("-") or "x"
+    text = re.sub(r"[*/]", lambda m: SLUG_OPERATORS[m[0]], str(value))
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "x"
 
 
 def config_name(config: dict, dims: list[str]) -> str:
@@ -118,14 +125,13 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     others = spec.cpus[1:] or spec.cpus[:1]
     guests, slot = [measurer], 0
     for stressor in spec.stressors:
-        for i in range(stressor.instances):
-            name = stressor.name if stressor.instances == 1 else f"{stressor.name}.{i}"
+        for name in stressor.guest_names():
             cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
             slot += placement == "other-core"
             guests.append(
                 GuestPlan(name, "stressor", stressor.bench, stressor.bench_params, (cpu,),
                           starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
-                          **_own(stressor))
+                          stressor=stressor.name, **_own(stressor))
             )
     return tuple(guests)
 
@@ -143,12 +149,13 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
     matrix.setdefault("placement", ["solo", "same-core", "other-core"] if spec.stressors else ["solo"])
     dims = list(matrix)
     varying = [d for d in dims if len(matrix[d]) > 1]
-    out, seen = [], set()
+    out, seen, ids = [], set(), set()
     for values in itertools.product(*(matrix[d] for d in dims)):
         config = dict(zip(dims, values))
         config.setdefault("start_order", DEFAULTS["start_order"])
         if config["placement"] == "solo":
             config["start_order"] = DEFAULTS["start_order"]
+            config = {d: v for d, v in config.items() if not d.startswith("stressors.")}
         kind = config.get(BACKEND_DIM, spec.backend.kind)
         config = {d: v for d, v in config.items() if not other_backends_option(d, kind)}
         key = tuple(sorted((k, str(v)) for k, v in config.items()))
@@ -156,7 +163,12 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
             continue
         seen.add(key)
         shown = [d for d in varying if d in config and not (config["placement"] == "solo" and d == "start_order")]
-        config_id = config_name(config, shown)
+        config_id = base_id = config_name(config, shown)
+        for n in itertools.count(2):  # values that slug alike ("a b", "a-b") are kept apart
+            if config_id not in ids:
+                break
+            config_id = f"{base_id}-{n}"
+        ids.add(config_id)
         trial = copy.deepcopy(raw)
         trial.pop("matrix", None)
         for dim, value in config.items():

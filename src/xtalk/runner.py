@@ -31,9 +31,11 @@ from typing import Callable
 from .backends.base import Backend, GuestHandle
 from . import parsers
 from .errors import RunAborted, XtalkError, describe_failure
+from .host.metadata import host_facts
 from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
 from .results.store import RunWriter
+from .sizes import run_sizes
 from .watch import StressorWatch
 
 POLL_S = 0.01
@@ -152,16 +154,16 @@ class RunState:
         if self.begun and self.begin_counter is not None and self.offset_ns is not None:
             self.origin_ns = min(self.origin_ns, int(self.begin_counter * 1e9 / freq + self.offset_ns))
 
-    def pump(self, seconds: float) -> None:
-        """Collect (consoles, ring) for a while instead of sleeping."""
+    def pump(self, seconds: float, until: Callable[[], bool] = lambda: False) -> None:
+        """Collect (consoles, ring) for a while, or until `until()`, instead of sleeping."""
         end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
+        while (left := end - time.monotonic()) > 0 and not until():
             self.read_consoles(min(left, POLL_S))
             self.read_ring()
             self.watch.sample(self.handles, time.monotonic_ns())
 
     def fire(self, event) -> None:
-        names = [g.name for g in self.run.stressors if g.name == event.target or g.name.startswith(event.target + ".")]
+        names = [g.name for g in self.run.stressors if g.stressor == event.target]
         self.watch.sample(self.handles, time.monotonic_ns(), force=True, names=names)  # just before it
         if event.action == "start":
             for guest in (g for g in self.run.stressors if g.name in names):
@@ -249,9 +251,12 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
     for guest in run.stressors:
         if not guest.starts_at_boot:
             state.start(guest, paused=True)
+    def ready() -> bool:  # the stressors started first are set up: the measurer need not wait longer
+        return settings.wait_for_stressors and run.start_order == "stressor-first" and state.watch.ready(state.handles)
+
     for i, group in enumerate(g for g in _groups(run) if g):
         if i:
-            state.pump(settings.start_gap_s)
+            state.pump(settings.start_gap_s, until=ready)
         for guest in group:
             state.start(guest)
     measurer = state.handles["measurer"]
@@ -281,8 +286,10 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
             state.watch.close(state.handles, now)
             return state.report.outcome(exit_code, reached_duration=True)
         if now > deadline:
-            return "fail", (f"hung: no XT END within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
-                            if state.begun else f"hung: no XT BEGIN within boot_timeout_s = {settings.boot_timeout_s:g} s")
+            begin, end = ("XT BEGIN", "XT END") if run.measurer.output == "xt" else \
+                (f"begin of output {run.measurer.output!r}", f"end of output {run.measurer.output!r}")
+            return "fail", (f"hung: no {end} within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+                            if state.begun else f"hung: no {begin} within boot_timeout_s = {settings.boot_timeout_s:g} s")
         wait = POLL_S
         if pending and state.begun:
             wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
@@ -324,6 +331,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
             histograms={str(k): v for k, v in state.report.hist.items()},
             ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
             backend_metadata=backend.metadata(), noise=state.noise_report(), stressors_watch=state.watch.summary(),
+            **run_sizes(run, state.report.meta, host_facts()),
             **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
         )
     except Exception as err:  # noqa: BLE001 - the record itself cannot be written (a full disk)

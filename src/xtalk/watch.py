@@ -86,6 +86,12 @@ class StressorWatch:
         self.window: list = [None, None]  # [BEGIN ns, END ns]
         self.last_sample = 0
 
+    def ready(self, handles: dict) -> bool:
+        """Whether every stressor started and running has said it is set up (XT META
+        ready=1, guests/lib/main.c) or has ended."""
+        return all(w.report.meta.get("ready") == "1" or w.report.end is not None
+                   for name, w in self.guests.items() if name in handles and w.spans)
+
     # -- what the runner tells it ------------------------------------------------------
     def started(self, name: str, now: int, running: bool) -> None:
         """A (new) process or domain for this stressor: its CPU time starts over."""
@@ -182,7 +188,10 @@ class StressorWatch:
                 gone = handle is None or handle.backend.poll_exit(handle) is not None
                 self._effect(w, event.action, event.at_s, gone, "gone" if gone else "still running after stop", now)
             else:
-                w.checks = [Check(event.action, event.at_s, now)]  # a newer event supersedes one unchecked
+                for old in w.checks:  # a newer event supersedes one not yet checked: it says so
+                    self._effect(w, old.action, old.planned_s, None,
+                                 f"not checked: {event.action} at {event.at_s:g} s came before it settled", now)
+                w.checks = [Check(event.action, event.at_s, now)]
 
     def _check(self, w: Watched, reading: Vitals) -> None:
         for check in list(w.checks):

@@ -128,6 +128,9 @@ duration_s = 5
 bench = "latency_measure"
 image = "zephyr.elf"
 output = "zephyr-latency-measure"
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
 [[deadlines]]
 metric = "thread.yield.preemptive.ctx.k_to_k"
 ns = 1000
@@ -145,6 +148,20 @@ FOREIGN_MISTAKES = [
      ["output 'regex' reports no metric 'thread.yield.preemptive.ctx.k_to_k'"]),
     ("regex pattern", 'output = "zephyr-latency-measure"', REGEX.replace("(?P<value>", "(?P<valu>"),
      "measurer.parser.sample", "sample =", ["value"]),
+    ("image missing", 'image = "zephyr.elf"', 'image = "zephyr2.elf"', "measurer.image", "image =",
+     ["zephyr2.elf: no such file"]),
+    ("image kind", 'image = "zephyr.elf"', 'image = "spec.toml"', "measurer.image", "image =",
+     ["spec.toml is neither an ELF file, an arm64 Image (ARMd at 0x38) nor an x86 bzImage"]),
+    ("image arch", 'machine = "pc"', 'arch = "arm64"', "measurer.image", "image =",
+     ["zephyr.elf is an ELF file for x86_64, but the backend's guests are arm64 (backend.arch)"]),
+    ("image params", 'bench = "latency_measure"', 'bench = "latency_measure"\nparams = { size_kib = 1 }',
+     "measurer.params", "params =", ["a guest image of your own takes no params"]),
+    ("initrd", 'image = "zephyr.elf"', 'image = "zephyr.elf"\ninitrd = "initramfs.cpio"', "measurer.initrd",
+     "initrd =", ["initramfs.cpio: no such file"]),
+    ("append without image", 'bench = "cache_thrash"', 'bench = "cache_thrash"\nappend = "quiet"',
+     "stressors[0].append", "append =", ["only for a guest image of your own: give `image` too"]),
+    ("native", 'kind = "qemu"\nmachine = "pc"', 'kind = "native"', "measurer.image", "image =",
+     ["the native backend runs xtalk's programs as host processes and boots no guest image"]),
 ]
 
 
@@ -161,6 +178,26 @@ def test_a_foreign_guest_is_held_to_its_parser(tmp_path, old, new, field, line_t
     assert line_text in text.splitlines()[number - 1], (problem, text)
     for word in words:
         assert word in problem, problem
+
+
+def test_the_native_backend_refuses_an_image_before_anything_runs(tmp_path):
+    (tmp_path / "zephyr.elf").write_bytes((ROOT / "build" / "x86_64" / "xtalk-probe.elf").read_bytes())
+    text = FOREIGN.replace('kind = "qemu"\nmachine = "pc"', 'kind = "native"')
+    path = write_spec(tmp_path, text)
+    for command in (("spec", "check", path), ("run", path, "--out", tmp_path / "out")):
+        res = xtalk(*command)
+        assert res.returncode == 2, res.stderr
+        assert "- measurer.image (line 8): the native backend runs xtalk's programs as host processes and " \
+               "boots no guest image: use backend kind qemu or xen" in res.stderr, res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_images_are_relative_to_the_spec_and_aarch64_is_arm64(tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "Image").write_bytes((ROOT / "build" / "arm64" / "xtalk-probe.img").read_bytes())
+    text = FOREIGN.replace('machine = "pc"', 'arch = "aarch64"').replace('"zephyr.elf"', '"Image"')
+    res = xtalk("spec", "check", write_spec(tmp_path / "specs", text))
+    assert res.returncode == 0, res.stderr
 
 
 @pytest.mark.parametrize("spec", sorted((ROOT / "experiments").glob("*.toml")), ids=lambda p: p.name)

@@ -14,7 +14,7 @@ from xtalk.images import linux_rt
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "linux_rt"
 MACHINE = {"x86_64": (["qemu-system-x86_64", "-M", "pc"], "ttyS0", "pc"),
-           "aarch64": (["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a57"], "ttyAMA0", "virt")}
+           "arm64": (["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a57"], "ttyAMA0", "virt")}
 # name -> workload parameters (besides run= and platform=) of each recorded log
 RECORDINGS = {
     "cyclictest": "bench=cyclictest duration_s=1 interval_us=2000",

@@ -120,7 +120,7 @@ def test_campaign_through_the_qemu_backend_uses_the_ring(tmp_path, image):
 
 @pytest.mark.skipif(shutil.which("qemu-system-aarch64") is None, reason="qemu-system-aarch64 is not installed")
 def test_arm64_guest_ring_at_the_top_of_ram(tmp_path):
-    out = campaign(tmp_path, arch="aarch64", placements='["solo"]')
+    out = campaign(tmp_path, arch="arm64", placements='["solo"]')
     meta = run_meta(out, "solo-r1")
     assert meta["status"] == "pass", meta["reason"]
     assert meta["backend_metadata"]["ring_gpa"] == hex(0x40000000 + (256 << 20) - (4 << 20))

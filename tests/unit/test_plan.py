@@ -45,7 +45,7 @@ def test_timeline_target_starts_later_and_instances_spread():
     text = MINIMAL_SPEC.replace('bench = "cache_thrash"', 'bench = "cache_thrash"\ninstances = 2')
     runs = make('[[timeline]]\nat_s = 2\naction = "start"\ntarget = "thrash"\n', base=text.replace("cpus = [0, 1]", "cpus = [0, 1, 2]"))
     other = next(r for r in runs if r.placement == "other-core")
-    assert [g.name for g in other.stressors] == ["thrash.0", "thrash.1"]
+    assert [g.name for g in other.stressors] == ["thrash", "thrash-2"]
     assert [g.cpus for g in other.stressors] == [(1,), (2,)]
     assert not any(g.starts_at_boot for g in other.stressors)
     assert next(r for r in runs if r.placement == "solo").timeline == ()
@@ -56,6 +56,42 @@ def test_host_stressors_keep_their_flag_and_placement():
     same = next(r for r in make(base=base) if r.placement == "same-core")
     assert [(g.name, g.host, g.cpus) for g in same.stressors] == [("thrash", True, (0,)), ("vm", False, (0,))]
     assert same.measurer.host is False
+
+
+SWEEP = ('[matrix]\nplacement = ["solo", "other-core"]\n'
+         '"stressors.thrash.params.size" = ["l1/2", "l2/2", "llc/2", "llc*2"]\n')
+
+
+def test_size_expressions_make_distinct_ids_and_solo_is_one_baseline():
+    runs = make(SWEEP)
+    ids = [r.config_id for r in runs]
+    assert ids == ["solo", "other-core_size-l1div2", "other-core_size-l2div2", "other-core_size-llcdiv2",
+                   "other-core_size-llcx2"]
+    assert runs[0].config == {"placement": "solo", "start_order": "measurer-first"}
+    assert [r.stressors[0].params["size"] for r in runs[1:]] == ["l1/2", "l2/2", "llc/2", "llc*2"]
+
+
+def test_solo_is_the_baseline_of_every_size():
+    from xtalk.analysis.gates import baseline_of
+    configs = {r.config_id: r.config for r in make(SWEEP + 'start_order = ["stressor-first"]\n')}
+    assert {c: baseline_of(cfg, configs, "placement", "solo") for c, cfg in configs.items()} == dict.fromkeys(configs,
+                                                                                                           "solo")
+
+
+def test_values_that_slug_alike_keep_distinct_ids():
+    runs = make('[matrix]\nplacement = ["solo"]\n"measurer.params.seed" = ["a b", "a-b", "a+b"]\n')
+    assert [r.config_id for r in runs] == ["seed-a-b", "seed-a-b-2", "seed-a-b-3"]
+
+
+def test_instances_as_a_dimension_are_guests_named_after_the_stressor():
+    runs = make('[matrix]\nplacement = ["solo", "other-core", "same-core"]\n"stressors.thrash.instances" = [1, 3]\n'
+                '[[timeline]]\nat_s = 1\naction = "pause"\ntarget = "thrash"\n')
+    assert [r.config_id for r in runs] == ["solo", "other-core_instances-1", "other-core_instances-3",
+                                           "same-core_instances-1", "same-core_instances-3"]
+    three = runs[2]
+    assert [(g.name, g.stressor, g.cpus) for g in three.stressors] == [
+        ("thrash", "thrash", (1,)), ("thrash-2", "thrash", (1,)), ("thrash-3", "thrash", (1,))]
+    assert [g.cpus for g in runs[4].stressors] == [(0,)] * 3
 
 
 def test_the_backend_as_a_dimension_names_configurations_and_runs():

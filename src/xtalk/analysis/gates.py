@@ -16,13 +16,15 @@ def change_pct(value: float | None, baseline: float | None) -> float | None:
 
 
 def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str,
-                free: tuple[str, ...] = ("start_order",)) -> str | None:
-    """The configuration with dim=value and the same values on every other dimension
-    but the `free` ones (start order: a solo baseline has none)."""
+                 free: tuple[str, ...] = ("start_order",)) -> str | None:
+    """The configuration with dim=value and the same values on every other dimension it
+    has but the `free` ones (start order: a solo baseline has none); solo has no
+    `stressors.` dimensions (xtalk.plan), so it is the baseline of every size and instance
+    count of a sweep."""
     for cid, other in all_configs.items():
         if str(other.get(dim)) != value:
             continue
-        if all(str(other.get(k)) == str(v) for k, v in config.items() if k != dim and k not in free):
+        if all(str(other[k]) == str(v) for k, v in config.items() if k != dim and k not in free and k in other):
             return cid
     return None
 

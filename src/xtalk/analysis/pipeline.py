@@ -162,7 +162,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "runs": [{**{k: r.get(k) for k in ("run_id", "config_id", "status", "reason", "warmup", "repetition",
                                            "sample_count", "lost_samples", "ring_lost_samples", "freq_hz",
                                            "started_at", "duration_s", "placement", "start_order", "measurer",
-                                           "stressors", "stressors_watch")},
+                                           "stressors", "stressors_watch", "caches", "sizes")},
                   "accel": (r.get("backend_metadata") or {}).get("accel")} for r in runs],
         "configs": all_configs, "baselines": baselines,
         "stats_runs": per_run, "stats": per_config,

@@ -39,14 +39,15 @@ def with_step(gen: Generator, first: int, last: int, factor: float) -> Generator
 def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, metric: str | tuple = "m",
               unit: str = "cycles", kind: str | None = "duration", freq_hz: float = 1e9, seed: int = 0, index: int = 0, status: str = "pass",
               events: list[dict] | None = None, chunk: int = 1 << 22, extra_meta: dict | None = None,
-              clock: bool = True) -> None:
+              clock: bool = True, config_id: str | None = None) -> None:
     """`metric`: a name, or a tuple of names the samples cycle through; `kind`: their
     declared metric kind (None: undeclared, as an older xtalk stored); `clock=False`
-    writes t_s as NaN (a run without clock pairs)."""
+    writes t_s as NaN (a run without clock pairs); `config_id` defaults to the config's
+    values joined by '-'."""
     names = (metric,) if isinstance(metric, str) else tuple(metric)
     run_dir = path / "runs" / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
-    config_id = "-".join(str(v) for v in config.values()) or "default"
+    config_id = config_id or "-".join(str(v) for v in config.values()) or "default"
     rng = np.random.default_rng(seed)
     counter = 0
     events = [dict(e) for e in events or []]

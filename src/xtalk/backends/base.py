@@ -6,8 +6,10 @@ one function, like rtla's run_tool(). `stop` is idempotent and always called.
 Host stressors (`host = true`) run through `host_backend()`, next to this backend's guests:
 the native backend (host processes), or dom0 for xen; a started guest's handle names the
 backend that started it.
-Before anything starts, `suites` says which benches of the catalogue its guests run and
-`check_spec` what the backend refuses in a spec on this host (xtalk.preflight asks both).
+Before anything starts, `suites` (and `host_suites`) say which benches of the catalogue
+its guests (its host stressors) run, `guest_arch` and `no_images` what it boots of the
+user's own images (`image`), and `check_spec` what the backend refuses in a spec on this
+host (xtalk.preflight asks them).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -70,6 +72,15 @@ class Backend(ABC):
         image = options.get("image", "probe")
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
 
+    # Why this backend boots no guest image of the user's (a workload's `image`); "": it does.
+    no_images: ClassVar[str] = ""
+
+    @classmethod
+    def guest_arch(cls, options: dict[str, Any]) -> str | None:
+        """The architecture (x86_64, arm64) of the guests it boots with these options, for
+        checking a foreign image before anything starts; None when only connecting tells."""
+        return None
+
     @classmethod
     def host_suites(cls, options: dict[str, Any]) -> tuple[str, ...]:
         """The catalogue suites its host stressors run (host_backend's programs): natively."""
@@ -126,6 +137,13 @@ class Backend(ABC):
     # False when the guests run on another machine (dom0 over ssh): then the host's CPU
     # accounting says nothing about them and the runner does not record host noise.
     measures_local_cpus: ClassVar[bool] = True
+
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict[str, Any]) -> str | None:
+        """Why two guests of this backend (with these options) cannot share a CPU, as
+        placements make them (several stressors on one other core, same-core); None:
+        they can, the host's or the hypervisor's scheduler shares it."""
+        return None
 
     def host_backend(self) -> Backend:
         """The backend that runs host stressors next to this one's guests: one for the

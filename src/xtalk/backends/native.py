@@ -45,6 +45,9 @@ class NativeBackend(Backend):
             return False, "the native backend needs Linux (sched_setaffinity, /dev/shm)"
         return True, ""
 
+    no_images = ("the native backend runs xtalk's programs as host processes and boots no guest image: "
+                 "use backend kind qemu or xen")
+
     @classmethod
     def suites(cls, options: dict) -> tuple[str, ...]:
         return ("probe", "posix", "steal")  # the probe benches, the POSIX suite and steal: host programs all

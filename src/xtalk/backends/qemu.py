@@ -15,23 +15,30 @@ workload's key=value tokens go on the kernel command line as xtalk.KEY=VALUE). A
 guest on kvm-pvm runs under TCG (its kernel would be emulated anyway). Its ring is
 guest memory the kernel leaves alone (x86: memmap=SIZE$ADDR; arm64: mem= below a ring
 at the top of RAM) and xtalk-rt maps it from /dev/mem.
+
+A foreign guest (the workload's own `image`, docs/guests.md) boots that image as it is:
+`-kernel` (an x86-64 ELF, multiboot ELF or bzImage on `pc`/`q35`; an arm64 ELF or Image on
+`virt` with the spec's GIC version and CPU), `-initrd` and `-append` when given, and
+`-no-reboot`; no shared RAM or ring, no xtalk command line, no isa-debug-exit. Its console
+goes to its output parser like any guest's. Accel: as for a Linux guest (a kernel's ring
+0 would be emulated under kvm-pvm: TCG under `auto` there).
 """
 from __future__ import annotations
 
 import mmap
 import os
-import platform
 import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
+from ..arches import host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
@@ -49,22 +56,24 @@ ARCHES = {
                "images_by_machine": {"pc": "build/x86_64/xtalk-probe.elf", "q35": "build/x86_64/xtalk-probe.elf"},
                "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
-    "aarch64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
+    "arm64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
                 "ring_gpa": 0x41000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
 }
-HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 QMP_CONNECT_S = 10.0
 # Linux-RT guests: machine, console, ring address (None: top of RAM, fenced off with mem=).
 LINUX_RT = {
     "x86_64": {"machine": "pc", "console": "ttyS0", "ring_gpa": 0x8000000},
-    "aarch64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
+    "arm64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
 }
+FOREIGN_MACHINE = {"x86_64": "pc", "arm64": "virt"}  # a foreign image's default machine
 
 
 class QemuOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    arch: Literal["x86_64", "aarch64"] = Field(default_factory=lambda: HOST_ARCH.get(platform.machine(), "x86_64"))
-    machine: str | None = Field(default=None, description="microvm (x86 default), pc, virt (arm64)")
+    arch: Literal["x86_64", "arm64"] = Field(default_factory=lambda: host_arch() or "x86_64",
+                                             description="the guests' architecture (aarch64: the same as arm64)")
+    machine: str | None = Field(default=None, description="microvm (x86 default; pc for a foreign image), pc, q35, "
+                                "virt (arm64)")
     accel: Literal["auto", "kvm", "tcg"] = "auto"
     memory_mib: int | None = Field(default=None, ge=32, le=65536, description=
         "guest RAM; default: what the bench's buffers need on this host, at least 256 (linux-rt: 256)")
@@ -74,6 +83,11 @@ class QemuOptions(BaseModel):
     extra_args: list[str] = Field(default_factory=list)
     image: Literal["probe", "linux-rt"] = Field(
         default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
+
+    @field_validator("arch", mode="before")
+    @classmethod
+    def _arch_alias(cls, value):
+        return normalise(value) or value
 
     @model_validator(mode="after")
     def _linux_memory(self):
@@ -87,7 +101,7 @@ class QemuOptions(BaseModel):
 
 def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
     """(accel, why) for this guest arch on this host."""
-    same_arch = HOST_ARCH.get(host["machine"]) == arch
+    same_arch = normalise(host["machine"]) == arch
     kvm = host["kvm"]
     if wanted == "tcg":
         return "tcg", "the spec asks for tcg"
@@ -103,11 +117,12 @@ def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
 
 
 def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
-    """choose_accel for a Linux guest: on kvm-pvm its kernel would be emulated instruction
-    by instruction under KVM, so auto picks TCG there (see shared host facts)."""
+    """choose_accel for a Linux guest or a foreign image (a kernel of its own): on kvm-pvm
+    its ring 0 would be emulated instruction by instruction under KVM (a Linux kernel even
+    stops there with a KVM internal error), so auto picks TCG there (see shared host facts)."""
     accel, why = choose_accel(wanted, arch, host)
     if accel == "kvm" and wanted == "auto" and host["kvm"].get("emulates_ring0"):
-        return "tcg", (f"/dev/kvm is {host['kvm']['kind']}: a Linux guest kernel (ring 0) would be "
+        return "tcg", (f"/dev/kvm is {host['kvm']['kind']}: a guest kernel (ring 0) would be "
                        "emulated instruction by instruction; TCG instead")
     return accel, why
 
@@ -130,6 +145,10 @@ class QemuBackend(Backend):
         return super().check_spec(raw) + local_cpu_problems(raw)  # vCPU and emulator threads: host CPUs
 
     @classmethod
+    def guest_arch(cls, options: dict) -> str | None:
+        return normalise(options["arch"]) if "arch" in options else host_arch()
+
+    @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
         if not (shutil.which("qemu-system-x86_64") or shutil.which("qemu-system-aarch64")):
             return False, "no qemu-system-x86_64 or qemu-system-aarch64 on PATH (apt-get install qemu-system-x86)"
@@ -143,6 +162,8 @@ class QemuBackend(Backend):
         self.linux = LINUX_RT[self.opts.arch] if self.opts.image == "linux-rt" else None
         chooser = choose_accel_linux if self.linux else choose_accel
         self.accel, self.accel_reason = chooser(self.opts.accel, self.opts.arch, self.host)
+        self.foreign_accel, self.foreign_accel_reason = choose_accel_linux(self.opts.accel, self.opts.arch, self.host)
+        self.foreign_run = False  # the run being prepared has a foreign guest
         self.ring_bytes = self.opts.ring_kib * 1024
         ram_end = self.arch["ram_base"] + ((self.opts.memory_mib or FLOOR_MIB) << 20)
         self.ring_gpa = (self.arch["ring_gpa"] if not self.linux else
@@ -159,7 +180,7 @@ class QemuBackend(Backend):
     def _host_tsc_hz(self) -> int | None:
         """The host TSC frequency, from the native program's calibration (x86 guests
         cannot calibrate reliably on microvm)."""
-        if self.opts.arch != "x86_64" or HOST_ARCH.get(self.host["machine"]) != "x86_64":
+        if self.opts.arch != "x86_64" or normalise(self.host["machine"]) != "x86_64":
             return None
         binary = artifacts.build("native", "build/native/xtalk-bench")
         out = subprocess.run([str(binary), "bench=cpu_spin", "run=freq", "role=measurer", "iterations=1"],
@@ -170,10 +191,12 @@ class QemuBackend(Backend):
         return None
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
-        if self.image is None and self.linux:
+        self.foreign_run = any(g.foreign for g in run.guests)
+        own = any(not g.foreign and not g.host for g in run.guests)  # xtalk's image is built only for those
+        if own and self.image is None and self.linux:
             self.image_info = linux_rt.build(self.opts.arch, log=lambda msg: None)
             self.image, self.initrd = self.image_info.kernel, self.image_info.initrd
-        elif self.image is None:
+        elif own and self.image is None:
             machine = (self.opts.machine or self.arch["machine"]).split(",")[0]
             image = self.arch.get("images_by_machine", {}).get(machine, self.arch["image"])
             self.image = artifacts.build(self.arch["target"], image)
@@ -212,34 +235,41 @@ class QemuBackend(Backend):
             args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_bytes}"]
         return " ".join(args)
 
-    def argv(self, guest: GuestPlan, run: RunPlan, ram: Path, qmp: Path) -> list[str]:
-        o = self.opts
-        machine = o.machine or (self.linux or self.arch)["machine"]
-        if o.arch == "aarch64":
+    def accel_of(self, guest: GuestPlan) -> str:
+        return self.foreign_accel if guest.foreign else self.accel
+
+    def machine_of(self, guest: GuestPlan) -> str:
+        return self.opts.machine or (FOREIGN_MACHINE[self.opts.arch] if guest.foreign else
+                                     (self.linux or self.arch)["machine"])
+
+    def argv(self, guest: GuestPlan, run: RunPlan, ram: Path | None, qmp: Path) -> list[str]:
+        o, accel, machine = self.opts, self.accel_of(guest), self.machine_of(guest)
+        if o.arch == "arm64":
             machine += f",gic-version={o.gic_version}"
-        cpu = o.cpu or ("cortex-a57" if o.arch == "aarch64" and self.accel == "tcg" else
-                        "host" if o.arch == "aarch64" else None)
+        cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and accel == "tcg" else
+                        "host" if o.arch == "arm64" else None)
         memory = self.memory_mib(guest)
-        argv = [self.arch["qemu"], "-M", machine, "-accel", self.accel, "-m", f"{memory}M",
-                "-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",
-                "-machine", "memory-backend=mem", "-nodefaults", "-no-user-config",
-                "-display", "none", "-monitor", "none", "-serial", "stdio",
-                "-qmp", f"unix:{qmp},server=on,wait=off", "-S",
-                "-name", f"xtalk-{guest.name},debug-threads=on",
-                "-kernel", str(self.image), "-append", self._cmdline(guest, run)]
-        if self.linux:  # poweroff -f ends the guest; a panic or reboot ends QEMU too
-            argv += ["-initrd", str(self.initrd), "-no-reboot"]
+        argv = [self.arch["qemu"], "-M", machine, "-accel", accel, "-m", f"{memory}M",
+                "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-serial", "stdio",
+                "-qmp", f"unix:{qmp},server=on,wait=off", "-S", "-name", f"xtalk-{guest.name},debug-threads=on"]
+        if guest.foreign:  # the user's image as it is; its poweroff, panic or reboot ends QEMU
+            argv += ["-kernel", guest.image, "-no-reboot"] + (["-initrd", guest.initrd] if guest.initrd else [])
+            argv += ["-append", guest.append] if guest.append else []
         else:
-            argv += self.arch["devices"]
+            argv += ["-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",
+                     "-machine", "memory-backend=mem", "-kernel", str(self.image), "-append", self._cmdline(guest, run)]
+            # Linux-RT: poweroff -f ends the guest; a panic or reboot ends QEMU too
+            argv += ["-initrd", str(self.initrd), "-no-reboot"] if self.linux else self.arch["devices"]
         if cpu:
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
 
     def memory_mib(self, guest: GuestPlan) -> int:
-        """The spec's memory_mib, else what the guest's bench needs here (guest_memory.py)."""
+        """The spec's memory_mib, else what the guest's bench needs here (guest_memory.py);
+        a Linux-RT guest or a foreign image gets FLOOR_MIB."""
         if self.opts.memory_mib is not None:
             return self.opts.memory_mib
-        return FLOOR_MIB if self.linux else probe_memory_mib(guest, self.host)
+        return FLOOR_MIB if self.linux or guest.foreign else probe_memory_mib(guest, self.host)
 
     def _make_ram(self, guest: GuestPlan) -> Path:
         ram = self.workdir / f"{guest.name}.ram"
@@ -275,7 +305,8 @@ class QemuBackend(Backend):
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.workdir is not None and self.run_dir is not None
-        ram, qmp = self._make_ram(guest), self.workdir / f"{guest.name}.qmp"
+        ram = None if guest.foreign else self._make_ram(guest)  # a foreign guest has no ring
+        qmp = self.workdir / f"{guest.name}.qmp"
         argv = self.argv(guest, run, ram, qmp)
         emulator_cpus = tuple(run.spec.housekeeping_cpus) or None
         with open(self.run_dir / f"qemu-{guest.name}.log", "ab") as stderr:
@@ -295,7 +326,7 @@ class QemuBackend(Backend):
                     raise InfrastructureError(f"{guest.name}: vCPU {i} affinity {got} is not [{cpu}]")
                 pinning.append({"vcpu": i, "thread_id": tid, "cpu": cpu,
                                 **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
-            if guest.role == "measurer":
+            if guest.role == "measurer" and ram is not None:
                 handle.ring = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
             if not paused:
                 monitor.cmd("cont")
@@ -305,7 +336,8 @@ class QemuBackend(Backend):
         handle.facts = {"argv": argv, "pid": proc.pid, "vcpus": pinning, "affinity": sorted({p["cpu"] for p in pinning}),
                         "sched": pinning[0]["sched"] if pinning else None,
                         "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(proc.pid),
-                        "accel": self.accel, "memory_mib": self.memory_mib(guest)}
+                        "accel": self.accel_of(guest), "machine": self.machine_of(guest),
+                        "memory_mib": self.memory_mib(guest)}
         return handle
 
     def pause(self, handle: GuestHandle) -> None:
@@ -353,4 +385,7 @@ class QemuBackend(Backend):
                 "host_tsc_hz": self.freq_hz, "ring_gpa": hex(self.ring_gpa)}
         if self.image_info is not None:
             meta.update(self.image_info.metadata())
+        if self.foreign_run:  # the images themselves: the run's measurer/stressors (image, image_sha256)
+            meta |= {"foreign_accel": self.foreign_accel, "foreign_accel_reason": self.foreign_accel_reason,
+                     "foreign_machine": self.opts.machine or FOREIGN_MACHINE[self.opts.arch]}
         return meta

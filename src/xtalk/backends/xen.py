@@ -1,7 +1,7 @@
-"""The `xen` backend: every guest is a Xen domU (the probe image, or Debian's PREEMPT_RT
-kernel with xtalk's initramfs: xen_images.py), driven with `xl` in dom0 through an
-executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab (Xen + dom0 booted
-under QEMU by `xtalk lab start xen`, reached over ssh).
+"""The `xen` backend: every guest is a Xen domU (the probe image, Debian's PREEMPT_RT
+kernel with xtalk's initramfs, or the workload's own image: xen_images.py), driven with
+`xl` in dom0 through an executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab
+(Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh).
 
 Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
 key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..arches import normalise
 from ..errors import InfrastructureError, Problem, SpecError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
@@ -45,7 +46,6 @@ from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
 from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
                      parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config)
-MACHINE_ARCH = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
@@ -87,6 +87,11 @@ class XenBackend(Backend):
                 if getattr(opts, key) is not None and opts.scheduler not in (None, sched):
                     problems.append((key, f"a {sched} parameter, but scheduler is {opts.scheduler!r}"))
         return problems
+
+    @classmethod
+    def guest_arch(cls, options: dict) -> str | None:
+        """backend.arch; the lab's default (arm64) with executor lab; else dom0's, unknown here."""
+        return normalise(options.get("arch")) or ("arm64" if options.get("executor") == "lab" else None)
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
@@ -169,7 +174,7 @@ class XenBackend(Backend):
                                       "from elsewhere use executor = \"ssh\" (ssh_host) or \"lab\"")
         info = first.check().stdout
         self.info = parse_xl_info(info)
-        machine = MACHINE_ARCH.get(self.info.get("machine", ""), self.info.get("machine"))
+        machine = normalise(self.info.get("machine")) or self.info.get("machine")
         if self.opts.arch and machine != self.opts.arch:
             raise InfrastructureError(f"backend.arch is {self.opts.arch} but dom0 runs on {machine}")
         if machine not in PROBE_IMAGES:
@@ -238,6 +243,12 @@ class XenBackend(Backend):
             self._host = Dom0Stressors(self)
         return self._host
 
+    @classmethod
+    def shared_cpu_refusal(cls, options: dict) -> str | None:
+        if options.get("scheduler") == "null":
+            return "the null scheduler runs one vCPU per pCPU (a second one on a pCPU never runs)"
+        return None
+
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:
             opts = XenOptions.model_validate(run.spec.backend.options)
@@ -267,7 +278,7 @@ class XenBackend(Backend):
                                                          f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
         self.run_opts = opts
         self._run(["mkdir", "-p", WORK_DIR]).check()
-        self.image.upload(self.executor, self._run)
+        self.image.upload(self.executor, self._run, run.guests)
         pools = self.pools.setup(sorted({c for g in run.guests for c in g.cpus}), opts)
         self.run_meta["pool"] = pools["pool"]
         self.run_meta["sched"]["pool_params"] = pools["pool_params"]
@@ -284,9 +295,10 @@ class XenBackend(Backend):
         the runner keeps reading the measurer's console meanwhile (xl create takes
         seconds in the lab); pause/resume/stop of that guest wait for its creation."""
         name = self._domain_name(guest)
+        boot = self.image.boot(guest, run, self.run_opts, self.tsc_hz)
         try:
-            config = domain_config(name, self.image.kernel, self.image.cmdline(guest, run, self.run_opts, self.tsc_hz),
-                                   self.run_opts, guest.cpus, self.pools.pool, self.image.ramdisk)
+            config = domain_config(name, boot.kernel, boot.cmdline, self.run_opts, guest.cpus, self.pools.pool,
+                                   boot.ramdisk, boot.memory_mib)
         except ValueError as err:
             raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
         state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,

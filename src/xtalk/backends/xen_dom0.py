@@ -30,7 +30,7 @@ from ..errors import InfrastructureError
 from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, Vitals, workload_args
 from .xen_console import DomainWatcher, GuestConsole
-from .xen_images import LINUX_ARCH, upload
+from .xen_images import upload
 from .xen_xl import cpu_list, expand_cpus, parse_vcpu_list
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ class Dom0Stressors(Backend):
         if self.swept is None:  # once per campaign: what a killed xtalk left
             self.swept = self._run(["sh", "-c", SWEEP, "sweep", DIR, self.xen.opts.name_prefix]).check().stdout.split()
         if self.local is None:
-            arch = LINUX_ARCH[self.xen.arch]
+            arch = self.xen.arch
             path = artifacts.build(f"posix-{arch}", f"build/posix/{arch}/xtalk-rt")
             self.local = (path, artifacts.file_hash(path))
         self.program = upload(self.xen.executor, self._run, *self.local)

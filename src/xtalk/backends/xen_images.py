@@ -6,7 +6,10 @@
   cached on first use) as a PVH (x86-64) or arm64 domU with console hvc0; the workload
   goes on the kernel command line as xtalk.KEY=VALUE. The bzImage is uploaded on x86
   (8 MB; Xen's PVH loader unpacks it) rather than the 65 MB vmlinux QEMU boots.
-No shared memory with dom0 in either case: the measurer buffers its samples
+- an image of the user's (a workload's `image`: Zephyr's `xenvm` build, a Linux kernel):
+  that kernel, its `initrd` as the ramdisk and its `append` as the command line, nothing
+  of xtalk's; memory_mib, else FOREIGN_MEMORY_MIB.
+No shared memory with dom0 in any case: xtalk's measurer buffers its samples
 (buffer_slots) and prints them after its window.
 
 Files go to dom0 once per content: the remote name carries the sha256, checked before
@@ -16,6 +19,7 @@ has no RDTSCP (Linux would otherwise crash at its first RDTSCP).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -24,11 +28,10 @@ from ..errors import InfrastructureError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from .base import workload_args
-from .xen_xl import XenOptions
+from .xen_xl import FOREIGN_MEMORY_MIB, XenOptions
 
 PROBE_IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
                 "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
-LINUX_ARCH = {"arm64": "aarch64", "x86_64": "x86_64"}
 IMAGE_DIR = "/run/xtalk/images"
 
 
@@ -45,8 +48,19 @@ def upload(executor, run: Callable, local: Path, digest: str) -> str:
     return remote
 
 
+@dataclass(frozen=True)
+class Boot:
+    """One domU's kernel, ramdisk (paths in dom0), command line and memory."""
+
+    kernel: str
+    ramdisk: str | None
+    cmdline: str
+    memory_mib: int
+
+
 class DomainImage:
-    """The image of a campaign's domUs on one dom0 (the same for every run)."""
+    """What a campaign's domUs boot on one dom0: xtalk's image (the same for every run) for
+    its own guests, each foreign guest's own files."""
 
     def __init__(self, kind: str, arch: str):
         self.kind, self.arch = kind, arch
@@ -54,11 +68,12 @@ class DomainImage:
         self.ramdisk: str | None = None
         self.local: list[tuple[Path, str]] | None = None  # (kernel, sha256)[, (ramdisk, sha256)]
         self.info: dict = {}
+        self.foreign: dict[str, dict] = {}  # a foreign guest's file -> its sha256 and path in dom0
 
     def _local_files(self) -> list[Path]:
         """[kernel] or [kernel, ramdisk] on this machine, built on first use; self.info describes them."""
         if self.kind == "linux-rt":
-            image = linux_rt.build(LINUX_ARCH[self.arch], log=lambda msg: None)
+            image = linux_rt.build(self.arch, log=lambda msg: None)
             self.info = {"image": str(image.dir / "vmlinuz"), **image.metadata()}
             return [image.dir / "vmlinuz", image.initrd]
         target, rel = PROBE_IMAGES[self.arch]
@@ -66,8 +81,18 @@ class DomainImage:
         self.info = {"image": str(local)}
         return [local]
 
-    def upload(self, executor, run: Callable) -> None:
-        """Make sure dom0 has the image (checked every run: dom0 may have rebooted)."""
+    def upload(self, executor, run: Callable, guests: tuple[GuestPlan, ...]) -> None:
+        """Make sure dom0 has what the guests of a run boot (checked every run: dom0 may have
+        rebooted); xtalk's image is built only when one of them is xtalk's."""
+        if not all(g.foreign for g in guests):
+            self._upload_own(executor, run)
+        for path in sorted({p for g in guests if g.foreign for p in (g.image, g.initrd) if p}):
+            digest = self.foreign.get(path, {}).get("sha256") or artifacts.file_hash(Path(path))
+            self.foreign[path] = {"sha256": digest, "dom0_path": upload(executor, run, Path(path), digest)}
+        if self.foreign:
+            self.info["foreign_images"] = self.foreign
+
+    def _upload_own(self, executor, run: Callable) -> None:
         if self.local is None:  # built and hashed once per campaign
             self.local = [(path, artifacts.file_hash(path)) for path in self._local_files()]
         remote = [upload(executor, run, path, digest) for path, digest in self.local]
@@ -75,6 +100,13 @@ class DomainImage:
         self.info |= {"image_kind": self.kind, "image_sha256": self.local[0][1], "dom0_path": self.kernel}
         if self.ramdisk:
             self.info["dom0_ramdisk"] = self.ramdisk
+
+    def boot(self, guest: GuestPlan, run: RunPlan, opts: XenOptions, tsc_hz: int | None) -> Boot:
+        if guest.foreign:
+            ramdisk = self.foreign[guest.initrd]["dom0_path"] if guest.initrd else None
+            return Boot(self.foreign[guest.image]["dom0_path"], ramdisk, guest.append,
+                        opts.memory_mib or FOREIGN_MEMORY_MIB)
+        return Boot(self.kernel, self.ramdisk, self.cmdline(guest, run, opts, tsc_hz), opts.memory)
 
     def cmdline(self, guest: GuestPlan, run: RunPlan, opts: XenOptions, tsc_hz: int | None) -> str:
         args = workload_args(guest, run)

@@ -17,6 +17,7 @@ OWN_KEYS = {"name", "type", "kernel", "ramdisk", "cmdline", "extra", "memory", "
 # per image: a probe domU is small; a Linux-RT one needs room for the kernel and initramfs
 DEFAULTS = {"probe": {"memory_mib": 64, "buffer_slots": 8192},
             "linux-rt": {"memory_mib": 256, "buffer_slots": 65536}}
+FOREIGN_MEMORY_MIB = 256  # a domU booting an image of the user's (a Linux kernel needs this much)
 
 XlValue = int | float | str | bool | list[int | float | str]
 
@@ -35,8 +36,8 @@ class XenOptions(BaseModel):
         default=None, description="dom0's architecture (default: from xl info; the lab's, for executor=lab)")
     image: Literal["probe", "linux-rt"] = Field(
         default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
-    memory_mib: int | None = Field(default=None, ge=16, le=65536,
-                                   description="memory of each domU (default 64 for probe, 256 for linux-rt)")
+    memory_mib: int | None = Field(default=None, ge=16, le=65536, description=(
+        "memory of each domU (default 64 for probe, 256 for linux-rt and an image of the user's)"))
     vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
     scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
         default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
@@ -102,16 +103,17 @@ def cpu_list(cpus) -> str:
 
 
 def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None,
-                  ramdisk: str | None = None) -> str:
-    """The xl.cfg text of one guest (pure; unit-tested)."""
+                  ramdisk: str | None = None, memory_mib: int | None = None) -> str:
+    """The xl.cfg text of one guest (pure; unit-tested); memory_mib: opts.memory unless given."""
     for token in cmdline.split():
         xl_literal(token)
     lines = {"name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel)}
     if ramdisk:
         lines["ramdisk"] = xl_literal(ramdisk)
+    if cmdline:
+        lines["cmdline"] = xl_literal(cmdline)
     lines |= {
-        "cmdline": xl_literal(cmdline),
-        "memory": str(opts.memory), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
+        "memory": str(memory_mib or opts.memory), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
         # preserved so poll_exit can tell poweroff from crash; stop() destroys them
         "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
     }

@@ -22,7 +22,7 @@ def load_spec(path: str, overrides: list[str] = ()):
     """(model, raw dict, text); the text carries the overrides as trailing comments so the
     stored spec.toml says how the campaign was run and --resume matches on them too."""
     text = read_spec(path)
-    spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks())
+    spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks(), base=Path(path).parent)
     return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
 
 

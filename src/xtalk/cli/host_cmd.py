@@ -42,7 +42,7 @@ def show_host(args) -> int:
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
         ("QEMU x86_64", facts["qemu"]["x86_64"] or "not found"),
-        ("QEMU aarch64", facts["qemu"]["aarch64"] or "not found"),
+        ("QEMU arm64", facts["qemu"]["arm64"] or "not found"),
         ("Xen", facts["xen"]["xen_version"] or ("xl found" if facts["xen"]["xl"] else "not running under Xen")),
     ]
     table = Table(show_header=False, box=None)

@@ -5,12 +5,10 @@ reuse the cached build with the same content hash. `xtalk images list` shows the
 from __future__ import annotations
 
 import json
-import platform
 
+from ..arches import ARCHES, host_arch, normalise
 from ..images import RECIPES, cache_dir
 from .common import console as make_console
-
-HOST_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 
 
 def add_parser(sub) -> None:
@@ -18,7 +16,8 @@ def add_parser(sub) -> None:
     inner = p.add_subparsers(dest="images_command", required=True, metavar="ACTION")
     b = inner.add_parser("build", help="build an image, or reuse the cached one with the same inputs")
     b.add_argument("name", choices=RECIPES)
-    b.add_argument("--arch", choices=("x86_64", "aarch64"), default=HOST_ARCH.get(platform.machine(), "x86_64"))
+    b.add_argument("--arch", type=lambda a: normalise(a) or a, choices=ARCHES, default=host_arch() or "x86_64",
+                   help="x86_64 or arm64 (aarch64: the same)")
     b.add_argument("--refresh", action="store_true", help="apt-get update the private package lists first")
     b.add_argument("--force", action="store_true", help="rebuild even when a cached build has the same hash")
     b.add_argument("--json", action="store_true", help="machine-readable output")

@@ -124,7 +124,8 @@ def host_facts() -> dict:
         "governors": governors() or "no cpufreq (virtual machine or fixed frequency)",
         "isolation": isolation(),
         "kvm": kvm_info(),
-        "qemu": {arch: tool_version([f"qemu-system-{arch}", "--version"]) for arch in ("x86_64", "aarch64")},
+        "qemu": {arch: tool_version([binary, "--version"]) for arch, binary in
+                 (("x86_64", "qemu-system-x86_64"), ("arm64", "qemu-system-aarch64"))},
         "xen": xen_info(),
         "python": platform.python_version(),
     }

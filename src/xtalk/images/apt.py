@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..errors import InfrastructureError
 
-# xtalk's / the kernel's architecture names (and Debian's own) -> Debian's
+# xtalk's architecture names, the kernel's and Debian's own -> Debian's
 DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "amd64": "amd64", "source": "source"}
 
 

@@ -24,8 +24,8 @@ from . import cache_dir, cpio, elf, prune
 from .apt import Package, PrivateApt
 
 NAME = "linux-rt"
-TRIPLET = {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu"}
-ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
+TRIPLET = {"x86_64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
+ELF_MACHINE = {"x86_64": 62, "arm64": 183}
 MAX_DEPTH = 4
 KEEP_BUILDS = 3  # per arch: older builds are removed from the cache after a new one
 MIN_MEMORY_MIB = 256  # RAM a Linux-RT guest needs (kernel + the uncompressed initramfs)
@@ -220,7 +220,7 @@ def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=
     """Build (or find in the cache) the linux-rt image for arch."""
     start = time.monotonic()
     if arch not in TRIPLET:
-        raise InfrastructureError(f"{NAME}: unsupported arch {arch!r} (x86_64, aarch64)")
+        raise InfrastructureError(f"{NAME}: unsupported arch {arch!r} (x86_64, arm64)")
     rdir = recipe_dir()
     recipe = tomllib.loads((rdir / "recipe.toml").read_text())
     program = artifacts.build(f"posix-{arch}", f"build/posix/{arch}/xtalk-rt")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import artifacts
+from ..arches import normalise
 from ..errors import InfrastructureError
 from ..images import cache_dir, linux_rt, prune
 from ..images.apt import PrivateApt
@@ -74,7 +75,6 @@ RECIPES = {
                           "virtio_pci_modern_dev", "virtio_pci"),
                          "x86_64", "build/x86_64/xtalk-probe-pvh.elf", "boot/xen-4.17-amd64.gz"),
 }
-ARCH_ALIASES = {"aarch64": "arm64", "arm64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}
 
 XEN_BIN = "/usr/lib/xen-4.17/bin"
 READY_MARK = "XTALK-LAB-READY"
@@ -118,7 +118,7 @@ while true; do setsid cttyhack sh -l; done
 
 def recipe(arch: str) -> ArchRecipe:
     try:
-        return RECIPES[ARCH_ALIASES[arch]]
+        return RECIPES[normalise(arch)]
     except KeyError:
         raise InfrastructureError(f"no Xen lab for arch {arch!r} (arm64 or x86_64)") from None
 
@@ -198,7 +198,7 @@ def build(arch: str, log=print, xen: str = "debian") -> LabImage:
     apt.update()
     kernel = apt.kernel(r.kernel_meta)
     user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
-    tools, tool_files, _ = linux_rt.resolve(apt, DOM0_PROGRAMS, r.triplet.split("-")[0])
+    tools, tool_files, _ = linux_rt.resolve(apt, DOM0_PROGRAMS, r.arch)
     boot = [apt.require([r.hypervisor_pkg])[r.hypervisor_pkg], kernel]
     versions = {p.name: p.version for p in [*user.values(), *tools.values(), *boot]}
     digest = lab_hash(r, versions, probe, own_info and {**own_info, "sha256": artifacts.file_hash(own_xen)})

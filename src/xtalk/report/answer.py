@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import wording as W
 from ..analysis.overhead import BARE
+from .configs import labels
 
 
 SIGNIFICANT = ("interference", "overhead")  # a verdict that says a change matters
@@ -57,14 +58,15 @@ def verdict_cell(v: dict) -> str:
 def answer_rows(res: dict) -> list[dict]:
     """The verdicts, then each guest's overhead against the bare machine (design 'vs
     native'; the native configurations are baselines in the verdicts already), each
-    metric's rows together."""
+    metric's rows together; a configuration by its label (configs.py), its id kept."""
     overhead = [dict(v, design=f"vs {BARE}") for v in res.get("overhead") or [] if v["verdict"] != "baseline"]
-    rows = []
+    rows, named = [], labels(res)
     for v, prefix in [(v, "v") for v in res["verdicts"]] + [(v, "o") for v in overhead]:
         base = v["verdict"] == "baseline"
         rows.append({
             "anchor": anchor(v["config_id"], v["metric"], prefix), "verdict": v["verdict"], "metric": v["metric"],
-            "config": v["config_id"], "design": v.get("design", ""),
+            "config": named.get(v["config_id"], v["config_id"]), "config_id": v["config_id"],
+            "design": v.get("design", ""),
             "statistic": v.get("statistic_label", "-"),
             "values": _fmt(v, v.get("value")) if base else
             f"{_fmt(v, v.get('reference_value'))} → {_fmt(v, v.get('value'))}",

@@ -3,9 +3,10 @@ the interactive time plots' library and data inline (no external reference of an
 kind: it opens offline, can be archived or attached as it is).
 
 Order: the answer first (verdict per metric and configuration, each guest's overhead
-against the bare machine where the backend is a dimension, the headline and overhead
-plots), then everything that makes a number doubtful (grouped, counted, linked to the
-rows it concerns), the setup, the detailed tables, the plots, the glossary and the methods.
+against the bare machine where the backend is a dimension, the plots of the answer
+section: the headline, a sweep over sizes, the overhead), then everything that makes a
+number doubtful (grouped, counted, linked to the rows it concerns), the setup, the
+detailed tables, the plots, the glossary and the methods.
 """
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def answer_html(res: dict) -> str:
     head = "".join(_th(h) for h in ("metric", "configuration", "design", "statistic", "baseline → configuration",
                                      "change [95% interval]", "noise floor", "verdict"))
     body = "".join(
-        f'<tr id="{r["anchor"]}"><td>{html.escape(r["metric"])}</td><td>{html.escape(r["config"])}</td>'
+        f'<tr id="{r["anchor"]}"><td>{html.escape(r["metric"])}</td>'
+        f'<td title="{html.escape(r["config_id"])}">{html.escape(r["config"])}</td>'
         f'<td>{html.escape(r["design"])}</td><td>{html.escape(r["statistic"])}</td><td>{html.escape(r["values"])}</td>'
         f'<td>{html.escape(r["change"])}</td><td>{html.escape(r["floor"])}</td>'
         f'<td class="verdict v{r["verdict"]}" title="{html.escape(r["sentence"])}">{html.escape(r["text"])}</td></tr>'
@@ -142,9 +144,9 @@ def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: l
     detail = [table_html(sections[k]) for k in ("gates", "stability", "stats", "deadlines", "outliers", "rampup",
                                                 "verdicts", "overhead") if k in sections]
     timeline = [table_html(t) for t in tables if t.key.startswith(("timeline-", "transitions-"))]
-    headline = [p for p in plots if p["kind"] == "headline"]
     overhead = [p for p in plots if p["kind"] == "overhead"]
-    rest = [p for p in plots if p["kind"] not in ("headline", "overhead")]
+    answer = [p for p in plots if p["section"] == "answer" and p["kind"] != "overhead"]
+    rest = [p for p in plots if p["section"] != "answer"]
     opts = res.get("options") or {}
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -157,7 +159,7 @@ def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: l
  Warm-up samples {'included' if opts.get('include_warmup') else 'excluded'}; outliers never trimmed.</p>
 <h2 id="answer">The answer: what the neighbours{' and the hypervisor' if res.get('overhead') else ''} change, by how much, how sure</h2>
 {answer_html(res)}
-{''.join(img(p['title'], p['png'], p['id']) for p in headline)}
+{''.join(img(p['title'], p['png'], p['id']) for p in answer)}
 {overhead_html(res, overhead)}
 <h2 id="doubts">What makes a number doubtful</h2>
 {doubts_html(res, extra_doubts or [])}

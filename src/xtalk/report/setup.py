@@ -6,7 +6,9 @@ inside the measured window (its exposure, when the run recorded it).
 from __future__ import annotations
 
 from ..plan import BACKEND_DIM
+from ..sizes import LEVELS, human, label as size_label
 from ..spec.model import resolve_backend
+from .configs import config_sizes
 from .tables import Table
 
 LOW_EXPOSURE = 0.8  # a stressor active less than this share of its planned time is worth a warning
@@ -42,7 +44,8 @@ def setup_table(res: dict) -> Table:
         rows.append((f"stressor {s['name']}", f"{s['bench']} ({_params(s.get('params'))}), {where}"
                      f"{', ' + str(s['instances']) + ' instances' if s.get('instances', 1) > 1 else ''}; "
                      f"same-core: CPU {cpus[0]}, other-core: CPU {others}"))
-    rows += [("matrix", "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in matrix.items()) or "-"),
+    rows += [("matrix", "; ".join(f"{k} = {', '.join(_values(res, k, v))}" for k, v in matrix.items()) or "-"),
+             ("caches", _caches(res)),
              ("run", f"{run.get('duration_s', 10)} s measured, {run.get('repetitions', 1)} repetitions "
                      f"({run.get('order', 'interleaved')}), {run.get('warmup_runs', 0)} warm-up runs, "
                      f"scheduling {run.get('sched', 'other')}"),
@@ -57,6 +60,22 @@ def setup_table(res: dict) -> Table:
     rows.append(("statistics", f"alpha {res['analysis']['alpha']:g}, negligible change "
                  f"{res['analysis']['negligible_pct']:g} % / {res['analysis']['negligible_points']:g} points"))
     return Table("setup", "Setup", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
+
+
+def _caches(res: dict) -> str | None:
+    """The caches the runs resolved sizes such as llc/2 against (xtalk.sizes), and whose."""
+    caches = next((r["caches"] for r in res["runs"] if r.get("caches")), None)
+    if not caches:
+        return None
+    whose = "as the measurer reported them" if caches.get("source") == "measurer" else "this host's"
+    return ", ".join(f"{k.upper()} {human(caches[k])}" for k in LEVELS if caches.get(k)) + f" ({whose})"
+
+
+def _values(res: dict, dim: str, values: list) -> list[str]:
+    """A dimension's values; a size with the bytes a run of the campaign resolved it to."""
+    recorded = {str(sz["text"]): sz.get("bytes") for sizes in config_sizes(res).values()
+                for path, sz in sizes.items() if path == dim}
+    return [size_label(str(v), recorded[str(v)]) if str(v) in recorded else str(v) for v in values]
 
 
 def exposure_table(res: dict) -> Table:

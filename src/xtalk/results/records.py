@@ -13,6 +13,8 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   3  run status `degraded` (run.stressor_failure = "degrade") and meta.json
      `stressors_watch`: per stressor its exposure, CPU share, times, exit, XT END and
      errors, and whether each timeline event took effect (src/xtalk/watch.py).
+     Later, without a new version (a reader that lacks them only shows less): meta.json
+     `caches` and `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py).
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory), and refuse newer ones. A record
 that cannot be read raises RecordError naming the file and the reason.
@@ -91,6 +93,13 @@ class StressorWatch(_Record):
     timeline: list[dict[str, Any]] = []
 
 
+class Size(_Record):
+    """A size parameter as the spec gave it (or its default) and in bytes (None: unknown)."""
+
+    text: str
+    bytes: int | None = None
+
+
 class RunRecord(_Record):
     schema_version: int
     run_id: str
@@ -112,6 +121,8 @@ class RunRecord(_Record):
     origin_host_ns: int | None = None
     metrics: dict[str, Metric] = {}
     stressors_watch: dict[str, StressorWatch] = {}
+    caches: dict[str, int | str] = {}  # l1, l2, l3, llc in bytes and their source (measurer, host)
+    sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
 
 
 class Event(_Record):

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
+from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
 from .locate import locate_line
 from .model import BACKEND_KINDS, Campaign, RunSettings, resolve_backend
@@ -320,12 +321,20 @@ def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
 
 
 def _resolve_images(raw: dict, base: Path) -> None:
-    """A foreign guest's image and initrd, relative to the spec file's directory."""
+    """A foreign guest's image and initrd, relative to the spec file's directory, also
+    as [matrix] values (measurer.image, stressors.<name>.initrd, ...)."""
+    def resolved(value: object) -> object:
+        return str((base / Path(value).expanduser()).resolve()) if isinstance(value, str) and value else value
+
     stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
     for table in [raw.get("measurer"), *stressors]:
         for key in ("image", "initrd"):
-            if isinstance(table, dict) and isinstance(table.get(key), str) and table[key]:
-                table[key] = str((base / Path(table[key]).expanduser()).resolve())
+            if isinstance(table, dict) and key in table:
+                table[key] = resolved(table[key])
+    matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
+    for dim, values in matrix.items():
+        if dim.rpartition(".")[2] in ("image", "initrd") and isinstance(values, list):
+            matrix[dim] = [resolved(v) for v in values]
 
 
 def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,
@@ -367,14 +376,7 @@ def read_spec(path: str | Path) -> str:
     """The text of a spec file; anything but a UTF-8 text file of at most SPEC_LIMIT bytes
     is refused with one line naming the file. Reads at most SPEC_LIMIT + 1 bytes (a
     device such as /dev/zero or /dev/urandom is refused after that, not read forever)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(SPEC_LIMIT + 1)
-    except OSError as err:
-        why = "a directory, not a spec file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
-        raise UsageError(f"{path}: {why}") from None
-    if len(data) > SPEC_LIMIT:
-        raise UsageError(f"{path}: larger than {SPEC_LIMIT >> 20} MiB: not a campaign spec (TOML text)")
+    data = read_bounded(path, SPEC_LIMIT, "a campaign spec (TOML text)")
     if b"\0" in data:
         raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
     try:

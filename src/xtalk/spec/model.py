@@ -67,13 +67,21 @@ class Measurer(Workload):
 
 class Stressor(Workload):
     name: Name = Field(description="name used by the timeline and in results")
-    instances: int = Field(default=1, ge=1, le=64, description="copies of this stressor")
+    instances: int = Field(
+        default=1, ge=1, le=64,
+        description="copies of this stressor, each its own guest: name, name-2, name-3, ... (a matrix "
+        "dimension stressors.<name>.instances sweeps the number of interferers)",
+    )
     host: bool = Field(
         default=False,
         description="run it as a host process (the native backend's program, pinned by the "
         "placement) next to the backend's guests instead of as a guest; with xen: in dom0, on a dom0 vCPU "
         "pinned to the placement's pCPU",
     )
+
+    def guest_names(self) -> list[str]:
+        """The name of each instance: the stressor's own, then name-2, name-3, ..."""
+        return [self.name] + [f"{self.name}-{i}" for i in range(2, self.instances + 1)]
 
 
 class RunSettings(Strict):
@@ -101,6 +109,11 @@ class RunSettings(Strict):
     priority: int = Field(default=10, ge=1, le=89, description="real-time priority for rr/fifo")
     start_gap_s: float = Field(
         default=0.5, ge=0, le=MAX_SECONDS, description="pause between starting the first and the second guests"
+    )
+    wait_for_stressors: bool = Field(
+        default=False,
+        description="stressor-first: start the measurer as soon as every stressor has said it is set up "
+        "(XT META ready=1: its buffers allocated), start_gap_s at most",
     )
     stressor_failure: Literal["fail", "degrade"] = Field(
         default="fail",
@@ -250,10 +263,10 @@ class Campaign(Strict):
     @field_validator("stressors")
     @classmethod
     def unique_stressor_names(cls, stressors: list[Stressor]) -> list[Stressor]:
-        names = [s.name for s in stressors]
+        names = [n for s in stressors for n in s.guest_names()]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
-            raise ValueError(f"stressor names must be unique: {', '.join(dup)}")
+            raise ValueError(f"stressor names must be unique, with their instances' (name-2, ...): {', '.join(dup)}")
         return stressors
 
     @field_validator("matrix")

@@ -31,3 +31,9 @@ def test_small_caches_and_explicit_sizes_keep_the_floor():
     assert buffer_bytes(guest("pointer_chase", size="l2*3"), host(480)) == 6 * MIB
     assert probe_memory_mib(guest("cpu_spin"), host(480)) == 256  # no buffers
     assert probe_memory_mib(guest("latency_measure"), host(480)) == 256  # not a probe bench
+
+
+def test_a_memcpy_gets_room_for_its_source_and_destination():
+    assert buffer_bytes(guest("memcpy", size="llc*1.25"), host(480)) == 2 * 600 * MIB
+    assert probe_memory_mib(guest("memcpy", size="llc*1.25"), host(480)) == 1472  # 1200 * 1.125 + 64, to 64 MiB
+    assert probe_memory_mib(guest("memcpy"), host(480)) == 256  # default 1m

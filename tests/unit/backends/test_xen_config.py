@@ -154,3 +154,42 @@ def test_llc_colouring_needs_4_20_the_boot_flag_and_the_build_option():
     assert not llc_coloring_on({**info, "xen_minor": "17"}, None)
     assert llc_coloring_on({**info, "xen_commandline": "llc-size=2M llc-nr-ways=16"}, None)  # implied
     assert not llc_coloring_on({**info, "xen_commandline": "llc-coloring=no llc-size=2M llc-nr-ways=16"}, None)
+
+
+def test_a_foreign_domu_boots_its_own_kernel_ramdisk_and_command_line(tmp_path):
+    """xen_images.DomainImage with a dom0 that keeps files in a dict: the user's files go up
+    once per content; the config has nothing of xtalk's (no workload tokens, no probe)."""
+    import hashlib
+
+    from xtalk.backends.executors import Result
+    from xtalk.backends.xen_images import DomainImage
+    from xtalk.plan import GuestPlan
+
+    class Dom0:
+        def __init__(self):
+            self.files, self.puts = {}, 0
+
+        def run(self, argv, timeout=60.0):
+            if argv[0] == "sha256sum" and argv[1] in self.files:
+                return Result(argv, 0, f"{hashlib.sha256(self.files[argv[1]]).hexdigest()}  {argv[1]}\n", "")
+            return Result(argv, 0 if argv[0] == "mkdir" else 1, "", "")
+
+        def put(self, path, data, mode=0o644):
+            self.files[path], self.puts = data, self.puts + 1
+
+    (tmp_path / "zephyr.bin").write_bytes(b"kernel")
+    (tmp_path / "rd.cpio").write_bytes(b"ramdisk")
+    guest = GuestPlan("measurer", "measurer", "latency_measure", {}, (1,), output="zephyr-latency-measure",
+                      image=str(tmp_path / "zephyr.bin"), initrd=str(tmp_path / "rd.cpio"), append="console=hvc0")
+    dom0, image = Dom0(), DomainImage("probe", "arm64")
+    for _ in range(2):  # a second run finds the files there
+        image.upload(dom0, dom0.run, (guest,))
+    assert dom0.puts == 2 and image.kernel is None  # xtalk's probe: neither built nor uploaded
+    boot = image.boot(guest, None, XenOptions(), None)
+    assert boot.kernel.endswith("-zephyr.bin") and boot.ramdisk.endswith("-rd.cpio")
+    assert (boot.cmdline, boot.memory_mib) == ("console=hvc0", 256)
+    assert image.info["foreign_images"][guest.image]["dom0_path"] == boot.kernel
+    cfg = domain_config("d", boot.kernel, boot.cmdline, XenOptions(), (1,), None, boot.ramdisk, boot.memory_mib)
+    assert 'cmdline = "console=hvc0"' in cfg and "memory = 256" in cfg and "bench=" not in cfg
+    bare = domain_config("d", boot.kernel, "", XenOptions(memory_mib=32), (1,), None)
+    assert "cmdline" not in bare and "memory = 32" in bare

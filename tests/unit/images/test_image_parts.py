@@ -110,7 +110,7 @@ params = {{ class = "vm" }}
 placement = ["same-core"]
 """
     for arch, console, ring in (("x86_64", "ttyS0", "memmap=4194304$0x8000000"),
-                                ("aarch64", "ttyAMA0", "mem=264241152")):
+                                ("aarch64", "ttyAMA0", "mem=264241152")):  # aarch64: the old name of arm64
         path = tmp_path / f"{arch}.toml"
         path.write_text(spec_text.format(arch=arch))
         spec, raw = load_campaign(str(path), check_backend_options)
@@ -118,6 +118,7 @@ placement = ["same-core"]
         monkeypatch.setattr(qemu, "host_facts", lambda: {**host(), "caches": [], "llc_bytes": 0})
         monkeypatch.setattr(qemu, "tool_version", lambda argv: "test")
         backend = qemu.QemuBackend(spec.backend.options)
+        assert backend.opts.arch in ("x86_64", "arm64")
         line = backend._cmdline(run.measurer, run)
         assert line.startswith(f"console={console} ") and ring in line
         assert "xtalk.bench=tm_preempt" in line and "xtalk.interval_s=1" in line
@@ -137,11 +138,11 @@ def test_prune_keeps_the_newest_builds_the_one_in_use_and_protected_ones(tmp_pat
         d.mkdir()
         os.utime(d, (1000 + i, 1000 + i))
         builds.append(d)
-    (tmp_path / "linux-rt-aarch64-00").mkdir()  # another arch: not a candidate
+    (tmp_path / "linux-rt-arm64-00").mkdir()  # another arch: not a candidate
     removed = prune(tmp_path, "linux-rt-x86_64-*", keep=builds[0], count=3, protect={builds[1]})
     assert sorted(removed) == [builds[2], builds[3]]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "linux-rt-aarch64-00", "linux-rt-x86_64-00", "linux-rt-x86_64-01", "linux-rt-x86_64-04",
+        "linux-rt-arm64-00", "linux-rt-x86_64-00", "linux-rt-x86_64-01", "linux-rt-x86_64-04",
         "linux-rt-x86_64-05"]
 
 

@@ -97,5 +97,5 @@ def test_overhead_is_in_the_answer_and_has_its_section_plot_and_table(tmp_path):
     assert answer.index("vs native") < answer.index('id="overhead-answer"') < answer.index('id="plot-overhead"')
     assert '<td class="verdict voverhead"' in answer and "(medium): overhead</td>" in answer
     assert 'id="overhead"' in html[html.index('id="doubts"'):]  # the table with every number
-    assert "| work | qemu-solo | vs native | median |" in md and "(plots/overhead.png)" in md
+    assert "| work | qemu | vs native | median |" in md and "(plots/overhead.png)" in md  # its label (configs.py)
     assert json.loads(paths["json"].read_text())["overhead"][0]["verdict"] in ("baseline", "overhead")

@@ -147,6 +147,54 @@ def test_checks_see_every_configuration_and_a_matrix_value_is_blamed_for_its_own
     assert seen == ["qsort", "qsort", "bad"] and len(whole) == 1 and "matrix" in whole[0]
 
 
+def test_instances_as_a_dimension_are_positive_and_their_names_unique():
+    sweep = MINIMAL_SPEC + '[matrix]\n"stressors.thrash.instances" = [1, 0, 3]\n'
+    assert [(p.path, p.line, p.message) for p in problems(sweep)] == [
+        ("matrix.stressors.thrash.instances", 11,
+         "value 0: stressors[0].instances: Input should be greater than or equal to 1")]
+    clash = MINIMAL_SPEC + '[[stressors]]\nname = "thrash-3"\nbench = "cpu_spin"\n' \
+        '[matrix]\n"stressors.thrash.instances" = [1, 3]\n'
+    assert [(p.path, p.message) for p in problems(clash)] == [
+        ("matrix.stressors.thrash.instances", "value 3: stressors: stressor names must be unique, with their "
+                                              "instances' (name-2, ...): thrash-3")]
+
+
+NULL_SCHEDULER = """
+name = "n"
+cpus = [0, 1, 2]
+[backend]
+kind = "xen"
+scheduler = "null"
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "copy"
+bench = "memcpy"
+[matrix]
+placement = ["solo", "other-core"]
+"stressors.copy.instances" = [1, 2, 3]
+"""
+
+
+def test_guests_that_cannot_share_a_cpu_need_one_each():
+    from xtalk.preflight import shared_cpu_problems
+    checks = Checks(campaign=(shared_cpu_problems,))
+    with pytest.raises(SpecError) as info:
+        parse_campaign(NULL_SCHEDULER, "n.toml", check_backend_options, checks=checks)
+    assert [str(p) for p in info.value.problems] == [
+        "matrix.stressors.copy.instances (line 14): other-core_instances-3: the null scheduler runs one vCPU per "
+        "pCPU (a second one on a pCPU never runs): 2 guests on CPU 1 (give each guest its own CPU in cpus, "
+        "or fewer instances)"]
+    fits = NULL_SCHEDULER.replace("cpus = [0, 1, 2]", "cpus = [0, 1, 2, 3]")
+    assert parse_campaign(fits, "n.toml", check_backend_options, checks=checks)
+    shared = NULL_SCHEDULER.replace('scheduler = "null"', 'scheduler = "credit2"')
+    assert parse_campaign(shared, "n.toml", check_backend_options, checks=checks)  # a scheduler shares a pCPU
+    same = NULL_SCHEDULER.replace('"other-core"', '"same-core"').replace("[1, 2, 3]", "[1]")
+    with pytest.raises(SpecError) as info:
+        parse_campaign(same, "n.toml", check_backend_options, checks=checks)
+    assert [(p.path, p.line) for p in info.value.problems] == [("matrix.placement", 13)]
+
+
 BACKENDS = MINIMAL_SPEC + """[backend]
 kind = "native"
 [backend.qemu]
@@ -189,3 +237,12 @@ def test_a_pair_of_matrix_values_is_checked_as_the_configuration_it_makes():
         parse_campaign(text, "spec.toml", checks=Checks(configuration=(config,)))
     assert [str(p) for p in info.value.problems] == [
         'matrix.measurer.bench (line 17): value "posix_only" with backend.kind = "qemu": measurer.bench: not on qemu']
+
+
+def test_images_are_relative_to_the_spec_directory_also_in_the_matrix(tmp_path):
+    text = MINIMAL_SPEC.replace('bench = "qsort"', 'bench = "qsort"\nimage = "k/zephyr.elf"\ninitrd = "/abs.cpio"') + \
+        '[matrix]\n"measurer.image" = ["a.elf", "/b.elf"]\n"stressors.thrash.initrd" = ["../c.cpio"]\n'
+    _, raw = parse_campaign(text, "spec.toml", check_backend_options, base=tmp_path)
+    assert raw["measurer"]["image"] == str(tmp_path / "k" / "zephyr.elf") and raw["measurer"]["initrd"] == "/abs.cpio"
+    assert raw["matrix"]["measurer.image"] == [str(tmp_path / "a.elf"), "/b.elf"]
+    assert raw["matrix"]["stressors.thrash.initrd"] == [str(tmp_path.parent / "c.cpio")]

@@ -32,11 +32,23 @@ class Plot:
     title: str
     fig: Figure
     metric: str | None = None
+    section: str = "plots"  # where report.html shows it: "answer" (first screen) or "plots"
 
     def as_dict(self) -> dict:
         axes = [{"x": ax.get_xlabel(), "y": ax.get_ylabel(), "xscale": ax.get_xscale(), "yscale": ax.get_yscale(),
                  "title": ax.get_title()} for ax in self.fig.axes if ax.get_visible() and ax.has_data()]
-        return {"id": self.id, "title": self.title, "png": png(self.fig), "axes": axes, "metric": self.metric}
+        return {"id": self.id, "title": self.title, "png": png(self.fig), "axes": axes, "metric": self.metric,
+                "section": self.section}
+
+
+def change_numbers(v: dict) -> tuple[float | None, list | None, float | None, str]:
+    """A verdict's change, 95% interval and noise floor, with their unit: percentage
+    points for shares (stolen time), % for everything else."""
+    if v.get("stat_unit") in ("share", "fraction") and v.get("change") is not None:
+        ci = [c * 100 for c in v["ci95"]] if v.get("ci95") else None
+        floor = v["noise_floor"] * 100 if v.get("noise_floor") is not None else None
+        return v["change"] * 100, ci, floor, "points"
+    return v.get("change_pct"), v.get("ci95_pct"), v.get("noise_floor_pct"), "%"
 
 
 @dataclass(frozen=True)
@@ -119,8 +131,8 @@ class Context:
         meta = self.meta.get(run_id, {})
         spans, active = [], {}
         for g in meta.get("stressors") or []:
-            if g.get("starts_at_boot", True):
-                active[g["name"].split(".")[0]] = 0.0
+            if g.get("starts_at_boot", True):  # older runs named instances name.0, name.1 and kept no "stressor"
+                active[g.get("stressor") or g["name"].split(".")[0]] = 0.0
         for e in self.events.get(run_id, []):
             target = e.get("target")
             if e.get("action") in ("start", "resume"):

@@ -7,19 +7,12 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from ..configs import labels
 from . import plot
-from .common import Context, Plot, legend_outside
+from .common import Context, Plot, change_numbers, legend_outside
 
 VERDICT_COLORS = {"interference": "#c62828", "no-interference": "#2e7d32", "inconclusive": "#ef6c00",
                   "overhead": "#c62828", "no-overhead": "#2e7d32"}
-
-
-def _numbers(v: dict) -> tuple[float | None, list | None, float | None, str]:
-    if v.get("stat_unit") in ("share", "fraction") and v.get("change") is not None:
-        ci = [c * 100 for c in v["ci95"]] if v.get("ci95") else None
-        floor = v["noise_floor"] * 100 if v.get("noise_floor") is not None else None
-        return v["change"] * 100, ci, floor, "points"
-    return v.get("change_pct"), v.get("ci95_pct"), v.get("noise_floor_pct"), "%"
 
 
 def change_plot(ctx: Context, rows: list[dict], ident: str, title: str) -> list[Plot]:
@@ -31,11 +24,11 @@ def change_plot(ctx: Context, rows: list[dict], ident: str, title: str) -> list[
         return []
     fig = Figure(figsize=(11, 0.9 + sum(0.45 * len(r) + 0.7 for r in by_metric.values())), layout="constrained")
     axes = fig.subplots(len(by_metric), 1, squeeze=False, height_ratios=[len(r) + 1 for r in by_metric.values()])[:, 0]
-    seen = set()
+    seen, named = set(), labels(ctx.res)
     for ax, (metric, mine) in zip(axes, by_metric.items()):
         unit, span = "%", [0.0]
         for i, v in enumerate(mine):
-            change, ci, floor, unit = _numbers(v)
+            change, ci, floor, unit = change_numbers(v)
             if floor is not None:
                 ax.plot([-floor, floor], [i, i], color="#cfcfcf", lw=9, solid_capstyle="butt",
                         label=None if "floor" in seen else "noise floor")
@@ -52,14 +45,14 @@ def change_plot(ctx: Context, rows: list[dict], ident: str, title: str) -> list[
         lo, hi = min(span), max(span)  # a noise floor far wider than the changes is cut at the edge
         pad = 0.15 * (hi - lo) or 1.0
         ax.set_xlim(lo - pad, hi + pad)
-        ax.set_yticks(range(len(mine)), [v["config_id"] for v in mine])
+        ax.set_yticks(range(len(mine)), [named.get(v["config_id"], v["config_id"]) for v in mine])
         ax.set_ylim(-0.7, len(mine) - 0.3)
         ax.invert_yaxis()
         stat = mine[0].get("statistic_label", "")
         ax.set_xlabel(f"change of the {stat} ({unit}), 95% interval")
         ax.set_title(f"{metric}: {stat}", fontsize=10, loc="left")
         legend_outside(ax)
-    return [Plot(ident, title, fig)]
+    return [Plot(ident, title, fig, section="answer")]
 
 
 @plot(0)
