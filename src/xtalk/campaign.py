@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import artifacts
-from .backends.base import Backend, backend_class, check_host_stressors
+from .backends.base import Backend, backend_class
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
@@ -77,7 +77,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
     runs = plan(spec, raw)
-    backends = make_backends(runs, host, text, source)
+    backends = make_backends(runs, host)
     local = any(b.measures_local_cpus for b in backends.values())
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
@@ -114,29 +114,26 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     return CampaignResult(store, results, sorted(done))
 
 
-def local_backend(spec: Campaign, runs: list[RunPlan], text: str, source: str) -> tuple[Backend, dict]:
+def local_backend(runs: list[RunPlan]) -> tuple[Backend, dict]:
     """The backend of a fleet worker's run on this host, with the host's facts, once it
     accepts the run (make_backends: one backend, the job is one run)."""
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
-    return next(iter(make_backends(runs, host, text, source).values())), host
+    return next(iter(make_backends(runs, host).values())), host
 
 
-def make_backends(runs: list[RunPlan], host: dict, text: str, source: str) -> dict[str, Backend]:
+def make_backends(runs: list[RunPlan], host: dict) -> dict[str, Backend]:
     """The backend of each run (by run id): one per kind the runs use (the backend as a
     matrix dimension: several) and, unless the backend reads each run's options itself,
     per distinct options (a backend option as a matrix dimension), once each kind accepts
-    this host and has refused nothing in the spec; every one is made and checks its runs
-    before any run starts."""
+    this host; every one is made and checks its runs before any run starts."""
     groups: dict[tuple, list[RunPlan]] = {}
     for kind in backend_kinds(runs):
         cls = backend_class(kind)
         ok, why = cls.accepts(host)
         if not ok:
             raise InfrastructureError(f"backend {kind} cannot run here: {why}")
-        mine = [r for r in runs if r.backend == kind]
-        check_host_stressors(cls, mine, text, source)
-        for run in mine:
+        for run in (r for r in runs if r.backend == kind):
             options = () if cls.reads_run_options else json.dumps(run.spec.backend.options, sort_keys=True, default=str)
             groups.setdefault((cls, options), []).append(run)
     of_run = {}

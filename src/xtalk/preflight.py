@@ -3,9 +3,8 @@ spec's own model and rules (xtalk.spec.load): benches, parameters and the metric
 deadlines and gates against the catalogue the guest programs print
 (xtalk.spec.workloads), guest images of the user's against what the backend boots
 (xtalk.spec.images), and what the backend refuses on this host (Backend.check_spec:
-CPUs the host lacks, host stressors next to guests that are not its neighbours). Every
-command that loads a spec (spec check, run, run --dry-run, calibrate) loads it with these
-checks.
+CPUs the host lacks). Every command that loads a spec (spec check, run, run --dry-run,
+calibrate) loads it with these checks.
 """
 from __future__ import annotations
 
@@ -23,9 +22,10 @@ from .spec.model import Campaign
 from .spec.workloads import backend_of, bench_table_problems, metric_problems, workload_problems
 
 
-def suites_of(kind: str, options: dict) -> tuple[str, ...] | None:
+def suites_of(kind: str, options: dict, host: bool = False) -> tuple[str, ...] | None:
+    """The suites the backend's guests run, or (host) its host stressors."""
     cls = backend_class(kind)
-    return cls.suites(options) if cls else None
+    return (cls.host_suites(options) if host else cls.suites(options)) if cls else None
 
 
 def booted_by(kind: str, options: dict) -> Booted | None:

@@ -15,7 +15,7 @@ def test_one_backend_per_kind_and_per_options_a_matrix_gives():
     text = MINIMAL_SPEC + ('[matrix]\nplacement = ["solo"]\n"backend.kind" = ["native", "qemu"]\n'
                            '"backend.qemu.machine" = ["microvm", "pc"]\n')
     runs = plan(*parse_campaign(text, "spec.toml"))
-    backends = make_backends(runs, host_facts(), text, "spec.toml")
+    backends = make_backends(runs, host_facts())
     assert sorted(backends) == sorted(r.run_id for r in runs) and len(runs) == 3
     by_kind = {r.run_id: (r.backend, backends[r.run_id]) for r in runs}
     assert {b.name for _, b in by_kind.values()} == {"native", "qemu"}

@@ -3,11 +3,13 @@
 A backend is a small class: `accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
-Host stressors (`host = true`) run through `host_backend()`, the native backend, next to
-this backend's guests; a started guest's handle names the backend that started it.
-Before anything starts, `suites` says which benches of the catalogue its guests run,
-`guest_arch` and `no_images` what it boots of the user's own images (`image`), and
-`check_spec` what the backend refuses in a spec on this host (xtalk.preflight asks them).
+Host stressors (`host = true`) run through `host_backend()`, next to this backend's guests:
+the native backend (host processes), or dom0 for xen; a started guest's handle names the
+backend that started it.
+Before anything starts, `suites` (and `host_suites`) say which benches of the catalogue
+its guests (its host stressors) run, `guest_arch` and `no_images` what it boots of the
+user's own images (`image`), and `check_spec` what the backend refuses in a spec on this
+host (xtalk.preflight asks them).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -18,10 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from ..errors import Problem, SpecError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
-from ..spec.locate import locate_line
 from ..telemetry.ring import RingReader
 
 IMAGE_SUITES = {"probe": ("probe",), "linux-rt": ("posix",)}  # image option -> catalogue suites
@@ -82,15 +82,16 @@ class Backend(ABC):
         return None
 
     @classmethod
+    def host_suites(cls, options: dict[str, Any]) -> tuple[str, ...]:
+        """The catalogue suites its host stressors run (host_backend's programs): natively."""
+        return backend_class("native").suites({})
+
+    @classmethod
     def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:
         """What the backend refuses in a raw spec before anything starts, as (location,
-        message): host stressors it cannot have (no_host_stressors); backends whose guests
-        run here add the CPUs this host lacks (where only connecting could tell, as for a
-        remote dom0, nothing is said)."""
-        stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
-        return [(("stressors", i, "host"), host_stressor_refusal(cls, s.get("name")))
-                for i, s in enumerate(stressors) if cls.no_host_stressors and isinstance(s, dict)
-                and s.get("host") is True]
+        message): backends whose guests run here refuse the CPUs this host lacks (where
+        only connecting could tell, as for a remote dom0, nothing is said)."""
+        return []
 
     @classmethod
     @abstractmethod
@@ -137,10 +138,6 @@ class Backend(ABC):
     # accounting says nothing about them and the runner does not record host noise.
     measures_local_cpus: ClassVar[bool] = True
 
-    # Why host stressors mean nothing next to this backend's guests ("" = they run as
-    # native host processes). Refused before the backend is even made (check_host_stressors).
-    no_host_stressors: ClassVar[str] = ""
-
     @classmethod
     def shared_cpu_refusal(cls, options: dict[str, Any]) -> str | None:
         """Why two guests of this backend (with these options) cannot share a CPU, as
@@ -149,8 +146,8 @@ class Backend(ABC):
         return None
 
     def host_backend(self) -> Backend:
-        """The backend that runs host stressors next to this one's guests: one native
-        backend for the whole campaign."""
+        """The backend that runs host stressors next to this one's guests: one for the
+        whole campaign (here: native)."""
         if self._host is None:
             self._host = backend_class("native")({})
         return self._host
@@ -179,22 +176,6 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
             args["warmup"] = m.warmup_iterations
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
-
-
-def check_host_stressors(cls: type[Backend], runs: list[RunPlan], text: str, source: str) -> None:
-    """SpecError naming each `stressors[i].host` the backend refuses; nothing else is needed
-    to tell, so it comes before the backend connects to anything."""
-    if not cls.no_host_stressors:
-        return
-    where = {i: s.name for run in runs for i, s in enumerate(run.spec.stressors) if s.host}
-    if where:
-        raise SpecError(source, [Problem(f"stressors[{i}].host", host_stressor_refusal(cls, name),
-                                         locate_line(text, ("stressors", i, "host")))
-                                 for i, name in sorted(where.items())])
-
-
-def host_stressor_refusal(cls: type[Backend], name: object) -> str:
-    return f"stressor {name!r}: host = true is not possible with the {cls.name} backend: {cls.no_host_stressors}"
 
 
 def local_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:

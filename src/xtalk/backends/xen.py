@@ -12,6 +12,8 @@ for gets a cpupool of its own holding the run's pCPUs, given back afterwards
 (xen_pools.py). A scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
 empty cpupool) is an error before any domain exists.
 
+Host stressors (`host = true`) run in dom0: xen_dom0.py.
+
 Console: xenconsoled logs each guest to /var/log/xen/console/guest-<name>.log; a
 `tail -F` of that file runs through the executor and a reader thread feeds a pipe the
 runner reads. No shared memory here: the measurer buffers its samples and prints them
@@ -39,10 +41,11 @@ from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, Vitals, register
 from .executors import Executor, LabLock, LocalExecutor, SshExecutor, TransportError
 from .xen_console import DomainWatcher, GuestConsole
+from .xen_dom0 import Dom0Stressors
 from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
-from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
-                     parse_xl_info, parse_xl_list, schedulers_from_config)
+from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
+                     parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config)
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
@@ -180,6 +183,7 @@ class XenBackend(Backend):
         self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
         self.xen_version = self.info.get("xen_version", "")
         config = self._run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
+        self.build_config = config.stdout if config.ok else None
         self.sched_source = "hypfs /buildinfo/config"
         self.schedulers = schedulers_from_config(config.stdout) if config.ok else None
         if self.schedulers is None:
@@ -202,14 +206,10 @@ class XenBackend(Backend):
             raise SpecError("backend", [Problem(where, (
                 f"scheduler {opts.scheduler!r} is not in this Xen build ({self.xen_version}, {self.sched_source});"
                 f" it offers: {', '.join(self.schedulers) or 'none'}"))])
-        if opts.llc_colors and not self._has_llc_coloring():
+        if opts.llc_colors and not llc_coloring_on(self.info, self.build_config):
             raise SpecError("backend", [Problem("backend.llc_colors", (
                 f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
                 f"llc-coloring=on; this is Xen {self.xen_version}"))])
-
-    def _has_llc_coloring(self) -> bool:
-        major, minor = (int(x) for x in (self.info.get("xen_major", "0"), self.info.get("xen_minor", "0")))
-        return (major, minor) >= (4, 20) and "llc-coloring=on" in self.info.get("xen_commandline", "")
 
     def _sweep(self, prefix: str) -> list[str]:
         """Destroy every domain whose name starts with prefix; the names destroyed."""
@@ -232,8 +232,16 @@ class XenBackend(Backend):
     # -- per run ------------------------------------------------------------------
     measures_local_cpus = False
     reads_run_options = True  # one dom0 connection (and lab lock) per campaign; options checked per run
-    no_host_stressors = ("its guests are Xen domains (on another machine, or scheduled by Xen beside dom0), "
-                         "so a process on this host is not their neighbour; make it a guest (remove host)")
+
+    @classmethod
+    def host_suites(cls, options: dict) -> tuple[str, ...]:
+        return ("posix",)  # xtalk-rt in dom0 (xen_dom0.py)
+
+    def host_backend(self) -> Backend:
+        """Host stressors run in dom0, next to the domUs (xen_dom0.py)."""
+        if self._host is None:
+            self._host = Dom0Stressors(self)
+        return self._host
 
     @classmethod
     def shared_cpu_refusal(cls, options: dict) -> str | None:
@@ -243,7 +251,12 @@ class XenBackend(Backend):
 
     def check_plan(self, runs: list[RunPlan]) -> None:
         for run in runs:
-            self._check_scheduler(XenOptions.model_validate(run.spec.backend.options), "backend.scheduler")
+            opts = XenOptions.model_validate(run.spec.backend.options)
+            self._check_scheduler(opts, "backend.scheduler")
+            if (opts.scheduler or opts.cpupool) and any(g.host for g in run.guests):
+                raise SpecError("backend", [Problem("backend.scheduler" if opts.scheduler else "backend.cpupool", (
+                    f"run {run.run_id}: a dom0 stressor (host = true) runs on dom0's vCPUs, which stay in dom0's "
+                    f"cpupool; a scheduler or cpupool moves the run's pCPUs out of it"))])
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         self.run_dir, self.domains = run_dir, {}

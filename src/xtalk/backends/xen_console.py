@@ -1,7 +1,8 @@
 """The xen backend's guest consoles and domain watcher: a pipe the runner reads, fed by a
 reader thread from a `tail -F` of the guest's console log through the executor (its own
 ssh connection; started again from the next byte if it drops); and a thread that asks
-`xl list` every POLL_S so poll_exit never blocks the runner.
+`xl list` (or another listing: the dom0 stressors' processes, xen_dom0.py) every POLL_S
+so poll_exit never blocks the runner.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import fcntl
 import os
 import threading
 import time
+from typing import Callable
 
 from .executors import Executor
 from .xen_xl import parse_xl_list
@@ -100,10 +102,12 @@ class GuestConsole:
 class DomainWatcher:
     """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
     blocks the runner (an xl command takes ~1 s in a busy TCG lab); `poke` asks for the
-    next listing at once. `latest` = (host ns when the listing was asked for, listing)."""
+    next listing at once. `latest` = (host ns when the listing was asked for, listing).
+    Another listing: `command` gives the argv (None: nothing to ask now), `parse` reads it."""
 
-    def __init__(self, executor: Executor):
-        self.executor = executor
+    def __init__(self, executor: Executor, command: Callable[[], list | None] = lambda: ["xl", "list"],
+                 parse: Callable[[str], dict] = parse_xl_list):
+        self.executor, self.command, self.parse = executor, command, parse
         self.latest: tuple[int, dict[str, dict]] = (0, {})
         self.stop_event = threading.Event()
         self.wake = threading.Event()
@@ -123,9 +127,10 @@ class DomainWatcher:
             self.wake.clear()
             started = time.monotonic_ns()
             try:
-                result = self.executor.run(["xl", "list"], timeout=60)
-                if result.ok:
-                    self.latest = (started, parse_xl_list(result.stdout))
+                argv = self.command()
+                result = self.executor.run(argv, timeout=60) if argv else None
+                if result is not None and result.ok:
+                    self.latest = (started, self.parse(result.stdout))
             except Exception:  # noqa: BLE001 - a failed poll is retried
                 pass
             self.wake.wait(POLL_S)

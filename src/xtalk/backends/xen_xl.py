@@ -188,3 +188,16 @@ def schedulers_from_config(config: str) -> list[str] | None:
         return None
     names = {"CREDIT": "credit", "CREDIT2": "credit2", "RTDS": "rtds", "NULL": "null", "ARINC653": "arinc653"}
     return [v for k, v in names.items() if re.search(rf"^CONFIG_SCHED_{k}=y$", config, re.M)]
+
+
+def llc_coloring_on(info: dict[str, str], config: str | None) -> bool:
+    """Whether Xen colours the LLC: 4.20 or later, built with CONFIG_LLC_COLORING (when its
+    build config is readable: Debian's 4.20 has it off and ignores the boot options) and
+    booted with llc-coloring on, or with llc-size and llc-nr-ways and llc-coloring not off."""
+    version = tuple(int(info.get(k, "0") or 0) for k in ("xen_major", "xen_minor"))
+    built = config is None or re.search(r"^CONFIG_LLC_COLORING=y$", config, re.M) is not None
+    args = dict(arg.partition("=")[::2] for arg in info.get("xen_commandline", "").split())
+    flag = args.get("llc-coloring")
+    on = (flag is not None and flag.lower() in ("", "on", "1", "true", "yes", "enable")
+          or flag is None and "llc-size" in args and "llc-nr-ways" in args)
+    return version >= (4, 20) and built and on

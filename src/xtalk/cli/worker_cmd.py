@@ -74,7 +74,7 @@ def run(args) -> int:
     if not runs:
         raise SpecError("fleet job", [Problem("run_id", f"no run {job['run_id']!r} in the campaign's plan")])
     the_run = dataclasses.replace(runs[0], **job["as"])
-    backend, host = local_backend(spec, runs, job["spec"], "fleet job")
+    backend, host = local_backend(runs)
     threading.Thread(target=_stop_at_eof, daemon=True).start()
     interrupted, aborted = False, None
     with tempfile.TemporaryDirectory(prefix="xtalk-worker-") as tmp:

@@ -1,6 +1,9 @@
 """Build the Xen lab's boot files from Debian packages: the hypervisor, the dom0 kernel
-and a dom0 initramfs (Xen tools, busybox, dropbear, a few kernel modules, xtalk's probe
-images, an /init that brings up xenstored, xenconsoled and an ssh server).
+and a dom0 initramfs (Xen tools, busybox, dropbear, stress-ng for dom0 stressors, a few
+kernel modules, xtalk's probe images, an /init that brings up xenstored, xenconsoled and
+an ssh server). Dom0 boots with a vCPU per pCPU (pinned 1:1 by Xen); /init takes all but
+vCPU 0 offline and keeps itself and every program it starts on vCPU 0 (CPU affinity), and
+a dom0 stressor brings its pCPU's vCPU online for its run (backends/xen_dom0.py).
 
 Everything is cached by content hash under ~/.cache/xtalk/lab/<arch>-<hash>/: the hash
 covers this recipe (RECIPE_VERSION, the init script, the package list and the versions
@@ -24,11 +27,11 @@ from pathlib import Path
 from .. import artifacts
 from ..arches import normalise
 from ..errors import InfrastructureError
-from ..images import cache_dir, prune
+from ..images import cache_dir, linux_rt, prune
 from ..images.apt import PrivateApt
 from . import xen_source
 
-RECIPE_VERSION = "7"
+RECIPE_VERSION = "8"
 LAB_DIR = cache_dir() / "lab"
 KEEP_BUILDS = 3  # per arch; a lab that is running keeps its build as well
 
@@ -43,6 +46,9 @@ SKIP_PACKAGES = {"python3", "udev", "ucf", "sysvinit-utils", "lsb-base", "debcon
                  "lsb-release", "python3-minimal", "libpython3.11-stdlib", "python3.11", "grub-xen-host",
                  "qemu-system-xen", "bridge-utils", "iproute2", "xen-hypervisor-common", "gcc-12-base",
                  "dropbear", "dropbear-initramfs", "dropbear-run"}
+# Programs taken with exactly the libraries they load (the ELF closure of images.linux_rt):
+# stress-ng's package Depends would pull in Mesa.
+DOM0_PROGRAMS = {"initramfs": {"packages": ["stress-ng"], "files": ["/usr/bin/stress-ng"]}}
 # Modules dom0 needs (dependencies first): Xen device files, then the network for ssh.
 XEN_MODULES = ["xen-evtchn", "xenfs", "xen-privcmd", "xen-gntdev", "xen-gntalloc"]
 
@@ -80,6 +86,9 @@ INIT = r"""#!/bin/busybox sh
 /bin/busybox mount -t sysfs sysfs /sys
 /bin/busybox mount -t devtmpfs devtmpfs /dev
 /bin/busybox --install -s /bin
+# dom0's own programs (and xtalk's commands over ssh) stay on vCPU 0: a dom0 stressor's vCPU is its own
+for c in /sys/devices/system/cpu/cpu[1-9]*/online; do [ -e "$c" ] && echo 0 > "$c"; done
+taskset -pc 0 $$ >/dev/null
 export PATH=/usr/local/bin:/usr/bin:/usr/sbin:/bin:/sbin
 mkdir -p /dev/pts /dev/shm /run /tmp
 mount -t devpts devpts /dev/pts
@@ -189,8 +198,9 @@ def build(arch: str, log=print, xen: str = "debian") -> LabImage:
     apt.update()
     kernel = apt.kernel(r.kernel_meta)
     user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
+    tools, tool_files, _ = linux_rt.resolve(apt, DOM0_PROGRAMS, r.arch)
     boot = [apt.require([r.hypervisor_pkg])[r.hypervisor_pkg], kernel]
-    versions = {p.name: p.version for p in [*user.values(), *boot]}
+    versions = {p.name: p.version for p in [*user.values(), *tools.values(), *boot]}
     digest = lab_hash(r, versions, probe, own_info and {**own_info, "sha256": artifacts.file_hash(own_xen)})
     out = LAB_DIR / f"{r.arch}-{digest}"
     if (out / "lab.json").exists():
@@ -203,6 +213,7 @@ def build(arch: str, log=print, xen: str = "debian") -> LabImage:
         stage, root = tmp / "stage", tmp / "root"
         apt.extract(boot, stage)
         apt.extract(list(user.values()), root)
+        _add_files(root, tool_files)
         files = _install_boot(r, stage, tmp / "out", own_xen)
         _populate(r, stage, root, probe, tmp / "out")
         _check_libraries(root)
@@ -246,6 +257,20 @@ def _install_boot(r: ArchRecipe, stage: Path, out: Path, own_xen: Path | None) -
         raise InfrastructureError("the kernel package has no /boot/vmlinuz-*")
     shutil.copy(vmlinuz[0], out / "vmlinuz")
     return {"xen": "xen", "kernel": "vmlinuz"}
+
+
+def _add_files(root: Path, files: dict) -> None:
+    """Files of an ELF closure (image path -> ('src', path) | ('link', target)); one the
+    root has already (libc from the same package version) stays."""
+    for path, (kind, payload) in sorted(files.items()):
+        dest = root / path.lstrip("/")
+        if dest.exists() or dest.is_symlink():
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "link":
+            dest.symlink_to(payload)
+        else:
+            shutil.copy2(payload, dest)
 
 
 def _populate(r: ArchRecipe, stage: Path, root: Path, probe: Path, keydir: Path) -> None:

@@ -86,7 +86,8 @@ def _free_port() -> int:
 
 
 def _xen_args(arch: str, cpus: int, dom0_mem: int) -> str:
-    common = (f"dom0_mem={dom0_mem}M,max:{dom0_mem}M dom0_max_vcpus=1 dom0_vcpus_pin sched=credit2 noreboot")
+    # a dom0 vCPU per pCPU, pinned 1:1; all but vCPU 0 go offline in dom0's /init (recipe.py)
+    common = f"dom0_mem={dom0_mem}M,max:{dom0_mem}M dom0_max_vcpus={cpus} dom0_vcpus_pin sched=credit2 noreboot"
     if arch == "arm64":
         return f"console=dtuart dtuart=/pl011@9000000 {common}"
     return f"console=com1 com1=115200,8n1 {common}"

@@ -75,7 +75,8 @@ class Stressor(Workload):
     host: bool = Field(
         default=False,
         description="run it as a host process (the native backend's program, pinned by the "
-        "placement) next to the backend's guests instead of as a guest; not with xen",
+        "placement) next to the backend's guests instead of as a guest; with xen: in dom0, on a dom0 vCPU "
+        "pinned to the placement's pCPU",
     )
 
     def guest_names(self) -> list[str]:

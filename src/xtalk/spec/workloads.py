@@ -1,7 +1,7 @@
 """The workloads of a campaign spec against the bench catalogue (catalogue.py): the
 measurer's and every stressor's bench must be one that runs where the spec puts it
 (the backend's guests run the suites it names for its image; a `host = true` stressor
-runs natively), every parameter one its bench declares or a common key the spec may
+those of the backend's host stressors: natively, or in dom0 for xen), every parameter one its bench declares or a common key the spec may
 set, every value of the declared type and range; deadlines and gates must name a metric
 one of the campaign's measurers records. A guest with an output parser other than `xt`
 (an image of the user's) is held against its parser instead: a known parser, valid
@@ -18,12 +18,14 @@ from .catalogue import Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
 from .suggest import did_you_mean
 
-# (backend kind, its options) -> the catalogue suites its guests run; None: unknown backend
-SuitesOf = Callable[[str, dict], "tuple[str, ...] | None"]
+# (backend kind, its options, host) -> the catalogue suites its guests (host: its host
+# stressors) run; None: unknown backend
+SuitesOf = Callable[..., "tuple[str, ...] | None"]
 
 WHERE = {"probe": 'the probe guests (backend image = "probe") and the native backend',
-         "posix": 'the Linux-RT guests (backend image = "linux-rt") and the native backend',
-         "steal": "the native backend, or as a stressor with host = true"}
+         "posix": 'the Linux-RT guests (backend image = "linux-rt"), the native backend and, with host = true, '
+                  'dom0 (xen)',
+         "steal": "the native backend, or as a stressor with host = true next to native or qemu guests"}
 # Common keys xtalk and the backends set on every workload (docs/protocol.md section 1)
 SET_BY_XTALK = {"bench", "run", "role", "ring", "ring_gpa", "ring_bytes", "platform"}
 
@@ -114,7 +116,7 @@ def workload_problems(raw: dict, catalogue: Catalogue, suites_of: SuitesOf) -> l
     stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
     for i, stressor in enumerate(stressors):
         if isinstance(stressor, dict):
-            suites = suites_of("native", {}) if stressor.get("host") is True else guest_suites
+            suites = suites_of(*backend_of(raw), host=True) if stressor.get("host") is True else guest_suites
             out += _workload(("stressors", i), stressor, suites or (), catalogue, measurer=False)
     return out
 

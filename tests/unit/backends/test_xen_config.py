@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from xtalk.backends.base import check_backend_options
-from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, parse_vcpu_list,
-                                parse_xl_info, parse_xl_list, schedulers_from_config, xl_literal)
+from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
+                                parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config,
+                                xl_literal)
 from xtalk.errors import SpecError
 from xtalk.spec.load import parse_campaign
 
@@ -142,6 +143,17 @@ bench = "qsort"
         parse_campaign(text, "spec.toml", check_backend_options)
     (problem,) = err.value.problems
     assert problem.path == "matrix.backend.credit2_weight" and "value 0: backend.credit2_weight" in problem.message
+
+
+def test_llc_colouring_needs_4_20_the_boot_flag_and_the_build_option():
+    info = {"xen_major": "4", "xen_minor": "20", "xen_commandline": "console=dtuart llc-coloring=on dom0_mem=768M"}
+    assert llc_coloring_on(info, "CONFIG_LLC_COLORING=y\nCONFIG_HAS_LLC_COLORING=y\n")
+    assert llc_coloring_on(info, None)  # no hypfs: the boot flag has to do
+    assert not llc_coloring_on(info, "CONFIG_HAS_LLC_COLORING=y\n# CONFIG_LLC_COLORING is not set\n")  # Debian's 4.20
+    assert not llc_coloring_on({**info, "xen_commandline": "llc-coloring=off"}, None)
+    assert not llc_coloring_on({**info, "xen_minor": "17"}, None)
+    assert llc_coloring_on({**info, "xen_commandline": "llc-size=2M llc-nr-ways=16"}, None)  # implied
+    assert not llc_coloring_on({**info, "xen_commandline": "llc-coloring=no llc-size=2M llc-nr-ways=16"}, None)
 
 
 def test_a_foreign_domu_boots_its_own_kernel_ramdisk_and_command_line(tmp_path):
