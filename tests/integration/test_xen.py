@@ -15,6 +15,7 @@ import time
 import pytest
 
 from tests.blackbox.cli import campaign_dir, start, wait_for, write_spec, xtalk
+from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -284,6 +285,23 @@ def test_a_scheduler_missing_from_the_build_fails_before_any_domain(arm64_lab, t
     assert not list(out.glob("*/runs/*"))  # no run was started, so no domain was created
     assert xtalk_domains(arch) == []
     assert extra_pools(arch) == []
+
+
+def test_the_colouring_study_is_refused_before_any_domain_where_xen_does_not_colour(arm64_lab, tmp_path):
+    """experiments/seed004_colouring.toml on the lab's Xen 4.17: its llc_colouring = true
+    configurations cannot run, so nothing runs (the false ones would)."""
+    arch = arm64_lab
+    out = tmp_path / "out"
+    res = xtalk("run", ROOT / "experiments" / "seed004_colouring.toml", "--set", "run.repetitions=1",
+                "--out", out, timeout=300)
+    assert res.returncode == 2, res.stderr
+    assert "backend.llc_colors" in res.stderr and "LLC colouring needs Xen >= 4.20" in res.stderr, res.stderr
+    assert not list(out.glob("*/runs/*"))
+    res = xtalk("run", ROOT / "experiments" / "seed004_colouring.toml", "--set", "backend.xen.llc_colors.hog=[1]",
+                "--out", out, timeout=300)
+    assert res.returncode == 2 and "backend.llc_colors.hog: no domU of this campaign is called 'hog'" in res.stderr
+    assert not list(out.glob("*/runs/*"))
+    assert xtalk_domains(arch) == []
 
 
 def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab, tmp_path):

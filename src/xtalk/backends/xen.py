@@ -44,8 +44,9 @@ from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
 from .xen_images import PROBE_IMAGES, DomainImage
 from .xen_pools import CpuPools
-from .xen_xl import (SCHEDULERS, XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
-                     parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config)
+from .xen_xl import (SCHEDULERS, XenOptions, colours_wanted, cpu_list, domain_config, expand_cpus, guest_colours,
+                     llc_coloring_on, parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config,
+                     unknown_colour_guests)
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
@@ -61,9 +62,11 @@ class XenBackend(Backend):
         try:
             opts = XenOptions.model_validate(options)
         except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
-                     if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
-                    for e in err.errors()]
+            # a union's members appear in the location as type tags (list[int]): not a user's field
+            found = {".".join(str(p) for p in e["loc"] if "[" not in str(p)): f"unknown option for the {cls.name} "
+                     "backend" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, ")
+                     for e in reversed(err.errors())}
+            return list(found.items())
         problems = []
         if opts.executor == "ssh" and not opts.ssh_host:
             problems.append(("ssh_host", "executor = \"ssh\" needs ssh_host"))
@@ -206,7 +209,7 @@ class XenBackend(Backend):
             raise SpecError("backend", [Problem(where, (
                 f"scheduler {opts.scheduler!r} is not in this Xen build ({self.xen_version}, {self.sched_source});"
                 f" it offers: {', '.join(self.schedulers) or 'none'}"))])
-        if opts.llc_colors and not llc_coloring_on(self.info, self.build_config):
+        if colours_wanted(opts) and not llc_coloring_on(self.info, self.build_config):
             raise SpecError("backend", [Problem("backend.llc_colors", (
                 f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
                 f"llc-coloring=on; this is Xen {self.xen_version}"))])
@@ -250,9 +253,14 @@ class XenBackend(Backend):
         return None
 
     def check_plan(self, runs: list[RunPlan]) -> None:
+        domus = {"measurer"} | {n for run in runs for s in run.spec.stressors if not s.host
+                                for n in [s.name, *s.guest_names()]}
         for run in runs:
             opts = XenOptions.model_validate(run.spec.backend.options)
             self._check_scheduler(opts, "backend.scheduler")
+            for name in unknown_colour_guests(opts, domus):
+                raise SpecError("backend", [Problem(f"backend.llc_colors.{name}", (
+                    f"no domU of this campaign is called {name!r} (its domUs: {', '.join(sorted(domus))})"))])
             if (opts.scheduler or opts.cpupool) and any(g.host for g in run.guests):
                 raise SpecError("backend", [Problem("backend.scheduler" if opts.scheduler else "backend.cpupool", (
                     f"run {run.run_id}: a dom0 stressor (host = true) runs on dom0's vCPUs, which stay in dom0's "
@@ -298,7 +306,7 @@ class XenBackend(Backend):
         boot = self.image.boot(guest, run, self.run_opts, self.tsc_hz)
         try:
             config = domain_config(name, boot.kernel, boot.cmdline, self.run_opts, guest.cpus, self.pools.pool,
-                                   boot.ramdisk, boot.memory_mib)
+                                   boot.ramdisk, boot.memory_mib, guest_colours(self.run_opts, guest.name, guest.stressor))
         except ValueError as err:
             raise SpecError("spec", [Problem(f"{guest.name}", f"cannot pass to Xen: {err}")]) from None
         state = {"name": name, "role": guest.role, "log": f"{CONSOLE_DIR}/guest-{name}.log", "config": config,

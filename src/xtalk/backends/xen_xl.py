@@ -55,7 +55,13 @@ class XenOptions(BaseModel):
     rtds_extratime: bool | None = Field(
         default=None, description="RTDS: may the vCPUs run beyond their budget when a pCPU is idle (Xen: yes)")
     soft_affinity: list[int] | None = Field(default=None, description="pCPUs preferred (cpus_soft)")
-    llc_colors: list[int] | None = Field(default=None, description="LLC colours of each domU (Xen >= 4.20)")
+    llc_colors: list[int] | dict[str, list[int]] | None = Field(default=None, description=(
+        "LLC colours (Xen >= 4.20 with colouring): one list for every domU, or a table guest -> colours (the "
+        "measurer's name, a stressor's name for all its instances, or one instance's: copy-2); a guest not "
+        "named gets every colour, Xen's default"))
+    llc_colouring: bool = Field(default=True, description=(
+        "give the domUs their llc_colors (false: every domU gets every colour; a [matrix] dimension for "
+        "colouring on / off)"))
     buffer_slots: int | None = Field(default=None, ge=16, le=1 << 22, description=(
         "samples the measurer buffers and prints after its window (default 8192 for probe, 65536 for linux-rt)"))
     freq_hz: int | None = Field(default=None, ge=1, description="counter frequency override for the guests")
@@ -102,9 +108,29 @@ def cpu_list(cpus) -> str:
     return ",".join(str(c) for c in cpus)
 
 
+def colours_wanted(opts: XenOptions) -> bool:
+    return bool(opts.llc_colors) and opts.llc_colouring
+
+
+def guest_colours(opts: XenOptions, guest: str, stressor: str | None = None) -> list[int] | None:
+    """The LLC colours of one domU (None: Xen's default, every colour); stressor: the spec
+    stressor the guest is an instance of."""
+    if not colours_wanted(opts):
+        return None
+    if isinstance(opts.llc_colors, list):
+        return opts.llc_colors
+    return opts.llc_colors.get(guest, opts.llc_colors.get(stressor or guest))
+
+
+def unknown_colour_guests(opts: XenOptions, domus: set[str]) -> list[str]:
+    """Names in an llc_colors table that are no domU's (domus: every domU and stressor name)."""
+    return sorted(set(opts.llc_colors) - domus) if isinstance(opts.llc_colors, dict) else []
+
+
 def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, pool: str | None,
-                  ramdisk: str | None = None, memory_mib: int | None = None) -> str:
-    """The xl.cfg text of one guest (pure; unit-tested); memory_mib: opts.memory unless given."""
+                  ramdisk: str | None = None, memory_mib: int | None = None, colours: list[int] | None = None) -> str:
+    """The xl.cfg text of one guest (pure; unit-tested); memory_mib: opts.memory unless given;
+    colours: its LLC colours (guest_colours)."""
     for token in cmdline.split():
         xl_literal(token)
     lines = {"name": xl_literal(name), "type": '"pvh"', "kernel": xl_literal(kernel)}
@@ -127,8 +153,8 @@ def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, 
         lines["weight"] = str(weight)
     if cap is not None:
         lines["cap"] = str(cap)
-    if opts.llc_colors:
-        lines["llc_colors"] = xl_literal([str(c) for c in opts.llc_colors])
+    if colours:
+        lines["llc_colors"] = xl_literal([str(c) for c in colours])
     for key, value in opts.xl_extra.items():
         lines[key] = xl_literal(value)
     return "".join(f"{k} = {v}\n" for k, v in lines.items())

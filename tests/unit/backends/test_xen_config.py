@@ -4,10 +4,11 @@ from __future__ import annotations
 import pytest
 
 from xtalk.backends.base import check_backend_options
-from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, llc_coloring_on,
-                                parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config,
-                                xl_literal)
+from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, guest_colours,
+                                llc_coloring_on, parse_vcpu_list, parse_xl_info, parse_xl_list,
+                                schedulers_from_config, unknown_colour_guests, xl_literal)
 from xtalk.errors import SpecError
+from xtalk.plan import plan
 from xtalk.spec.load import parse_campaign
 
 
@@ -154,6 +155,45 @@ def test_llc_colouring_needs_4_20_the_boot_flag_and_the_build_option():
     assert not llc_coloring_on({**info, "xen_minor": "17"}, None)
     assert llc_coloring_on({**info, "xen_commandline": "llc-size=2M llc-nr-ways=16"}, None)  # implied
     assert not llc_coloring_on({**info, "xen_commandline": "llc-coloring=no llc-size=2M llc-nr-ways=16"}, None)
+
+
+def test_llc_colours_per_guest_by_instance_stressor_or_for_all():
+    table = XenOptions(llc_colors={"measurer": [0, 1, 2, 3], "copy": [8, 9], "copy-3": [12]})
+    assert guest_colours(table, "measurer") == [0, 1, 2, 3]
+    assert guest_colours(table, "copy-2", "copy") == [8, 9]  # an instance: its stressor's colours
+    assert guest_colours(table, "copy-3", "copy") == [12]  # unless it has colours of its own
+    assert guest_colours(table, "hog", "hog") is None  # not named: every colour (Xen's default)
+    assert guest_colours(XenOptions(llc_colors=[4, 5]), "hog", "hog") == [4, 5]
+    off = XenOptions(llc_colors={"measurer": [0]}, llc_colouring=False)
+    assert guest_colours(off, "measurer") is None
+    cfg = domain_config("d", "/k", "role=measurer", table, (1,), None, colours=guest_colours(table, "measurer"))
+    assert 'llc_colors = ["0", "1", "2", "3"]' in cfg
+    assert "llc_colors" not in domain_config("d", "/k", "role=measurer", off, (1,), None,
+                                             colours=guest_colours(off, "measurer"))
+    assert unknown_colour_guests(table, {"measurer", "copy", "copy-2"}) == ["copy-3"]
+    assert unknown_colour_guests(XenOptions(llc_colors=[1]), set()) == []
+
+
+def test_llc_colouring_is_a_matrix_dimension_and_bad_colours_are_named():
+    base = """name = "c"
+cpus = [1, 2]
+[backend]
+kind = "xen"
+[backend.xen]
+llc_colors = { measurer = [0, 1], copy = [2, 3] }
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "copy"
+bench = "memcpy"
+"""
+    runs = plan(*parse_campaign(base + '[matrix]\n"backend.llc_colouring" = [false, true]\n', "spec.toml",
+                                check_backend_options))
+    assert sorted({r.spec.backend.options["llc_colouring"] for r in runs}) == [False, True]
+    with pytest.raises(SpecError) as err:
+        parse_campaign(base.replace("[2, 3]", '"2-3"'), "spec.toml", check_backend_options)
+    paths = [p.path for p in err.value.problems]
+    assert paths and all(p.startswith("backend.xen.llc_colors") and "[" not in p for p in paths), paths
 
 
 def test_a_foreign_domu_boots_its_own_kernel_ramdisk_and_command_line(tmp_path):
