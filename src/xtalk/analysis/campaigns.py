@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .effects import Rules, assess_runs, describe_change
+from .host_load import load_difference
 from .kinds import metric_info
 from .verdict import Context
 from .wording import sentence
@@ -74,6 +75,7 @@ def compare_campaigns(a, b, seed: int = 0) -> dict:
                               [u[kind.primary.key] for _, u in ref], rules, ctx_b.rng, LABELS)
             extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref])
                      for s in kind.secondary]
+            _mind_host_load(row, ctx_a.runs_of.get(cid_a, []), ctx_b.runs_of.get(cid_b, []), la, lb)
             row.update(config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
                        better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick,
                        a_vs_baseline=_own(own_a.get((cid_a, metric))), b_vs_baseline=_own(own_b.get((cid_b, metric))))
@@ -89,6 +91,19 @@ def compare_campaigns(a, b, seed: int = 0) -> dict:
             "alpha": rules.alpha, "rows": rows, "only_a": only_a, "only_b": only_b,
             "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
             "noise_flags": {"a": ra["noise_flags"], "b": rb["noise_flags"]}}
+
+
+def _mind_host_load(row: dict, runs_a: list[dict], runs_b: list[dict], la: str, lb: str) -> None:
+    """Record both sides' host load on the measured CPU; a "different" between campaigns
+    whose hosts were loaded this differently is not told as the system's (host_load.py)."""
+    load = load_difference(runs_a, runs_b)
+    row["host_load"] = load
+    if load and load["confounded"] and row["verdict"] == LABELS[0]:
+        row["verdict"] = LABELS[2]
+        row["reason"] = (f"the runs differ, but so did the host's own load on the measured CPU (median "
+                         f"{load['a_pct']:g} % of each run in {la}, {load['b_pct']:g} % in {lb}): the difference "
+                         f"may be the host's; run both on an equally quiet host")
+        row["need_units"] = None
 
 
 def _own(v: dict | None) -> dict | None:

@@ -20,14 +20,18 @@ def tables(cmp: dict) -> list[Table]:
     la, lb = cmp["a"], cmp["b"]
     a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
     cols = ["A → B" if c == "baseline → config" else c for c in VERDICT_COLS]
-    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + cols + ["sentence"],
+    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + cols + ["host load A → B", "sentence"],
               note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha, "
                    "above the noise floor and the negligible change; no difference = the 95% interval inside the "
-                   "negligible change.")
+                   "negligible change. Host load: the median share of each run the measured CPU spent on work "
+                   "outside it; where A and B differ by more than 10 points, a difference is not told as the "
+                   "system's (inconclusive).")
     iso = Table("isolation", "Isolation: each campaign's verdict against its own baseline",
                 ["config", "metric", "A: change", "A: verdict", "B: change", "B: verdict"])
     for r in cmp["rows"]:
-        t.rows.append([r["config_id"], r["metric"]] + verdict_cells(r) + [r["sentence"]])
+        load = r.get("host_load")
+        t.rows.append([r["config_id"], r["metric"]] + verdict_cells(r) + [
+            f"{load['a_pct']:g} % → {load['b_pct']:g} %" if load else "-", r["sentence"]])
         oa, ob = r["a_vs_baseline"] or {}, r["b_vs_baseline"] or {}
         if oa.get("verdict") not in (None, "baseline") or ob.get("verdict") not in (None, "baseline"):
             iso.rows.append([r["config_id"], r["metric"], pct(oa.get("change_pct")) + ci(oa.get("ci95_pct")),
