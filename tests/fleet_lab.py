@@ -1,11 +1,15 @@
 """A labgrid lab on loopback for the fleet tests: a coordinator and an exporter on
 127.0.0.1, and "boards" that are this machine reached over ssh (a user-run sshd each, on
 its own port with its own host key, an authorized key made here), exported as places
-with a NetworkService, a NetworkPowerPort (labgrid's `simplerest` model) and tags.
+with a NetworkService, a NetworkPowerPort (labgrid's `simplerest` model), a
+NetworkSerialPort (raw TCP, as a ser2net serves it) and tags.
 
 The power switch is a small HTTP server here: /relay/<i>/1 starts board i's sshd,
 /relay/<i>/0 kills it and every process under it (its sessions, the worker, the
-workloads), as a power cut would. Everything is stopped by `close()`.
+workloads), as a power cut would. Each board's serial console is a TCP server (a
+thread) that sends every connected client what the board prints: a boot banner at
+power-on, then `<board> tick N` every 0.25 s while it is on. Everything is stopped by
+`close()`.
 """
 from __future__ import annotations
 
@@ -61,9 +65,64 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+class FakeConsole:
+    """A board's serial console as ser2net serves it over raw TCP: what the board prints
+    goes to every client connected then; with none connected it is lost."""
+
+    def __init__(self, board: "FakeBoard"):
+        self.board = board
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.clients: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.closed = threading.Event()
+        for loop in (self._accept, self._tick):
+            threading.Thread(target=loop, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.clients.append(conn)
+
+    def _tick(self) -> None:
+        n = 0
+        while not self.closed.wait(0.25):
+            if self.board.on:
+                n += 1
+                self.print(f"{self.board.name} tick {n}")
+
+    def print(self, line: str) -> None:
+        with self.lock:
+            for conn in list(self.clients):
+                try:
+                    conn.sendall(line.encode() + b"\r\n")
+                except OSError:
+                    self.clients.remove(conn)
+                    conn.close()
+
+    def hang_up(self) -> None:
+        """Close every client's connection (a ser2net restarted)."""
+        with self.lock:
+            for conn in self.clients:
+                conn.shutdown(socket.SHUT_RDWR)
+                conn.close()
+            self.clients.clear()
+
+    def close(self) -> None:
+        self.closed.set()
+        self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self.hang_up()
+
+
 class FakeBoard:
     def __init__(self, index: int, root: Path, client_pub: str):
         self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
+        self.console = FakeConsole(self)
         self.dir = root / self.name
         self.dir.mkdir()
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", self.dir / "host_key"], check=True)
@@ -85,6 +144,7 @@ class FakeBoard:
 
     def power_on(self) -> None:
         if not self.on:
+            self.console.print(f"{self.name} power on: booting")
             self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", self.dir / "sshd_config"],
                                          stderr=open(self.dir / "sshd.log", "ab"))
             wait_port(self.port)
@@ -142,7 +202,8 @@ class FleetLab:
             f"{b.name}:\n  NetworkService:\n    address: 127.0.0.1\n    username: {os.environ.get('USER', 'root')}\n"
             f"    port: {b.port}\n  NetworkPowerPort:\n    model: simplerest\n"
             f"    host: 'http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}'\n"
-            f"    index: {b.index}\n" for b in self.boards))
+            f"    index: {b.index}\n  NetworkSerialPort:\n    host: 127.0.0.1\n    port: {b.console.port}\n"
+            "    protocol: raw\n" for b in self.boards))
         self._start([BIN / "labgrid-exporter", "-c", self.address, "-n", "xtalk-test", "--hostname", "127.0.0.1",
                      root / "exporter.yaml"])
         for board in self.boards:
@@ -188,6 +249,7 @@ class FleetLab:
     def close(self) -> None:
         for board in self.boards:
             board.power_off()
+            board.console.close()
         self.switch.shutdown()
         for proc in reversed(self.procs):
             proc.terminate()

@@ -133,7 +133,11 @@ def test_a_sigkilled_xtalk_leaves_no_board_held(lab, tmp_path):
     wait_for(lambda: not workers(), 30, "no worker or guard left")
 
 
-def test_power_cycle_between_runs_goes_through_labgrid(lab, tmp_path):
+def serial_log(out: Path, run_id: str) -> str:
+    return (campaign_dir(out) / "runs" / run_id / "serial.log").read_bytes().decode()
+
+
+def test_power_cycle_between_runs_goes_through_labgrid_and_each_run_keeps_its_boards_console(lab, tmp_path):
     out = tmp_path / "out"
     lab.switch.log.clear()
     spec = small(tmp_path, placements='["solo"]', reps=2)
@@ -143,7 +147,34 @@ def test_power_cycle_between_runs_goes_through_labgrid(lab, tmp_path):
     per_board = {b.name: [v for n, v in lab.switch.log if n == b.name] for b in lab.boards}
     assert sum(len(v) for v in per_board.values()) == 4, lab.switch.log  # one cycle (off, on) per run
     assert all(v == ["0", "1"] * (len(v) // 2) for v in per_board.values()), lab.switch.log
+    for run_id, meta in metas(out).items():
+        board, other = meta["fleet"]["place"], ({"board-a", "board-b"} - {meta["fleet"]["place"]}).pop()
+        console = meta["serial_console"]
+        assert console["log"] == "serial.log" and console["protocol"] == "raw" and console["problems"] == []
+        text = serial_log(out, run_id)
+        assert console["bytes"] == len(text.encode())
+        booted = text.split(f"{board} power on: booting\r\n")  # caught from the power cycle on
+        assert len(booted) == 2 and f"{board} tick" in booted[1] and other not in text, text
     assert nothing_held(lab)
+
+
+def test_a_console_that_hangs_up_is_noted_and_the_run_passes(lab, tmp_path):
+    out = tmp_path / "out"
+    proc = start("run", small(tmp_path, placements='["solo"]', duration=3, iterations=0), "--fleet",
+                 lab.fleet(), "--out", out)
+    wait_for(lambda: any(b.console.clients for b in lab.boards), 60, "a console client")
+    time.sleep(1.0)
+    hung = [b for b in lab.boards if b.console.clients]
+    for board in hung:
+        board.console.hang_up()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    meta = metas(out)["solo-r1"]
+    assert meta["status"] == "pass" and meta["fleet"]["place"] in [b.name for b in hung]
+    problems = meta["serial_console"]["problems"]
+    assert len(problems) == 1 and "socket disconnected" in problems[0], problems
+    ticks = [int(line.split()[-1]) for line in serial_log(out, "solo-r1").splitlines() if " tick " in line]
+    assert len(ticks) > 8 and max(b - a for a, b in zip(ticks, ticks[1:])) <= 6, ticks  # read again after
 
 
 def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):

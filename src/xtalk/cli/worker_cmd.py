@@ -2,8 +2,9 @@
 command for people: its caller (xtalk run --fleet, over ssh on a board or locally for a
 Xen dom0 board) speaks to it on its standard streams.
 
-stdin: one JSON line, the job: {"spec": TOML text, "overrides": [PATH=VALUE...],
-"run_id": the planned run, "as": {"run_id", "config_id", "config"} (the ids it is
+stdin: one JSON line, the job: {"spec": TOML text, "overrides": [PATH=VALUE...] (the
+user's --set), "values": {PATH: value} (structured values the board sets, e.g. a
+xen-dom0 board's backend options), "run_id": the planned run, "as": {"run_id", "config_id", "config"} (the ids it is
 stored under)}; then nothing until the caller goes away: EOF stops the run like
 SIGTERM (its guests stopped, the run stored as interrupted).
 stderr: `@@xtalk t_s=SECONDS` progress lines, and `xtalk: error: ...` on a failure.
@@ -46,7 +47,7 @@ def add_parser(sub) -> None:
 def _job() -> dict:
     try:
         job = json.loads(sys.stdin.readline())
-        return {k: job[k] for k in ("spec", "overrides", "run_id", "as", "attempt")}
+        return {k: job[k] for k in ("spec", "overrides", "values", "run_id", "as", "attempt")}
     except (ValueError, KeyError, TypeError) as err:
         raise UsageError(f"xtalk worker: no valid job on stdin ({err}); it is started by `xtalk run --fleet`") from None
 
@@ -69,7 +70,8 @@ def _progress():
 
 def run(args) -> int:
     job = _job()
-    spec, raw = parse_campaign(job["spec"], "fleet job", check_backend_options, job["overrides"], spec_checks())
+    spec, raw = parse_campaign(job["spec"], "fleet job", check_backend_options, job["overrides"], spec_checks(),
+                               values=job["values"])
     runs = [r for r in plan(spec, raw) if r.run_id == job["run_id"]]
     if not runs:
         raise SpecError("fleet job", [Problem("run_id", f"no run {job['run_id']!r} in the campaign's plan")])
