@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+import yaml
 from labgrid.remote.client import start_session
 from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
@@ -185,7 +186,10 @@ class _SwitchHandler(http.server.BaseHTTPRequestHandler):
 
 
 class FleetLab:
-    def __init__(self, root: Path, boards: int = 2):
+    """`places`: more places to export, name -> labgrid resources (e.g. a Xen lab's
+    NetworkService), each tagged board=NAME."""
+
+    def __init__(self, root: Path, boards: int = 2, places: dict[str, dict] | None = None):
         self.root = root
         self.procs: list[subprocess.Popen] = []
         key = root / "client_key"
@@ -198,36 +202,37 @@ class FleetLab:
         self.address = f"127.0.0.1:{self.port}"
         self._start([BIN / "labgrid-coordinator", "-l", self.address])
         wait_port(self.port)
-        (root / "exporter.yaml").write_text("".join(
-            f"{b.name}:\n  NetworkService:\n    address: 127.0.0.1\n    username: {os.environ.get('USER', 'root')}\n"
-            f"    port: {b.port}\n  NetworkPowerPort:\n    model: simplerest\n"
-            f"    host: 'http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}'\n"
-            f"    index: {b.index}\n  NetworkSerialPort:\n    host: 127.0.0.1\n    port: {b.console.port}\n"
-            "    protocol: raw\n" for b in self.boards))
+        exported = {b.name: {
+            "NetworkService": {"address": "127.0.0.1", "username": os.environ.get("USER", "root"), "port": b.port},
+            "NetworkPowerPort": {"model": "simplerest", "index": b.index,
+                                 "host": f"http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}"},
+            "NetworkSerialPort": {"host": "127.0.0.1", "port": b.console.port, "protocol": "raw"},
+        } for b in self.boards}
+        (root / "exporter.yaml").write_text(yaml.safe_dump(exported | (places or {})))
         self._start([BIN / "labgrid-exporter", "-c", self.address, "-n", "xtalk-test", "--hostname", "127.0.0.1",
                      root / "exporter.yaml"])
         for board in self.boards:
             board.power_on()
-        self._places()
+        self._places({**{b.name: "loopback" for b in self.boards}, **{name: name for name in places or {}}})
 
     def _start(self, argv: list) -> None:
         log = open(self.root / f"{Path(argv[0]).name}.log", "ab")
         self.procs.append(subprocess.Popen(argv, cwd=self.root, stdout=log, stderr=log))
 
-    def _places(self) -> None:
+    def _places(self, tags: dict[str, str]) -> None:
+        """A place per exported group, tagged board=TAG."""
         session = start_session(self.address)
         stub, loop = session.stub, session.loop
         end = time.monotonic() + 20
-        while len(session.resources.get("xtalk-test", {})) < len(self.boards):
+        while len(session.resources.get("xtalk-test", {})) < len(tags):
             assert time.monotonic() < end, "the exporter did not register its boards"
             loop.run_until_complete(session.sync_with_coordinator())
             time.sleep(0.1)
-        for b in self.boards:
-            loop.run_until_complete(stub.AddPlace(pb.AddPlaceRequest(name=b.name)))
-            loop.run_until_complete(stub.AddPlaceMatch(pb.AddPlaceMatchRequest(placename=b.name,
-                                                                               pattern=f"xtalk-test/{b.name}/*")))
-            loop.run_until_complete(stub.SetPlaceTags(pb.SetPlaceTagsRequest(placename=b.name,
-                                                                             tags={"board": "loopback"})))
+        for name, tag in tags.items():
+            loop.run_until_complete(stub.AddPlace(pb.AddPlaceRequest(name=name)))
+            loop.run_until_complete(stub.AddPlaceMatch(pb.AddPlaceMatchRequest(placename=name,
+                                                                               pattern=f"xtalk-test/{name}/*")))
+            loop.run_until_complete(stub.SetPlaceTags(pb.SetPlaceTagsRequest(placename=name, tags={"board": tag})))
         loop.run_until_complete(session.stop())
         loop.run_until_complete(session.close())
 
