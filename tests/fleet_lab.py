@@ -123,7 +123,6 @@ class FakeConsole:
 class FakeBoard:
     def __init__(self, index: int, root: Path, client_pub: str):
         self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
-        self.console = FakeConsole(self)
         self.dir = root / self.name
         self.dir.mkdir()
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", self.dir / "host_key"], check=True)
@@ -134,6 +133,7 @@ class FakeBoard:
             "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
             "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
         self.proc: subprocess.Popen | None = None
+        self.console = FakeConsole(self)
 
     def known_host(self) -> str:
         kind, key = (self.dir / "host_key.pub").read_text().split()[:2]

@@ -187,3 +187,18 @@ def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):
     res = xtalk("run", small(tmp_path), "--fleet", fleet, "--out", tmp_path / "out")
     assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_xen_dom0_kinds_options_are_checked_as_the_fleet_files(tmp_path):
+    spec = tmp_path / "xen.toml"
+    spec.write_text(small(tmp_path).read_text().replace("[run]", '[backend]\nkind = "xen"\n[run]'))
+    fleet = tmp_path / "fleet.toml"
+    kind = 'coordinator = "127.0.0.1:1"\n[[kinds]]\nname = "x"\nreach = "xen-dom0"\nplaces = ["a"]\n'
+    for xen, told in (("memroy_mib = 64", "kinds[0].xen.memroy_mib: unknown option"),
+                      ("xl_extra = { vcpus = 2 }", "kinds[0].xen.xl_extra: vcpus is set by xtalk")):
+        fleet.write_text(kind + f"xen = {{ {xen} }}\n")
+        res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
+        assert res.returncode == 2 and told in res.stderr and "Traceback" not in res.stderr, res.stderr
+    fleet.write_text(kind + 'xen = { memory_mib = 64, xl_extra = { tsc_mode = "native" } }\n')
+    res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
+    assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr
