@@ -174,7 +174,8 @@ def test_a_console_that_hangs_up_is_noted_and_the_run_passes(lab, tmp_path):
     problems = meta["serial_console"]["problems"]
     assert len(problems) == 1 and "socket disconnected" in problems[0], problems
     ticks = [int(line.split()[-1]) for line in serial_log(out, "solo-r1").splitlines() if " tick " in line]
-    assert len(ticks) > 8 and max(b - a for a, b in zip(ticks, ticks[1:])) <= 6, ticks  # read again after
+    gaps = [b for a, b in zip(ticks, ticks[1:]) if b - a > 1]
+    assert len(gaps) == 1 and ticks[-1] - gaps[0] >= 3, ticks  # what it printed unread, then read again
 
 
 def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):
