@@ -82,6 +82,17 @@ def test_per_board_runs_everything_on_each_board_and_compares_them(lab, tmp_path
     rows = json.loads(cmp.stdout)["rows"]
     assert [r["metric"] for r in rows] == ["qsort"] and rows[0]["verdict"] in ("different", "no-difference",
                                                                               "inconclusive")
+    report = xtalk("report", name, "--out", out, "--json")
+    assert report.returncode == 0, report.stderr
+    res = json.loads(report.stdout)
+    assert {v["config_id"]: v["verdict"] for v in res["verdicts"]} == {"solo_board-a": "baseline",
+                                                                       "solo_board-b": "baseline"}  # each its own
+    boards = {v["config_id"]: (v["board"], v["baseline"], v["verdict"]) for v in res["boards"]}
+    assert boards["solo_board-a"] == ("board-a", "solo_board-a", "baseline"), boards
+    assert boards["solo_board-b"][:2] == ("board-b", "solo_board-a") and boards["solo_board-b"][2] in (
+        "different", "no-difference", "inconclusive"), boards
+    assert "Boards: each configuration against the same one on board-a" in (
+        campaign_dir(out) / "report" / "report.md").read_text()
     assert nothing_held(lab)
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ..analysis.boards import BOARD_DIM
 from ..backends.base import check_backend_options
 from ..campaign import CampaignResult, open_store, run_meta, sigterm_as_interrupt
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
@@ -55,7 +56,7 @@ class Job:
 def on_board(run: RunPlan, place: str) -> RunPlan:
     cid = f"{run.config_id}_{_slug(place)}"
     return dataclasses.replace(run, run_id=cid + run.run_id[len(run.config_id):], config_id=cid,
-                               config={**run.config, "board": place})
+                               config={**run.config, BOARD_DIM: place})
 
 
 def jobs_of(runs: list[RunPlan], places: list[str], mode: str) -> list[Job]:
