@@ -7,7 +7,8 @@ user's --set), "values": {PATH: value} (structured values the board sets, e.g. a
 xen-dom0 board's backend options), "run_id": the planned run, "as": {"run_id", "config_id", "config"} (the ids it is
 stored under)}; then nothing until the caller goes away: EOF stops the run like
 SIGTERM (its guests stopped, the run stored as interrupted).
-stderr: `@@xtalk t_s=SECONDS` progress lines, and `xtalk: error: ...` on a failure.
+stderr: `@@xtalk t_s=SECONDS` progress lines (`t_s=-` while the measurer has not begun),
+and `xtalk: error: ...` on a failure.
 stdout: the run directory as an uncompressed tar stream once the run is stored (also an
 interrupted or errored run); nothing when the job could not start.
 Exit: 0 the run was stored (whatever its status), 130 interrupted, 2 or 3 an error.
@@ -64,7 +65,7 @@ def _progress():
     def tick(t_s):
         if time.monotonic() - last[0] >= PROGRESS_EVERY_S:
             last[0] = time.monotonic()
-            print(f"@@xtalk t_s={t_s or 0:.1f}", file=sys.stderr, flush=True)
+            print(f"@@xtalk t_s={'-' if t_s is None else f'{t_s:.1f}'}", file=sys.stderr, flush=True)
     return tick
 
 

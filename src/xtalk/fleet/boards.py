@@ -159,7 +159,8 @@ class Board:
         for raw in proc.stderr:
             line = raw.decode(errors="replace").strip()
             if line.startswith("@@xtalk t_s="):
-                tick(float(line.split("=", 1)[1]))
+                value = line.split("=", 1)[1]
+                tick(None if value == "-" else float(value))
             elif line:
                 tail.append(line.removeprefix("xtalk: error: "))
 

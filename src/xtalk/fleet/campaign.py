@@ -122,6 +122,7 @@ class Dispatch:
         try:
             while (job := self.take(name)) is not None:
                 self._one(board, job)
+            self.progress.state(name, "stopped" if self.stop.is_set() else "done")
         except BoardDown as err:
             with self.lock:
                 self.down[name] = str(err)
@@ -143,14 +144,14 @@ class Dispatch:
                 if self.spec.run.power_cycle:
                     self.progress.state(place, "power cycle")
                     board.power_cycle()
-                self.progress.state(place, run.run_id)
+                self.progress.running(place, run.run_id, "starting")
                 incoming = self.store.path / "incoming" / run.run_id
                 shutil.rmtree(incoming, ignore_errors=True)  # left by an xtalk that was killed
                 sent = board.execute(
                     {"spec": self.text, "overrides": self.overrides, "values": board.values(self.raw),
                      "run_id": job.planned, "attempt": self.store.next_attempt(run.run_id),
                      "as": {"run_id": run.run_id, "config_id": run.config_id, "config": run.config}},
-                    incoming, self.stop, lambda t_s: self.progress.state(place, f"{run.run_id} · {t_s:5.1f} s"))
+                    incoming, self.stop, lambda t_s: self.progress.running(place, run.run_id, t_s))
             except InfrastructureError as err:
                 failure = err
         if failure is None:
@@ -199,7 +200,8 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
     done = store.completed_run_ids() if resume else set()
     todo = [j for j in jobs if j.run.run_id not in done]
     with sigterm_as_interrupt(), Lease(fleet, chosen) as places, \
-            FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo)) as progress:
+            FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo),
+                          spec.run.duration_s) as progress:
         boards = [Board(p) for p in places]
         if spec.run.power_cycle:
             for board in boards:
