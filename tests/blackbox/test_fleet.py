@@ -54,6 +54,20 @@ def workers() -> list[str]:
     return out
 
 
+def worker_running(board) -> bool:
+    """The board's `xtalk worker` itself runs (its login shell is done: a power cut in the
+    middle of the shell's start-up files could leave their locks, e.g. pyenv's rehash lock)."""
+    from tests.fleet_lab import descendants
+    for pid in descendants(board.proc.pid) if board.on else []:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"python") and b"worker" in argv:
+            return True
+    return False
+
+
 def test_spread_runs_on_both_boards_into_one_campaign_and_gives_them_back(lab, tmp_path):
     out = tmp_path / "out"
     res = xtalk("run", small(tmp_path, reps=2), "--fleet", lab.fleet(), "--out", out, "--json")
@@ -101,10 +115,7 @@ def test_a_board_that_dies_fails_its_run_and_the_rest_finish_on_the_other(lab, t
     spec = small(tmp_path, duration=3, reps=2, iterations=0)
     proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
     victim = lab.boards[1]
-    from tests.fleet_lab import descendants
-    wait_for(lambda: victim.on and any(b"worker" in Path(f"/proc/{p}/cmdline").read_bytes()
-                                       for p in descendants(victim.proc.pid) if Path(f"/proc/{p}").exists()),
-             60, "a run on board-b")
+    wait_for(lambda: worker_running(victim), 60, "a run on board-b")
     time.sleep(1.0)
     urllib.request.urlopen(f"http://127.0.0.1:{lab.switch.server_port}/relay/{victim.index}/0").read()
     _, err = proc.communicate(timeout=120)
