@@ -1,11 +1,15 @@
 """A labgrid lab on loopback for the fleet tests: a coordinator and an exporter on
 127.0.0.1, and "boards" that are this machine reached over ssh (a user-run sshd each, on
 its own port with its own host key, an authorized key made here), exported as places
-with a NetworkService, a NetworkPowerPort (labgrid's `simplerest` model) and tags.
+with a NetworkService, a NetworkPowerPort (labgrid's `simplerest` model), a
+NetworkSerialPort (raw TCP, as a ser2net serves it) and tags.
 
 The power switch is a small HTTP server here: /relay/<i>/1 starts board i's sshd,
 /relay/<i>/0 kills it and every process under it (its sessions, the worker, the
-workloads), as a power cut would. Everything is stopped by `close()`.
+workloads), as a power cut would. Each board's serial console is a TCP server (a
+thread) that sends every connected client what the board prints: a boot banner at
+power-on, then `<board> tick N` every 0.25 s while it is on. Everything is stopped by
+`close()`.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+import yaml
 from labgrid.remote.client import start_session
 from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
@@ -61,6 +66,60 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+class FakeConsole:
+    """A board's serial console as ser2net serves it over raw TCP: what the board prints
+    goes to every client connected then; with none connected it is lost."""
+
+    def __init__(self, board: "FakeBoard"):
+        self.board = board
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.clients: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.closed = threading.Event()
+        for loop in (self._accept, self._tick):
+            threading.Thread(target=loop, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.clients.append(conn)
+
+    def _tick(self) -> None:
+        n = 0
+        while not self.closed.wait(0.25):
+            if self.board.on:
+                n += 1
+                self.print(f"{self.board.name} tick {n}")
+
+    def print(self, line: str) -> None:
+        with self.lock:
+            for conn in list(self.clients):
+                try:
+                    conn.sendall(line.encode() + b"\r\n")
+                except OSError:
+                    self.clients.remove(conn)
+                    conn.close()
+
+    def hang_up(self) -> None:
+        """Close every client's connection (a ser2net restarted)."""
+        with self.lock:
+            for conn in self.clients:
+                conn.shutdown(socket.SHUT_RDWR)
+                conn.close()
+            self.clients.clear()
+
+    def close(self) -> None:
+        self.closed.set()
+        self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self.hang_up()
+
+
 class FakeBoard:
     def __init__(self, index: int, root: Path, client_pub: str):
         self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
@@ -74,6 +133,7 @@ class FakeBoard:
             "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
             "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
         self.proc: subprocess.Popen | None = None
+        self.console = FakeConsole(self)
 
     def known_host(self) -> str:
         kind, key = (self.dir / "host_key.pub").read_text().split()[:2]
@@ -85,6 +145,7 @@ class FakeBoard:
 
     def power_on(self) -> None:
         if not self.on:
+            self.console.print(f"{self.name} power on: booting")
             self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", self.dir / "sshd_config"],
                                          stderr=open(self.dir / "sshd.log", "ab"))
             wait_port(self.port)
@@ -125,7 +186,10 @@ class _SwitchHandler(http.server.BaseHTTPRequestHandler):
 
 
 class FleetLab:
-    def __init__(self, root: Path, boards: int = 2):
+    """`places`: more places to export, name -> labgrid resources (e.g. a Xen lab's
+    NetworkService), each tagged board=NAME."""
+
+    def __init__(self, root: Path, boards: int = 2, places: dict[str, dict] | None = None):
         self.root = root
         self.procs: list[subprocess.Popen] = []
         key = root / "client_key"
@@ -138,35 +202,37 @@ class FleetLab:
         self.address = f"127.0.0.1:{self.port}"
         self._start([BIN / "labgrid-coordinator", "-l", self.address])
         wait_port(self.port)
-        (root / "exporter.yaml").write_text("".join(
-            f"{b.name}:\n  NetworkService:\n    address: 127.0.0.1\n    username: {os.environ.get('USER', 'root')}\n"
-            f"    port: {b.port}\n  NetworkPowerPort:\n    model: simplerest\n"
-            f"    host: 'http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}'\n"
-            f"    index: {b.index}\n" for b in self.boards))
+        exported = {b.name: {
+            "NetworkService": {"address": "127.0.0.1", "username": os.environ.get("USER", "root"), "port": b.port},
+            "NetworkPowerPort": {"model": "simplerest", "index": b.index,
+                                 "host": f"http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}"},
+            "NetworkSerialPort": {"host": "127.0.0.1", "port": b.console.port, "protocol": "raw"},
+        } for b in self.boards}
+        (root / "exporter.yaml").write_text(yaml.safe_dump(exported | (places or {})))
         self._start([BIN / "labgrid-exporter", "-c", self.address, "-n", "xtalk-test", "--hostname", "127.0.0.1",
                      root / "exporter.yaml"])
         for board in self.boards:
             board.power_on()
-        self._places()
+        self._places({**{b.name: "loopback" for b in self.boards}, **{name: name for name in places or {}}})
 
     def _start(self, argv: list) -> None:
         log = open(self.root / f"{Path(argv[0]).name}.log", "ab")
         self.procs.append(subprocess.Popen(argv, cwd=self.root, stdout=log, stderr=log))
 
-    def _places(self) -> None:
+    def _places(self, tags: dict[str, str]) -> None:
+        """A place per exported group, tagged board=TAG."""
         session = start_session(self.address)
         stub, loop = session.stub, session.loop
         end = time.monotonic() + 20
-        while len(session.resources.get("xtalk-test", {})) < len(self.boards):
+        while len(session.resources.get("xtalk-test", {})) < len(tags):
             assert time.monotonic() < end, "the exporter did not register its boards"
             loop.run_until_complete(session.sync_with_coordinator())
             time.sleep(0.1)
-        for b in self.boards:
-            loop.run_until_complete(stub.AddPlace(pb.AddPlaceRequest(name=b.name)))
-            loop.run_until_complete(stub.AddPlaceMatch(pb.AddPlaceMatchRequest(placename=b.name,
-                                                                               pattern=f"xtalk-test/{b.name}/*")))
-            loop.run_until_complete(stub.SetPlaceTags(pb.SetPlaceTagsRequest(placename=b.name,
-                                                                             tags={"board": "loopback"})))
+        for name, tag in tags.items():
+            loop.run_until_complete(stub.AddPlace(pb.AddPlaceRequest(name=name)))
+            loop.run_until_complete(stub.AddPlaceMatch(pb.AddPlaceMatchRequest(placename=name,
+                                                                               pattern=f"xtalk-test/{name}/*")))
+            loop.run_until_complete(stub.SetPlaceTags(pb.SetPlaceTagsRequest(placename=name, tags={"board": tag})))
         loop.run_until_complete(session.stop())
         loop.run_until_complete(session.close())
 
@@ -188,6 +254,7 @@ class FleetLab:
     def close(self) -> None:
         for board in self.boards:
             board.power_off()
+            board.console.close()
         self.switch.shutdown()
         for proc in reversed(self.procs):
             proc.terminate()

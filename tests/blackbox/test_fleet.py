@@ -54,6 +54,20 @@ def workers() -> list[str]:
     return out
 
 
+def worker_running(board) -> bool:
+    """The board's `xtalk worker` itself runs (its login shell is done: a power cut in the
+    middle of the shell's start-up files could leave their locks, e.g. pyenv's rehash lock)."""
+    from tests.fleet_lab import descendants
+    for pid in descendants(board.proc.pid) if board.on else []:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"python") and b"worker" in argv:
+            return True
+    return False
+
+
 def test_spread_runs_on_both_boards_into_one_campaign_and_gives_them_back(lab, tmp_path):
     out = tmp_path / "out"
     res = xtalk("run", small(tmp_path, reps=2), "--fleet", lab.fleet(), "--out", out, "--json")
@@ -82,6 +96,17 @@ def test_per_board_runs_everything_on_each_board_and_compares_them(lab, tmp_path
     rows = json.loads(cmp.stdout)["rows"]
     assert [r["metric"] for r in rows] == ["qsort"] and rows[0]["verdict"] in ("different", "no-difference",
                                                                               "inconclusive")
+    report = xtalk("report", name, "--out", out, "--json")
+    assert report.returncode == 0, report.stderr
+    res = json.loads(report.stdout)
+    assert {v["config_id"]: v["verdict"] for v in res["verdicts"]} == {"solo_board-a": "baseline",
+                                                                       "solo_board-b": "baseline"}  # each its own
+    boards = {v["config_id"]: (v["board"], v["baseline"], v["verdict"]) for v in res["boards"]}
+    assert boards["solo_board-a"] == ("board-a", "solo_board-a", "baseline"), boards
+    assert boards["solo_board-b"][:2] == ("board-b", "solo_board-a") and boards["solo_board-b"][2] in (
+        "different", "no-difference", "inconclusive"), boards
+    assert "Boards: each configuration against the same one on board-a" in (
+        campaign_dir(out) / "report" / "report.md").read_text()
     assert nothing_held(lab)
 
 
@@ -90,10 +115,7 @@ def test_a_board_that_dies_fails_its_run_and_the_rest_finish_on_the_other(lab, t
     spec = small(tmp_path, duration=3, reps=2, iterations=0)
     proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
     victim = lab.boards[1]
-    from tests.fleet_lab import descendants
-    wait_for(lambda: victim.on and any(b"worker" in Path(f"/proc/{p}/cmdline").read_bytes()
-                                       for p in descendants(victim.proc.pid) if Path(f"/proc/{p}").exists()),
-             60, "a run on board-b")
+    wait_for(lambda: worker_running(victim), 60, "a run on board-b")
     time.sleep(1.0)
     urllib.request.urlopen(f"http://127.0.0.1:{lab.switch.server_port}/relay/{victim.index}/0").read()
     _, err = proc.communicate(timeout=120)
@@ -133,7 +155,11 @@ def test_a_sigkilled_xtalk_leaves_no_board_held(lab, tmp_path):
     wait_for(lambda: not workers(), 30, "no worker or guard left")
 
 
-def test_power_cycle_between_runs_goes_through_labgrid(lab, tmp_path):
+def serial_log(out: Path, run_id: str) -> str:
+    return (campaign_dir(out) / "runs" / run_id / "serial.log").read_bytes().decode()
+
+
+def test_power_cycle_between_runs_goes_through_labgrid_and_each_run_keeps_its_boards_console(lab, tmp_path):
     out = tmp_path / "out"
     lab.switch.log.clear()
     spec = small(tmp_path, placements='["solo"]', reps=2)
@@ -143,7 +169,35 @@ def test_power_cycle_between_runs_goes_through_labgrid(lab, tmp_path):
     per_board = {b.name: [v for n, v in lab.switch.log if n == b.name] for b in lab.boards}
     assert sum(len(v) for v in per_board.values()) == 4, lab.switch.log  # one cycle (off, on) per run
     assert all(v == ["0", "1"] * (len(v) // 2) for v in per_board.values()), lab.switch.log
+    for run_id, meta in metas(out).items():
+        board, other = meta["fleet"]["place"], ({"board-a", "board-b"} - {meta["fleet"]["place"]}).pop()
+        console = meta["serial_console"]
+        assert console["log"] == "serial.log" and console["protocol"] == "raw" and console["problems"] == []
+        text = serial_log(out, run_id)
+        assert console["bytes"] == len(text.encode())
+        booted = text.split(f"{board} power on: booting\r\n")  # caught from the power cycle on
+        assert len(booted) == 2 and f"{board} tick" in booted[1] and other not in text, text
     assert nothing_held(lab)
+
+
+def test_a_console_that_hangs_up_is_noted_and_the_run_passes(lab, tmp_path):
+    out = tmp_path / "out"
+    proc = start("run", small(tmp_path, placements='["solo"]', duration=3, iterations=0), "--fleet",
+                 lab.fleet(), "--out", out)
+    wait_for(lambda: any(b.console.clients for b in lab.boards), 60, "a console client")
+    time.sleep(1.0)
+    hung = [b for b in lab.boards if b.console.clients]
+    for board in hung:
+        board.console.hang_up()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    meta = metas(out)["solo-r1"]
+    assert meta["status"] == "pass" and meta["fleet"]["place"] in [b.name for b in hung]
+    problems = meta["serial_console"]["problems"]
+    assert len(problems) == 1 and "socket disconnected" in problems[0], problems
+    ticks = [int(line.split()[-1]) for line in serial_log(out, "solo-r1").splitlines() if " tick " in line]
+    gaps = [b for a, b in zip(ticks, ticks[1:]) if b - a > 1]
+    assert len(gaps) == 1 and ticks[-1] - gaps[0] >= 3, ticks  # what it printed unread, then read again
 
 
 def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):
@@ -156,3 +210,18 @@ def test_a_bad_fleet_file_is_told_before_anything_runs(tmp_path):
     res = xtalk("run", small(tmp_path), "--fleet", fleet, "--out", tmp_path / "out")
     assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_xen_dom0_kinds_options_are_checked_as_the_fleet_files(tmp_path):
+    spec = tmp_path / "xen.toml"
+    spec.write_text(small(tmp_path).read_text().replace("[run]", '[backend]\nkind = "xen"\n[run]'))
+    fleet = tmp_path / "fleet.toml"
+    kind = 'coordinator = "127.0.0.1:1"\n[[kinds]]\nname = "x"\nreach = "xen-dom0"\nplaces = ["a"]\n'
+    for xen, told in (("memroy_mib = 64", "kinds[0].xen.memroy_mib: unknown option"),
+                      ("xl_extra = { vcpus = 2 }", "kinds[0].xen.xl_extra: vcpus is set by xtalk")):
+        fleet.write_text(kind + f"xen = {{ {xen} }}\n")
+        res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
+        assert res.returncode == 2 and told in res.stderr and "Traceback" not in res.stderr, res.stderr
+    fleet.write_text(kind + 'xen = { memory_mib = 64, xl_extra = { tsc_mode = "native" } }\n')
+    res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
+    assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr

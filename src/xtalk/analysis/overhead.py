@@ -28,21 +28,31 @@ def overhead_rows(ctx: Context, pooled: dict, configs: dict[str, dict]) -> list[
     the campaign (else none); values of ticks in ns (ns_per_tick 1)."""
     if not any(BACKEND_DIM in c for c in configs.values()):
         return []
+    return against_rows(ctx, pooled, configs, BACKEND_DIM, BARE, LABELS, "backend", lambda config: tuple(
+        d for d in config if d.startswith("backend.") and d != BACKEND_DIM))  # the guest's own options
+
+
+def against_rows(ctx: Context, pooled: dict, configs: dict[str, dict], dim: str, reference: str,
+                 labels: tuple[str, str, str], key: str, free=lambda config: ()) -> list[dict]:
+    """Each (configuration, metric) of `pooled` against the same configuration with `dim`
+    = `reference` (the same values on every other dimension but the `free` ones of the
+    configuration), by the verdicts' engine in ns; the reference's own rows are the
+    baseline. Each row says its value of `dim` as `key`."""
     out = []
     for cid, metric in pooled:
         info = ctx.infos.get(metric) or metric_info(metric, None)
-        kind = str(configs[cid].get(BACKEND_DIM))
-        options = tuple(d for d in configs[cid] if d.startswith("backend.") and d != BACKEND_DIM)  # the guest's own
-        ref = cid if kind == BARE else baseline_of(configs[cid], configs, BACKEND_DIM, BARE, free=options)
+        value = str(configs[cid].get(dim))
+        ref = cid if value == reference else baseline_of(configs[cid], configs, dim, reference,
+                                                          free=free(configs[cid]))
         extra: list[dict] = []
         if ref == cid:
             row = baseline_row(ctx, cid, info, ns=True)
         elif ref is None or (ref, metric) not in pooled:
-            row = no_reference_row(info, len(ctx.runs_of.get(cid, [])), f"no {BARE} run of this configuration "
-                                   f"({BACKEND_DIM}={BARE} with the same other dimensions)")
+            row = no_reference_row(info, len(ctx.runs_of.get(cid, [])), f"no {reference} run of this configuration "
+                                   f"({dim}={reference} with the same other dimensions)")
         else:
-            row, extra = runs_row(ctx, cid, ref, info, LABELS, ns=True)
-        row["backend"] = kind
+            row, extra = runs_row(ctx, cid, ref, info, labels, ns=True)
+        row[key] = value
         label = f"{cid} against {ref}" if ref not in (cid, None) else cid
         out.append(complete(ctx, row, extra, cid, info, 1.0, "runs", ref, label))
     return by_kpi(out)

@@ -22,6 +22,7 @@ from .gates import baseline_of, evaluate
 from .effects import Rules
 from .inference import POWER
 from .kinds import metrics_of
+from .boards import board_rows
 from .overhead import overhead_rows
 from .scan import scan, timeline_events
 
@@ -138,6 +139,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
                           paired_spec.get("settle_s"), np.random.default_rng(opt.seed))
     verdicts = verdict.metric_verdicts(ctx, pooled, baselines, gates)
     overhead = overhead_rows(ctx, pooled, all_configs)
+    boards = board_rows(ctx, pooled, all_configs)
     long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
     metrics_by_config: dict[str, list[str]] = {}
     for r in per_config:
@@ -173,7 +175,8 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
         "timelines": list(timelines.values()), "drift": drifts,
         "evt": list(evts.values()),
-        "gates": gates, "verdicts": verdicts, "overhead": overhead, "stability": stable,
+        "gates": gates, "verdicts": verdicts, "overhead": overhead, "boards": boards,
+        "stability": stable,
         "overall": verdict.overall(gates, len(gate_models)),
         "left_out": left_out, "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
     }

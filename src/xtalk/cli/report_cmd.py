@@ -39,7 +39,7 @@ def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
     from ..analysis.pipeline import Options, analyze
     from ..report.build import write_report
-    from ..report.tables import overhead_table, stats_table, timeline_tables, verdict_table
+    from ..report.tables import boards_table, overhead_table, stats_table, timeline_tables, verdict_table
     store = find_campaign(args.out, args.campaign)
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
@@ -59,7 +59,8 @@ def run(args) -> int:
     for t in timeline_tables(res["timelines"]):
         out.print(_rich(t))
     for table, rows in ((verdict_table(res["verdicts"]), res["verdicts"]),
-                        (overhead_table(res["overhead"]), res["overhead"])):
+                        (overhead_table(res["overhead"]), res["overhead"]),
+                        (boards_table(res.get("boards") or []), res.get("boards") or [])):
         if not rows:
             continue
         keep = [i for i, h in enumerate(table.headers) if h not in ("KPI", "sentence", "gates")]

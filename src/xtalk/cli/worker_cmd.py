@@ -2,11 +2,13 @@
 command for people: its caller (xtalk run --fleet, over ssh on a board or locally for a
 Xen dom0 board) speaks to it on its standard streams.
 
-stdin: one JSON line, the job: {"spec": TOML text, "overrides": [PATH=VALUE...],
-"run_id": the planned run, "as": {"run_id", "config_id", "config"} (the ids it is
+stdin: one JSON line, the job: {"spec": TOML text, "overrides": [PATH=VALUE...] (the
+user's --set), "values": {PATH: value} (structured values the board sets, e.g. a
+xen-dom0 board's backend options), "run_id": the planned run, "as": {"run_id", "config_id", "config"} (the ids it is
 stored under)}; then nothing until the caller goes away: EOF stops the run like
 SIGTERM (its guests stopped, the run stored as interrupted).
-stderr: `@@xtalk t_s=SECONDS` progress lines, and `xtalk: error: ...` on a failure.
+stderr: `@@xtalk t_s=SECONDS` progress lines (`t_s=-` while the measurer has not begun),
+and `xtalk: error: ...` on a failure.
 stdout: the run directory as an uncompressed tar stream once the run is stored (also an
 interrupted or errored run); nothing when the job could not start.
 Exit: 0 the run was stored (whatever its status), 130 interrupted, 2 or 3 an error.
@@ -46,7 +48,7 @@ def add_parser(sub) -> None:
 def _job() -> dict:
     try:
         job = json.loads(sys.stdin.readline())
-        return {k: job[k] for k in ("spec", "overrides", "run_id", "as", "attempt")}
+        return {k: job[k] for k in ("spec", "overrides", "values", "run_id", "as", "attempt")}
     except (ValueError, KeyError, TypeError) as err:
         raise UsageError(f"xtalk worker: no valid job on stdin ({err}); it is started by `xtalk run --fleet`") from None
 
@@ -63,13 +65,14 @@ def _progress():
     def tick(t_s):
         if time.monotonic() - last[0] >= PROGRESS_EVERY_S:
             last[0] = time.monotonic()
-            print(f"@@xtalk t_s={t_s or 0:.1f}", file=sys.stderr, flush=True)
+            print(f"@@xtalk t_s={'-' if t_s is None else f'{t_s:.1f}'}", file=sys.stderr, flush=True)
     return tick
 
 
 def run(args) -> int:
     job = _job()
-    spec, raw = parse_campaign(job["spec"], "fleet job", check_backend_options, job["overrides"], spec_checks())
+    spec, raw = parse_campaign(job["spec"], "fleet job", check_backend_options, job["overrides"], spec_checks(),
+                               values=job["values"])
     runs = [r for r in plan(spec, raw) if r.run_id == job["run_id"]]
     if not runs:
         raise SpecError("fleet job", [Problem("run_id", f"no run {job['run_id']!r} in the campaign's plan")])

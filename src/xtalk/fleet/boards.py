@@ -29,6 +29,7 @@ from labgrid import target_factory
 from ..backends.executors import SshExecutor
 from ..errors import InfrastructureError
 from .lease import Place
+from .model import BoardKind
 
 STOP_GRACE_S = 30.0  # how long an interrupted worker may take to store and send its run
 POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDUDaemonDriver",
@@ -36,6 +37,16 @@ POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDU
                  "NetworkSiSPMPowerPort": "SiSPMPowerDriver", "TasmotaPowerPort": "TasmotaPowerDriver"}
 SSH_LOST = 255
 LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
+
+
+def xen_values(kind: BoardKind, raw: dict, **ssh) -> dict:
+    """What a xen-dom0 board sets in the spec, as structured data (dotted path -> value,
+    never through --set's text): the xen executor over ssh to the board, the kind's xen
+    options where the spec's [backend] has none."""
+    backend = raw.get("backend") or {}
+    values = {k: v for k, v in kind.xen.items() if k not in backend} | dict(
+        executor="ssh", ssh_identity=kind.ssh_identity, ssh_known_hosts=kind.ssh_known_hosts, **ssh)
+    return {f"backend.{k}": v for k, v in values.items() if v is not None}
 
 
 class BoardDown(InfrastructureError):
@@ -103,17 +114,12 @@ class Board:
             remote = f"cd {shlex.quote(self.kind.worker_dir)} && exec {remote}"
         return self.ssh.ssh_argv(shared=False) + [remote]
 
-    def overrides(self, raw: dict) -> list[str]:
-        """--set values a xen-dom0 board adds: the xen executor over ssh to this board, the
-        kind's xen options where the spec's [backend] has none."""
+    def values(self, raw: dict) -> dict:
+        """Spec values this board sets (xen_values), none for a worker board."""
         if self.kind.reach != "xen-dom0":
-            return []
-        backend = raw.get("backend") or {}
-        values = dict(self.kind.xen, executor="ssh", ssh_host=f"{self.ssh.user}@{self.ssh.host}",
-                      ssh_port=self.ssh.port, ssh_identity=self.kind.ssh_identity,
-                      ssh_known_hosts=self.kind.ssh_known_hosts)
-        return [f"backend.{k}={json.dumps(v)}" for k, v in values.items()
-                if v is not None and (k not in backend or k.startswith("ssh_") or k == "executor")]
+            return {}
+        return xen_values(self.kind, raw, ssh_host=f"{self.ssh.user}@{self.ssh.host}" if self.ssh.user
+                          else self.ssh.host, ssh_port=self.ssh.port)
 
     def execute(self, job: dict, incoming: Path, stop: threading.Event, tick) -> Path:
         """Run `job` on the board; returns the directory its run was unpacked to. Raises
@@ -153,7 +159,8 @@ class Board:
         for raw in proc.stderr:
             line = raw.decode(errors="replace").strip()
             if line.startswith("@@xtalk t_s="):
-                tick(float(line.split("=", 1)[1]))
+                value = line.split("=", 1)[1]
+                tick(None if value == "-" else float(value))
             elif line:
                 tail.append(line.removeprefix("xtalk: error: "))
 

@@ -26,13 +26,18 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ..analysis.boards import BOARD_DIM
+from ..backends.base import check_backend_options
 from ..campaign import CampaignResult, open_store, run_meta, sigterm_as_interrupt
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from ..host.metadata import host_facts
 from ..plan import RunPlan, _slug, plan
+from ..preflight import spec_checks
 from ..results.store import CampaignStore
+from ..spec import parse_campaign
 from ..spec.model import Campaign
-from .boards import Board, BoardDown
+from .boards import Board, BoardDown, xen_values
+from .console import LOG as SERIAL_LOG, SerialCapture
 from .coordinator import Coordinator
 from .lease import Lease
 from .model import Fleet
@@ -51,7 +56,7 @@ class Job:
 def on_board(run: RunPlan, place: str) -> RunPlan:
     cid = f"{run.config_id}_{_slug(place)}"
     return dataclasses.replace(run, run_id=cid + run.run_id[len(run.config_id):], config_id=cid,
-                               config={**run.config, "board": place})
+                               config={**run.config, BOARD_DIM: place})
 
 
 def jobs_of(runs: list[RunPlan], places: list[str], mode: str) -> list[Job]:
@@ -60,12 +65,32 @@ def jobs_of(runs: list[RunPlan], places: list[str], mode: str) -> list[Job]:
     return [Job(r.run_id, on_board(r, p), p) for p in places for r in runs]
 
 
-def _check(spec: Campaign, fleet: Fleet, fleet_source: str) -> None:
-    problems = [Problem(f"kinds[{i}].reach", f"xen-dom0 boards run the xen backend, not {spec.backend.kind!r} "
-                                             "(the spec's backend.kind)")
-                for i, k in enumerate(fleet.kinds) if k.reach == "xen-dom0" and spec.backend.kind != "xen"]
+def _check(spec: Campaign, raw: dict, text: str, source: str, overrides: list[str], fleet: Fleet,
+           fleet_source: str) -> None:
+    """Before anything is reserved: xen-dom0 kinds need the xen backend, and the spec must
+    stay valid with each kind's xen options (a problem there is the fleet file's)."""
+    problems = []
+    for i, kind in enumerate(fleet.kinds):
+        if kind.reach != "xen-dom0":
+            continue
+        if spec.backend.kind != "xen":
+            problems.append(Problem(f"kinds[{i}].reach", f"xen-dom0 boards run the xen backend, not "
+                                                          f"{spec.backend.kind!r} (the spec's backend.kind)"))
+            continue
+        try:
+            parse_campaign(text, source, check_backend_options, overrides, spec_checks(), Path(source).parent,
+                           xen_values(kind, raw, ssh_host="board"))
+        except SpecError as err:
+            problems += [_as_fleet_problem(p, i, kind) for p in err.problems]
     if problems:
-        raise SpecError(fleet_source, problems)
+        raise SpecError(fleet_source, list(dict.fromkeys(problems)))
+
+
+def _as_fleet_problem(problem: Problem, i: int, kind) -> Problem:
+    key = problem.path.removeprefix("backend.")
+    if key.split(".")[0] not in kind.xen:
+        return problem
+    return Problem(f"kinds[{i}].xen.{key}", problem.message.removesuffix(" (value from the fleet file)"))
 
 
 class Dispatch:
@@ -97,6 +122,7 @@ class Dispatch:
         try:
             while (job := self.take(name)) is not None:
                 self._one(board, job)
+            self.progress.state(name, "stopped" if self.stop.is_set() else "done")
         except BoardDown as err:
             with self.lock:
                 self.down[name] = str(err)
@@ -110,30 +136,37 @@ class Dispatch:
         run, place = job.run, board.place.name
         facts = dict(board.facts(), mode=self.mode)
         started = time.monotonic()
-        try:
-            if self.spec.run.power_cycle:
-                self.progress.state(place, "power cycle")
-                board.power_cycle()
-            self.progress.state(place, run.run_id)
-            incoming = self.store.path / "incoming" / run.run_id
-            shutil.rmtree(incoming, ignore_errors=True)  # left by an xtalk that was killed
-            sent = board.execute(
-                {"spec": self.text, "overrides": self.overrides + board.overrides(self.raw), "run_id": job.planned,
-                 "as": {"run_id": run.run_id, "config_id": run.config_id, "config": run.config},
-                 "attempt": self.store.next_attempt(run.run_id)},
-                incoming, self.stop, lambda t_s: self.progress.state(place, f"{run.run_id} · {t_s:5.1f} s"))
+        serial_log = self.store.path / "incoming" / f"{run.run_id}.{SERIAL_LOG}"
+        serial_log.unlink(missing_ok=True)  # left by an xtalk that was killed
+        failure = None
+        with SerialCapture(board.place, serial_log) as console:
+            try:
+                if self.spec.run.power_cycle:
+                    self.progress.state(place, "power cycle")
+                    board.power_cycle()
+                self.progress.running(place, run.run_id, "starting")
+                incoming = self.store.path / "incoming" / run.run_id
+                shutil.rmtree(incoming, ignore_errors=True)  # left by an xtalk that was killed
+                sent = board.execute(
+                    {"spec": self.text, "overrides": self.overrides, "values": board.values(self.raw),
+                     "run_id": job.planned, "attempt": self.store.next_attempt(run.run_id),
+                     "as": {"run_id": run.run_id, "config_id": run.config_id, "config": run.config}},
+                    incoming, self.stop, lambda t_s: self.progress.running(place, run.run_id, t_s))
+            except InfrastructureError as err:
+                failure = err
+        if failure is None:
             host = _json_meta(sent).get("board_host") or {}
-            meta = self.store.adopt_run(run.run_id, sent, fleet=dict(facts, board={k: host.get(k) for k in
-                                                                                 BOARD_FACTS}))
-        except InfrastructureError as err:
-            meta = self.store.start_run(dict(run_meta(run, self.spec), fleet=facts)).finish("error", str(err))
-            self.progress.finished(place, run.run_id, meta, time.monotonic() - started)
-            self.results.append(meta)
-            if isinstance(err, BoardDown):
-                raise
-            return
+            meta = self.store.adopt_run(run.run_id, sent, serial_console=console.facts(),
+                                        fleet=dict(facts, board={k: host.get(k) for k in BOARD_FACTS}))
+        else:
+            meta = self.store.start_run(dict(run_meta(run, self.spec), fleet=facts,
+                                             serial_console=console.facts())).finish("error", str(failure))
+        if serial_log.exists():
+            serial_log.rename(self.store.run_dir(run.run_id) / SERIAL_LOG)
         self.results.append(meta)
         self.progress.finished(place, run.run_id, meta, time.monotonic() - started)
+        if isinstance(failure, BoardDown):
+            raise failure
 
     def left(self) -> dict[str, str]:
         """The runs nobody ran, and why."""
@@ -152,7 +185,7 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
                        fleet_source: str, overrides: list[str], resume: bool = False,
                        console: Console | None = None) -> CampaignResult:
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
-    _check(spec, fleet, fleet_source)
+    _check(spec, raw, text, source, overrides, fleet, fleet_source)
     runs = plan(spec, raw)
     with Coordinator(fleet.coordinator) as lab:
         chosen = [(name, kind) for i, kind in enumerate(fleet.kinds) for name in lab.select(kind, f"{fleet_source}: "
@@ -167,7 +200,8 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
     done = store.completed_run_ids() if resume else set()
     todo = [j for j in jobs if j.run.run_id not in done]
     with sigterm_as_interrupt(), Lease(fleet, chosen) as places, \
-            FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo)) as progress:
+            FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo),
+                          spec.run.duration_s) as progress:
         boards = [Board(p) for p in places]
         if spec.run.power_cycle:
             for board in boards:

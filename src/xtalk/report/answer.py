@@ -5,7 +5,8 @@ of the statistic that judges the metric, the change in that unit and in % with i
 interval, the noise floor, and the verdict with its magnitude in words ("+84 % (large):
 interference", "+0.4 % [-1.6, +2.4]: no interference", "inconclusive: 3 runs, need 8");
 then, where the backend is a dimension, each guest configuration's overhead against the
-same configuration on the bare machine ("+12 % (medium): overhead").
+same configuration on the bare machine ("+12 % (medium): overhead"), and in a per-board
+fleet campaign each board's configuration against the same one on the reference board.
 `doubts`: every warning and noise flag, grouped by what it is and counted, each group
 linked to the verdict rows it concerns.
 """
@@ -15,11 +16,12 @@ import re
 from dataclasses import dataclass, field
 
 from ..analysis import wording as W
+from ..analysis.boards import reference_board
 from ..analysis.overhead import BARE
 from .configs import labels
 
 
-SIGNIFICANT = ("interference", "overhead")  # a verdict that says a change matters
+SIGNIFICANT = ("interference", "overhead", "different")  # a verdict that says a change matters
 
 
 def anchor(config_id: str, metric: str, prefix: str = "v") -> str:
@@ -60,8 +62,10 @@ def answer_rows(res: dict) -> list[dict]:
     native'; the native configurations are baselines in the verdicts already), each
     metric's rows together; a configuration by its label (configs.py), its id kept."""
     overhead = [dict(v, design=f"vs {BARE}") for v in res.get("overhead") or [] if v["verdict"] != "baseline"]
+    boards = [dict(v, design=f"vs {reference_board(res['configs'])}") for v in res.get("boards") or []
+              if v["verdict"] != "baseline"]
     rows, named = [], labels(res)
-    for v, prefix in [(v, "v") for v in res["verdicts"]] + [(v, "o") for v in overhead]:
+    for v, prefix in [(v, "v") for v in res["verdicts"]] + [(v, "o") for v in overhead] + [(v, "b") for v in boards]:
         base = v["verdict"] == "baseline"
         rows.append({
             "anchor": anchor(v["config_id"], v["metric"], prefix), "verdict": v["verdict"], "metric": v["metric"],

@@ -190,6 +190,12 @@ OVERHEAD_NOTE = ("each configuration's runs on a hypervisor against the same con
                  "change above the noise floor (from the native runs) and the negligible change; no overhead = the "
                  "95% interval inside the negligible change.")
 
+BOARDS_NOTE = ("per-board fleet campaign: each configuration's runs on a board against the same configuration's runs "
+               "on the reference board (the first of the plan), by the verdicts' engine; times converted with each "
+               "run's own counter frequency. different = p < alpha and a change above the noise floor (from the "
+               "reference board's runs) and the negligible change; no difference = the 95% interval inside the "
+               "negligible change.")
+
 
 def verdict_table(rows: list[dict], key: str = "verdicts",
                   title: str = "Isolation verdict per metric and configuration", note: str = VERDICT_NOTE) -> Table:
@@ -202,6 +208,12 @@ def verdict_table(rows: list[dict], key: str = "verdicts",
 
 def overhead_table(rows: list[dict]) -> Table:
     return verdict_table(rows, "overhead", "Overhead of each guest against the bare machine (native)", OVERHEAD_NOTE)
+
+
+def boards_table(rows: list[dict]) -> Table:
+    reference = next((v["board"] for v in rows if v["verdict"] == "baseline"), "the reference board")
+    return verdict_table(rows, "boards", f"Boards: each configuration against the same one on {reference}",
+                         BOARDS_NOTE)
 
 
 def stability_table(rows: list[dict]) -> Table:
@@ -247,6 +259,7 @@ def host_table(host: dict) -> Table:
 def all_tables(res: dict) -> list[Table]:
     units = res.get("units", {})
     out = [verdict_table(res["verdicts"])] + ([overhead_table(res["overhead"])] if res.get("overhead") else [])
+    out += [boards_table(res["boards"])] if res.get("boards") else []
     if res["gates"]:
         out.append(gate_table(res["gates"]))
     out += [stats_table(res["stats"], units)]

@@ -339,16 +339,19 @@ def _resolve_images(raw: dict, base: Path) -> None:
 
 def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | None = None,
                    overrides: list[str] = (), checks: Checks = Checks(),
-                   base: Path | None = None) -> tuple[Campaign, dict]:
-    """Parse and validate spec text (with `--set` overrides applied); returns the model
-    and the raw dict (for the planner). Image paths are relative to `base` (the spec's
-    directory; default the working directory)."""
+                   base: Path | None = None, values: dict[str, Any] | None = None) -> tuple[Campaign, dict]:
+    """Parse and validate spec text (with `--set` overrides applied, then `values`:
+    structured values at dotted paths, as a fleet's board kind sets them); returns the
+    model and the raw dict (for the planner). Image paths are relative to `base` (the
+    spec's directory; default the working directory)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"line (\d+)", str(err))
         raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
     problems: list[Problem] = apply_overrides(raw, list(overrides))
+    problems += [Problem(path, reason) for path, value in (values or {}).items()
+                 if (reason := set_path(raw, path, value))]
     _resolve_images(raw, base or Path.cwd())
     model = None
     found: Located = []
@@ -363,8 +366,9 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
         found += check(raw)
     problems += [Problem(_path_text(loc), msg, locate_line(text, loc)) for loc, msg in found]
     overridden = {o.partition("=")[0].strip() for o in overrides}
-    problems = [Problem(p.path, f"{p.message} (value from --set)", None) if p.path in overridden else p
-                for p in problems]
+    problems = [Problem(p.path, f"{p.message} (value from --set)", None) if p.path in overridden else
+                Problem(p.path, f"{p.message} (value from the fleet file)", None)
+                if any(p.path == v or p.path.startswith(f"{v}.") for v in values or {}) else p for p in problems]
     if problems:
         unique = list(dict.fromkeys(problems))
         raise SpecError(source, sorted(unique, key=lambda p: (p.line or 10**9, p.path)))
