@@ -87,7 +87,7 @@ def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
     dest.mkdir(parents=True, exist_ok=True)
     res = analysis.result
     title = f"xtalk report: {res['campaign'].get('name')}"
-    tables = [setup_table(res), exposure_table(res)] + all_tables(res)
+    tables = [setup_table(res)] + [t for t in (exposure_table(res),) if t.rows] + all_tables(res)
     figs = plots.campaign_plots(analysis)
     (dest / "plots").mkdir(exist_ok=True)
     for old in (dest / "plots").glob("*.png"):  # plots of an earlier report of this campaign

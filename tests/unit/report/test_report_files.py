@@ -99,3 +99,4 @@ def test_overhead_is_in_the_answer_and_has_its_section_plot_and_table(tmp_path):
     assert 'id="overhead"' in html[html.index('id="doubts"'):]  # the table with every number
     assert "| work | qemu | vs native | median |" in md and "(plots/overhead.png)" in md  # its label (configs.py)
     assert json.loads(paths["json"].read_text())["overhead"][0]["verdict"] in ("baseline", "overhead")
+    assert 'id="exposure"' not in html  # no stressor ran: no empty exposure table
