@@ -96,8 +96,8 @@ def _xen_args(arch: str, cpus: int, dom0_mem: int) -> str:
 DOM0_ARGS = "console=hvc0 earlyprintk=xen loglevel=4 rdinit=/init"
 # arm64: dom0's Linux boots on vCPU 0 alone (the others stay offline, each can be brought
 # online later: a dom0 stressor's), so booting under TCG does not wait for the others to
-# come up: dom0's shell 5-5.5 s after QEMU starts instead of 6-13.5 s. Not on x86-64: a
-# PV dom0 drops the vCPUs beyond maxcpus= from its possible CPUs, for good.
+# come up (docs/xen.md has the timings). Not on x86-64: a PV dom0 drops the vCPUs beyond
+# maxcpus= from its possible CPUs, for good.
 DOM0_ARGS_ARM64 = f"{DOM0_ARGS} maxcpus=1"
 
 
