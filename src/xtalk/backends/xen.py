@@ -1,7 +1,8 @@
 """The `xen` backend: every guest is a Xen domU (the probe image, Debian's PREEMPT_RT
 kernel with xtalk's initramfs, or the workload's own image: xen_images.py), driven with
 `xl` in dom0 through an executor: local (xtalk runs in dom0), ssh (a board's dom0) or lab
-(Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh).
+(Xen + dom0 booted under QEMU by `xtalk lab start xen`, reached over ssh). Connecting,
+retrying a command the link dropped, and what the Xen offers: xen_host.py.
 
 Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
 key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
@@ -9,8 +10,8 @@ pool, scheduler parameters, extra xl keys), each domain is created paused
 (`xl create -p`), pinned (`xl vcpu-pin`, verified with `xl vcpu-list`) and unpaused in the
 runner's start order; pause/resume are `xl pause/unpause`. A scheduler or pool asked
 for gets a cpupool of its own holding the run's pCPUs, given back afterwards
-(xen_pools.py). A scheduler the Xen build lacks (read from hypfs /buildinfo/config, else probed with an
-empty cpupool) is an error before any domain exists.
+(xen_pools.py). A scheduler the Xen build lacks (xen_host.py) is an error before any
+domain exists.
 
 Host stressors (`host = true`) run in dom0: xen_dom0.py.
 
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -39,18 +39,18 @@ from ..errors import InfrastructureError, Problem, SpecError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from .base import Backend, GuestHandle, Vitals, register
-from .executors import Executor, LabLock, LocalExecutor, SshExecutor, TransportError
+from .executors import TransportError
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
-from .xen_images import PROBE_IMAGES, DomainImage
+from .xen_host import XenHost
+from .xen_images import DomainImage
 from .xen_pools import CpuPools
-from .xen_xl import (SCHEDULERS, XenOptions, colours_wanted, cpu_list, domain_config, expand_cpus, guest_colours,
-                     llc_coloring_on, parse_vcpu_list, parse_xl_info, parse_xl_list, schedulers_from_config,
+from .xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, guest_colours, parse_vcpu_list, parse_xl_list,
                      unknown_colour_guests)
+
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
-READ_ONLY_XL = {"info", "list", "dmesg", "cpupool-list", "vcpu-list", "destroy"}  # safe to repeat
 
 
 @register
@@ -103,134 +103,37 @@ class XenBackend(Backend):
     def __init__(self, options: dict):
         super().__init__(options)
         self.opts = XenOptions.model_validate(options)
-        self.lock: LabLock | None = None
-        self.lab_state: dict | None = None
-        self.executor = self._make_executor()
+        self.run_meta: dict = {}
+        self.host = XenHost(self.opts, self._note_transport_failure)
         try:
-            self._probe()
-            self._check_scheduler(self.opts, "backend.scheduler")
-            self.pools = CpuPools(self._xl, self.info.get("xen_scheduler"))
+            self.host.check_scheduler(self.opts, "backend.scheduler")
+            self.pools = CpuPools(self.host.xl, self.host.info.get("xen_scheduler"))
             # domains and cpupools an earlier, killed xtalk left behind
             self.swept = {"domains": self._sweep(f"{self.opts.name_prefix}-"),
                           "cpupools": self.pools.sweep(self.opts.name_prefix)}
         except BaseException:
-            self._release()
+            self.host.release()
             raise
         self.run_opts = self.opts
         self.run_dir: Path | None = None
-        self.run_meta: dict = {}
-        self.image = DomainImage(self.opts.image, self.arch)
+        self.image = DomainImage(self.opts.image, self.host.arch)
         self.domains: dict[str, dict] = {}
         self.watcher: DomainWatcher | None = None
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r0"
 
-    # -- setup ------------------------------------------------------------------
-    def _make_executor(self) -> Executor:
-        o = self.opts
-        if o.executor == "local":
-            return LocalExecutor()
-        if o.executor == "ssh":
-            user, _, host = o.ssh_host.rpartition("@")
-            return SshExecutor(host=host, port=o.ssh_port, user=user or None,
-                               identity=Path(o.ssh_identity).expanduser() if o.ssh_identity else None,
-                               known_hosts=Path(o.ssh_known_hosts).expanduser() if o.ssh_known_hosts else None,
-                               label=o.ssh_host)
-        from ..lab import vm
-        arch = o.arch or "arm64"
-        lab = vm.current(arch)
-        if lab is None:
-            import sys
-            lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr), xen=o.lab_xen)
-        elif lab.image.info.get("xen_flavour", "debian") != o.lab_xen:
-            raise InfrastructureError(
-                f"backend.lab_xen is {o.lab_xen!r} but the running {arch} lab boots the "
-                f"{lab.image.info.get('xen_flavour', 'debian')!r} Xen: stop it first (xtalk lab stop --arch {arch})")
-        self.lock = LabLock(lab.dir / "campaign.lock")
-        self.lock.acquire()
-        self.lab_state = {k: lab.state.get(k) for k in ("arch", "cpus", "memory_mib", "dom0_mem_mib", "boot_s",
-                                                          "ssh_s", "image_dir", "pid")}
-        self.lab_state["image"] = {k: v for k, v in lab.image.info.items() if k != "packages"}
-        return lab.executor()
-
-    def _xl(self, *args, timeout: float = 60.0, check: bool = True):
-        retry = args[0] in READ_ONLY_XL or (args[0].startswith("sched-") and "-d" not in args[1:2]
-                                            and len(args) <= 4)
-        result = self._run(["xl", *args], timeout=timeout, retry=retry)
-        return result.check() if check else result
-
-    def _run(self, argv: list, timeout: float = 60.0, retry: bool = True):
-        """A command that may safely run twice: retried once when the transport fails
-        (an ssh hiccup), so a flaky link does not fail a run."""
-        try:
-            return self.executor.run(argv, timeout=timeout)
-        except InfrastructureError as err:
-            if not retry:
-                raise
-            self.run_meta.setdefault("transport_failures", []).append(str(err))
-            time.sleep(1.0)
-            return self.executor.run(argv, timeout=timeout)
-
-    def _probe(self) -> None:
-        first = self._xl("info", check=False)
-        if first.returncode == 127 and self.opts.executor == "local":
-            raise InfrastructureError("xl not found: executor = \"local\" means xtalk runs in dom0 of a Xen host; "
-                                      "from elsewhere use executor = \"ssh\" (ssh_host) or \"lab\"")
-        info = first.check().stdout
-        self.info = parse_xl_info(info)
-        machine = normalise(self.info.get("machine")) or self.info.get("machine")
-        if self.opts.arch and machine != self.opts.arch:
-            raise InfrastructureError(f"backend.arch is {self.opts.arch} but dom0 runs on {machine}")
-        if machine not in PROBE_IMAGES:
-            raise InfrastructureError(f"no probe image for a Xen host of machine {machine!r}")
-        self.arch = machine
-        self.nr_cpus = int(self.info.get("nr_cpus", "0") or 0)
-        self.xen_version = self.info.get("xen_version", "")
-        config = self._run(["xenhypfs", "cat", "/buildinfo/config"], timeout=30)
-        self.build_config = config.stdout if config.ok else None
-        self.sched_source = "hypfs /buildinfo/config"
-        self.schedulers = schedulers_from_config(config.stdout) if config.ok else None
-        if self.schedulers is None:
-            self.sched_source = "probed with empty cpupools"
-            self.schedulers = [s for s in SCHEDULERS if self._scheduler_works(s)]
-        self.tsc_hz = None
-        if self.arch == "x86_64":
-            m = re.search(r"Detected ([\d.]+) MHz processor", self._xl("dmesg").stdout)
-            self.tsc_hz = int(float(m[1]) * 1e6) if m else None
-
-    def _scheduler_works(self, sched: str) -> bool:
-        name = f"{self.opts.name_prefix}-probe-{sched}"
-        made = self._xl("cpupool-create", f'name="{name}"', f'sched="{sched}"', check=False)
-        if made.ok:
-            self._xl("cpupool-destroy", name, check=False)
-        return made.ok
-
-    def _check_scheduler(self, opts: XenOptions, where: str) -> None:
-        if opts.scheduler and opts.scheduler not in self.schedulers:
-            raise SpecError("backend", [Problem(where, (
-                f"scheduler {opts.scheduler!r} is not in this Xen build ({self.xen_version}, {self.sched_source});"
-                f" it offers: {', '.join(self.schedulers) or 'none'}"))])
-        if colours_wanted(opts) and not llc_coloring_on(self.info, self.build_config):
-            raise SpecError("backend", [Problem("backend.llc_colors", (
-                f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
-                f"llc-coloring=on; this is Xen {self.xen_version}"))])
+    def _note_transport_failure(self, message: str) -> None:
+        """A command the link dropped (retried, or checked and redone): kept in the run's metadata."""
+        self.run_meta.setdefault("transport_failures", []).append(message)
 
     def _sweep(self, prefix: str) -> list[str]:
         """Destroy every domain whose name starts with prefix; the names destroyed."""
-        listing = self._xl("list", check=False)
+        listing = self.host.xl("list", check=False)
         gone = []
         for name in parse_xl_list(listing.stdout):
             if name.startswith(prefix):
-                self._xl("destroy", name, check=False, timeout=60)
+                self.host.xl("destroy", name, check=False, timeout=60)
                 gone.append(name)
         return gone
-
-    def _release(self) -> None:
-        if self.lock is not None:
-            self.lock.release()
-            self.lock = None
-
-    def __del__(self):
-        self._release()
 
     # -- per run ------------------------------------------------------------------
     measures_local_cpus = False
@@ -257,7 +160,7 @@ class XenBackend(Backend):
                                 for n in [s.name, *s.guest_names()]}
         for run in runs:
             opts = XenOptions.model_validate(run.spec.backend.options)
-            self._check_scheduler(opts, "backend.scheduler")
+            self.host.check_scheduler(opts, "backend.scheduler")
             for name in unknown_colour_guests(opts, domus):
                 raise SpecError("backend", [Problem(f"backend.llc_colors.{name}", (
                     f"no domU of this campaign is called {name!r} (its domUs: {', '.join(sorted(domus))})"))])
@@ -278,21 +181,21 @@ class XenBackend(Backend):
         for key in ("executor", "ssh_host", "ssh_port", "arch", "image", "lab_xen"):
             if getattr(opts, key) != getattr(self.opts, key):
                 raise SpecError("backend", [Problem(f"backend.{key}", "cannot vary between runs of a campaign")])
-        self._check_scheduler(opts, "backend.scheduler")
+        self.host.check_scheduler(opts, "backend.scheduler")
         bad = sorted({c for g in run.guests for c in g.cpus} | set(opts.soft_affinity or ()))
-        bad = [c for c in bad if c >= self.nr_cpus]
+        bad = [c for c in bad if c >= self.host.nr_cpus]
         if bad:
             raise SpecError("backend", [Problem("cpus", f"pCPU(s) {bad} do not exist: this Xen has "
-                                                         f"{self.nr_cpus} (0-{self.nr_cpus - 1})")])
+                                                         f"{self.host.nr_cpus} (0-{self.host.nr_cpus - 1})")])
         self.run_opts = opts
-        self._run(["mkdir", "-p", WORK_DIR]).check()
-        self.image.upload(self.executor, self._run, run.guests)
+        self.host.run(["mkdir", "-p", WORK_DIR]).check()
+        self.image.upload(self.host.executor, self.host.run, run.guests)
         pools = self.pools.setup(sorted({c for g in run.guests for c in g.cpus}), opts)
         self.run_meta["pool"] = pools["pool"]
         self.run_meta["sched"]["pool_params"] = pools["pool_params"]
         if "moved_cpus" in pools:
             self.run_meta["moved_cpus"] = pools["moved_cpus"]
-        self.watcher = DomainWatcher(self.executor)
+        self.watcher = DomainWatcher(self.host.executor)
 
     def _domain_name(self, guest: GuestPlan) -> str:
         return f"{self.token}-{guest.name}"
@@ -303,7 +206,7 @@ class XenBackend(Backend):
         the runner keeps reading the measurer's console meanwhile (xl create takes
         seconds in the lab); pause/resume/stop of that guest wait for its creation."""
         name = self._domain_name(guest)
-        boot = self.image.boot(guest, run, self.run_opts, self.tsc_hz)
+        boot = self.image.boot(guest, run, self.run_opts, self.host.tsc_hz)
         try:
             config = domain_config(name, boot.kernel, boot.cmdline, self.run_opts, guest.cpus, self.pools.pool,
                                    boot.ramdisk, boot.memory_mib, guest_colours(self.run_opts, guest.name, guest.stressor))
@@ -352,12 +255,12 @@ class XenBackend(Backend):
             commands.append(["xl", "unpause", name])
         started = time.monotonic()
         try:
-            results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
+            results = self.host.executor.run_many(commands, input=state["config"].encode(), timeout=180)
         except TransportError as err:  # outcome unknown: destroy what may exist, then once more
-            self.run_meta.setdefault("transport_failures", []).append(f"creating {name}: {err}")
-            self._run(["xl", "destroy", name], timeout=60)
+            self._note_transport_failure(f"creating {name}: {err}")
+            self.host.run(["xl", "destroy", name], timeout=60)
             started = time.monotonic()
-            results = self.executor.run_many(commands, input=state["config"].encode(), timeout=180)
+            results = self.host.executor.run_many(commands, input=state["config"].encode(), timeout=180)
         start_s = time.monotonic() - started
         running_ns = None if paused else time.monotonic_ns()
         state["created_ns"] = time.monotonic_ns()
@@ -366,7 +269,7 @@ class XenBackend(Backend):
             r = failed[0]
             raise InfrastructureError(f"{' '.join(r.argv)} failed (status {r.returncode}): "
                                       f"{' | '.join(r.stdout.strip().splitlines()[-6:])}")
-        state["console"].attach(self.executor, state["log"])
+        state["console"].attach(self.host.executor, state["log"])
         by_cmd = {tuple(r.argv[:2]): r for r in results}
         vcpus = parse_vcpu_list(by_cmd[("xl", "vcpu-list")].stdout)
         for v in vcpus:
@@ -397,16 +300,12 @@ class XenBackend(Backend):
         connection the domain's state (p flag of `xl list`) says whether it took effect."""
         verb = "pause" if paused else "unpause"
         try:
-            self._xl(verb, name)
+            self.host.xl(verb, name)
         except TransportError as err:
-            self.run_meta.setdefault("transport_failures", []).append(str(err))
-            state = parse_xl_list(self._xl("list", name).stdout).get(name, {}).get("state", "")
+            self._note_transport_failure(str(err))
+            state = parse_xl_list(self.host.xl("list", name).stdout).get(name, {}).get("state", "")
             if ("p" in state) != paused:
-                self._xl(verb, name)
-
-    def _log_size(self, state: dict) -> int:
-        r = self._run(["stat", "-c", "%s", state["log"]])
-        return int(r.stdout.strip()) if r.ok and r.stdout.strip().isdigit() else 0
+                self.host.xl(verb, name)
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         state = handle.backend_state
@@ -433,7 +332,7 @@ class XenBackend(Backend):
         else:
             return None
         if state["console"] is not None:
-            state["console"].wait_for(self._log_size(state), CATCH_UP_S)
+            state["console"].wait_for(self.host.file_size(state["log"]), CATCH_UP_S)
         state["exit"] = code
         return code
 
@@ -462,15 +361,15 @@ class XenBackend(Backend):
         state["stopped"] = True
         self._wait_created(handle, raise_error=False)
         try:
-            self._xl("destroy", state["name"], check=False, timeout=60)
+            self.host.xl("destroy", state["name"], check=False, timeout=60)
         except Exception:  # noqa: BLE001 - stop must not raise; cleanup sweeps again
             pass
         console = state.get("console")
         try:
             if console is not None and console.thread is not None:
-                console.wait_for(self._log_size(state), CATCH_UP_S)
+                console.wait_for(self.host.file_size(state["log"]), CATCH_UP_S)
             if self.run_dir is not None:
-                text = self._run(["cat", state["log"]], timeout=60)
+                text = self.host.run(["cat", state["log"]], timeout=60)
                 if text.ok:
                     (self.run_dir / f"xen-console-{handle.plan.name}.log").write_text(text.stdout)
         except Exception:  # noqa: BLE001
@@ -493,11 +392,11 @@ class XenBackend(Backend):
                 if state.get("console") is not None:
                     state["console"].close()
                     state["console"].close_read()
-                self.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"])
+                self.host.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"])
             self.pools.teardown()
-            self.run_meta["dmesg_tail"] = self._xl("dmesg", check=False).stdout.splitlines()[-40:]
-            self.run_meta["cpupools"] = self._xl("cpupool-list", "-c", check=False).stdout.strip()
-            retries = getattr(self.executor, "retries", [])
+            self.run_meta["dmesg_tail"] = self.host.xl("dmesg", check=False).stdout.splitlines()[-40:]
+            self.run_meta["cpupools"] = self.host.xl("cpupool-list", "-c", check=False).stdout.strip()
+            retries = getattr(self.host.executor, "retries", [])
             if retries:  # ssh connections that failed before their command ran, retried
                 self.run_meta["ssh_retries"] = retries[:]
                 retries.clear()
@@ -505,12 +404,13 @@ class XenBackend(Backend):
             self.run_meta["cleanup_error"] = str(err)
 
     def metadata(self) -> dict:
+        h = self.host
         return {
-            "backend": self.name, "arch": self.arch, "executor": self.executor.describe(), "lab": self.lab_state,
+            "backend": self.name, "arch": h.arch, "executor": h.executor.describe(), "lab": h.lab_state,
             "swept_at_start": self.swept,
-            "xen_version": self.xen_version, "xen_scheduler": self.info.get("xen_scheduler"),
-            "schedulers_available": self.schedulers, "schedulers_source": self.sched_source,
-            "xl_info": self.info, "nr_cpus": self.nr_cpus, "tsc_hz_from_dmesg": self.tsc_hz,
+            "xen_version": h.xen_version, "xen_scheduler": h.info.get("xen_scheduler"),
+            "schedulers_available": h.schedulers, "schedulers_source": h.sched_source,
+            "xl_info": h.info, "nr_cpus": h.nr_cpus, "tsc_hz_from_dmesg": h.tsc_hz,
             "options": json.loads(self.run_opts.model_dump_json()),
             **self.image.info, **self.run_meta,
         }

@@ -143,7 +143,7 @@ class Dom0Stressors(Backend):
         self.run_meta: dict = {}
 
     def _run(self, argv: list, retry: bool = True):
-        return self.xen._run(argv, retry=retry)
+        return self.xen.host.run(argv, retry=retry)
 
     # -- per run ------------------------------------------------------------------
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
@@ -151,32 +151,32 @@ class Dom0Stressors(Backend):
         if self.swept is None:  # once per campaign: what a killed xtalk left
             self.swept = self._run(["sh", "-c", SWEEP, "sweep", DIR, self.xen.opts.name_prefix]).check().stdout.split()
         if self.local is None:
-            arch = self.xen.arch
+            arch = self.xen.host.arch
             path = artifacts.build(f"posix-{arch}", f"build/posix/{arch}/xtalk-rt")
             self.local = (path, artifacts.file_hash(path))
-        self.program = upload(self.xen.executor, self._run, *self.local)
+        self.program = upload(self.xen.host.executor, self._run, *self.local)
         self._run(["chmod", "755", self.program]).check()
         if self.stress_ng is None:
             version = self._run(["stress-ng", "--version"])
             self.stress_ng = version.stdout.strip() if version.ok else f"not found ({version.stderr.strip()[-200:]})"
         self.vcpus = self._place(sorted({c for g in run.guests if g.host for c in g.cpus}))
-        self.watcher = DomainWatcher(self.xen.executor, self._status_argv, parse_status)
+        self.watcher = DomainWatcher(self.xen.host.executor, self._status_argv, parse_status)
 
     def _place(self, pcpus: list[int]) -> dict[int, int]:
         """dom0 vCPU per pCPU, brought online and pinned as needed (undone at cleanup)."""
-        rows = parse_vcpu_list(self.xen._xl("vcpu-list", DOM0).stdout)
+        rows = parse_vcpu_list(self.xen.host.xl("vcpu-list", DOM0).stdout)
         chosen = choose_vcpus(rows, pcpus)
         by_vcpu, changes = {r["vcpu"]: r for r in rows}, []
         for p, v in chosen.items():
             if expand_cpus(by_vcpu[v]["hard_affinity"]) != {p}:
-                self.xen._xl("vcpu-pin", DOM0, str(v), str(p))
+                self.xen.host.xl("vcpu-pin", DOM0, str(v), str(p))
                 self.undo.append(["xl", "vcpu-pin", DOM0, str(v), by_vcpu[v]["hard_affinity"]])
                 changes.append(f"vCPU {v} pinned to pCPU {p} (was {by_vcpu[v]['hard_affinity']})")
             if offline(by_vcpu[v]):
                 self._run(["sh", "-c", ONLINE, "online", str(v), "1"]).check()
                 self.undo.insert(0, ["sh", "-c", ONLINE, "online", str(v), "0"])  # offline before re-pinning
                 changes.append(f"vCPU {v} brought online")
-        after = [r for r in parse_vcpu_list(self.xen._xl("vcpu-list", DOM0).stdout) if r["vcpu"] in chosen.values()]
+        after = [r for r in parse_vcpu_list(self.xen.host.xl("vcpu-list", DOM0).stdout) if r["vcpu"] in chosen.values()]
         for r in after:
             p = next(p for p, v in chosen.items() if v == r["vcpu"])
             if offline(r) or expand_cpus(r["hard_affinity"]) != {p}:
@@ -199,7 +199,7 @@ class Dom0Stressors(Backend):
         pgid = int(launched.stdout.split()[-1])
         state = {"name": name, "pgid": pgid, "log": f"{DIR}/{name}.log", "console": GuestConsole(),
                  "stopped": False, "exit": None}
-        state["console"].attach(self.xen.executor, state["log"])
+        state["console"].attach(self.xen.host.executor, state["log"])
         handle = GuestHandle(guest, console_fd=state["console"].read_fd, backend_state=state)
         handle.facts = {"where": "dom0", "dom0_vcpus": vcpus, "pcpus": list(guest.cpus), "argv": argv,
                         "pgid": pgid, "log": state["log"], "stress_ng_version": self.stress_ng}
@@ -231,7 +231,7 @@ class Dom0Stressors(Backend):
         reading = self._reading(state)
         if reading is None or state["pgid"] in reading[1]["groups"]:
             return None
-        state["console"].wait_for(self.xen._log_size(state), CATCH_UP_S)
+        state["console"].wait_for(self.xen.host.file_size(state["log"]), CATCH_UP_S)
         state["exit"] = reading[1]["rc"].get(state["name"], 137)  # no status written: killed
         return state["exit"]
 
@@ -277,12 +277,12 @@ class Dom0Stressors(Backend):
                 self.run_meta["leftovers_killed"] = leftovers
             for command in self.undo:
                 self._run(command).check()
-            self.run_meta["dom0_vcpu_list_after"] = parse_vcpu_list(self.xen._xl("vcpu-list", DOM0).stdout)
+            self.run_meta["dom0_vcpu_list_after"] = parse_vcpu_list(self.xen.host.xl("vcpu-list", DOM0).stdout)
         except Exception as err:  # noqa: BLE001 - recorded; the runner goes on
             self.run_meta["cleanup_error"] = str(err)
 
     def metadata(self) -> dict:
-        return {"backend": self.name, "where": "dom0", "executor": self.xen.executor.describe(),
+        return {"backend": self.name, "where": "dom0", "executor": self.xen.host.executor.describe(),
                 "program": str(self.local[0]) if self.local else None,
                 "program_sha256": self.local[1] if self.local else None, "dom0_program": self.program,
                 "stress_ng_version": self.stress_ng, "swept_at_start": self.swept, **self.run_meta}

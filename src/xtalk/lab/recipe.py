@@ -1,9 +1,11 @@
 """Build the Xen lab's boot files from Debian packages: the hypervisor, the dom0 kernel
 and a dom0 initramfs (Xen tools, busybox, dropbear, stress-ng for dom0 stressors, a few
 kernel modules, xtalk's probe images, an /init that brings up xenstored, xenconsoled and
-an ssh server). Dom0 boots with a vCPU per pCPU (pinned 1:1 by Xen); /init takes all but
-vCPU 0 offline and keeps itself and every program it starts on vCPU 0 (CPU affinity), and
-a dom0 stressor brings its pCPU's vCPU online for its run (backends/xen_dom0.py).
+an ssh server). Dom0 boots with a vCPU per pCPU (pinned 1:1 by Xen), only vCPU 0 online:
+on arm64 its Linux brings up no other (maxcpus=1, lab/vm.py); on x86-64 /init takes the
+others offline (on arm64 it finds none online). /init keeps itself and every program it
+starts on vCPU 0 (CPU affinity), and a dom0 stressor brings its pCPU's vCPU online for
+its run (backends/xen_dom0.py).
 
 Everything is cached by content hash under ~/.cache/xtalk/lab/<arch>-<hash>/: the hash
 covers this recipe (RECIPE_VERSION, the init script, the package list and the versions
