@@ -70,7 +70,9 @@ def test_dhrystone_dmips_are_iterations_per_second_over_1757(bench):
 
 def test_cachebench_copy_bandwidth_falls_past_the_caches(bench):
     """An L1-resident copy (a quarter of L1d) against one past L2 (4 x L2) and, where the
-    last-level cache is small enough to pass cheaply (<= 64 MiB), past it (2 x LLC)."""
+    last-level cache is small enough to pass cheaply (<= 64 MiB), past it (2 x LLC). How
+    much slower an L3-resident copy is depends on the CPU (over 2x on the host this test was
+    written on, 1.3-1.5x on a 32 MiB-L3 one); out in memory it is several times (3.8x there)."""
     caches = metas(run(bench, "bench=cachebench", "size_kib=4", "iterations=1", "run=c")[1])
     l1, l2, llc = (int(caches[k]) // 1024 for k in ("l1_bytes", "l2_bytes", "llc_bytes"))
     sizes = [max(l1 // 4, 1), 4 * l2] + ([2 * llc] if llc <= 64 * 1024 else [])
@@ -84,7 +86,8 @@ def test_cachebench_copy_bandwidth_falls_past_the_caches(bench):
         print(f"native cachebench {kib} KiB: copy best {best[kib][0]:,} median "
               f"{statistics.median(r['cachebench_copy']):,.0f} MiB/s, rmw best {best[kib][1]:,} MiB/s")
     small = best[sizes[0]][0]
-    assert all(small > 2 * best[kib][0] for kib in sizes[1:]), best
+    assert small > 1.1 * best[sizes[1]][0], best  # past L2
+    assert all(small > 2 * best[kib][0] for kib in sizes[2:]), best  # past the LLC
 
 
 def test_stream_kernels_on_a_buffer_past_l2(bench):
