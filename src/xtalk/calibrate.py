@@ -138,7 +138,7 @@ def _overhead(store_path: Path, controls: list[tuple[dict, float]]) -> float | N
 
 
 def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE) -> dict:
-    ok = bool(expected) and abs(measured / expected - 1) <= tolerance
+    ok = bool(expected) and bool(abs(float(measured) / expected - 1) <= tolerance)  # a JSON bool, never numpy's
     return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok}
 
 
