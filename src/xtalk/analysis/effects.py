@@ -1,13 +1,15 @@
 """Is there a change, how large, how sure: one assessment per (statistic, comparison),
 the same for a configuration against its baseline, for on- against off-windows of the
-paired design (paired.py) and for campaign B against campaign A (campaigns.py).
+paired design (paired.py) and for campaigns B against campaigns A (campaigns.py, with the
+campaign as a level: levels.py).
 
 Decision (docs/analysis.md, "Verdicts"):
-* `interference` (in a comparison of campaigns: `different`): the exact permutation test
-  over units gives p < alpha AND the change is larger than the noise floor AND larger
-  than the negligible change (a real shift too small to matter is not called one: A/A
-  campaigns run back to back do differ by a few %, the host is not the same twice);
-* `no-interference` (`no-difference`): not that, the design can reach p < alpha at all,
+* `interference` (in a comparison of campaigns: `different`): the test over units
+  (inference.two_sample_test: exact permutation where it can reach alpha, else Welch's t)
+  gives p < alpha AND the 95% interval excludes no change AND the change is larger than
+  the noise floor AND larger than the negligible change (a real shift too small to
+  matter is not called one: A/A campaigns run back to back do differ by a few %);
+* `no-interference` (`no-difference`): not that, the design has a test at all,
   and the 95% confidence interval of the change lies inside +/- the negligible change
   (Rules: 5 % for ratios, 1 point for shares), an equivalence test in the manner of TOST:
   any effect is too small to matter; "within +/-X %" quotes the interval's far end;
@@ -120,20 +122,30 @@ class Rules:
         return cls(**{k: float(a[k]) for k in ("alpha", "negligible_pct", "negligible_points") if a.get(k) is not None})
 
 
-def decide(p: float | None, diff: float, ci: tuple[float, float] | None, fl: dict, min_p: float,
-           margin: float | None, alpha: float, labels: tuple[str, str, str], units: str) -> tuple[str, str]:
-    """(verdict, reason); labels = (interference, no-interference, inconclusive) words."""
+def decide(test: I.Test, diff: float, ci: tuple[float, float] | None, fl: dict, margin: float | None,
+           alpha: float, labels: tuple[str, str, str], units: str) -> tuple[str, str]:
+    """(verdict, reason); labels = (interference, no-interference, inconclusive) words. A
+    change is called only where the test, the 95% interval (it excludes no change), the
+    noise floor and the negligible change all say so: a verdict never contradicts its
+    interval."""
     yes, no, maybe = labels
+    p = test.p
     significant = p is not None and p < alpha
+    clear_of_zero = ci is not None and (ci[0] > 0 or ci[1] < 0)
     above_floor = fl["floor"] is not None and abs(diff) > fl["floor"]
-    if significant and above_floor and (margin is None or abs(diff) > margin):
+    if significant and clear_of_zero and above_floor and (margin is None or abs(diff) > margin):
         return yes, f"p={p:.2g} < {alpha:g}, above the noise floor and larger than the negligible change"
-    if min_p >= alpha:
-        return maybe, f"an exact test of this many {units} cannot reach p < {alpha:g} (smallest p {min_p:.2g})"
+    if p is None:
+        return maybe, f"too few {units} for a test (it needs at least 2 on each side)"
+    if test.min_p >= alpha:
+        return maybe, f"the {test.name} of this many {units} cannot reach p < {alpha:g} (smallest p {test.min_p:.2g})"
     if fl["floor"] is None:
         return maybe, f"no noise floor: fewer than 2 reference {units}"
     if ci is not None and margin is not None and max(abs(ci[0]), abs(ci[1])) <= margin:
         return no, "the 95% interval lies inside the negligible change"
+    if significant and not clear_of_zero:
+        return maybe, (f"p={p:.2g} < {alpha:g}, but the 95% interval includes no change (skewed {units}): "
+                       "the test and the interval disagree")
     if significant and above_floor:
         return maybe, "a significant change about the size of the negligible change"
     if significant:
@@ -141,15 +153,17 @@ def decide(p: float | None, diff: float, ci: tuple[float, float] | None, fl: dic
     return maybe, "the 95% interval reaches beyond the negligible change"
 
 
-def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: dict, min_p: float,
+def assessment(stat: Stat, scale: str, diff: float, se, df, test: I.Test, fl: dict,
                n: tuple[int, int], values: tuple[float | None, float | None], rules: Rules,
-               labels: tuple[str, str, str], spread: float | None, paired: bool) -> dict:
+               labels: tuple[str, str, str], spread: float | None, paired: bool, units: str | None = None) -> dict:
     """The assessment record of one statistic (report.json verdicts[] / compare rows[]);
-    `spread`: the sd of one unit's value, for the units that would decide it."""
+    `spread`: the sd of one unit's value, for the units that would decide it; `units`: what
+    a unit is called (runs, cycles, campaigns)."""
     ci = I.interval(diff, se, df)
     ref = values[1]
     margin = rules.margin(stat, scale, ref)
-    verdict, reason = decide(p, diff, ci, fl, min_p, margin, rules.alpha, labels, "cycles" if paired else "runs")
+    verdict, reason = decide(test, diff, ci, fl, margin, rules.alpha, labels,
+                             units or ("cycles" if paired else "runs"))
     need = None
     if verdict == labels[2] and margin is not None:
         if abs(diff) > margin:   # a change that matters: units to detect it
@@ -167,8 +181,8 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, p, exact: bool, fl: 
         "noise_floor_pct": to_pct(fl["floor"], scale, ref), "mde_pct": to_pct(fl["mde"], scale, ref),
         "noise_floor": fl["floor"] if scale == "diff" else None, "mde": fl["mde"] if scale == "diff" else None,
         "negligible_pct": to_pct(margin, scale, ref), "negligible": margin if scale == "diff" else None,
-        "floor_source": fl["source"], "p_value": p, "p_exact": exact, "alpha": rules.alpha, "units": list(n),
-        "min_p": min_p, "verdict": verdict, "reason": reason, "need_units": need,
+        "floor_source": fl["source"], "p_value": test.p, "p_exact": test.exact, "test": test.name,
+        "alpha": rules.alpha, "units": list(n), "min_p": test.min_p, "verdict": verdict, "reason": reason, "need_units": need,
         "magnitude": rules.magnitude(stat, to_pct(diff, scale, ref), diff if scale == "diff" else None),
     }
 
@@ -185,10 +199,10 @@ def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], ru
     x, scale = transform(a + b, stat)
     xa, xb = x[:len(a)], x[len(a):]
     diff, se, df = I.welch(xa, xb)
-    p, exact = I.permutation_p(xa, xb, rng)
+    test = I.two_sample_test(xa, xb, rules.alpha, rng)
     fl = I.floor_and_mde(xb, len(a), len(b), rules.alpha, rng=rng)
     spread = math.sqrt((xa.var(ddof=1) + xb.var(ddof=1)) / 2) if len(xa) > 1 and len(xb) > 1 else fl["sd"]
-    return assessment(stat, scale, diff, se, df, p, exact, fl, I.min_p(len(a), len(b)), (len(a), len(b)),
+    return assessment(stat, scale, diff, se, df, test, fl, (len(a), len(b)),
                       (typical(a, scale), typical(b, scale)), rules, labels, spread, paired=False)
 
 

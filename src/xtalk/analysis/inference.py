@@ -18,6 +18,13 @@ statistic for ratio-scale statistics, the statistic itself for shares and rates)
   the larger of the two), and the minimum detectable effect at POWER.
 * `min_units` / `units_needed`: how many units an exact test needs to reach alpha at all,
   and how many would detect a given change with POWER.
+* `two_sample_test` / `one_sample_test`: the test a design gets. The exact (or Monte
+  Carlo) permutation/sign-flip test where it can reach alpha; where it cannot (4 runs
+  against 4: smallest p 0.029), Welch's t-test over the units (one-sample t for paired
+  differences), so an effect many times the unit-to-unit spread is decided, not left
+  "inconclusive" for a combinatorial reason. The t-test assumes roughly normal unit values
+  on the analysis scale; every verdict also needs its interval to exclude no change and
+  the change to clear the noise floor, which keeps a skewed run from deciding alone.
 Caveats: the t-interval assumes roughly normal unit values on the analysis scale (log
 for durations); the paired design treats cycles as independent (adjacent windows cancel
 slow drift, not a stressor whose effect differs from boot to boot).
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.stats
@@ -100,6 +108,46 @@ def min_units(alpha: float = ALPHA, paired: bool = False) -> int:
     while (min_p(k) if paired else min_p(k, k)) >= alpha:
         k += 1
     return k
+
+
+@dataclass(frozen=True)
+class Test:
+    """A test's outcome: p (None when no test is possible), whether it is exact, its name as
+    a sentence says it, and the smallest p it could have given."""
+
+    p: float | None
+    exact: bool
+    name: str
+    min_p: float
+
+
+def t_p(diff: float, se: float | None, df: float | None) -> float | None:
+    """Two-sided p of a t statistic diff/se with df degrees of freedom."""
+    if se is None or df is None:
+        return None
+    if se == 0:
+        return 0.0 if diff else 1.0
+    return float(2 * scipy.stats.t.sf(abs(diff) / se, df))
+
+
+def two_sample_test(a: np.ndarray, b: np.ndarray, alpha: float, rng: np.random.Generator) -> Test:
+    """The permutation test of a against b where it can reach alpha, else Welch's t-test."""
+    smallest = min_p(len(a), len(b))
+    if smallest < alpha:
+        p, exact = permutation_p(a, b, rng)
+        return Test(p, exact, "exact permutation test" if exact else "permutation test", smallest)
+    diff, se, df = welch(a, b)
+    return Test(t_p(diff, se, df), False, "Welch's t-test", 0.0 if se is not None else 1.0)
+
+
+def one_sample_test(d: np.ndarray, alpha: float, rng: np.random.Generator) -> Test:
+    """The sign-flip test of mean(d) = 0 where it can reach alpha, else the one-sample t-test."""
+    smallest = min_p(len(d))
+    if smallest < alpha:
+        p, exact = signflip_p(d, rng)
+        return Test(p, exact, "exact sign-flip test" if exact else "sign-flip test", smallest)
+    diff, se, df = one_sample(d)
+    return Test(t_p(diff, se, df), False, "one-sample t-test", 0.0 if se is not None else 1.0)
 
 
 def welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float | None, float | None]:
@@ -201,10 +249,9 @@ def units_needed(sd: float | None, effect: float, alpha: float = ALPHA, power: f
         return base
     if effect == 0:
         return None
-    for k in range(max(2, base), MAX_UNITS + 1):
-        df = k - 1 if paired else 2 * k - 2
-        scale = math.sqrt(1 / k) if paired else math.sqrt(2 / k)
-        need = (float(scipy.stats.t.ppf(1 - alpha / 2, df)) + float(scipy.stats.t.ppf(power, df))) * sd * scale
-        if need <= abs(effect):
-            return k
-    return None
+    k = np.arange(max(2, base), MAX_UNITS + 1)
+    df = k - 1 if paired else 2 * k - 2
+    scale = np.sqrt(1 / k) if paired else np.sqrt(2 / k)
+    need = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(power, df)) * sd * scale
+    enough = np.flatnonzero(need <= abs(effect))
+    return int(k[enough[0]]) if len(enough) else None

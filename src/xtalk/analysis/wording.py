@@ -80,13 +80,24 @@ def sentence(label: str, metric: str, a: dict, secondary: list[dict], better: st
                f" over {a['units'][0]} {unit_word}."
     if a.get("value") is None or a.get("reference_value") is None:
         return f"{label}: {what}: {verdict}: {a.get('reason', '')}."
-    n = a.get("units") or [0, 0]
     head = (f"{label}: {what} {fmt(a['reference_value'])} → {fmt(a['value'])}, {change(a)}{direction(a, better)}")
     also = "; ".join(f"{s['statistic_label']} {fmt(s.get('reference_value'), s)} → {fmt(s.get('value'), s)}"
                      for s in secondary if s.get("value") is not None)
-    evidence = (f"p={a['p_value']:.2g} ({n[0]} vs {n[1]} {unit_word}), noise floor {floor_text(a)}"
-                if a.get("p_value") is not None else f"{n[0]} vs {n[1]} {unit_word}")
-    return f"{head}" + (f"; {also}" if also else "") + f". {evidence}: {short(a, unit_word)}."
+    return f"{head}" + (f"; {also}" if also else "") + f". {evidence(a, unit_word)}: {short(a, unit_word)}."
+
+
+def evidence(a: dict, unit_word: str) -> str:
+    """'p=0.0079 (5 vs 5 runs), noise floor ±2.1 %', naming the test where it is a t-test
+    (too few units for an exact one) and the drift between campaigns where it entered."""
+    n = a.get("units") or [0, 0]
+    count = f"{n[0]} vs {n[1]} {unit_word}" + (f", {a['runs'][0]} vs {a['runs'][1]} runs" if a.get("runs") else "")
+    if a.get("p_value") is None:
+        return count
+    test = a.get("test") or ""
+    text = f"p={a['p_value']:.2g}" + (f" by {test}" if "t-test" in test else "") + \
+        f" ({count}), noise floor {floor_text(a)}"
+    drift = a.get("drift") or {}
+    return text + (f" ({drift['text']})" if drift.get("text") else "")
 
 
 def short(a: dict, unit_word: str = "runs") -> str:

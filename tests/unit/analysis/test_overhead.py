@@ -57,11 +57,18 @@ def test_equal_timing_in_clocks_of_different_rates_is_no_overhead(tmp_path):
 
 
 def test_too_few_runs_and_no_native_twin_are_inconclusive_with_the_reason(tmp_path):
-    found = rows(campaign(tmp_path, 1.3, runs=3, extra=True))
+    found = rows(campaign(tmp_path, 1.3, runs=1, extra=True))
     few, alone = found["qemu-solo", "work"], found["qemu-same-core", "work"]
-    assert few["verdict"] == "inconclusive" and "cannot reach p < 0.01" in few["reason"] and few["need_units"] >= 5
+    assert few["verdict"] == "inconclusive" and "too few runs for a test" in few["reason"]
     assert alone["verdict"] == "inconclusive" and alone["baseline"] is None and "no native run" in alone["reason"]
     assert found["qemu-solo-pc", "work"]["baseline"] == "native-solo"
+
+
+def test_three_runs_a_side_are_decided_by_welchs_t(tmp_path):
+    """3 vs 3 runs: an exact test cannot reach 0.01, Welch's t-test finds the 30 % and says so."""
+    found = rows(campaign(tmp_path, 1.3, runs=3))["qemu-solo", "work"]
+    assert found["verdict"] == "overhead" and found["test"] == "Welch's t-test"
+    assert "by Welch's t-test (3 vs 3 runs)" in found["sentence"]
 
 
 def test_a_campaign_on_one_backend_has_no_overhead_section(tmp_path):

@@ -59,8 +59,9 @@ def test_statistics_deadlines_outliers_and_gates(tmp_path):
     expect = np.sqrt(per_run["same-core-r1"] * per_run["same-core-r2"] / per_run["solo-r1"] / per_run["solo-r2"])
     assert same["baseline"] == "solo" and same["design"] == "runs" and same["statistic"] == "median"
     assert same["change_pct"] == pytest.approx((expect - 1) * 100)
-    # two runs against two: an exact test cannot reach p < 0.01 whatever the change
-    assert same["verdict"] == "inconclusive" and same["need_units"] == 5 and "cannot reach" in same["reason"]
+    # two runs against two: an exact test cannot reach p < 0.01 whatever the change; Welch's t-test decides
+    assert same["test"] == "Welch's t-test" and same["verdict"] == "interference", same["sentence"]
+    assert same["ci95_pct"][0] > 0 and "by Welch's t-test (2 vs 2 runs)" in same["sentence"]
     assert verdicts["solo"]["verdict"] == "baseline"
     assert [g["passed"] for g in res["gates"]] == [True, False]
     assert res["overall"] == "FAIL" and any("FAIL" in g for g in same["gates"])
