@@ -1,20 +1,26 @@
-"""Two campaigns side by side (e.g. the same spec on Xen and on QEMU/KVM, or the same
-campaign run twice): per matching (configuration, metric), B's runs against A's runs
-with the same engine as a configuration against its baseline (effects.py: the run is the
-unit, A's runs give the noise floor), verdict `different`, `no-difference` or
+"""Campaigns side by side (e.g. the same spec on Xen and on QEMU/KVM, three boots of each;
+or the same campaign run twice): per matching (configuration, metric), side B against side
+A with the campaign as a level of the design (levels.py: campaign values, the drift
+between campaigns measured from each side's replicate campaigns and the stored campaigns
+of the same spec on the same host), verdict `different`, `no-difference` or
 `inconclusive`, next to each campaign's own verdict against its baseline.
 
 Configurations are matched by their dimension values (placement, start order, matrix
 paths), compared as text on the dimensions both campaigns have; a configuration that
-matches nothing, or more than one, is listed as only in A / only in B.
+matches nothing, or more than one, is listed as only in A / only in B. The other
+campaigns of a side (and its siblings) are matched to the side's first campaign the same
+way; one that lacks the configuration simply does not count for that row.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from .effects import Rules, assess_runs, describe_change
+from .effects import Rules, describe_change
 from .host_load import load_difference
 from .kinds import metric_info
+from .levels import Side, assess_sides
 from .verdict import Context
 from .wording import sentence
 
@@ -42,55 +48,99 @@ def match(configs_a: dict[str, dict], configs_b: dict[str, dict]) -> list[tuple[
     return [(ka[k], kb[k], dict(k)) for k in ka if k in kb]
 
 
-def _context(analysis) -> Context:
+def _context(analysis, rng: np.random.Generator) -> Context:
     res = analysis.result
     runs_of: dict[str, list[dict]] = {}
     for r in analysis.used_runs:
         runs_of.setdefault(r.get("config_id", "?"), []).append(r)
     return Context(analysis.runs_streams, runs_of, analysis.events, analysis.infos,
-                   list((res.get("spec") or {}).get("deadlines") or []), Rules.of(res.get("spec") or {}), None,
-                   np.random.default_rng(0))
+                   list((res.get("spec") or {}).get("deadlines") or []), Rules.of(res.get("spec") or {}), None, rng)
 
 
-def compare_campaigns(a, b, seed: int = 0) -> dict:
-    """a, b: pipeline.Analysis of the two campaigns."""
-    ra, rb = a.result, b.result
-    la, lb = label(ra, rb), label(rb, ra)
-    ctx_a, ctx_b = _context(a), _context(b)
-    ctx_a.rng = ctx_b.rng = np.random.default_rng(seed)
-    rules = ctx_a.rules  # A is the reference: its settings decide
+@dataclass
+class Group:
+    """The analyses of one side (its first campaign is the one configurations match to),
+    and its sibling campaigns: the same spec on the same host, not compared."""
+
+    campaigns: list
+    siblings: list = field(default_factory=list)
+
+    def __post_init__(self):
+        rng = np.random.default_rng(0)
+        self.contexts = [_context(x, rng) for x in self.campaigns]
+        self.sibling_contexts = [_context(x, rng) for x in self.siblings]
+        first = self.campaigns[0].result["configs"]
+        self.config_maps = [{ca: cb for ca, cb, _ in match(first, x.result["configs"])}
+                            for x in self.campaigns + self.siblings]
+
+    def units(self, cid: str, info) -> tuple[list[list[dict]], list[list[dict]]]:
+        """Every run's statistics of the configuration `cid` (of the first campaign), per
+        campaign of the side and per sibling."""
+        per = [ctx.run_units(m[cid], info) if cid in m else [] for ctx, m in
+               zip(self.contexts + self.sibling_contexts, self.config_maps)]
+        return [[u for _, u in runs] for runs in per[:len(self.campaigns)]], \
+            [[u for _, u in runs] for runs in per[len(self.campaigns):]]
+
+    def streams(self, cid: str, metric: str) -> list:
+        """The pooled sample stream of configuration `cid` (of the first campaign) in each
+        campaign of the side that has it."""
+        return [x.pooled[(m[cid], metric)] for x, m in zip(self.campaigns, self.config_maps)
+                if cid in m and (m[cid], metric) in x.pooled]
+
+    def runs_of(self, cid: str) -> list[dict]:
+        return [r for ctx, m in zip(self.contexts, self.config_maps) if cid in m for r in ctx.runs_of.get(m[cid], [])]
+
+
+def side_label(side: Group, other: Group) -> str:
+    first = label(side.campaigns[0].result, other.campaigns[0].result)
+    return first if len(side.campaigns) == 1 else f"{first} ×{len(side.campaigns)}"
+
+
+def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool = False) -> dict:
+    """Side B against side A (A is the reference: its settings decide)."""
+    ra, rb = a.campaigns[0].result, b.campaigns[0].result
+    la, lb = side_label(a, b), side_label(b, a)
+    rng = np.random.default_rng(seed)
+    rules = a.contexts[0].rules
+    first_a, first_b = a.campaigns[0], b.campaigns[0]
     own_a = {(v["config_id"], v["metric"]): v for v in ra["verdicts"]}
     own_b = {(v["config_id"], v["metric"]): v for v in rb["verdicts"]}
     rows, matched_a, matched_b = [], set(), set()
     for cid_a, cid_b, dims in match(ra["configs"], rb["configs"]):
-        for (cid, metric), stream in a.pooled.items():
-            if cid != cid_a or (cid_b, metric) not in b.pooled:
+        for (cid, metric), stream in first_a.pooled.items():
+            if cid != cid_a or (cid_b, metric) not in first_b.pooled:
                 continue
             matched_a.add((cid_a, metric))
             matched_b.add((cid_b, metric))
-            info = ctx_b.infos.get(metric) or metric_info(metric, None)
-            mine, ref = ctx_b.run_units(cid_b, info), ctx_a.run_units(cid_a, info)
+            info = b.contexts[0].infos.get(metric) or metric_info(metric, None)
+            (mine, mine_sib), (ref, ref_sib) = b.units(cid_b, info), a.units(cid_a, info)
             kind = info.kind
-            row = assess_runs(kind.primary, [u[kind.primary.key] for _, u in mine],
-                              [u[kind.primary.key] for _, u in ref], rules, ctx_b.rng, LABELS)
-            extra = [describe_change(s, [u[s.key] for _, u in mine], [u[s.key] for _, u in ref])
+            key = kind.primary.key
+            pick = lambda groups, k=key: [[u[k] for u in g] for g in groups]  # noqa: E731
+            row = assess_sides(kind.primary, Side(pick(mine), pick(mine_sib)), Side(pick(ref), pick(ref_sib)),
+                               rules, rng, LABELS, shared_siblings)
+            flat = lambda groups: [u for g in groups for u in g]  # noqa: E731
+            extra = [describe_change(s, [u[s.key] for u in flat(mine)], [u[s.key] for u in flat(ref)])
                      for s in kind.secondary]
-            _mind_host_load(row, ctx_a.runs_of.get(cid_a, []), ctx_b.runs_of.get(cid_b, []), la, lb)
-            row.update(config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
+            _mind_host_load(row, a.runs_of(cid_a), b.runs_of(cid_b), la, lb)
+            row.update(unit_word=row.get("level", "runs"), config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
                        better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick,
                        a_vs_baseline=_own(own_a.get((cid_a, metric))), b_vs_baseline=_own(own_b.get((cid_b, metric))))
             row["sentence"] = sentence(f"{lb} vs {la} ({cid_b})", metric, row, extra, kind.better,
-                                       stream.ns_per_tick, info.unit, "runs")
+                                       stream.ns_per_tick, info.unit, row["unit_word"])
             rows.append(row)
-    only_a = sorted(f"{c}/{m}" for c, m in set(a.pooled) - matched_a)
-    only_b = sorted(f"{c}/{m}" for c, m in set(b.pooled) - matched_b)
-    return {"a": {"label": la, **ra["campaign"], "overall": ra["overall"], "host": _host(ra),
-                  "backend": _backend(ra)},
-            "b": {"label": lb, **rb["campaign"], "overall": rb["overall"], "host": _host(rb),
-                  "backend": _backend(rb)},
-            "alpha": rules.alpha, "rows": rows, "only_a": only_a, "only_b": only_b,
-            "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
+    only_a = sorted(f"{c}/{m}" for c, m in set(first_a.pooled) - matched_a)
+    only_b = sorted(f"{c}/{m}" for c, m in set(first_b.pooled) - matched_b)
+    return {"a": _side(la, a), "b": _side(lb, b), "alpha": rules.alpha, "rows": rows, "only_a": only_a,
+            "only_b": only_b, "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
             "noise_flags": {"a": ra["noise_flags"], "b": rb["noise_flags"]}}
+
+
+def _side(lab: str, side: Group) -> dict:
+    res = side.campaigns[0].result
+    return {"label": lab, **res["campaign"], "overall": res["overall"], "host": _host(res), "backend": _backend(res),
+            "campaigns": [x.result["campaign"].get("id") for x in side.campaigns],
+            "siblings": [x.result["campaign"].get("id") for x in side.siblings]}
 
 
 def _mind_host_load(row: dict, runs_a: list[dict], runs_b: list[dict], la: str, lb: str) -> None:

@@ -89,20 +89,23 @@ def typical(values: list[float], scale: str) -> float | None:
 
 @dataclass(frozen=True)
 class Rules:
-    """The decision's settings (spec [analysis]): the significance level, and the change
-    that does not matter (for ratios in %, for shares and fractions in points)."""
+    """The decision's settings (spec [analysis]): the significance level, the change that
+    does not matter (for ratios in %, for shares and fractions in points), and the drift
+    between campaigns assumed where it was never measured (levels.py)."""
 
     alpha: float = I.ALPHA
     negligible_pct: float = 5.0
     negligible_points: float = 1.0
+    drift_pct: float = 10.0
+    drift_points: float = 2.0
 
     def margin(self, stat: Stat, scale: str, ref: float | None) -> float | None:
         """The negligible change on the analysis scale."""
-        if scale == "log":
-            return math.log1p(self.negligible_pct / 100)
-        if stat.unit in ("share", "fraction"):
-            return self.negligible_points / 100
-        return self.negligible_pct / 100 * abs(ref) if ref else None
+        return _on_scale(self.negligible_pct, self.negligible_points, stat, scale, ref)
+
+    def drift_margin(self, stat: Stat, scale: str, ref: float | None) -> float | None:
+        """The assumed drift between campaigns on the analysis scale."""
+        return _on_scale(self.drift_pct, self.drift_points, stat, scale, ref)
 
     def magnitude(self, stat: Stat, change_pct: float | None, change: float | None) -> str | None:
         """The size of a change in words: negligible (below the negligible change), small,
@@ -119,7 +122,17 @@ class Rules:
     @classmethod
     def of(cls, spec: dict) -> "Rules":
         a = spec.get("analysis") or {}
-        return cls(**{k: float(a[k]) for k in ("alpha", "negligible_pct", "negligible_points") if a.get(k) is not None})
+        return cls(**{k: float(a[k]) for k in ("alpha", "negligible_pct", "negligible_points", "drift_pct",
+                                               "drift_points") if a.get(k) is not None})
+
+
+def _on_scale(pct: float, points: float, stat: Stat, scale: str, ref: float | None) -> float | None:
+    """A size given in % (ratios) or points (shares) on the analysis scale."""
+    if scale == "log":
+        return math.log1p(pct / 100)
+    if stat.unit in ("share", "fraction"):
+        return points / 100
+    return pct / 100 * abs(ref) if ref else None
 
 
 def decide(test: I.Test, diff: float, ci: tuple[float, float] | None, fl: dict, margin: float | None,

@@ -1,6 +1,9 @@
-"""`xtalk compare A B`: two campaigns side by side (e.g. Xen vs QEMU/KVM; or two boards of a
-per-board fleet campaign, CAMPAIGN@PLACE): a terminal
-table and a self-contained compare.html (+ compare.json) in --dest."""
+"""`xtalk compare A B`, `xtalk compare A1 A2 A3 vs B1 B2 B3`: campaigns side by side (e.g.
+Xen vs QEMU/KVM, one or several boots each; or two boards of a per-board fleet campaign,
+CAMPAIGN@PLACE), the campaign a level of the design (analysis/levels.py), with the drift
+between campaigns measured from each side's campaigns and the stored campaigns of the same
+spec on this host (results/replicates.py): a terminal table and a self-contained
+compare.html (+ compare.json) in --dest."""
 from __future__ import annotations
 
 import json
@@ -9,16 +12,21 @@ from pathlib import Path
 from rich.table import Table
 
 from ..atomic import write_atomic
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, Problem, SpecError
 from .common import add_out, console, find_campaign
+
+SEPARATOR = "vs"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("compare", help="compare two campaigns side by side (HTML + table)")
-    p.add_argument("a", help="campaign A (id, name or path; CAMPAIGN@PLACE: one board of a per-board fleet "
-                   "campaign): the reference")
-    p.add_argument("b", help="campaign B (id, name or path, or CAMPAIGN@PLACE)")
+    p = sub.add_parser("compare", help="compare campaigns side by side, one or several a side (HTML + table)")
+    p.add_argument("campaigns", nargs="+", metavar="CAMPAIGN",
+                   help=f"A B, or A1 A2 ... {SEPARATOR} B1 B2 ... (several campaigns, e.g. boots, a side); each an "
+                   "id, name or path (CAMPAIGN@PLACE: one board of a per-board fleet campaign); A is the reference")
     add_out(p)
+    p.add_argument("--no-replicates", action="store_true",
+                   help="do not measure the drift between campaigns from other stored campaigns of the same spec "
+                   "on this host")
     p.add_argument("--dest", type=Path, help="output directory (default: OUT/compare-A-vs-B)")
     p.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
     p.add_argument("--exclude-rampup", action="store_true", help="exclude each run's detected start-up ramp")
@@ -26,16 +34,47 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=run)
 
 
+def sides(names: list[str]) -> tuple[list[str], list[str]]:
+    """The two sides of `A B` or `A1 A2 vs B1 B2`."""
+    if SEPARATOR in names:
+        i = names.index(SEPARATOR)
+        a, b = names[:i], names[i + 1:]
+    elif len(names) == 2:
+        a, b = names[:1], names[1:]
+    else:
+        a, b = [], []
+    if not a or not b or SEPARATOR in b:
+        raise SpecError("compare", [Problem("CAMPAIGN", f"name two campaigns (A B) or two sides of one or more "
+                                                        f"(A1 A2 {SEPARATOR} B1 B2); got {' '.join(names)}")])
+    return a, b
+
+
 def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
-    from ..analysis.campaigns import compare_campaigns
+    from ..analysis.campaigns import Group, compare_campaigns
     from ..analysis.pipeline import Options, analyze
     from ..report import compare_page
+    from ..results.replicates import replicates
     opt = Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup, evt=False, extras=False)
-    sa, sb = find_campaign(args.out, args.a), find_campaign(args.out, args.b)
-    a, b = analyze(sa, opt), analyze(sb, opt)
-    cmp = compare_campaigns(a, b)
-    dest = args.dest or args.out / f"compare-{sa.info['id']}-vs-{sb.info['id']}"
+    names_a, names_b = sides(args.campaigns)
+    stores_a = [find_campaign(args.out, x) for x in names_a]
+    stores_b = [find_campaign(args.out, x) for x in names_b]
+    compared = stores_a + stores_b
+    where = [args.out] + [s.path.parent for s in compared]
+    sib_a = [] if args.no_replicates else replicates(stores_a, compared, where)
+    sib_b = [] if args.no_replicates else replicates(stores_b, compared, where)
+    done: dict = {}
+
+    def analysed(store):
+        key = (store.path.resolve(), store.info["id"])
+        if key not in done:
+            done[key] = analyze(store, opt)
+        return done[key]
+    a = Group([analysed(s) for s in stores_a], [analysed(s) for s in sib_a])
+    b = Group([analysed(s) for s in stores_b], [analysed(s) for s in sib_b])
+    shared = bool({s.path.resolve() for s in sib_a} & {s.path.resolve() for s in sib_b})
+    cmp = compare_campaigns(a, b, shared_siblings=shared)
+    dest = args.dest or args.out / f"compare-{stores_a[0].info['id']}-vs-{stores_b[0].info['id']}"
     dest.mkdir(parents=True, exist_ok=True)
     tabs = compare_page.tables(cmp)
     write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))

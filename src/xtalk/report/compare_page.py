@@ -1,13 +1,16 @@
 """`xtalk compare` output: tables and plots of two campaigns side by side, as one
 self-contained HTML page (embedded PNG, no external reference) and plain tables for
 the terminal. Plots per metric: box plots of each configuration for A and B next to
-each other (stored samples / subsample), and each campaign's median change versus its
-own baseline with 95% CIs (which platform isolates better).
+each other (stored samples / subsample of every campaign of the side), each campaign's
+value of the compared statistic (where a side has several campaigns or replicates: the
+drift between campaigns, seen), and each campaign's median change versus its own
+baseline with 95% CIs (which platform isolates better).
 """
 from __future__ import annotations
 
 import html as _html
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from .html import CSS, img, table_html
@@ -20,18 +23,22 @@ def tables(cmp: dict) -> list[Table]:
     la, lb = cmp["a"], cmp["b"]
     a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
     cols = ["A → B" if c == "baseline → config" else c for c in VERDICT_COLS]
-    t = Table("compare", f"{b_name} versus {a_name}", ["config", "metric"] + cols + ["host load A → B", "sentence"],
-              note="each run is one unit of evidence; A's runs give the noise floor. different = p < alpha, "
-                   "above the noise floor and the negligible change; no difference = the 95% interval inside the "
-                   "negligible change. Host load: the median share of each run the measured CPU spent on work "
-                   "outside it; where A and B differ by more than 10 points, a difference is not told as the "
-                   "system's (inconclusive).")
+    t = Table("compare", f"{b_name} versus {a_name}",
+              ["config", "metric"] + cols + ["drift between campaigns", "host load A → B", "sentence"],
+              note="the campaign is a level of the design: each campaign's value is the mean of its runs, and the "
+                   "noise floor counts the drift between campaigns, measured from each side's campaigns and the "
+                   "stored campaigns of the same spec on this host (replicates); where no side has two, the runs "
+                   "are compared and a difference must exceed the drift assumed in its place. different = p < "
+                   "alpha, the 95% interval excludes no change, above the noise floor and the negligible change; "
+                   "no difference = the 95% interval inside the negligible change. Host load: the median share of "
+                   "each run the measured CPU spent on work outside it; where A and B differ by more than 10 "
+                   "points, a difference is not told as the system's (inconclusive).")
     iso = Table("isolation", "Isolation: each campaign's verdict against its own baseline",
                 ["config", "metric", "A: change", "A: verdict", "B: change", "B: verdict"])
     for r in cmp["rows"]:
         load = r.get("host_load")
         t.rows.append([r["config_id"], r["metric"]] + verdict_cells(r) + [
-            f"{load['a_pct']:g} % → {load['b_pct']:g} %" if load else "-", r["sentence"]])
+            drift_cell(r), f"{load['a_pct']:g} % → {load['b_pct']:g} %" if load else "-", r["sentence"]])
         oa, ob = r["a_vs_baseline"] or {}, r["b_vs_baseline"] or {}
         if oa.get("verdict") not in (None, "baseline") or ob.get("verdict") not in (None, "baseline"):
             iso.rows.append([r["config_id"], r["metric"], pct(oa.get("change_pct")) + ci(oa.get("ci95_pct")),
@@ -40,14 +47,25 @@ def tables(cmp: dict) -> list[Table]:
     return [t] + ([iso] if iso.rows else [])
 
 
+def drift_cell(row: dict) -> str:
+    drift = row.get("drift") or {}
+    if not drift:
+        return "-"
+    if not drift.get("measured"):
+        return "not measured: " + drift["text"].rsplit(", ", 1)[-1]
+    n = drift["campaigns"]
+    return f"±{drift['sd_text']} (sd), from {n[0]} + {n[1]} campaigns" if not drift.get("borrowed") else \
+        f"±{drift['sd_text']} (sd), from {max(n)} campaigns of one side"
+
+
 def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
     rows = [r for r in cmp["rows"] if r["metric"] == metric]
     if not rows:
         return None
     data, pos, colors = [], [], []
     for i, r in enumerate(rows):
-        for j, (an, cid) in enumerate(((a, r["config_id_a"]), (b, r["config_id"]))):
-            data.append(_values(an.pooled[(cid, metric)]))
+        for j, (side, cid) in enumerate(((a, r["config_id_a"]), (b, r["config_id"]))):
+            data.append(np.concatenate([_values(s) for s in side.streams(cid, metric)]))
             pos.append(i * 3 + j)
             colors.append(COLORS[j])
     fig = Figure(figsize=(10, 4.6))
@@ -65,6 +83,31 @@ def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
         ax.plot([], [], color=COLORS[j], lw=6, alpha=0.45, label=name)
     ax.legend(fontsize=8)
     ax.set_title(f"{metric}: {cmp['a']['label']} vs {cmp['b']['label']} per configuration (outliers kept)")
+    return png(fig)
+
+
+def campaigns_plot(cmp: dict, metric: str) -> bytes | None:
+    """Each campaign's value of the compared statistic per configuration: A's and B's
+    campaigns filled, their replicates (same spec, same host) hollow."""
+    rows = [r for r in cmp["rows"] if r["metric"] == metric and r.get("campaign_values")]
+    if not rows or all(sum(len(v) for v in r["campaign_values"].values()) <= 2 for r in rows):
+        return None
+    fig = Figure(figsize=(10, 1.6 + 0.7 * len(rows)))
+    ax = fig.subplots()
+    for i, r in enumerate(rows):
+        values = r["campaign_values"]
+        for j, key in enumerate(("a", "b")):
+            y = i + (j - 0.5) * 0.3
+            for filled, vals in ((True, values[key]), (False, values.get(f"siblings_{key}") or [])):
+                pts = [v for v in vals if v is not None]
+                ax.plot(pts, [y] * len(pts), "o", color=COLORS[j], mfc=COLORS[j] if filled else "white",
+                        label=(cmp[key]["label"] if filled else f"{cmp[key]['label']}: replicates") if i == 0 else None)
+    ax.set_yticks(range(len(rows)), [r["config_id"] for r in rows])
+    stat = rows[0].get("statistic_label", "value")
+    ax.set_xlabel(f"{stat} of each campaign ({'% of the CPU: ' if rows[0].get('stat_unit') == 'share' else ''}"
+                  f"as stored)")
+    ax.set_title(f"{metric}: one point per campaign (the drift between campaigns)")
+    ax.legend(fontsize=8)
     return png(fig)
 
 
@@ -95,8 +138,9 @@ def isolation_plot(cmp: dict, metric: str) -> bytes | None:
 def plots(cmp: dict, a, b) -> list[dict]:
     out = []
     for metric in sorted({r["metric"] for r in cmp["rows"]}):
-        unit = b.result["units"].get(metric, "cycles")
-        for kind, data in (("box", box_plot(cmp, a, b, metric, unit)), ("isolation", isolation_plot(cmp, metric))):
+        unit = b.campaigns[0].result["units"].get(metric, "cycles")
+        for kind, data in (("box", box_plot(cmp, a, b, metric, unit)), ("campaigns", campaigns_plot(cmp, metric)),
+                           ("isolation", isolation_plot(cmp, metric))):
             if data:
                 out.append({"id": f"{kind}-{metric}", "title": f"{metric}: {kind}", "png": data})
     return out
@@ -108,7 +152,12 @@ def page(cmp: dict, tabs: list[Table], figs: list[dict]) -> str:
         warn = "".join(f"<li class=\"{w['level']}\">{_html.escape(w['scope'])}: {_html.escape(w['message'])}</li>"
                        for w in cmp["warnings"][key])
         flags = "".join(f"<li class=\"warning\">{_html.escape(f)}</li>" for f in cmp["noise_flags"][key])
-        return (f"<h3>{key.upper()}: {_html.escape(str(s['label']))}</h3><p>campaign {_html.escape(str(s.get('id')))}, "
+        many = len(s.get("campaigns") or []) > 1
+        names = ", ".join(s.get("campaigns") or [str(s.get("id"))])
+        reps = ("; replicates (same spec, same host) measuring the drift: " + ", ".join(s["siblings"])
+                if s.get("siblings") else "")
+        return (f"<h3>{key.upper()}: {_html.escape(str(s['label']))}</h3><p>campaign{'s' if many else ''} "
+                f"{_html.escape(names + reps)}, "
                 f"overall {_html.escape(s['overall'])}, host "
                 f"{_html.escape(', '.join(str(v) for v in s['host'].values() if v))}</p>"
                 f"<ul>{warn}{flags}</ul>")

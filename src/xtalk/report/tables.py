@@ -183,12 +183,13 @@ VERDICT_COLS = ["statistic", "baseline → config", "change [95% CI]", "noise fl
 
 VERDICT_NOTE = ("design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
                 "paired: on- against off-windows inside the same runs (a cycle is one unit). interference = p < alpha "
-                "(exact permutation / sign-flip test) and a change above the noise floor and the negligible change; "
-                "no interference = the 95% interval inside the negligible change.")
+                "(exact permutation / sign-flip test; Welch's / one-sample t-test where too few units let it reach "
+                "alpha), the 95% interval excludes no change, and a change above the noise floor and the negligible "
+                "change; no interference = the 95% interval inside the negligible change.")
 OVERHEAD_NOTE = ("each configuration's runs on a hypervisor against the same configuration's runs on native, by the "
-                 "verdicts' engine; times converted with each run's own counter frequency. overhead = p < alpha and a "
-                 "change above the noise floor (from the native runs) and the negligible change; no overhead = the "
-                 "95% interval inside the negligible change.")
+                 "verdicts' engine; times converted with each run's own counter frequency. overhead = p < alpha, the "
+                 "95% interval excludes no change, and a change above the noise floor (from the native runs) and the "
+                 "negligible change; no overhead = the 95% interval inside the negligible change.")
 
 BOARDS_NOTE = ("per-board fleet campaign: each configuration's runs on a board against the same configuration's runs "
                "on the reference board (the first of the plan), by the verdicts' engine; times converted with each "

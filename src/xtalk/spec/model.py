@@ -194,6 +194,14 @@ class AnalysisSettings(Strict):
         default=1.0, gt=0, le=100,
         description="the same for shares (stolen time, deadline misses), in percentage points",
     )
+    drift_pct: float = Field(
+        default=10.0, gt=0, le=1000,
+        description="drift (%) between campaigns of one spec assumed by `xtalk compare` where it was never "
+        "measured (no side with 2 replicate campaigns): a difference is called only beyond it",
+    )
+    drift_points: float = Field(
+        default=2.0, gt=0, le=100, description="the same for shares (stolen time, deadline misses), in points",
+    )
     baseline: str | None = Field(
         default=None, description="dimension=value of the reference configuration (default: the first gate's "
         "baseline, else placement=solo)",

@@ -4,7 +4,7 @@ the system's when the measured CPU of one side spent much more of its runs on ot
 the loads are in each row either way."""
 import pytest
 
-from xtalk.analysis.campaigns import compare_campaigns
+from xtalk.analysis.campaigns import Group, compare_campaigns
 from xtalk.analysis.host_load import load_difference, measured_cpu_load
 from xtalk.analysis.pipeline import Options, analyze
 from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
@@ -28,7 +28,7 @@ def campaign(tmp_path, name: str, factor: float, foreign_pct: float):
 @pytest.mark.parametrize("load_b, verdict", [(12.0, "different"), (60.0, "inconclusive")])
 def test_a_difference_between_campaigns_is_not_told_as_the_systems_when_the_hosts_were_loaded_differently(
         tmp_path, load_b, verdict):
-    (row,) = compare_campaigns(campaign(tmp_path, "a", 1.0, 10.0), campaign(tmp_path, "b", 1.3, load_b))["rows"]
+    (row,) = compare_campaigns(Group([campaign(tmp_path, "a", 1.0, 10.0)]), Group([campaign(tmp_path, "b", 1.3, load_b)]))["rows"]
     assert row["change_pct"] == pytest.approx(30, abs=3) and row["p_value"] < 0.01
     assert row["verdict"] == verdict, row["sentence"]
     assert row["host_load"]["a_pct"] == 10.0 and row["host_load"]["b_pct"] == load_b

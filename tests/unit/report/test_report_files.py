@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pyarrow.parquet as pq
 
 from tests.unit.analysis.test_pipeline import make
-from xtalk.analysis.campaigns import compare_campaigns
+from xtalk.analysis.campaigns import Group, compare_campaigns
 from xtalk.analysis.pipeline import analyze
 from xtalk.report import compare_page
 from xtalk.report.build import write_report
@@ -49,8 +49,8 @@ def test_report_files(tmp_path):
 
 
 def test_compare_page(tmp_path):
-    a = analyze(make(tmp_path / "a"))
-    b = analyze(make(tmp_path / "b", n=4000))
+    a = Group([analyze(make(tmp_path / "a"))])
+    b = Group([analyze(make(tmp_path / "b", n=4000))])
     cmp = compare_campaigns(a, b)
     assert {r["config_id"] for r in cmp["rows"]} == {"solo", "same-core"}
     same = next(r for r in cmp["rows"] if r["config_id"] == "same-core")
