@@ -7,13 +7,13 @@ Two short campaigns on the spec's backend and CPUs, stored like any other:
    same thread stealing nothing (a control that only wakes up). Each logged steal is
    matched to the measurer's gap that covers it and measured gap is fitted against
    injected length over all steals (src/xtalk/calibrate_steal.py). Checks: per length,
-   the steals the probe saw, the stolen share it adds and the verdict `interference`;
-   the slope within 5 % of 1 (calibrate_steal.TOLERANCE). The intercept is one
-   preemption's cost on this host and backend (switching to the stealing thread and
-   back: real time the measurer lost, not a measuring error), recorded as a fact of the
-   platform in OUT/platform/ and from then on in every run's meta.json
-   (results/platform.py). The slope replaced the check of the total stolen time, which
-   that switch cost failed with short steals.
+   the steals the probe saw; for the longest, the stolen share it adds and the verdict
+   `interference`; over all, the slope within 5 % of 1 (calibrate_steal.TOLERANCE).
+   The intercept is one preemption's cost on this host and backend (switching to the
+   stealing thread and back: real time the measurer lost, not a measuring error),
+   recorded as a fact of the platform in OUT/platform/ and from then on in every run's
+   meta.json (results/platform.py). The slope replaced the check of the total stolen
+   time, which that switch cost failed with short steals.
 2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
