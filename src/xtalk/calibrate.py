@@ -45,7 +45,6 @@ from .results.platform import write_platform
 from .spec.load import parse_campaign
 
 
-
 @dataclass(frozen=True)
 class Settings:
     steal_us: tuple[float, ...] = (300.0, 1000.0)
