@@ -2,14 +2,18 @@
 
 Two short campaigns on the spec's backend and CPUs, stored like any other:
 1. *steal*: the hidden_latency probe next to a host thread at real-time priority that
-   steals `steal_us` of the measured CPU every `period_us` (the `steal` host stressor,
-   which logs every steal it made), against the same thread stealing nothing (a
-   control that only wakes up: its gaps are what one preemption costs the measurer,
-   switching out and back, the log line; tens of µs on a nested VM). Checks: the probe
-   recovers the number of steals and the total stolen time (gaps between half and twice
-   the steal's length, net of such gaps in the control and of one preemption's cost
-   each) within TOLERANCE of what the injector logged inside the measured windows, the
-   stolen share it adds, and the verdict `interference`.
+   steals the measured CPU every `period_us`, for each of two lengths or more
+   (`steal_us`; the `steal` host stressor, which logs every steal it made), against the
+   same thread stealing nothing (a control that only wakes up). Each logged steal is
+   matched to the measurer's gap that covers it and measured gap is fitted against
+   injected length over all steals (src/xtalk/calibrate_steal.py). Checks: per length,
+   the steals the probe saw; for the longest, the stolen share it adds and the verdict
+   `interference`; over all, the slope within 5 % of 1 (calibrate_steal.TOLERANCE).
+   The intercept is one preemption's cost on this host and backend (switching to the
+   stealing thread and back: real time the measurer lost, not a measuring error),
+   recorded as a fact of the platform in OUT/platform/ and from then on in every run's
+   meta.json (results/platform.py). The slope replaced the check of the total stolen
+   time, which that switch cost failed with short steals.
 2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
@@ -25,30 +29,37 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 import scipy.stats
 import tomli_w
 
 from .analysis import inference as I
-from .analysis.effects import Rules, assess_runs, run_window_s, unit_stats, window_sample
+from .analysis.effects import Rules, assess_runs, unit_stats, window_sample
 from .analysis.pipeline import Options, analyze
 from .analysis.wording import sentence
 from .backends.base import backend_class, check_backend_options
+from .calibrate_steal import SLOPE_CHECK, STEAL_US, steal_checks
 from .campaign import run_campaign
 from .errors import InfrastructureError, Problem, SpecError
 from .preflight import spec_checks
+from .results.platform import write_platform
 from .spec.load import parse_campaign
-
-TOLERANCE = 0.05
-MATCH_S = 3e-4  # a control wake-up's gap ends this soon after it (the clock mapping is late by tens of µs)
 
 
 @dataclass(frozen=True)
 class Settings:
-    steal_us: float = 1000.0
+    steal_us: tuple[float, ...] = (300.0, 1000.0)
     period_us: float = 10000.0
     duration_s: float = 2.0
     runs: int = 5
+
+
+def steal_lengths(given: list[float], period_us: float) -> tuple[float, ...]:
+    """The lengths to inject: those given, and with one length L a second so that a fit is
+    possible: 2L where that is at most half the period, else L/2."""
+    if len(given) > 1:
+        return tuple(given)
+    (length,) = given
+    return (length, 2 * length) if 2 * length <= period_us / 2 else (length / 2, length)
 
 
 def check_backend(spec) -> None:
@@ -73,16 +84,16 @@ def _whole(x: float) -> float | int:
 
 def steal_spec(raw: dict, settings: Settings) -> dict:
     spec = _base(raw, f"{raw['name']}-calibrate-steal", settings, settings.runs)
-    spec["description"] = (f"xtalk calibrate: hidden_latency next to a host thread stealing {settings.steal_us:g} us "
+    lengths = ", ".join(f"{x:g}" for x in settings.steal_us)
+    spec["description"] = (f"xtalk calibrate: hidden_latency next to a host thread stealing {lengths} us "
                            f"every {settings.period_us:g} us of the measured CPU, against one that steals nothing")
     spec["measurer"] = {"bench": "hidden_latency"}
     spec["stressors"] = [{"name": "steal", "bench": "steal", "host": True,
                           "params": {"period_us": _whole(settings.period_us)}}]
-    steal = _whole(settings.steal_us)
     # the injector first: a real-time measurer started first would starve its start-up
     spec["matrix"] = {"placement": ["same-core"], "start_order": ["stressor-first"],
-                      "stressors.steal.params.steal_us": [0, steal]}
-    spec["analysis"] = {"baseline": "stressors.steal.params.steal_us=0"}
+                      STEAL_US: [0, *map(_whole, settings.steal_us)]}
+    spec["analysis"] = {"baseline": f"{STEAL_US}=0"}
     return spec
 
 
@@ -103,92 +114,6 @@ def run_spec(spec: dict, out: Path):
                                   f"{len(result.runs)} runs did not pass; first: {failed[0]['run_id']}: "
                                   f"{failed[0].get('reason') or failed[0]['status']}")
     return analyze(result.store, Options(evt=False, extras=False))
-
-
-def _steals(store_path: Path, meta: dict, window_s: float) -> np.ndarray:
-    """(start, end) in seconds of the injector's steals inside the run's measured window."""
-    log = store_path / "runs" / meta["run_id"] / "console" / "steal.log"
-    pairs = [line.split()[1:3] for line in log.read_text(errors="replace").splitlines()
-             if line.startswith("STEAL ")] if log.is_file() else []
-    t = (np.asarray(pairs, dtype=np.float64).reshape(-1, 2) - float(meta["origin_host_ns"])) / 1e9
-    return t[(t[:, 0] >= 0) & (t[:, 1] <= window_s)]
-
-
-def _gaps(store_path: Path, meta: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(when each gap ended, its length), in seconds."""
-    path = store_path / "runs" / meta["run_id"] / "samples.parquet"
-    if not path.is_file():
-        return np.zeros(0), np.zeros(0)
-    table = pq.read_table(path, columns=["t_s", "value_ns"])
-    return table.column(0).to_numpy(), table.column(1).to_numpy() / 1e9
-
-
-def _overhead(store_path: Path, controls: list[tuple[dict, float]]) -> float | None:
-    """The gap one preemption costs the measurer without any steal: the median gap that
-    ends within MATCH_S after each wake-up of the control injector (steal_us=0)."""
-    found, wakes = [], 0
-    for meta, window in controls:
-        end, gap = _gaps(store_path, meta)
-        for wake, _ in _steals(store_path, meta, window):
-            wakes += 1
-            hit = gap[(end >= wake) & (end < wake + MATCH_S)]
-            if len(hit):
-                found.append(hit.max())
-    return float(np.median(found)) if found and len(found) >= wakes / 2 else None
-
-
-def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE) -> dict:
-    ok = bool(expected) and bool(abs(float(measured) / expected - 1) <= tolerance)  # a JSON bool, never numpy's
-    return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok}
-
-
-def steal_checks(analysis, settings: Settings) -> tuple[list[dict], dict]:
-    """Checks of the recovered steals against the injector's log, and the figures."""
-    store = Path(analysis.store_path)
-    s = settings.steal_us / 1e6
-    runs: dict[bool, list[tuple[dict, float]]] = {True: [], False: []}
-    for meta in analysis.used_runs:
-        window, _ = run_window_s(meta, "hidden_latency")
-        steal = float((meta.get("config") or {}).get("stressors.steal.params.steal_us", 0)) > 0
-        runs[steal].append((meta, window or 0.0))
-    overhead = _overhead(store, runs[False]) or 0.0
-    lo, hi = s / 2, 2 * s + overhead
-
-    per_run = []
-
-    def band(group):  # (seconds measured, count, sum) of the gaps the size of a steal
-        out = np.zeros(3)
-        for meta, window in group:
-            gap = _gaps(store, meta)[1]
-            gap = gap[(gap >= lo) & (gap <= hi)]
-            out += (window, len(gap), gap.sum())
-            steals = _steals(store, meta, window)
-            per_run.append({"run_id": meta["run_id"], "window_s": window, "steals": len(steals),
-                            "steal_s": float((steals[:, 1] - steals[:, 0]).sum()), "gaps_in_band": len(gap),
-                            "gaps_in_band_s": float(gap.sum())})
-        return out
-
-    base, got = band(runs[False]), band(runs[True])
-    rate, size = (base[1] / base[0], base[2] / base[1]) if base[0] and base[1] else (0.0, 0.0)
-    count = got[1] - rate * got[0]
-    stolen = got[2] - rate * got[0] * size - count * overhead
-    injected = [r for r in per_run if r["run_id"] in {m["run_id"] for m, _ in runs[True]}]
-    exp_n = float(sum(r["steals"] for r in injected))
-    exp_s = float(sum(r["steal_s"] for r in injected))
-    out = [check("steal count", exp_n, count, "steals"), check("stolen time", exp_s * 1e3, stolen * 1e3, "ms")]
-    verdict = next((v for v in analysis.result["verdicts"] if v["metric"] == "hidden_latency"
-                    and v["verdict"] != "baseline"), None)
-    if verdict is not None and verdict.get("ci95") and got[0]:
-        lo_ci, hi_ci = (100 * c for c in verdict["ci95"])
-        share = 100 * exp_s / got[0]
-        out.append({"name": "stolen share added (95% interval)", "expected": share,
-                    "measured": f"{100 * verdict['change']:.3g} [{lo_ci:.3g}, {hi_ci:.3g}]", "unit": "points of the CPU",
-                    "ok": bool(lo_ci <= share <= hi_ci)})
-    out.append({"name": "verdict of the injected steal", "expected": "interference",
-                "measured": verdict["verdict"] if verdict else "none", "unit": "",
-                "ok": bool(verdict and verdict["verdict"] == "interference")})
-    return out, {"preemption_overhead_us": overhead * 1e6, "measured_s": got[0], "runs": per_run,
-                 "verdict": verdict.get("sentence") if verdict else None}
 
 
 def aa_result(analysis, settings: Settings) -> dict:
@@ -274,18 +199,37 @@ def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> fl
     return _as_pct(mde, row.get("scale"), row)
 
 
+def _by_name(checks: list[dict], name: str) -> dict:
+    return next(c for c in checks if c["name"] == name)
+
+
+def record_platform(out: Path, steal, backend: str, settings: Settings, figures: dict, slope_ok: bool) -> dict:
+    """The switch cost as a fact of this host and backend (results/platform.py), where the
+    slope check holds: a measurement whose scale is off gives no intercept to trust."""
+    if not slope_ok:
+        return {"file": None, "reason": "the slope check failed; an earlier record, if any, stays"}
+    path = write_platform(out, steal.result["host"]["hostname"], backend,
+                          preemption_cost_us=figures["switch_cost_us"],
+                          preemption_cost_ci_us=figures["switch_cost_ci_us"], slope=figures["slope"],
+                          slope_ci=figures["slope_ci"], steal_us=list(settings.steal_us),
+                          period_us=settings.period_us, steals=figures["steals_fitted"],
+                          source=steal.result["campaign"]["id"])
+    return {"file": str(path)}
+
+
 def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
     check_backend(spec)
     steal = run_spec(steal_spec(raw, settings), out)
     aa = run_spec(aa_spec(raw, settings), out)
-    checks, figures = steal_checks(steal, settings)
+    checks, figures = steal_checks(steal, settings.steal_us)
+    platform = record_platform(out, steal, spec.backend.kind, settings, figures, _by_name(checks, SLOPE_CHECK)["ok"])
     aa_part = aa_result(aa, settings)
     checks.append(aa_part.pop("check"))
     row = aa_part["assessment"]
     points = aa_part["mde_per_minute"]["unit"] == "points"
     return {"backend": spec.backend.kind, "checks": checks, "ok": all(c["ok"] for c in checks),
-            "injected": {"steal_us": settings.steal_us, "period_us": settings.period_us,
-                         "share_pct": 100 * settings.steal_us / settings.period_us, **figures},
+            "injected": {"steal_us": list(settings.steal_us), "period_us": settings.period_us, **figures},
+            "platform": platform,
             "noise_floor": _scaled(row, "noise_floor", points), "mde": _scaled(row, "mde", points),
             "unit": aa_part["mde_per_minute"]["unit"],
             "aa": aa_part, "campaigns": {"steal": steal.store_path, "aa": aa.store_path}}

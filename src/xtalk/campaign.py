@@ -5,6 +5,9 @@ unexpected exception (a full disk, a bug) stops the campaign after its run is st
 
 --resume continues the latest campaign of the same name and spec, skipping runs that
 completed (pass, fail or degraded) and redoing interrupted or errored ones.
+
+Each run's meta.json records its host and backend's cost of one preemption where
+`xtalk calibrate` measured it into the same results directory (results/platform.py).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
 from .plan import GuestPlan, RunPlan, backend_kinds, plan
+from .results.platform import platform_fact
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
 from .spec.model import Campaign
@@ -79,6 +83,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     runs = plan(spec, raw)
     backends = make_backends(runs, host)
     local = any(b.measures_local_cpus for b in backends.values())
+    platforms = {kind: platform_fact(out, host.get("hostname"), kind) for kind in backend_kinds(runs)}
     store = open_store(spec, raw, text, source, out, resume, runs, host)
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
@@ -92,7 +97,8 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
         for run in todo:
             progress.update(task, description=f"{spec.name} · {run.run_id}")
             try:
-                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus))
+                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus,
+                                              **_platform(platforms[run.backend])))
             except OSError as err:  # a full or read-only disk before the run began
                 raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
             started = time.monotonic()
@@ -112,6 +118,11 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
             else:
                 progress.console.print(line, highlight=False)
     return CampaignResult(store, results, sorted(done))
+
+
+def _platform(fact: dict | None) -> dict:
+    """meta.json's `platform` (results/platform.py), absent where never calibrated."""
+    return {"platform": fact} if fact else {}
 
 
 def local_backend(runs: list[RunPlan]) -> tuple[Backend, dict]:

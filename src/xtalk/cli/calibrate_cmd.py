@@ -1,5 +1,6 @@
-"""`xtalk calibrate SPEC`: can this setup measure what I need? Injects a known steal on
-the measured CPU and checks the probe recovers it, runs an A/A pair of the spec's
+"""`xtalk calibrate SPEC`: can this setup measure what I need? Injects known steals of two
+lengths or more on the measured CPU and checks the probe recovers them, prints this
+host's switch cost per preemption (the fit's intercept), runs an A/A pair of the spec's
 measurer, prints the noise floor and the minimum detectable effect per minute of
 measurement (xtalk/calibrate.py). Exit 0 when every check is ok, 1 otherwise."""
 from __future__ import annotations
@@ -8,17 +9,19 @@ import json
 
 from rich.table import Table
 
-from ..errors import EXIT_GATE_FAILED, EXIT_OK
+from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
 from .common import add_out, add_set, console, load_spec
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("calibrate", help="check that this setup recovers a known injected steal; noise floor "
-                                         "and minimum detectable effect per minute (A/A)")
+    p = sub.add_parser("calibrate", help="check that this setup recovers known injected steals; the switch cost "
+                                         "per preemption, noise floor and minimum detectable effect per minute (A/A)")
     p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer are calibrated")
     add_out(p)
     add_set(p)
-    p.add_argument("--steal-us", type=float, default=1000.0, help="length of each injected steal (default 1000)")
+    p.add_argument("--steal-us", type=float, nargs="+", default=[300.0, 1000.0], metavar="US",
+                   help="lengths of the injected steals, one or more (default 300 1000; with one length L a second "
+                        "is added: 2L, or L/2 where 2L is over half the period); after the spec")
     p.add_argument("--period-us", type=float, default=10000.0, help="one steal every ... µs (default 10000)")
     p.add_argument("--duration-s", type=float, default=2.0, help="length of each calibration run (default 2)")
     p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5; the A/A gets twice)")
@@ -32,29 +35,48 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _problems(args) -> list[str]:
+    bad = [f"--{k.replace('_', '-')}: must be > 0" for k in ("period_us", "duration_s", "runs")
+           if not getattr(args, k) > 0]
+    for length in args.steal_us:
+        if not 0 < length < args.period_us:
+            bad.append(f"--steal-us: {length:g} must be > 0 and shorter than --period-us ({args.period_us:g})")
+    if len(set(args.steal_us)) < len(args.steal_us):
+        bad.append("--steal-us: give each length once")
+    return bad
+
+
+def _switch_cost(injected: dict, platform: dict) -> str:
+    if injected["slope"] is None:
+        return "switch cost: no fit (fewer than two lengths seen)"
+    lo, hi = injected["switch_cost_ci_us"]
+    slo, shi = injected["slope_ci"]
+    where = f"recorded in {platform['file']}" if platform["file"] else f"not recorded: {platform['reason']}"
+    return (f"switch cost (intercept): {injected['switch_cost_us']:.1f} µs per preemption [{lo:.1f}, {hi:.1f}]; "
+            f"slope {injected['slope']:.3f} [{slo:.3f}, {shi:.3f}] ({injected['steals_fitted']} steals; {where})")
+
+
 def run(args) -> int:
-    from ..calibrate import Settings, calibrate  # heavy (scipy): only when this command runs
-    from ..errors import Problem, SpecError
-    bad = [Problem(f"--{k.replace('_', '-')}", "must be > 0") for k in ("steal_us", "period_us", "duration_s", "runs")
-           if getattr(args, k) <= 0]
-    if args.steal_us >= args.period_us:
-        bad.append(Problem("--steal-us", "must be shorter than --period-us"))
+    from ..calibrate import Settings, calibrate, steal_lengths  # heavy (scipy): only when this command runs
+    bad = _problems(args)
     if bad:
-        raise SpecError("calibrate", bad)
+        raise UsageError(f"calibrate: {'; '.join(bad)}")
     spec, raw, _ = load_spec(args.spec, args.overrides)
-    result = calibrate(spec, raw, args.out, Settings(args.steal_us, args.period_us, args.duration_s, args.runs))
+    lengths = steal_lengths(args.steal_us, args.period_us)
+    result = calibrate(spec, raw, args.out, Settings(lengths, args.period_us, args.duration_s, args.runs))
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return EXIT_OK if result["ok"] else EXIT_GATE_FAILED
     out = console(markup=False)
-    table = Table(title=f"calibration on {result['backend']}: a {args.steal_us:g} µs steal every "
-                        f"{args.period_us:g} µs ({result['injected']['share_pct']:.3g} % of the measured CPU)")
+    table = Table(title=f"calibration on {result['backend']}: steals of {', '.join(f'{x:g}' for x in lengths)} µs "
+                        f"every {args.period_us:g} µs")
     for col in ("check", "expected", "measured", "unit", "ok"):
         table.add_column(col)
     for c in result["checks"]:
         table.add_row(c["name"], _fmt(c["expected"]), _fmt(c["measured"]), c.get("unit", ""),
                       "ok" if c["ok"] else "FAILED")
     out.print(table)
+    out.print(_switch_cost(result["injected"], result["platform"]))
     aa = result["aa"]
     row = aa["assessment"]
     out.print(f"A/A ({aa['metric']} {aa['statistic']}, {row['units'][0]} vs {row['units'][1]} runs): "

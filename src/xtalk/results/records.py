@@ -4,6 +4,7 @@
   runs/<dir>/meta.json       RunRecord (one per attempt of a run)
   runs/<dir>/samples.parquet SAMPLES_SCHEMA
   runs/<dir>/events.jsonl    Event, one JSON object per line
+  OUT/platform/<host>-<backend>.json  PlatformRecord (`xtalk calibrate`; results/platform.py)
 
 Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   1  the first format.
@@ -14,7 +15,8 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      `stressors_watch`: per stressor its exposure, CPU share, times, exit, XT END and
      errors, and whether each timeline event took effect (src/xtalk/watch.py).
      Later, without a new version (a reader that lacks them only shows less): meta.json
-     `caches` and `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py).
+     `caches` and `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py);
+     `platform`, the host's cost of one preemption on the run's backend (Platform).
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory), and refuse newer ones. A record
 that cannot be read raises RecordError naming the file and the reason.
@@ -100,6 +102,30 @@ class Size(_Record):
     bytes: int | None = None
 
 
+class Platform(_Record):
+    """A run's host and backend as `xtalk calibrate` measured them: one preemption's cost
+    (the intercept of measured gap against injected steal), the slope of that fit, when,
+    and the calibration campaign's id."""
+
+    preemption_cost_us: float
+    slope: float
+    calibrated_at: str
+    source: str
+
+
+class PlatformRecord(Platform):
+    """OUT/platform/<hostname>-<backend>.json: the Platform, with the fit's 95 % intervals
+    and the steals it came from."""
+
+    hostname: str
+    backend: str
+    preemption_cost_ci_us: list[float]
+    slope_ci: list[float]
+    steal_us: list[float]
+    period_us: float
+    steals: int
+
+
 class RunRecord(_Record):
     schema_version: int
     run_id: str
@@ -123,6 +149,7 @@ class RunRecord(_Record):
     stressors_watch: dict[str, StressorWatch] = {}
     caches: dict[str, int | str] = {}  # l1, l2, l3, llc in bytes and their source (measurer, host)
     sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
+    platform: Platform | None = None  # absent where the host and backend were never calibrated
 
 
 class Event(_Record):
@@ -183,6 +210,10 @@ def load_run(path: Path, attempt: int) -> dict:
     if _version(obj, path) == 1:
         obj = {**obj, "attempt": attempt}
     return valid(RunRecord, {**obj, "schema_version": SCHEMA_VERSION}, path)
+
+
+def load_platform(path: Path) -> dict:
+    return valid(PlatformRecord, _read_object(path), path)
 
 
 def dump_json(record: dict) -> str:

@@ -1,0 +1,36 @@
+"""Facts of a platform (this host and a backend) that `xtalk calibrate` measured, kept in
+the results directory as OUT/platform/<hostname>-<backend>.json (records.PlatformRecord)
+and recorded in the meta.json of every later run on that host and backend (`platform`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..atomic import write_atomic
+from ..errors import InfrastructureError
+from .records import Platform, PlatformRecord, dump_json, load_platform, valid
+from .store import now_iso
+
+
+def platform_path(out: Path, hostname: str, backend: str) -> Path:
+    return Path(out) / "platform" / f"{hostname}-{backend}.json"
+
+
+def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
+    """Writes the record (PlatformRecord's fields but the host, backend and time) in place of any earlier one."""
+    path = platform_path(out, hostname, backend)
+    record = valid(PlatformRecord, {"hostname": hostname, "backend": backend, "calibrated_at": now_iso(), **facts}, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InfrastructureError(f"cannot create {path.parent}: {err.strerror or err}") from None
+    write_atomic(path, dump_json(record))
+    return path
+
+
+def platform_fact(out: Path, hostname: str | None, backend: str) -> dict | None:
+    """A run's meta.json `platform` (records.Platform), None where never calibrated."""
+    path = platform_path(out, hostname or "", backend)
+    if not hostname or not path.is_file():
+        return None
+    record = load_platform(path)
+    return {k: record[k] for k in Platform.model_fields}
