@@ -96,7 +96,7 @@ class Rules:
     alpha: float = I.ALPHA
     negligible_pct: float = 5.0
     negligible_points: float = 1.0
-    drift_pct: float = 10.0
+    drift_pct: float = 25.0
     drift_points: float = 2.0
 
     def margin(self, stat: Stat, scale: str, ref: float | None) -> float | None:

@@ -195,7 +195,7 @@ class AnalysisSettings(Strict):
         description="the same for shares (stolen time, deadline misses), in percentage points",
     )
     drift_pct: float = Field(
-        default=10.0, gt=0, le=1000,
+        default=25.0, gt=0, le=1000,
         description="drift (%) between campaigns of one spec assumed by `xtalk compare` where it was never "
         "measured (no side with 2 replicate campaigns): a difference is called only beyond it",
     )
