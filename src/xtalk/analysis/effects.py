@@ -97,7 +97,7 @@ class Rules:
     negligible_pct: float = 5.0
     negligible_points: float = 1.0
     drift_pct: float = 25.0
-    drift_points: float = 2.0
+    drift_points: float = 3.0
 
     def margin(self, stat: Stat, scale: str, ref: float | None) -> float | None:
         """The negligible change on the analysis scale."""

@@ -200,7 +200,7 @@ class AnalysisSettings(Strict):
         "measured (no side with 2 replicate campaigns): a difference is called only beyond it",
     )
     drift_points: float = Field(
-        default=2.0, gt=0, le=100, description="the same for shares (stolen time, deadline misses), in points",
+        default=3.0, gt=0, le=100, description="the same for shares (stolen time, deadline misses), in points",
     )
     baseline: str | None = Field(
         default=None, description="dimension=value of the reference configuration (default: the first gate's "
