@@ -16,13 +16,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import report
+from benchmarks.common import backends, report
 from xtalk.results.store import list_campaigns
 
 CAMPAIGNS = int(os.environ.get("XTALK_BENCH_CAMPAIGNS", "5"))
@@ -97,10 +96,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         tmp = keep or scratch
         Path(tmp).mkdir(parents=True, exist_ok=True)
-        for backend in ("native", "qemu"):
-            if backend == "qemu" and shutil.which("qemu-system-x86_64") is None:
-                print("  qemu: skipped (qemu-system-x86_64 not installed)")
-                continue
+        for backend in backends():
             ok &= report(f"cross_campaign_aa_different_{backend}", aa_rate(backend, Path(tmp)), ALPHA_PCT,
                          "% of rows")
     return 0 if ok else 1

@@ -13,13 +13,12 @@ the real slowdown is a little larger than the nominal share: the 0 % row shows i
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import report
+from benchmarks.common import PAIRED_STEAL, backends, report
 
 SHARES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)   # % of the CPU; 0: the wake-ups alone
 PERIOD_US = 20000  # a steal every 20 ms: each of qsort's ~15 ms iterations meets about one
@@ -32,14 +31,7 @@ kind = "{backend}"
 duration_s = 30
 [measurer]
 bench = "qsort"
-[[stressors]]
-name = "steal"
-bench = "steal"
-host = true
-params = {{ period_us = {period} }}
-[paired]
-off_s = 1
-on_s = 1
+{steal}
 [analysis]
 negligible_pct = 0.2  # what matters here: effects well below the 1 % goal
 [matrix]
@@ -52,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def smallest_detected(backend: str, tmp: Path) -> float | None:
     steals = ", ".join(f"{share / 100 * PERIOD_US:g}" for share in SHARES)
     spec = tmp / f"{backend}.toml"
-    spec.write_text(SPEC.format(backend=backend, period=PERIOD_US, steals=steals))
+    spec.write_text(SPEC.format(backend=backend, steal=PAIRED_STEAL.format(period=PERIOD_US), steals=steals))
     out = tmp / backend
     subprocess.run([sys.executable, "-m", "xtalk.cli.main", "run", str(spec), "--out", str(out)], check=True,
                    capture_output=True)
@@ -73,10 +65,7 @@ def main() -> int:
     subprocess.run(["make", "-s", "-C", str(ROOT), "native", "x86_64"], check=True)
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        for backend in ("native", "qemu"):
-            if backend == "qemu" and shutil.which("qemu-system-x86_64") is None:
-                print("  qemu: skipped (qemu-system-x86_64 not installed)")
-                continue
+        for backend in backends():
             smallest = smallest_detected(backend, Path(tmp))
             value = smallest if smallest is not None else 2 * max(SHARES)
             ok &= report(f"paired_smallest_detected_{backend}", value, 1.0, "% of the CPU")
