@@ -100,9 +100,12 @@ def campaigns_plot(cmp: dict, metric: str) -> bytes | None:
             y = i + (j - 0.5) * 0.3
             for filled, vals in ((True, values[key]), (False, values.get(f"siblings_{key}") or [])):
                 pts = [v for v in vals if v is not None]
+                if not pts:
+                    continue
                 ax.plot(pts, [y] * len(pts), "o", color=COLORS[j], mfc=COLORS[j] if filled else "white",
                         label=(cmp[key]["label"] if filled else f"{cmp[key]['label']}: replicates") if i == 0 else None)
     ax.set_yticks(range(len(rows)), [r["config_id"] for r in rows])
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     stat = rows[0].get("statistic_label", "value")
     ax.set_xlabel(f"{stat} of each campaign ({'% of the CPU: ' if rows[0].get('stat_unit') == 'share' else ''}"
                   f"as stored)")
