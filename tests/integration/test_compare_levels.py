@@ -54,6 +54,13 @@ def test_three_campaigns_a_side_find_the_planted_difference(campaigns):
     assert row["verdict"] == "different", row["sentence"]
     assert row["ci95_pct"][0] > 5 and "t-test over campaigns (3 vs 3 campaigns, 9 vs 9 runs)" in row["sentence"]
     assert len(row["campaign_values"]["a"]) == len(row["campaign_values"]["b"]) == 3
+    dest = out.parent / "page"
+    res = xtalk("compare", *ids[256], "vs", *ids[320], "--out", out, "--dest", dest)
+    assert res.returncode == 0, res.stderr
+    page = (dest / "compare.html").read_text()
+    # the box plot, the one-point-per-campaign plot (the drift, seen) and no other
+    assert page.count('src="data:image/png;base64,') == 2 and "one point per campaign" not in res.stdout
+    assert "drift between campaigns" in page and "q256 ×3" in page and all(i in page for i in ids[320])
 
 
 def test_one_campaign_a_side_takes_the_drift_from_the_stored_replicates(campaigns):
