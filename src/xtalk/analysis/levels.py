@@ -16,8 +16,8 @@ that level:
   never the other side's. A drifted campaign widens its own side's spread instead of
   being judged against quiet siblings alone;
 * B against A: the difference of the sides' mean campaign values; standard error
-  sqrt(V_A/k_A + V_B/k_B) (a side without two replicates borrows the other's V; the
-  run-level Welch error where that is larger); Welch-Satterthwaite df (the smaller df
+  sqrt(V_A/k_A + V_B/k_B) (a side without two replicates borrows the other's V; each V
+  already holds the run-to-run spread of a campaign's mean); Welch-Satterthwaite df (the smaller df
   where both groups share campaigns or V is borrowed); t-test and t-interval; noise floor
   t(1 - alpha/2, df) x se, the difference an A/A of this design stays within;
 * where neither side has two replicates the drift is unknown: the runs are compared
@@ -115,8 +115,6 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
         df = float(min(drift_a.df, drift_b.df))
     else:
         df = (wa + wb) ** 2 / (wa ** 2 / drift_a.df + wb ** 2 / drift_b.df)
-    _, se_runs, _ = I.welch(on_scale(b.runs(), scale), on_scale(a.runs(), scale))
-    se = max(se, se_runs or 0.0)
     diff = float(np.mean(cb) - np.mean(ca))
     test = I.Test(I.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
     t_alpha = float(scipy.stats.t.ppf(1 - rules.alpha / 2, df))
