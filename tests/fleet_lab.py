@@ -120,6 +120,24 @@ class FakeConsole:
         self.hang_up()
 
 
+PYENV_LOCK = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "shims" / ".pyenv-shim"
+
+
+def clear_stale_pyenv_lock() -> None:
+    """A board cut while its login shell ran `pyenv rehash` (from the host user's ~/.bashrc)
+    leaves pyenv's lock behind, and every later login waits 60 s on it: remove the lock
+    when no pyenv-rehash runs any more (its owner is gone)."""
+    if not PYENV_LOCK.exists():
+        return
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"pyenv-rehash" in (proc / "cmdline").read_bytes():
+                return
+        except OSError:
+            continue
+    PYENV_LOCK.unlink(missing_ok=True)
+
+
 class FakeBoard:
     def __init__(self, index: int, root: Path, client_pub: str):
         self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
@@ -158,6 +176,7 @@ class FakeBoard:
                 except ProcessLookupError:
                     pass
             self.proc.wait()
+            clear_stale_pyenv_lock()
             self.proc = None
 
 
