@@ -1,6 +1,6 @@
 # xtalk — top-level make targets. Guest and native builds live in mk/*.mk.
 #   make demo   set up (apt + venv), build, run experiments/quickstart.toml, write its report
-#   make test   set up, build, run the whole test suite
+#   make test   set up, build, check the import contracts (pyproject.toml), run the whole test suite
 #   make bench  benchmarks, printed as ratios against their goals
 SHELL := /bin/bash
 VENV ?= .venv
@@ -29,6 +29,7 @@ demo: setup
 test: setup
 	@$(MAKE) -s all
 	$(VENV)/bin/ruff check src tests benchmarks
+	PYTHONPATH=src $(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
 bench: setup
