@@ -29,7 +29,7 @@ demo: setup
 test: setup
 	@$(MAKE) -s all
 	$(VENV)/bin/ruff check src tests benchmarks
-	PYTHONPATH=src $(VENV)/bin/lint-imports
+	PYTHONPATH=src $(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
 bench: setup

@@ -38,7 +38,7 @@ print(json.dumps({"seconds": dt, "n": n, "maxrss_kib": resource.getrusage(resour
 
 
 def make_campaign(root: Path, total: int, runs_per_config: int = 5) -> Path:
-    from xtalk.analysis.synthetic import heavy_tail, with_step, write_campaign, write_run
+    from tests.framework.synthetic import heavy_tail, with_step, write_campaign, write_run
     configs = [("solo", heavy_tail(1000, 100)), ("other-core", heavy_tail(1030, 100))]
     per = total // (len(configs) * runs_per_config)
     ids = [f"{c}-r{r + 1}" for r in range(runs_per_config) for c, _ in configs]

@@ -1,4 +1,6 @@
-"""Shared fixtures: the repo root, a built native bench program, spec text helpers."""
+"""Fixtures every test module gets (pytest's conftest mechanism): a built native bench
+program, and headless Chromium (tests/framework/browser.py). Helpers that test modules
+import live in tests/framework/, never here."""
 from __future__ import annotations
 
 import subprocess
@@ -6,24 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.browser import chromium  # noqa: F401  (a fixture for every test module)
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
+from tests.framework.repo import ROOT
 
 
 @pytest.fixture(scope="session")
 def native_bench() -> Path:
     subprocess.run(["make", "-s", "-C", str(ROOT), "native"], check=True)
     return ROOT / "build" / "native" / "xtalk-bench"
-
-
-MINIMAL_SPEC = """
-name = "t"
-cpus = [0, 1]
-[measurer]
-bench = "qsort"
-iterations = 5
-[[stressors]]
-name = "thrash"
-bench = "cache_thrash"
-"""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
+from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
                                 write_spec, xtalk)
 
 

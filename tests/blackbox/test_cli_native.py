@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import (alive, campaign_dir, guest_pids, run_meta, small, start,
+from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start,
                                 started_runs, wait_for, write_spec, xtalk)
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 
 
 @pytest.fixture(autouse=True)

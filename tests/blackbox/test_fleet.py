@@ -1,4 +1,4 @@
-"""`xtalk run --fleet` on a labgrid lab on loopback (tests/fleet_lab.py): two boards that
+"""`xtalk run --fleet` on a labgrid lab on loopback (tests/framework/fleet_lab.py): two boards that
 are this machine over ssh, a coordinator and an exporter on 127.0.0.1. What is held is
 checked through labgrid's own client (`labgrid-client who`, `reservations`)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, small, start, wait_for, xtalk
+from tests.framework.cli import campaign_dir, small, start, wait_for, xtalk
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, native_bench):
-    from tests.fleet_lab import FleetLab
+    from tests.framework.fleet_lab import FleetLab
     lab = FleetLab(tmp_path_factory.mktemp("lab"))
     yield lab
     lab.close()
@@ -57,7 +57,7 @@ def workers() -> list[str]:
 def worker_running(board) -> bool:
     """The board's `xtalk worker` itself runs (its login shell is done: a power cut in the
     middle of the shell's start-up files could leave their locks, e.g. pyenv's rehash lock)."""
-    from tests.fleet_lab import descendants
+    from tests.framework.fleet_lab import descendants
     for pid in descendants(board.proc.pid) if board.on else []:
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")

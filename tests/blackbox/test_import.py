@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from tests.blackbox.cli import xtalk
-from tests.conftest import ROOT
+from tests.framework.cli import xtalk
+from tests.framework.repo import ROOT
 
 LOGS = ROOT / "tests" / "data" / "zephyr"
 LATENCY = (LOGS / "latency_measure-qemu_x86_64-tcg.log").read_text()

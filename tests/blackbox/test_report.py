@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from tests.blackbox.browser import dump_dom, external_refs, screenshot
-from tests.blackbox.cli import campaign_dir, write_spec, xtalk
+from tests.framework.browser import dump_dom, external_refs, screenshot
+from tests.framework.cli import campaign_dir, write_spec, xtalk
 
 SPEC = """
 name = "rep"

@@ -8,8 +8,8 @@ import shlex
 
 import pytest
 
-from tests.blackbox.cli import xtalk
-from tests.conftest import ROOT
+from tests.framework.cli import xtalk
+from tests.framework.repo import ROOT
 
 DOC = ROOT / "docs" / "reproducing.md"
 RUN_ONLY_FLAGS = {"--report", "--resume"}

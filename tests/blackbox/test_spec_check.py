@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from tests.blackbox.cli import write_spec, xtalk
-from tests.conftest import ROOT
+from tests.framework.cli import write_spec, xtalk
+from tests.framework.repo import ROOT
 
 SPEC = """name = "t"
 cpus = [0, 1]

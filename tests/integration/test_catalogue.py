@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 from xtalk.spec import catalogue
 from xtalk.spec.catalogue import Param, size_bytes
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.blackbox.cli import write_spec, xtalk
+from tests.framework.cli import write_spec, xtalk
 
 SPEC = """
 name = "{name}"

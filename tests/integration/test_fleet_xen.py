@@ -1,8 +1,8 @@
-"""A fleet with one xen-dom0 board: the arm64 Xen lab (test_xen.py's lab fixture) exported
-as a labgrid place (its dom0's ssh as a NetworkService, no power, no serial console) on
-the loopback labgrid lab of tests/fleet_lab.py. The xen backend here drives the board's
-dom0 over ssh; the kind's xen options, a table among them (xl_extra), travel to the
-worker as structured data. Small: two runs of 2 s (about a minute in the TCG lab).
+"""A fleet with one xen-dom0 board: the arm64 Xen lab (tests/framework/xen_lab.py's lab
+fixture) exported as a labgrid place (its dom0's ssh as a NetworkService, no power, no
+serial console) on the loopback labgrid lab of tests/framework/fleet_lab.py. The xen
+backend here drives the board's dom0 over ssh; the kind's xen options, a table among
+them (xl_extra), travel to the worker as structured data. Small: two runs of 2 s (about a minute in the TCG lab).
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, xtalk
-from tests.integration.test_xen import campaign, lab_fixture, xtalk_domains
+from tests.framework.cli import campaign_dir, xtalk
+from tests.framework.xen_lab import campaign, lab_fixture, xtalk_domains
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 
@@ -24,7 +24,7 @@ def arm64_lab():
 @pytest.fixture(scope="module")
 def xen_fleet(arm64_lab, tmp_path_factory):
     """(the fleet file, dom0's ssh port): place xen-a is the lab's dom0, with its key and host key."""
-    from tests.fleet_lab import FleetLab
+    from tests.framework.fleet_lab import FleetLab
     from xtalk.lab.vm import current
     xen = current(arm64_lab)
     port, img = xen.state["ssh_port"], xen.image.dir

@@ -1,6 +1,6 @@
 """Guest images of the user's, booted by the backends (docs/guests.md): xtalk's Linux-RT
 kernel with an appended init that prints raw cyclictest output and powers off
-(tests/foreign_image.py), read by the `cyclictest` parser, is the measurer of a campaign
+(tests/framework/foreign_image.py), read by the `cyclictest` parser, is the measurer of a campaign
 on qemu x86-64 (TCG; KVM where KVM runs a guest kernel), qemu arm64 (TCG) and the arm64
 Xen lab, solo and next to a same-core xtalk probe stressor. Every run passes with
 cyclictest_t0 statistics in `xtalk show --json`, the report renders, and each run's
@@ -17,10 +17,10 @@ import shutil
 
 import pytest
 
-from tests import foreign_image
-from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
-from tests.conftest import ROOT
-from tests.integration.test_xen import lab_fixture, xtalk_domains
+from tests.framework import foreign_image
+from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.repo import ROOT
+from tests.framework.xen_lab import lab_fixture, xtalk_domains
 from xtalk.host.metadata import host_facts
 
 QEMU = {"x86_64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}

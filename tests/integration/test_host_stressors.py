@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
 
 STEAL_US, PERIOD_US = 1000, 20000
 

@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
-from tests.integration.linux_rt_boot import boot
-from tests.integration.probe_boot import native_dhrystone_checksum
-from tests.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_hackbench, check_kernel_ops,
+from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.linux_rt_boot import boot
+from tests.framework.probe_boot import native_dhrystone_checksum
+from tests.framework.linux_rt_checks import (PROBE_BENCHES, check_cyclictest, check_hackbench, check_kernel_ops,
                                    check_probe_bench, check_thread_metric, report)
 from xtalk.images import linux_rt
 

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.integration.native_bench import (bench, check_begin_end, make_ring, only, parse, read_ring, ring_samples, run, BIN, HDR, ROOT, SLOT, FIELD)  # noqa: F401 (bench is a fixture)
+from tests.framework.native_bench import (bench, check_begin_end, make_ring, only, parse, read_ring, ring_samples, run, BIN, HDR, ROOT, SLOT, FIELD)  # noqa: F401 (bench is a fixture)
 from xtalk.parsers.xt import KPIS, METRIC_KINDS
 
 

@@ -1,7 +1,7 @@
 """Bench-specific checks of build/native/xtalk-bench: the MiBench-style measurers
-(basicmath, bitcount, susan) against Python models (mibench_ref.py) of the same inputs;
-selftest passes here and fails on a wrong expect_cpus= or freq_hz=; guests/lib/math.c
-against the host's libm in ulps; timer_latency, sched_metric (fairness, starvation),
+(basicmath, bitcount, susan) against Python models (tests/framework/mibench_ref.py) of
+the same inputs; selftest passes here and fails on a wrong expect_cpus= or freq_hz=;
+guests/lib/math.c against the host's libm in ulps; timer_latency, sched_metric (fairness, starvation),
 vmexit_storm and irq_storm.
 """
 
@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from tests.integration.mibench_ref import basicmath_ref, bitcount_ref, susan_ref
-from tests.integration.native_bench import (bench, check_begin_end, make_ring, only, parse, read_ring, ring_samples, run, BIN, HDR, ROOT, SLOT, FIELD)  # noqa: F401 (bench is a fixture)
+from tests.framework.mibench_ref import basicmath_ref, bitcount_ref, susan_ref
+from tests.framework.native_bench import (bench, check_begin_end, make_ring, only, parse, read_ring, ring_samples, run, BIN, HDR, ROOT, SLOT, FIELD)  # noqa: F401 (bench is a fixture)
 
 
 # ---- the MiBench-style measurers, checked against independent Python references ----

@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from tests.integration.native_bench import bench, check_begin_end, only, run  # noqa: F401 (bench is a fixture)
+from tests.framework.native_bench import bench, check_begin_end, only, run  # noqa: F401 (bench is a fixture)
 
 MIB = 1 << 20
 

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                                    reason="qemu-system-x86_64 is not installed")]

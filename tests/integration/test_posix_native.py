@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.probe_boot import native_dhrystone_checksum
-from tests.linux_rt_checks import (KERNEL_OPS, PROBE_BENCHES, check_begin, check_cyclictest, check_hackbench,
+from tests.framework.probe_boot import native_dhrystone_checksum
+from tests.framework.linux_rt_checks import (KERNEL_OPS, PROBE_BENCHES, check_begin, check_cyclictest, check_hackbench,
                                    check_probe_bench, check_thread_metric, names, report)
 from xtalk.telemetry.ring import RingReader, create_ring_file
 

@@ -11,7 +11,7 @@ benchmarks cannot reach on purpose: faults at EL0 and EL1 (NULL, privileged
 instruction, stray SVC, execute-never data, write to .text, stack guard pages), the
 virtual timer interrupt through GICv2 and GICv3 (with FP state kept across the IRQ),
 xt_alloc and the ring region, and the EL0 round trip. Booting, the console helpers,
-the ring check and the every-bench checks are probe_boot.py's (shared with
+the ring check and the every-bench checks are tests/framework/probe_boot.py's (shared with
 test_probe_x86_64.py).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
                                           check_bench_run, check_ring_reader, check_seed003, symbols)
 

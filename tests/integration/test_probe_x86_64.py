@@ -7,7 +7,7 @@ protocol, the ring contents and QEMU's exit status. A small platform self-test i
 cannot reach on purpose: faults in ring 3 and ring 0, stack guard pages, the LAPIC
 timer in both modes, xt_alloc and the ring region, the return path from ring 3.
 Booting, the console helpers, the ring check and the every-bench checks are
-probe_boot.py's (shared with test_probe_arm64.py).
+tests/framework/probe_boot.py's (shared with test_probe_arm64.py).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
                                           check_bench_run, check_ring_reader, check_seed003, symbols)
 

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from tests.blackbox.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
+from tests.framework.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
 from xtalk.results.query import connect
 from xtalk.results.store import CampaignStore
 

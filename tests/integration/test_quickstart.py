@@ -10,9 +10,9 @@ import shutil
 import pytest
 from PIL import Image
 
-from tests.blackbox.browser import dump_dom, external_refs, screenshot
-from tests.blackbox.cli import campaign_dir, xtalk
-from tests.conftest import ROOT
+from tests.framework.browser import dump_dom, external_refs, screenshot
+from tests.framework.cli import campaign_dir, xtalk
+from tests.framework.repo import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")

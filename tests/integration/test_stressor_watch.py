@@ -1,5 +1,5 @@
 """Stressors are watched like the measurer (src/xtalk/watch.py), on native processes and
-on QEMU (the Xen lab: tests/integration/test_xen.py): a stressor killed mid-run, one
+on QEMU (the Xen lab: tests/framework/xen_lab.py): a stressor killed mid-run, one
 stopped (SIGSTOP) for the whole run and one that ends at once with an error (out of
 memory: a size spec check lets through, XT END status=fail) each fail their run with a
 reason naming it, or degrade it with
@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.blackbox.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
+from tests.framework.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
 
 BACKENDS = ["native", pytest.param("qemu", marks=pytest.mark.skipif(
     shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))]

@@ -12,9 +12,9 @@ import shutil
 import pytest
 from PIL import Image
 
-from tests.blackbox.browser import dump_dom, external_refs, screenshot
-from tests.blackbox.cli import campaign_dir, write_spec, xtalk
-from tests.conftest import ROOT
+from tests.framework.browser import dump_dom, external_refs, screenshot
+from tests.framework.cli import campaign_dir, write_spec, xtalk
+from tests.framework.repo import ROOT
 from xtalk.host.metadata import host_facts
 from xtalk.report.plots.sweep import sweeps
 from xtalk.sizes import host_caches

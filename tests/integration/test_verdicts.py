@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.blackbox.cli import write_spec, xtalk
+from tests.framework.cli import write_spec, xtalk
 
 QEMU = pytest.param("qemu", marks=pytest.mark.skipif(
     shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))

@@ -8,146 +8,18 @@ then x86_64 (PVH probe guest). Timings are emulation; the mechanics are real Xen
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import time
 
 import pytest
 
-from tests.blackbox.cli import campaign_dir, start, wait_for, write_spec, xtalk
-from tests.conftest import ROOT
+from tests.framework.cli import campaign_dir, start, wait_for, xtalk
+from tests.framework.repo import ROOT
+from tests.framework.xen_lab import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events, extra_pools,
+                                     followers, lab_exec, lab_fixture, measurer_running, run_on_lab, runs,
+                                     xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
-
-QEMU = {"arm64": "qemu-system-aarch64", "x86_64": "qemu-system-x86_64"}
-
-CAMPAIGN = """
-name = "xq"
-cpus = [1, 2]
-[backend]
-kind = "xen"
-executor = "lab"
-arch = "{arch}"
-{backend}
-[run]
-duration_s = {duration}
-grace_s = 40
-boot_timeout_s = {boot_timeout}
-start_gap_s = 0.5
-repetitions = 1
-{guests}
-[matrix]
-placement = {placements}
-start_order = ["stressor-first"]
-{matrix}
-{timeline}
-"""
-PROBE_GUESTS = """
-[measurer]
-bench = "qsort"
-params = { size_kib = 256 }
-[[stressors]]
-name = "thrash"
-bench = "cache_thrash"
-"""
-LINUX_RT_GUESTS = """
-[measurer]
-bench = "cyclictest"
-[[stressors]]
-name = "stress"
-bench = "stress_ng"
-params = { class = "cpu", workers = 1 }
-"""
-TIMELINE = """
-[[timeline]]
-at_s = 1.0
-action = "pause"
-target = "thrash"
-[[timeline]]
-at_s = 2.5
-action = "resume"
-target = "thrash"
-"""
-
-
-def campaign(tmp_path, arch: str, *, duration: float = 2, placements: str = '["solo"]', matrix: str = "",
-             timeline: str = "", backend: str = "", boot_timeout: float = 90, guests: str = PROBE_GUESTS):
-    """CAMPAIGN for arch written to tmp_path (backend: extra [backend] lines): (spec, out dir)."""
-    text = CAMPAIGN.format(arch=arch, duration=duration, placements=placements, matrix=matrix,
-                           timeline=timeline, backend=backend, boot_timeout=boot_timeout, guests=guests)
-    return write_spec(tmp_path, text), tmp_path / "out"
-
-
-def lab_exec(arch: str, *argv: str, timeout: float = 120):
-    res = xtalk("lab", "exec", "--arch", arch, "--", *argv, timeout=timeout)
-    assert res.returncode == 0, f"{argv}: {res.stderr}"
-    return res.stdout
-
-
-def xtalk_domains(arch: str) -> list[str]:
-    names = [line.split()[0] for line in lab_exec(arch, "xl", "list").splitlines()[1:] if line.split()]
-    return [n for n in names if n.startswith("xtalk-")]
-
-
-def followers(arch: str) -> list[str]:
-    """Console followers (`tail -F` of guest logs) still running in dom0."""
-    return [line for line in lab_exec(arch, "ps", "-o", "pid,args").splitlines()
-            if "tail -c +1 -F /var/log/xen/console/guest-xtalk-" in line]
-
-
-def measurer_running(arch: str, what: str = "the measurer domain") -> str:
-    """The name of the first xtalk measurer domain, once its console shows XT BEGIN."""
-    victim = wait_for(lambda: [d for d in xtalk_domains(arch) if d.endswith("-measurer")], 120, what)[0]
-    # xenconsoled makes the log only once the console connects: until then, no text (not an error)
-    log = f"/var/log/xen/console/guest-{victim}.log"
-    wait_for(lambda: "XT BEGIN" in lab_exec(arch, "sh", "-c", 'cat "$1" 2>/dev/null; true', "cat", log), 60,
-             "the measurer's XT BEGIN")
-    return victim
-
-
-def run_on_lab(spec, out, what: str, timeout: float = 900) -> None:
-    """`xtalk run` of a campaign on the lab, which must succeed; its wall time is printed."""
-    started = time.monotonic()
-    res = xtalk("run", spec, "--out", out, timeout=timeout)
-    print(f"\n{what}: {time.monotonic() - started:.1f} s\n{res.stderr[-1500:]}")
-    assert res.returncode == 0, res.stderr
-
-
-def extra_pools(arch: str) -> list[str]:
-    return [line.split()[0] for line in lab_exec(arch, "xl", "cpupool-list").splitlines()[1:]
-            if line.split() and line.split()[0] != "Pool-0"]
-
-
-def runs(out) -> dict[str, dict]:
-    found = {}
-    for meta in sorted(campaign_dir(out).glob("runs/*/meta.json")):
-        found[meta.parent.name] = json.loads(meta.read_text())
-    return found
-
-
-def events(out, run_id: str) -> list[dict]:
-    path = campaign_dir(out) / "runs" / run_id / "events.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def lab_fixture(arch: str, xen: str = "debian"):
-    """The lab for the module: reused when it runs with this Xen, else (re)started; stopped
-    at the end unless it was running with this Xen before."""
-    if shutil.which(QEMU[arch]) is None:
-        pytest.skip(f"{QEMU[arch]} is not installed: QEMU cannot run the {arch} Xen lab here "
-                    f"(apt-get install {'qemu-system-arm' if arch == 'arm64' else 'qemu-system-x86'})")
-    was_running = xtalk("lab", "status").stdout
-    if f"{arch}: running" in was_running and f"{arch}: running, Xen {xen}," not in was_running:
-        xtalk("lab", "stop", "--arch", arch)
-    started = time.monotonic()
-    res = xtalk("lab", "start", "xen", "--arch", arch, "--xen", xen, timeout=1800)
-    assert res.returncode == 0, res.stderr
-    print(f"\n{arch} lab: {res.stderr.strip()} ({time.monotonic() - started:.1f} s with the build)")
-    yield arch
-    assert xtalk_domains(arch) == [], "a domain created by xtalk survived"
-    assert followers(arch) == [], "a console follower outlived its run"
-    if f"{arch}: running, Xen {xen}," not in was_running:
-        xtalk("lab", "stop", "--arch", arch)
 
 
 @pytest.fixture(scope="module")
@@ -315,28 +187,6 @@ def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab,
     run_dir = next(campaign_dir(out).glob("runs/*"))
     assert (run_dir / "xen-console-measurer.log").exists()  # kept, whatever the guest managed to print
     assert xtalk_domains(arch) == [] and followers(arch) == []
-
-
-def check_linux_rt_runs(out, arch: str, kernel_flavour: str) -> dict[str, dict]:
-    """Every run of a linux-rt campaign passed with cyclictest samples from a Linux-RT domU
-    whose console was hvc0; the image is named in the metadata; nothing survived."""
-    found = runs(out)
-    assert found and all(m["status"] == "pass" for m in found.values()), \
-        {k: (m["status"], m["reason"]) for k, m in found.items()}
-    for run_id, meta in found.items():
-        bm = meta["backend_metadata"]
-        package = bm["image_kernel"]["package"]
-        assert bm["image_kind"] == "linux-rt" and package.startswith("linux-image-") and package.endswith(kernel_flavour)
-        assert bm["dom0_ramdisk"].endswith("initramfs.cpio") and "rt-tests" in bm["image_packages"]
-        config = bm["domains"]["measurer"]["config"]
-        assert f'ramdisk = "{bm["dom0_ramdisk"]}"' in config and "memory = 256" in config
-        assert "console=hvc0" in config and "xtalk.bench=cyclictest" in config
-        assert meta["guest_begin"]["platform"] == "xen" and meta["sample_count"] > 100
-        assert [m["name"] for m in meta["metrics"].values()] == ["cyclictest_t0"]
-        console = (campaign_dir(out) / "runs" / run_id / "xen-console-measurer.log").read_text()
-        assert "xtalk-init:" in console and "XT END" in console
-    assert xtalk_domains(arch) == []
-    return found
 
 
 def median_of(out, run_id: str) -> float:

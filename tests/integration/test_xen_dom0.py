@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.blackbox.cli import xtalk
-from tests.integration.test_xen import campaign, events, lab_exec, lab_fixture, run_on_lab, runs, xtalk_domains
+from tests.framework.cli import xtalk
+from tests.framework.xen_lab import campaign, events, lab_exec, lab_fixture, run_on_lab, runs, xtalk_domains
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]
 

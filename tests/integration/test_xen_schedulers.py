@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_xen import (campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
+from tests.framework.xen_lab import (campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
                                         xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_xen import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
+from tests.framework.xen_lab import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
                                         lab_fixture, run_on_lab, runs, xtalk_domains)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow]

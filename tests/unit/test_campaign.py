@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import MINIMAL_SPEC
+from tests.framework.specs import MINIMAL_SPEC
 from xtalk.campaign import make_backends
 from xtalk.host.metadata import host_facts
 from xtalk.plan import plan

@@ -1,5 +1,5 @@
 """Parsers against console logs recorded from real Linux-RT guest runs under QEMU TCG
-(tests/data/linux_rt/, recorded with `python -m tests.integration.linux_rt_boot record`;
+(tests/data/linux_rt/, recorded with `python -m tests.framework.linux_rt_boot record`;
 samples drained over the console there, no ring)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.linux_rt_checks import check_cyclictest, check_kernel_ops, check_thread_metric, report
+from tests.framework.linux_rt_checks import check_cyclictest, check_kernel_ops, check_thread_metric, report
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "linux_rt"
 

@@ -1,6 +1,6 @@
 from xtalk.plan import backend_kinds, plan
 from xtalk.spec import parse_campaign
-from tests.conftest import MINIMAL_SPEC
+from tests.framework.specs import MINIMAL_SPEC
 
 
 def make(extra: str = "", base: str = MINIMAL_SPEC):

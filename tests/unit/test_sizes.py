@@ -2,7 +2,7 @@
 host's), recorded per run for every guest that runs, and labelled for the report."""
 import pytest
 
-from tests.unit.backends.test_guest_memory import MIB, host
+from tests.framework.hosts import MIB, host
 from xtalk.plan import plan
 from xtalk.sizes import bench_sizes, human, label, reported_caches, run_sizes
 from xtalk.spec import parse_campaign

@@ -3,7 +3,7 @@ report, `xtalk run` and `xtalk show` use), checked on a stored campaign."""
 import numpy as np
 import pytest
 
-from tests.unit.results.test_store import meta, new_store, samples
+from tests.framework.store_data import meta, new_store, samples
 from xtalk.analysis.pipeline import Options, analyze
 from xtalk.spec.model import Gate
 from xtalk.analysis.gates import evaluate

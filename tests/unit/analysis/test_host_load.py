@@ -4,10 +4,10 @@ the system's when the measured CPU of one side spent much more of its runs on ot
 the loads are in each row either way."""
 import pytest
 
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.analysis.campaigns import Group, compare_campaigns
 from xtalk.analysis.host_load import load_difference, measured_cpu_load
 from xtalk.analysis.pipeline import Options, analyze
-from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.results.store import CampaignStore
 
 

@@ -3,31 +3,15 @@ is found with its size; the same timing counted by clocks of different rates is 
 overhead; a configuration without a native twin says so."""
 import pytest
 
+from tests.framework.campaigns import GUEST_HZ, NATIVE_HZ, overhead_campaign
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.analysis.pipeline import Options, analyze
-from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.results.store import CampaignStore
-
-NATIVE_HZ, GUEST_HZ = 2e9, 1e9  # the guest's counter ticks at half the rate of the native one
 
 
 def campaign(tmp_path, factor: float, runs: int = 5, extra: bool = False) -> dict:
-    """Native runs of a 1000 ns duration (two metrics), guest runs `factor` times
-    that, each counted in its backend's own clock."""
-    spec = {"matrix": {"backend.kind": ["native", "qemu"], "placement": ["solo"]}}
-    ids = [f"{kind}_solo-r{i}" for i in range(runs) for kind in ("native", "qemu")]
-    path = write_campaign(tmp_path / "c", "ov", spec, ids + (["qemu_same-core-r0", "qemu_pc-r0"] if extra else []))
-    for i, rid in enumerate(ids):
-        kind = rid.split("_")[0]
-        hz, scale = (NATIVE_HZ, 1.0) if kind == "native" else (GUEST_HZ, factor)
-        ticks = 1000 * hz / 1e9 * scale
-        write_run(path, rid, {"backend.kind": kind, "placement": "solo"}, 3000,
-                  heavy_tail(ticks, ticks / 10), metric=("work", "copy"), kind=None, freq_hz=hz, seed=i, index=i)
-    if extra:  # no native twin; and a qemu option as a dimension: the native configuration is its twin
-        write_run(path, "qemu_same-core-r0", {"backend.kind": "qemu", "placement": "same-core"}, 3000,
-                  heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=99)
-        write_run(path, "qemu_pc-r0", {"backend.kind": "qemu", "placement": "solo", "backend.qemu.machine": "pc"},
-                  3000, heavy_tail(1000, 100), metric=("work", "copy"), kind=None, freq_hz=GUEST_HZ, seed=98)
-    return analyze(CampaignStore(path), Options(evt=False, extras=False)).result
+    """The analysis of overhead_campaign (tests/framework/campaigns.py)."""
+    return analyze(overhead_campaign(tmp_path, factor, runs, extra), Options(evt=False, extras=False)).result
 
 
 def rows(res: dict) -> dict:

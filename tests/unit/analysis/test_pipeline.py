@@ -3,35 +3,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from tests.framework.campaigns import gated_campaign
+from tests.framework.synthetic import heavy_tail, with_step, write_campaign, write_run
 from xtalk.analysis.pipeline import Options, analyze
-from xtalk.analysis.synthetic import heavy_tail, with_step, write_campaign, write_run
 from xtalk.results.store import CampaignStore
-
-
-def ramped(gen, length, factor):
-    def g(rng, start, n):
-        v = np.asarray(gen(rng, start, n), dtype=np.float64)
-        idx = np.arange(start, start + n)
-        v[idx < length] *= factor
-        return v.astype(np.uint64)
-    return g
-
-
-def make(tmp_path, n=5000):
-    spec = {"matrix": {"placement": ["solo", "same-core"]},
-            "deadlines": [{"metric": "m", "ns": 2000}, {"metric": "m", "cycles": 1500}],
-            "gates": [{"metric": "m", "stat": "median", "max_increase_pct": 100},
-                      {"metric": "m", "stat": "p99", "max_increase_pct": 10}]}
-    ids = ["solo-r1", "same-core-r1", "solo-r2", "same-core-r2", "same-core-r3"]
-    path = write_campaign(tmp_path / "c", "synthetic", spec, ids)
-    gens = {"solo": heavy_tail(1000, 100), "same-core": heavy_tail(1900, 150)}
-    for i, rid in enumerate(ids[:4]):
-        cid = rid.rsplit("-", 1)[0]
-        gen = ramped(gens[cid], 300, 1.5) if rid == "solo-r1" else gens[cid]
-        write_run(path, rid, {"placement": cid}, n, gen, seed=i, index=i, freq_hz=2e9)
-    write_run(path, "same-core-r3", {"placement": "same-core"}, 100, gens["same-core"], seed=9, index=4,
-              status="fail", extra_meta={"reason": "guest fault"})
-    return CampaignStore(path)
 
 
 def values(store, config):
@@ -41,7 +16,7 @@ def values(store, config):
 
 
 def test_statistics_deadlines_outliers_and_gates(tmp_path):
-    store = make(tmp_path)
+    store = gated_campaign(tmp_path)
     res = analyze(store).result
     stats = {r["config_id"]: r for r in res["stats"]}
     for cid in ("solo", "same-core"):
@@ -72,7 +47,7 @@ def test_statistics_deadlines_outliers_and_gates(tmp_path):
 
 
 def test_exclude_rampup_drops_only_the_detected_ramp(tmp_path):
-    store = make(tmp_path)
+    store = gated_campaign(tmp_path)
     res = analyze(store, Options(exclude_rampup=True)).result
     (skipped,) = res["rampup_excluded"].items()
     assert skipped[0] == "solo-r1/m"

@@ -1,16 +1,7 @@
 """A probe guest's RAM follows its bench's buffers on this host's caches."""
+from tests.framework.hosts import MIB, host
 from xtalk.backends.guest_memory import buffer_bytes, probe_memory_mib
 from xtalk.plan import GuestPlan
-
-MIB = 1 << 20
-
-
-def host(llc_mib: int) -> dict:
-    return {"llc_bytes": llc_mib * MIB, "caches": [
-        {"level": 1, "type": "Data", "size_bytes": 48 << 10},
-        {"level": 1, "type": "Instruction", "size_bytes": 64 << 10},
-        {"level": 2, "type": "Unified", "size_bytes": 2 * MIB},
-        {"level": 3, "type": "Unified", "size_bytes": llc_mib * MIB}]}
 
 
 def guest(bench: str, **params) -> GuestPlan:

@@ -5,7 +5,7 @@ import numpy as np
 from xtalk.parsers import option_problems, parse_log
 from xtalk.parsers.cyclictest import CyclictestParser as Parser
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 
 DATA = ROOT / "tests" / "data" / "cyclictest"
 VALUE = re.compile(r"^\s*(\d+):\s*(\d+):\s*(\d+)$", re.M)

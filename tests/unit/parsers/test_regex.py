@@ -5,7 +5,7 @@ import pytest
 from xtalk.parsers import get, option_problems, parse_log
 from xtalk.parsers.regex import RegexParser
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 
 # the example of docs/guests.md
 GUIDE = (ROOT / "docs" / "guests.md").read_text().split("### A regex parser", 1)[1]

@@ -3,7 +3,7 @@ import re
 from xtalk.parsers import parse_log
 from xtalk.parsers.zephyr_latency_measure import ZephyrLatencyMeasureParser as Parser
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 
 LOG = (ROOT / "tests" / "data" / "zephyr" / "latency_measure-qemu_x86_64-tcg.log").read_text()
 OP_LINE = re.compile(r"^(\S+)\s+- .*:\s+(\d+) cycles ,\s+(\d+) ns :", re.M)

@@ -4,7 +4,7 @@ from xtalk.parsers import parse_log
 from xtalk.parsers.zephyr_thread_metric import TESTS
 from xtalk.parsers.zephyr_thread_metric import ZephyrThreadMetricParser as Parser
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 
 LOG = (ROOT / "tests" / "data" / "zephyr" / "thread_metric_preemptive-qemu_x86_64-tcg.log").read_text()
 S = 1_000_000_000

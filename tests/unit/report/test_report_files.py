@@ -6,18 +6,16 @@ import xml.etree.ElementTree as ET
 
 import pyarrow.parquet as pq
 
-from tests.unit.analysis.test_pipeline import make
+from tests.framework.browser import external_refs
+from tests.framework.campaigns import gated_campaign
 from xtalk.analysis.campaigns import Group, compare_campaigns
 from xtalk.analysis.pipeline import analyze
 from xtalk.report import compare_page
 from xtalk.report.build import write_report
 
 
-from tests.blackbox.browser import external_refs
-
-
 def test_report_files(tmp_path):
-    store = make(tmp_path)
+    store = gated_campaign(tmp_path)
     analysis = analyze(store)
     paths = write_report(analysis, tmp_path / "rep")
     html = paths["html"].read_text()
@@ -49,8 +47,8 @@ def test_report_files(tmp_path):
 
 
 def test_compare_page(tmp_path):
-    a = Group([analyze(make(tmp_path / "a"))])
-    b = Group([analyze(make(tmp_path / "b", n=4000))])
+    a = Group([analyze(gated_campaign(tmp_path / "a"))])
+    b = Group([analyze(gated_campaign(tmp_path / "b", n=4000))])
     cmp = compare_campaigns(a, b)
     assert {r["config_id"] for r in cmp["rows"]} == {"solo", "same-core"}
     same = next(r for r in cmp["rows"] if r["config_id"] == "same-core")
@@ -63,7 +61,7 @@ def test_compare_page(tmp_path):
 
 
 def test_report_of_degenerate_campaigns(tmp_path):
-    from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
+    from tests.framework.synthetic import heavy_tail, write_campaign, write_run
     from xtalk.results.store import CampaignStore
     empty = write_campaign(tmp_path / "e", "e", {}, ["solo-r1"])
     write_run(empty, "solo-r1", {"placement": "solo"}, 10, heavy_tail(), status="fail")
@@ -80,17 +78,15 @@ def test_report_of_degenerate_campaigns(tmp_path):
 
 
 def test_every_glossary_term_is_in_the_docs():
-    from tests.conftest import ROOT
+    from tests.framework.repo import ROOT
     from xtalk.report.glossary import TERMS
     text = (ROOT / "docs" / "report.md").read_text()
     assert [t for t in TERMS if f"| {t} |" not in text] == []
 
 
 def test_overhead_is_in_the_answer_and_has_its_section_plot_and_table(tmp_path):
-    from tests.unit.analysis.test_overhead import campaign
-    from xtalk.results.store import CampaignStore
-    campaign(tmp_path, 1.3)
-    paths = write_report(analyze(CampaignStore(tmp_path / "c")), tmp_path / "rep", samples=False)
+    from tests.framework.campaigns import overhead_campaign
+    paths = write_report(analyze(overhead_campaign(tmp_path, 1.3)), tmp_path / "rep", samples=False)
     html, md = paths["html"].read_text(), paths["markdown"].read_text()
     assert "what the neighbours and the hypervisor change" in html
     answer = html[html.index('id="answer"'):html.index('id="doubts"')]

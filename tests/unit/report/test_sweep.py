@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.analysis.pipeline import Options, analyze
-from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.report.build import write_report
 from xtalk.report.configs import labels, size_dims
 from xtalk.report.plots.sweep import sweeps

@@ -6,12 +6,12 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
+from tests.framework.store_data import meta, new_store, samples
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.analysis.pipeline import analyze
-from xtalk.analysis.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.results.query import connect
 from xtalk.results.records import SCHEMA_VERSION, RecordError
 from xtalk.results.store import CampaignStore, catalog
-from tests.unit.results.test_store import meta, new_store, samples
 
 
 def finished(store, run_id, values=(1, 2, 3)):

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 from xtalk.spec import catalogue
 from xtalk.spec.catalogue import Metric, Param, in_range, size_bytes
 

@@ -1,7 +1,7 @@
 """docs/spec.md must name every key of the spec model, so the reference cannot drift."""
 from pydantic import BaseModel
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 from xtalk.spec.model import Campaign
 
 

@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.framework.repo import ROOT
 from xtalk.spec.images import Booted, identify, image_problems
 
 

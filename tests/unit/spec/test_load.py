@@ -3,7 +3,8 @@ import json
 import jsonschema
 import pytest
 
-from tests.conftest import MINIMAL_SPEC, ROOT
+from tests.framework.repo import ROOT
+from tests.framework.specs import MINIMAL_SPEC
 from xtalk.backends.base import check_backend_options
 from xtalk.errors import SpecError
 from xtalk.spec import parse_campaign

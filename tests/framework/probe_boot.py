@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.framework.repo import ROOT
 from xtalk.telemetry.ring import RingReader, init_ring
 
-ROOT = Path(__file__).resolve().parents[2]
 RING_BYTES = 1 << 20
 CAPACITY = (RING_BYTES - 64) // 32
 

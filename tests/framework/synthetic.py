@@ -1,5 +1,5 @@
-"""Write a synthetic campaign in the store's on-disk layout (results/records.py), for
-benchmarks and tests of the analysis: campaign.json, runs/<id>/meta.json, events.jsonl
+"""Write a synthetic campaign in the store's on-disk layout (src/xtalk/results/records.py),
+for benchmarks (benchmarks/bench_analysis.py) and tests of the analysis: campaign.json, runs/<id>/meta.json, events.jsonl
 and samples.parquet with the derived columns finalize.py writes, generated in chunks so
 1e8 samples never sit in memory. Samples are back-to-back iterations: the counter at the
 end of sample i is the sum of the values so far, t_s = counter / freq. A timeline event
@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..results.records import SAMPLES_SCHEMA, SCHEMA_VERSION
+from xtalk.results.records import SAMPLES_SCHEMA, SCHEMA_VERSION
 
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
 

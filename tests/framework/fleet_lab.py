@@ -28,7 +28,8 @@ import yaml
 from labgrid.remote.client import start_session
 from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.framework.repo import ROOT
+
 BIN = Path(sys.executable).parent
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 

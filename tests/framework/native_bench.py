@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.framework.repo import ROOT
 BIN = ROOT / "build" / "native" / "xtalk-bench"
 HDR = struct.Struct("<8sIIQQQQQQ")
 SLOT = struct.Struct("<QQQII")

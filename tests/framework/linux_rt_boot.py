@@ -2,17 +2,17 @@
 line, without a ring (samples drained as XT SAMPLE lines), and return the console text.
 Used by tests/integration/test_linux_rt.py and to record tests/data/linux_rt/*.log:
 
-    .venv/bin/python -m tests.integration.linux_rt_boot record
+    .venv/bin/python -m tests.framework.linux_rt_boot record
 """
 from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.framework.repo import ROOT
 from xtalk.images import linux_rt
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "linux_rt"
+DATA = ROOT / "tests" / "data" / "linux_rt"
 MACHINE = {"x86_64": (["qemu-system-x86_64", "-M", "pc"], "ttyS0", "pc"),
            "arm64": (["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a57"], "ttyAMA0", "virt")}
 # name -> workload parameters (besides run= and platform=) of each recorded log

@@ -1,0 +1,53 @@
+"""The import contracts in pyproject.toml ([tool.importlinter], run by `make test`): they
+hold on this tree, and they fail, naming the contract, when a copy of src/xtalk gets one
+of the edges the architecture forbids."""
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.framework.repo import ROOT
+
+LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+
+
+def lint_imports(src, cwd) -> subprocess.CompletedProcess:
+    """`lint-imports` with this repo's contracts over the package `xtalk` found in `src`."""
+    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", "--no-logo", str(ROOT / "pyproject.toml")],
+                          cwd=cwd, env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin", "COLUMNS": "500"},
+                          capture_output=True, text=True, timeout=120)
+
+
+def verdicts(report: str) -> dict[str, str]:
+    """Contract name -> KEPT or BROKEN, from lint-imports' summary lines."""
+    return dict(re.findall(r"^(.+?) (KEPT|BROKEN)(?: \(\d+ ignored imports?\))?$", report, re.MULTILINE))
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """A copy of src/xtalk to add a forbidden import to."""
+    shutil.copytree(ROOT / "src" / "xtalk", tmp_path / "src" / "xtalk", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "src"
+
+
+def test_the_contracts_hold_on_this_tree(copy, tmp_path):
+    res = lint_imports(copy, tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert set(verdicts(res.stdout).values()) == {"KEPT"}, res.stdout
+
+
+@pytest.mark.parametrize("module, line, contract", [
+    ("results/store.py", "from ..parsers import base", "results must not import parsers"),
+    ("backends/native.py", "from ..lab import vm", "backends must not import lab"),
+    ("analysis/verdict.py", "from ..report import tables", "analysis must not import report"),
+    ("spec/model.py", "from .. import campaign", "xtalk layers"),
+])
+def test_a_forbidden_import_breaks_its_contract(copy, tmp_path, module, line, contract):
+    path = copy / "xtalk" / module
+    path.write_text(path.read_text() + f"\n{line}  # the forbidden edge\n")
+    res = lint_imports(copy, tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert verdicts(res.stdout)[contract] == "BROKEN", res.stdout
+    assert verdicts(res.stdout)["xtalk layers"] == "BROKEN", res.stdout
