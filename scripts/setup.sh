@@ -29,7 +29,7 @@ have stress-ng || need+=(stress-ng)
 have fdtput || need+=(device-tree-compiler)
 { have ssh && have ssh-keygen; } || need+=(openssh-client)
 have cpio || need+=(cpio)
-# Fleet tests (tests/fleet_lab.py): boards that are this machine over ssh, a user-run sshd each.
+# Fleet tests (tests/framework/fleet_lab.py): boards that are this machine over ssh, a user-run sshd each.
 { have sshd || [ -x /usr/sbin/sshd ]; } || need+=(openssh-server)
 have readelf || need+=(binutils)
 # The lab's "all-schedulers" Xen (xtalk.lab.xen_source): Xen's kconfig and dpkg-source.

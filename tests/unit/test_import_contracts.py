@@ -1,10 +1,11 @@
 """The import contracts in pyproject.toml ([tool.importlinter], run by `make test`): they
-hold on this tree, and they fail, naming the contract, when a copy of src/xtalk gets one
-of the edges the architecture forbids."""
+hold on this tree, they fail, naming the contract, when a copy of src/xtalk gets one of
+the edges the architecture forbids, and docs/architecture.md lists the same layers."""
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -51,3 +52,12 @@ def test_a_forbidden_import_breaks_its_contract(copy, tmp_path, module, line, co
     assert res.returncode == 1, res.stdout + res.stderr
     assert verdicts(res.stdout)[contract] == "BROKEN", res.stdout
     assert verdicts(res.stdout)["xtalk layers"] == "BROKEN", res.stdout
+
+
+def test_the_docs_list_the_layers_of_the_contract():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in config if c["id"] == "layers"]
+    table = (ROOT / "docs" / "architecture.md").read_text().split("| layer |", 1)[1].split("\n\n", 1)[0]
+    first_cells = [re.split(r"(?<!\\)\|", row)[1] for row in table.splitlines()[2:]]  # "\|" is a | in a cell
+    documented = [" | ".join(re.findall(r"`(\w+)`", cell)) for cell in first_cells]
+    assert documented == layers
