@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.stats
 import tomli_w
 
 from .analysis import inference as I
@@ -167,8 +166,7 @@ def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> flo
     if len(x) < 2:
         return None
     df = 2 * k - 2
-    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * float(x.std(ddof=1)) * \
-        math.sqrt(2 / k)
+    mde = I.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
     return _as_pct(mde, scale, row)
 
 
@@ -194,8 +192,7 @@ def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> fl
         return None
     cycles = max(I.min_units(alpha, paired=True), int(60 / (2 * w)))
     df = len(contrasts) - 1
-    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * \
-        float(np.std(contrasts, ddof=1)) / math.sqrt(cycles)
+    mde = I.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
     return _as_pct(mde, row.get("scale"), row)
 
 
