@@ -17,7 +17,8 @@ Two short campaigns on the spec's backend and CPUs, stored like any other:
 2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
-   paired design, both for one minute of measurement per configuration.
+   paired design, both for one minute of measurement per configuration (the formula:
+   analysis.inference.detectable, as the analysis's own noise floor and MDE use it).
 Backends whose guests run on another machine (xen: the measured CPU is a pCPU of the
 hypervisor, not of this host) are refused: no host thread can steal from them.
 """
