@@ -17,7 +17,8 @@ Two short campaigns on the spec's backend and CPUs, stored like any other:
 2. *A/A*: the spec's own measurer alone, `runs` runs, split odd against even runs: the
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
-   paired design, both for one minute of measurement per configuration.
+   paired design, both for one minute of measurement per configuration (the formula:
+   analysis.inference.detectable, as the analysis's own noise floor and MDE use it).
 Backends whose guests run on another machine (xen: the measured CPU is a pCPU of the
 hypervisor, not of this host) are refused: no host thread can steal from them.
 """
@@ -29,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.stats
 import tomli_w
 
 from .analysis import inference as I
@@ -167,8 +167,7 @@ def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> flo
     if len(x) < 2:
         return None
     df = 2 * k - 2
-    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * float(x.std(ddof=1)) * \
-        math.sqrt(2 / k)
+    mde = I.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
     return _as_pct(mde, scale, row)
 
 
@@ -194,8 +193,7 @@ def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> fl
         return None
     cycles = max(I.min_units(alpha, paired=True), int(60 / (2 * w)))
     df = len(contrasts) - 1
-    mde = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(I.POWER, df)) * \
-        float(np.std(contrasts, ddof=1)) / math.sqrt(cycles)
+    mde = I.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
     return _as_pct(mde, row.get("scale"), row)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from .plan import DEFAULTS, config_name
 from .results.records import CampaignRecord, dump_json, valid
 from .results.store import CampaignStore
 from .userfile import read_bounded
+from .spec.assignment import parse_assignment
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 from .spec.suggest import did_you_mean
 
@@ -61,18 +61,14 @@ def _configuration(sets: list[str]) -> dict:
     config = {"placement": "solo", "start_order": DEFAULTS["start_order"]}
     problems = []
     for item in sets:
-        dim, sep, text = item.partition("=")
-        if not sep or not dim.strip():
+        if (parsed := parse_assignment(item)) is None:
             problems.append(Problem(f"--set {item}", "use DIMENSION=VALUE, e.g. placement=same-core"))
             continue
-        try:
-            value = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = text
-        allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}.get(dim.strip())
+        dim, value = parsed
+        allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}.get(dim)
         if allowed and value not in allowed:
             problems.append(Problem(f"--set {dim}", f"{value!r} is not one of {', '.join(allowed)}"))
-        config[dim.strip()] = value
+        config[dim] = value
     if problems:
         raise SpecError("xtalk import", problems)
     return config

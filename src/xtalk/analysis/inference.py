@@ -16,6 +16,8 @@ statistic for ratio-scale statistics, the statistic itself for shares and rates)
   (t quantile x their sd x sqrt(1/n_a + 1/n_b); with >= 6 reference units also the
   (1 - alpha) quantile of all balanced A/A splits of them, scaled to this design, and
   the larger of the two), and the minimum detectable effect at POWER.
+* `detectable`: the formula behind every minimum detectable effect ((t quantile at
+  1 - alpha/2 + t quantile at POWER) x sd), before the design's scaling.
 * `min_units` / `units_needed`: how many units an exact test needs to reach alpha at all,
   and how many would detect a given change with POWER.
 * `two_sample_test` / `one_sample_test`: the test a design gets. The exact (or Monte
@@ -198,6 +200,13 @@ def aa_split_quantile(ref: np.ndarray, q: float, rng: np.random.Generator) -> tu
     return float(np.quantile(diffs, q)), h, n - h
 
 
+def detectable(sd, df, alpha: float = ALPHA, power: float = POWER):
+    """(t quantile at 1 - alpha/2 + t quantile at power, df degrees of freedom) x sd: the
+    smallest change a two-sided test at alpha detects with that power, before the caller
+    scales sd to its design (x sqrt(1/n_a + 1/n_b), / sqrt(cycles)). df may be an array."""
+    return (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(power, df)) * sd
+
+
 def floor_and_mde(ref: np.ndarray, na: int, nb: int, alpha: float = ALPHA, power: float = POWER,
                   rng: np.random.Generator | None = None) -> dict:
     """Noise floor and minimum detectable effect (analysis scale) of na vs nb units, from
@@ -217,7 +226,7 @@ def floor_and_mde(ref: np.ndarray, na: int, nb: int, alpha: float = ALPHA, power
         scaled = value * scale / math.sqrt(1 / h1 + 1 / h2)
         if scaled > floor:
             floor, source = scaled, f"A/A splits of {len(ref)} reference units"
-    mde = (t_a + float(scipy.stats.t.ppf(power, df))) * sd * scale
+    mde = float(detectable(sd, df, alpha, power)) * scale
     return {"floor": floor, "mde": max(mde, floor), "sd": sd, "source": source}
 
 
@@ -234,7 +243,7 @@ def paired_floor(aa: np.ndarray, d: np.ndarray, alpha: float = ALPHA, power: flo
     df = len(ref) - 1
     t_a = float(scipy.stats.t.ppf(1 - alpha / 2, df))
     floor = t_a * sd / math.sqrt(n)
-    mde = (t_a + float(scipy.stats.t.ppf(power, df))) * sd / math.sqrt(n)
+    mde = float(detectable(sd, df, alpha, power)) / math.sqrt(n)
     return {"floor": floor, "mde": mde, "sd": sd, "source": source}
 
 
@@ -252,6 +261,6 @@ def units_needed(sd: float | None, effect: float, alpha: float = ALPHA, power: f
     k = np.arange(max(2, base), MAX_UNITS + 1)
     df = k - 1 if paired else 2 * k - 2
     scale = np.sqrt(1 / k) if paired else np.sqrt(2 / k)
-    need = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(power, df)) * sd * scale
+    need = detectable(sd, df, alpha, power) * scale
     enough = np.flatnonzero(need <= abs(effect))
     return int(k[enough[0]]) if len(enough) else None

@@ -38,7 +38,7 @@ from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
-from ..arches import host_arch, normalise
+from ..arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
@@ -48,17 +48,16 @@ from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 
-# Per guest architecture: image (make target, path), RAM base, ring address, machine args.
+# Per guest architecture: RAM base, ring address, machine args (its probe images and
+# QEMU binary: arches.py).
 ARCHES = {
-    # microvm: the PVH-only image (QEMU tries multiboot first when both entries exist);
-    # pc: the multiboot one (images_by_machine).
-    "x86_64": {"target": "x86_64", "image": "build/x86_64/xtalk-probe-pvh.elf", "ram_base": 0,
-               "images_by_machine": {"pc": "build/x86_64/xtalk-probe.elf", "q35": "build/x86_64/xtalk-probe.elf"},
-               "ring_gpa": 0x1000000, "machine": "microvm", "qemu": "qemu-system-x86_64",
+    "x86_64": {"ram_base": 0, "ring_gpa": 0x1000000, "machine": "microvm",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},
-    "arm64": {"target": "arm64", "image": "build/arm64/xtalk-probe.img", "ram_base": 0x40000000,
-                "ring_gpa": 0x41000000, "machine": "virt", "qemu": "qemu-system-aarch64", "devices": []},
+    "arm64": {"ram_base": 0x40000000, "ring_gpa": 0x41000000, "machine": "virt", "devices": []},
 }
+# microvm boots the PVH-only probe image (QEMU tries multiboot first when both entries
+# exist); these machines the multiboot one.
+MULTIBOOT_MACHINES = ("pc", "q35")
 QMP_CONNECT_S = 10.0
 # Linux-RT guests: machine, console, ring address (None: top of RAM, fenced off with mem=).
 LINUX_RT = {
@@ -150,14 +149,15 @@ class QemuBackend(Backend):
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
-        if not (shutil.which("qemu-system-x86_64") or shutil.which("qemu-system-aarch64")):
-            return False, "no qemu-system-x86_64 or qemu-system-aarch64 on PATH (apt-get install qemu-system-x86)"
+        emulators = [a.qemu_system for a in FACTS.values()]
+        if not any(shutil.which(e) for e in emulators):
+            return False, f"no {' or '.join(emulators)} on PATH (apt-get install qemu-system-x86)"
         return True, ""
 
     def __init__(self, options: dict):
         super().__init__(options)
         self.opts = QemuOptions.model_validate(options)
-        self.arch = ARCHES[self.opts.arch]
+        self.arch, self.facts = ARCHES[self.opts.arch], FACTS[self.opts.arch]
         self.host = host_facts()
         self.linux = LINUX_RT[self.opts.arch] if self.opts.image == "linux-rt" else None
         chooser = choose_accel_linux if self.linux else choose_accel
@@ -174,7 +174,7 @@ class QemuBackend(Backend):
         self.freq_hz: int | None = None
         self.workdir: Path | None = None
         self.run_dir: Path | None = None
-        self.version = tool_version([self.arch["qemu"], "--version"])
+        self.version = tool_version([self.facts.qemu_system, "--version"])
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
     def _host_tsc_hz(self) -> int | None:
@@ -198,11 +198,11 @@ class QemuBackend(Backend):
             self.image, self.initrd = self.image_info.kernel, self.image_info.initrd
         elif own and self.image is None:
             machine = (self.opts.machine or self.arch["machine"]).split(",")[0]
-            image = self.arch.get("images_by_machine", {}).get(machine, self.arch["image"])
-            self.image = artifacts.build(self.arch["target"], image)
+            multiboot = self.facts.probe_multiboot if machine in MULTIBOOT_MACHINES else None
+            self.image = artifacts.build(self.facts.probe_target, multiboot or self.facts.probe_image)
             self.freq_hz = self._host_tsc_hz()
-        if not shutil.which(self.arch["qemu"]):
-            raise InfrastructureError(f"{self.arch['qemu']} not found (install QEMU for {self.opts.arch})")
+        if not shutil.which(self.facts.qemu_system):
+            raise InfrastructureError(f"{self.facts.qemu_system} not found (install QEMU for {self.opts.arch})")
         self.run_dir = run_dir
         self.workdir = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}")
         shutil.rmtree(self.workdir, ignore_errors=True)
@@ -249,7 +249,7 @@ class QemuBackend(Backend):
         cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and accel == "tcg" else
                         "host" if o.arch == "arm64" else None)
         memory = self.memory_mib(guest)
-        argv = [self.arch["qemu"], "-M", machine, "-accel", accel, "-m", f"{memory}M",
+        argv = [self.facts.qemu_system, "-M", machine, "-accel", accel, "-m", f"{memory}M",
                 "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-qmp", f"unix:{qmp},server=on,wait=off", "-S", "-name", f"xtalk-{guest.name},debug-threads=on"]
         if guest.foreign:  # the user's image as it is; its poweroff, panic or reboot ends QEMU

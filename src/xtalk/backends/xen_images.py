@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Callable
 
 from .. import artifacts
+from ..arches import FACTS
 from ..errors import InfrastructureError
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from .base import workload_args
 from .xen_xl import FOREIGN_MEMORY_MIB, XenOptions
 
-PROBE_IMAGES = {"arm64": ("arm64", "build/arm64/xtalk-probe.img"),
-                "x86_64": ("x86_64", "build/x86_64/xtalk-probe-pvh.elf")}
+PROBE_IMAGES = {a.name: (a.probe_target, a.probe_image) for a in FACTS.values()}  # arch -> (make target, path)
 IMAGE_DIR = "/run/xtalk/images"
 
 

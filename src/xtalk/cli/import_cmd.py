@@ -3,7 +3,6 @@ of earlier runs as a campaign (xtalk.importer); `--append` adds another configur
 logs to the latest campaign NAME."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from ..errors import EXIT_OK, Problem, SpecError
@@ -28,16 +27,14 @@ def add_parser(sub) -> None:
 
 
 def _options(items: list[str]) -> dict:
+    from ..spec.assignment import parse_assignment
     options, problems = {}, []
     for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
+        if (parsed := parse_assignment(item)) is None:
             problems.append(Problem(f"--parser {item}", "use KEY=VALUE, e.g. metric=latency"))
             continue
-        try:
-            options[key.strip()] = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
-            options[key.strip()] = text
+        key, value = parsed
+        options[key] = value
     if problems:
         raise SpecError("xtalk import", problems)
     return options

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import sys
 
+from ..arches import ARCHES
+
+LAB_ARCHES = sorted(ARCHES)  # arm64 first: the default, and the order stop and status go through
+
+
+def _add_arch(parser, default: str | None = "arm64") -> None:
+    parser.add_argument("--arch", default=default, choices=LAB_ARCHES)
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("lab", help="start/stop the Xen lab (Xen + dom0 under QEMU)")
     inner = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
     start = inner.add_parser("start", help="build if needed, boot, wait until dom0 answers over ssh")
     start.add_argument("kind", choices=["xen"], help="what to boot (xen)")
-    start.add_argument("--arch", default="arm64", choices=["arm64", "x86_64"])
+    _add_arch(start)
     start.add_argument("--cpus", type=int, default=None, help="pCPUs of the lab (default 3; dom0 gets pCPU 0)")
     start.add_argument("--memory-mib", type=int, default=None, help="RAM of the lab (default 3072)")
     start.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"],
@@ -21,17 +29,17 @@ def add_parser(sub) -> None:
     start.set_defaults(handler=do_start)
     build = inner.add_parser("build", help="build the lab's boot files only")
     build.add_argument("kind", choices=["xen"])
-    build.add_argument("--arch", default="arm64", choices=["arm64", "x86_64"])
+    _add_arch(build)
     build.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"])
     build.set_defaults(handler=do_build)
     stop = inner.add_parser("stop", help="stop the lab (both arches unless --arch)")
     stop.add_argument("kind", nargs="?", choices=["xen"], default="xen")
-    stop.add_argument("--arch", choices=["arm64", "x86_64"], default=None)
+    _add_arch(stop, default=None)
     stop.set_defaults(handler=do_stop)
     status = inner.add_parser("status", help="which labs run, their ports and boot times")
     status.set_defaults(handler=do_status)
     run = inner.add_parser("exec", help="run a command in the lab's dom0, e.g. xtalk lab exec -- xl list")
-    run.add_argument("--arch", default="arm64", choices=["arm64", "x86_64"])
+    _add_arch(run)
     run.add_argument("argv", nargs="+", help="the command and its arguments")
     run.set_defaults(handler=do_exec)
 
@@ -57,7 +65,7 @@ def do_build(args) -> int:
 
 def do_stop(args) -> int:
     from ..lab import vm
-    arches = [args.arch] if args.arch else ["arm64", "x86_64"]
+    arches = [args.arch] if args.arch else LAB_ARCHES
     if not any([vm.stop(a, log=_log) for a in arches]):
         _log("no Xen lab was running")
     return 0
@@ -66,7 +74,7 @@ def do_stop(args) -> int:
 def do_status(args) -> int:
     from ..lab import vm
     found = False
-    for arch in ("arm64", "x86_64"):
+    for arch in LAB_ARCHES:
         lab = vm.current(arch)
         if lab:
             found = True

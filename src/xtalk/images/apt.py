@@ -9,9 +9,10 @@ with `apt-get download` into <cache>/debs/<arch>/ and either unpacked once each 
 `dpkg-deb -x` into <cache>/debs/<arch>/x/<deb name>/ (fetch) or together into a
 caller's root (extract). The lists are refreshed (`apt-get update`) when
 missing, older than XTALK_APT_MAX_AGE_DAYS (default 7), or on request.
-With arch "source" the same private apt (<cache>/apt-source/) reads the host's sources
-as deb-src and fetches source packages (source_versions, fetch_source) into
-<cache>/sources/.
+The architecture is given in any spelling arches.py knows (it gives Debian's name, the
+<arch> above). With arch "source" the same private apt (<cache>/apt-source/) reads the
+host's sources as deb-src and fetches source packages (source_versions, fetch_source)
+into <cache>/sources/.
 Caveat: the host's sources must serve the architecture (Debian's mirrors serve arm64;
 an Ubuntu host would need ports.ubuntu.com for arm64).
 """
@@ -26,10 +27,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..arches import ALIASES, facts
 from ..errors import InfrastructureError
 
-# xtalk's architecture names, the kernel's and Debian's own -> Debian's
-DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "amd64": "amd64", "source": "source"}
+SOURCE = "source"  # the pseudo-architecture of source packages
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,12 @@ def _parse_depends(text: str) -> tuple[str, ...]:
 
 class PrivateApt:
     def __init__(self, arch: str, cache: Path, log=print):
-        if arch not in DEB_ARCH:
-            raise InfrastructureError(f"no Debian architecture for {arch!r} (known: {', '.join(DEB_ARCH)})")
-        self.arch, self.deb_arch, self.log = arch, DEB_ARCH[arch], log
+        known = facts(arch)
+        if known is None and arch != SOURCE:
+            raise InfrastructureError(f"no Debian architecture for {arch!r} (known: {', '.join([*ALIASES, SOURCE])})")
+        self.arch, self.deb_arch, self.log = arch, known.deb if known else SOURCE, log
         self.root = cache / f"apt-{self.deb_arch}"
-        self.debs = cache / ("sources" if arch == "source" else f"debs/{self.deb_arch}")
+        self.debs = cache / ("sources" if arch == SOURCE else f"debs/{self.deb_arch}")
         for d in (self.root / "lists" / "partial", self.root / "archives" / "partial",
                   self.root / "sources.list.d", self.root / "preferences.d", self.debs / "x"):
             d.mkdir(parents=True, exist_ok=True)
@@ -78,7 +80,7 @@ class PrivateApt:
         for src in sorted((etc / "sources.list.d").glob("*")):
             if src.suffix in (".list", ".sources"):
                 want[f"sources.list.d/{src.name}"] = src.read_bytes()
-        if self.arch == "source":  # the same archives, their source indexes
+        if self.arch == SOURCE:  # the same archives, their source indexes
             want = {rel: as_deb_src(data) for rel, data in want.items()}
         have = {"sources.list": self.root / "sources.list",
                 **{f"sources.list.d/{p.name}": p for p in (self.root / "sources.list.d").iterdir()}}

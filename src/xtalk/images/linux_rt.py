@@ -19,18 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .. import artifacts
+from ..arches import ARCHES, FACTS
 from ..errors import InfrastructureError
 from . import cache_dir, cpio, elf, prune
 from .apt import Package, PrivateApt
 
 NAME = "linux-rt"
-TRIPLET = {"x86_64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
-ELF_MACHINE = {"x86_64": 62, "arm64": 183}
 MAX_DEPTH = 4
 KEEP_BUILDS = 3  # per arch: older builds are removed from the cache after a new one
 MIN_MEMORY_MIB = 256  # RAM a Linux-RT guest needs (kernel + the uncompressed initramfs)
 KERNEL_PARAMS = ("quiet", "panic=-1", "noirqdebug")
-BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py")
+# the build's code, hashed into the image's: relative to this directory (arches.py: the
+# triplet, ELF machine and Debian name of the architecture)
+BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py", "../arches.py")
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class _Closure:
 
     def __init__(self, arch: str, dirs: dict[str, Path]):
         self.arch, self.dirs = arch, dirs
-        t = TRIPLET[arch]
+        t = FACTS[arch].triplet
         self.libdirs = [f"lib/{t}", f"usr/lib/{t}", "lib", "usr/lib", "lib64", "usr/lib64"]
 
     def locate(self, image_path: str) -> tuple[str, Path] | None:
@@ -133,7 +134,7 @@ class _Closure:
             if not elf.is_elf(src):
                 continue
             d = elf.deps(src)
-            if d.machine != ELF_MACHINE[self.arch]:
+            if d.machine != FACTS[self.arch].elf_machine:
                 raise InfrastructureError(f"{NAME}: {path} from {pkg} is not an {self.arch} program")
             if d.interp:
                 todo.append(d.interp)
@@ -147,7 +148,7 @@ class _Closure:
 
 
 def _provides(d: Path, sonames: set[str], arch: str) -> bool:
-    t = TRIPLET[arch]
+    t = FACTS[arch].triplet
     return any((d / libdir / s).exists() or (d / libdir / s).is_symlink()
                for s in sonames for libdir in (f"lib/{t}", f"usr/lib/{t}", "lib", "usr/lib", "lib64"))
 
@@ -219,8 +220,8 @@ def extract_vmlinux(vmlinuz: Path) -> bytes | None:
 def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=print) -> Image:
     """Build (or find in the cache) the linux-rt image for arch."""
     start = time.monotonic()
-    if arch not in TRIPLET:
-        raise InfrastructureError(f"{NAME}: unsupported arch {arch!r} (x86_64, arm64)")
+    if arch not in FACTS:
+        raise InfrastructureError(f"{NAME}: unsupported arch {arch!r} ({', '.join(ARCHES)})")
     rdir = recipe_dir()
     recipe = tomllib.loads((rdir / "recipe.toml").read_text())
     program = artifacts.build(f"posix-{arch}", f"build/posix/{arch}/xtalk-rt")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import artifacts
-from ..arches import normalise
+from ..arches import FACTS, Arch, normalise
 from ..errors import InfrastructureError
 from ..images import cache_dir, linux_rt, prune
 from ..images.apt import PrivateApt
@@ -57,25 +57,26 @@ XEN_MODULES = ["xen-evtchn", "xenfs", "xen-privcmd", "xen-gntdev", "xen-gntalloc
 
 @dataclass(frozen=True)
 class ArchRecipe:
+    """What the lab of one architecture is built from (its Debian name, triplet and probe
+    image: arches.py)."""
+
     arch: str                 # xtalk's name: arm64, x86_64
-    deb_arch: str             # Debian's: arm64, amd64
-    triplet: str
     hypervisor_pkg: str
     kernel_meta: str
     net_modules: tuple[str, ...]
-    probe_target: str         # make target
-    probe_image: str          # path in the source tree
     hypervisor_file: str      # path inside the hypervisor package
+
+    @property
+    def facts(self) -> Arch:
+        return FACTS[self.arch]
 
 
 RECIPES = {
-    "arm64": ArchRecipe("arm64", "arm64", "aarch64-linux-gnu", "xen-hypervisor-4.17-arm64", "linux-image-arm64",
-                        ("failover", "net_failover", "virtio_net", "virtio_mmio"),
-                        "arm64", "build/arm64/xtalk-probe.img", "boot/xen-4.17-arm64"),
-    "x86_64": ArchRecipe("x86_64", "amd64", "x86_64-linux-gnu", "xen-hypervisor-4.17-amd64", "linux-image-amd64",
+    "arm64": ArchRecipe("arm64", "xen-hypervisor-4.17-arm64", "linux-image-arm64",
+                        ("failover", "net_failover", "virtio_net", "virtio_mmio"), "boot/xen-4.17-arm64"),
+    "x86_64": ArchRecipe("x86_64", "xen-hypervisor-4.17-amd64", "linux-image-amd64",
                          ("failover", "net_failover", "virtio_net", "virtio_pci_legacy_dev",
-                          "virtio_pci_modern_dev", "virtio_pci"),
-                         "x86_64", "build/x86_64/xtalk-probe-pvh.elf", "boot/xen-4.17-amd64.gz"),
+                          "virtio_pci_modern_dev", "virtio_pci"), "boot/xen-4.17-amd64.gz"),
 }
 
 XEN_BIN = "/usr/lib/xen-4.17/bin"
@@ -122,7 +123,7 @@ def recipe(arch: str) -> ArchRecipe:
     try:
         return RECIPES[normalise(arch)]
     except KeyError:
-        raise InfrastructureError(f"no Xen lab for arch {arch!r} (arm64 or x86_64)") from None
+        raise InfrastructureError(f"no Xen lab for arch {arch!r} ({' or '.join(RECIPES)})") from None
 
 
 def init_script() -> str:
@@ -195,8 +196,8 @@ def build(arch: str, log=print, xen: str = "debian") -> LabImage:
     if xen not in xen_source.FLAVOURS:
         raise InfrastructureError(f"no Xen flavour {xen!r} ({', '.join(xen_source.FLAVOURS)})")
     own_xen, own_info = xen_source.build(r.arch, log) if xen != "debian" else (None, None)
-    probe = artifacts.build(r.probe_target, r.probe_image)
-    apt = PrivateApt(r.deb_arch, cache_dir(), log)
+    probe = artifacts.build(r.facts.probe_target, r.facts.probe_image)
+    apt = PrivateApt(r.arch, cache_dir(), log)
     apt.update()
     kernel = apt.kernel(r.kernel_meta)
     user = apt.closure(USER_SEEDS, SKIP_PACKAGES)
@@ -224,7 +225,7 @@ def build(arch: str, log=print, xen: str = "debian") -> LabImage:
         files["initrd"] = initrd.name
         info = {"arch": r.arch, "hash": digest, "recipe": RECIPE_VERSION, "packages": versions,
                 "kernel_package": kernel.name, "files": files,
-                "probe_image": PROBE_DIR + "/" + Path(r.probe_image).name,
+                "probe_image": PROBE_DIR + "/" + Path(r.facts.probe_image).name,
                 "probe_sha256": artifacts.file_hash(probe),
                 "xen_version": versions[r.hypervisor_pkg] if own_info is None else own_info["source"],
                 "xen_flavour": xen, "hypervisor_build": own_info, "built_s": round(time.monotonic() - started, 1)}

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..arches import FACTS
 from ..errors import InfrastructureError
 from .recipe import LAB_DIR, READY_MARK, LabImage, build, recipe
 
@@ -110,7 +111,7 @@ def qemu_argv(arch: str, img: LabImage, run_dir: Path, port: int, cpus: int, mem
               "-no-user-config", "-display", "none", "-monitor", "none", "-name", f"xtalk-lab-{arch}",
               "-qmp", f"unix:{run_dir / 'qmp.sock'},server=on,wait=off", *serial, *net]
     if arch == "arm64":
-        argv = ["qemu-system-aarch64", "-machine", "virt,virtualization=on,gic-version=3", "-cpu", "cortex-a57",
+        argv = [FACTS[arch].qemu_system, "-machine", "virt,virtualization=on,gic-version=3", "-cpu", "cortex-a57",
                 *common, "-device", "virtio-net-device,netdev=n0", "-kernel", str(img.path("xen"))]
         if dtb is not None:
             kernel, initrd = img.path("kernel"), img.path("initrd")
@@ -119,7 +120,7 @@ def qemu_argv(arch: str, img: LabImage, run_dir: Path, port: int, cpus: int, mem
                      "-device", f"loader,file={kernel},addr={KERNEL_ADDR:#x},force-raw=on",
                      "-device", f"loader,file={initrd},addr={initrd_addr:#x},force-raw=on"]
         return argv
-    return ["qemu-system-x86_64", "-machine", "pc", "-cpu", "qemu64,+svm,+npt,-rdtscp,+invtsc", *common,
+    return [FACTS[arch].qemu_system, "-machine", "pc", "-cpu", "qemu64,+svm,+npt,-rdtscp,+invtsc", *common,
             "-device", "virtio-net-pci,netdev=n0",
             "-kernel", str(img.path("xen")), "-append", _xen_args(arch, cpus, dom0_mem),
             "-initrd", f"{img.path('kernel')} {DOM0_ARGS},{img.path('initrd')}"]

@@ -23,17 +23,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..arches import FACTS
 from ..errors import InfrastructureError
 from ..images import cache_dir
-from ..images.apt import PrivateApt
+from ..images.apt import SOURCE, PrivateApt
 
 FLAVOURS = ("debian", "all-schedulers")
 SOURCE_SERIES = "4.17"
 # EXPERT makes the Schedulers menu visible (else kconfig keeps its defaults)
 EXTRA_CONFIG = ("CONFIG_EXPERT=y", "CONFIG_UNSUPPORTED=y", "CONFIG_SCHED_RTDS=y", "CONFIG_SCHED_NULL=y",
                 "CONFIG_SCHED_ARINC653=y", "CONFIG_HYPFS=y", "CONFIG_HYPFS_CONFIG=y")
-MAKE_ARGS = {"arm64": ("XEN_TARGET_ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-")}
-TOOLS = ("aarch64-linux-gnu-gcc", "bison", "flex", "dpkg-source", "make", "python3")
+CROSS = FACTS["arm64"].triplet  # the only arch it is built for
+MAKE_ARGS = {"arm64": ("XEN_TARGET_ARCH=arm64", f"CROSS_COMPILE={CROSS}-")}
+TOOLS = (f"{CROSS}-gcc", "bison", "flex", "dpkg-source", "make", "python3")
 BUILD_VERSION = "1"
 
 
@@ -50,7 +52,7 @@ def build(arch: str, log=print) -> tuple[Path, dict]:
     """The hypervisor binary for arch (built or cached) and what it was built from."""
     if arch not in MAKE_ARGS:
         raise InfrastructureError(f"the all-schedulers Xen is built for {', '.join(MAKE_ARGS)} only, not {arch}")
-    apt = PrivateApt("source", cache_dir(), log)
+    apt = PrivateApt(SOURCE, cache_dir(), log)
     apt.update()
     versions = [v for v in apt.source_versions("xen") if v.startswith(SOURCE_SERIES)]
     problems = []

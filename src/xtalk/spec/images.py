@@ -1,12 +1,12 @@
 """Guest images of the user's in a campaign spec (a workload's `image`, docs/guests.md),
 checked before anything boots: `image` and `initrd` are readable files; the image is a
 kernel for the architecture of the backend's guests, told from its first bytes (an ELF
-file by its machine; an arm64 Image by the magic `ARMd` at 0x38, gzip-compressed or not;
-an x86 bzImage by `HdrS` at 0x202); such a guest takes no `params` (nothing passes them
-to it) and is no host stressor; `initrd` and `append` need `image`; a backend that boots
-no images says why. What a backend boots comes in through `booted_by` (preflight.py asks
-the backend), as workloads.py gets its suites. Problems are (location, message) on the
-raw spec.
+file by its machine, as arches.py maps it; an arm64 Image by the magic `ARMd` at 0x38,
+gzip-compressed or not; an x86 bzImage by `HdrS` at 0x202); such a guest takes no
+`params` (nothing passes them to it) and is no host stressor; `initrd` and `append`
+need `image`; a backend that boots no images says why. What a backend boots comes in
+through `booted_by` (preflight.py asks the backend), as workloads.py gets its suites.
+Problems are (location, message) on the raw spec.
 Caveat: only the header is read; whether the kernel suits the spec's machine, CPU or GIC
 shows when it boots.
 """
@@ -17,11 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..arches import of_elf_kernel
 from .workloads import backend_of
 
-# ELF e_machine -> architecture: EM_386 (a 32-bit multiboot kernel such as Zephyr's
-# qemu_x86_64), EM_X86_64, EM_AARCH64
-ELF_ARCH = {3: "x86_64", 62: "x86_64", 183: "arm64"}
 HEAD_BYTES = 0x400
 
 
@@ -42,7 +40,7 @@ def identify(path: Path) -> tuple[str | None, str]:
         head = f.read(HEAD_BYTES)
     if head[:4] == b"\x7fELF":
         machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
-        arch = ELF_ARCH.get(machine)
+        arch = of_elf_kernel(machine)
         return arch, f"an ELF file for {arch}" if arch else f"an ELF file for machine {machine} (not x86 or arm64)"
     if head[:2] == b"\x1f\x8b":  # QEMU and Xen unpack a gzip-compressed arm64 Image
         try:

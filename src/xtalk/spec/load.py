@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
+from .assignment import parse_assignment
 from .locate import locate_line
 from .model import BACKEND_KINDS, Campaign, RunSettings, resolve_backend
 from .suggest import did_you_mean, shown
@@ -297,19 +298,14 @@ def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks
 
 
 def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
-    """Apply `path=value` overrides (`xtalk run --set`); the value is read as TOML
-    (a bare word is a string). Returns the problems (bad form, unknown path)."""
+    """Apply `path=value` overrides (`xtalk run --set`; the value as spec/assignment.py
+    reads it). Returns the problems (bad form, unknown path)."""
     problems = []
     for item in overrides:
-        path, sep, text = item.partition("=")
-        if not sep or not path.strip():
+        if (parsed := parse_assignment(item)) is None:
             problems.append(Problem(f"--set {item}", "use PATH=VALUE, e.g. run.repetitions=1"))
             continue
-        path = path.strip()
-        try:
-            value = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = text
+        path, value = parsed
         if "." not in path:
             if path not in Campaign.model_fields:
                 problems.append(Problem(f"--set {path}", "not a top-level key of a campaign spec"))

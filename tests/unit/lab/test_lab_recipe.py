@@ -58,5 +58,5 @@ def test_x86_64_boot_line(tmp_path):
 
 
 def test_recipes_cover_both_arches():
-    assert recipe.recipe("aarch64").deb_arch == "arm64" and recipe.recipe("amd64").deb_arch == "amd64"
+    assert recipe.recipe("aarch64").facts.deb == "arm64" and recipe.recipe("amd64").facts.deb == "amd64"
     assert recipe.recipe("x86_64").hypervisor_file.endswith(".gz")
