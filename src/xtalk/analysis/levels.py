@@ -119,7 +119,7 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
     test = I.Test(I.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
     t_alpha = float(scipy.stats.t.ppf(1 - rules.alpha / 2, df))
     sd = math.sqrt((drift_a.var + drift_b.var) / 2)
-    fl = {"floor": t_alpha * se, "mde": (t_alpha + float(scipy.stats.t.ppf(I.POWER, df))) * se, "sd": sd,
+    fl = {"floor": t_alpha * se, "mde": float(I.detectable(se, df, rules.alpha)), "sd": sd,
           "source": f"drift between campaigns from {_groups_text(drift_a, drift_b, shared, borrowed)}"}
     back = (lambda m: float(np.exp(m))) if scale == "log" else float
     values = (back(np.mean(cb)), back(np.mean(ca)))
