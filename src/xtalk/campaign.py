@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import artifacts
 from .backends.base import Backend, backend_class
+from .console_log import console_facts
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
@@ -70,7 +71,7 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
             if store.info.get(key) != value:
                 raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
                                                       f"({store.info.get(key)!r}); run without --resume")])
-        store.recover_interrupted()
+        store.recover_interrupted(console_facts)
         return store
     return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
 

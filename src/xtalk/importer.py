@@ -21,10 +21,8 @@ from pathlib import Path
 import tomli_w
 
 from . import parsers
-from .atomic import write_atomic
 from .errors import Problem, SpecError, UsageError
 from .plan import DEFAULTS, config_name
-from .results.records import CampaignRecord, dump_json, valid
 from .results.store import CampaignStore
 from .userfile import read_bounded
 from .spec.assignment import parse_assignment
@@ -141,9 +139,7 @@ def _grow(store: CampaignStore, config: dict, run_ids: list[str]) -> None:
             values.append(value)
     spec["matrix"] = matrix
     info.update(spec=spec, planned_runs=list(info.get("planned_runs", [])) + run_ids)
-    write_atomic(store.path / "spec.toml", tomli_w.dumps(spec))
-    write_atomic(store.path / "campaign.json", dump_json(valid(CampaignRecord, info, store.path / "campaign.json")))
-    store.info = info
+    store.save_info(info, tomli_w.dumps(spec))
 
 
 def _store_run(store: CampaignStore, run_id: str, config_id: str, config: dict, bench: str,

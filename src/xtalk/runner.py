@@ -30,6 +30,7 @@ from typing import Callable
 
 from .backends.base import Backend, GuestHandle
 from . import parsers
+from .console_log import console_facts
 from .errors import RunAborted, XtalkError, describe_failure
 from .host.metadata import host_facts
 from .host.noise import NoiseMeter
@@ -326,7 +327,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
         lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
         meta = writer.finish(
-            status, reason,
+            status, reason, **console_facts(writer.path, writer.meta),
             guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
             histograms={str(k): v for k, v in state.report.hist.items()},
             ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},

@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from xtalk.results.records import SAMPLES_SCHEMA, SCHEMA_VERSION
+from xtalk.results.records import SAMPLES_SCHEMA, SCHEMA_VERSION, event_record
+from xtalk.results.store import save_campaign_record, save_run_record
 
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
 
@@ -76,7 +77,7 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     with open(run_dir / "events.jsonl", "w") as f:
         for ev in events:
             ev.pop("at_sample", None)
-            f.write(json.dumps({"kind": "timeline", "host_ns": int(ev["t_s"] * 1e9), **ev}) + "\n")
+            f.write(json.dumps(event_record("timeline", int(ev["t_s"] * 1e9), ev)) + "\n")
     meta = {"run_id": run_id, "config_id": config_id, "attempt": 1, "config": config, "index": index, "status": status,
             "reason": "", "warmup": False, "repetition": 1, "sample_count": n, "lost_samples": 0,
             "ring_lost_samples": 0, "freq_hz": freq_hz, "schema_version": SCHEMA_VERSION,
@@ -85,13 +86,13 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
             "guest_meta": {f"window_ticks_{i}": str(counter) for i in range(len(names))},
             "duration_s": counter / freq_hz,
             **(extra_meta or {})}
-    (run_dir / "meta.json").write_text(json.dumps(meta, indent=1))
+    save_run_record(run_dir, meta)
 
 
 def write_campaign(path: Path, name: str, spec: dict, runs: list[str], host: dict | None = None) -> Path:
     (path / "runs").mkdir(parents=True, exist_ok=True)
-    (path / "campaign.json").write_text(json.dumps({
+    save_campaign_record(path, {
         "schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": "2026-01-01T00:00:00",
         "xtalk_version": "synthetic", "spec_hash": "0", "spec": {"name": name, **spec},
-        "host": host or {"cpu_model": "synthetic"}, "planned_runs": runs}, indent=1))
+        "host": host or {"cpu_model": "synthetic"}, "planned_runs": runs})
     return path

@@ -151,8 +151,6 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     if skipped:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
             f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
-    for r in runs:
-        r.pop("_overhead", None)
 
     result = {
         "campaign": {k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",

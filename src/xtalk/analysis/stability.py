@@ -18,6 +18,12 @@ def _w(level: str, scope: str, message: str) -> dict:
     return {"level": level, "scope": scope, "message": message}
 
 
+def measuring_overhead(run: dict) -> float | None:
+    """The cycles the measurer's own timing costs (XT META overhead_cycles), if it said."""
+    overhead = (run.get("guest_meta") or {}).get("overhead_cycles")
+    return float(overhead) if overhead not in (None, "") else None
+
+
 def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list[dict]:
     out = []
     for r in runs:
@@ -44,8 +50,6 @@ def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list
             over = sum(c for b, c in hist.items() if int(b) >= buckets - 1)
             if over:
                 out.append(_w("warning", rid, f"metric {metric}: {over} values in the guest histogram's overflow bucket"))
-        overhead = (r.get("guest_meta") or {}).get("overhead_cycles")
-        r["_overhead"] = float(overhead) if overhead not in (None, "") else None
         for ev in events_by_run.get(rid, []):
             if ev.get("error_ms") is not None and abs(ev["error_ms"]) > LATE_EVENT_MS:
                 out.append(_w("warning", rid, f"timeline event {ev.get('action')} {ev.get('target')} executed "
@@ -55,7 +59,7 @@ def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list
 
 def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict]) -> list[dict]:
     out = []
-    overhead = {r["run_id"]: r.get("_overhead") for r in runs}
+    overhead = {r["run_id"]: measuring_overhead(r) for r in runs}
     for row in per_config:
         scope = f"{row['config_id']}/{row['metric']}"
         if not row.get("n"):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 import shutil
 import sys
 import threading
@@ -33,7 +32,7 @@ from ..errors import InfrastructureError, Problem, RunAborted, SpecError, descri
 from ..host.metadata import host_facts
 from ..plan import RunPlan, _slug, plan
 from ..preflight import spec_checks
-from ..results.store import CampaignStore
+from ..results.store import CampaignStore, read_run_record
 from ..spec import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, xen_values
@@ -155,7 +154,7 @@ class Dispatch:
             except InfrastructureError as err:
                 failure = err
         if failure is None:
-            host = _json_meta(sent).get("board_host") or {}
+            host = read_run_record(sent).get("board_host") or {}
             meta = self.store.adopt_run(run.run_id, sent, serial_console=console.facts(),
                                         fleet=dict(facts, board={k: host.get(k) for k in BOARD_FACTS}))
         else:
@@ -175,10 +174,6 @@ class Dispatch:
             why = self.down.get(job.place) if job.place else "every board went down"
             out[job.run.run_id] = f"not run: {why or 'interrupted'}"
         return out
-
-
-def _json_meta(run_dir: Path) -> dict:
-    return json.loads((run_dir / "meta.json").read_text())
 
 
 def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, fleet: Fleet,

@@ -1,8 +1,8 @@
 """Turn a run's raw append-only files into samples.parquet with derived columns.
 
-Derived columns: metric name, value in ns (counter frequency from the guest's BEGIN or
-the run's metadata), t_s (seconds since the measurer started, in host time, via the
-clock pairs) and warmup (t_s < run.warmup_s, or the whole run when it is a warm-up run).
+Derived columns: metric name, value in ns (the counter frequency in the run's metadata),
+t_s (seconds since the measurer started, in host time, via the clock pairs) and warmup
+(t_s < run.warmup_s, or the whole run when it is a warm-up run).
 Chunked through a memory map, so runs larger than memory finalize too.
 Caveat: t_s is as good as the clock pairs: the guest-to-host offset is the smallest
 observed (host read time - guest heartbeat), an upper bound tight to the poll interval.
@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
-from ..parsers import parse_log
 from .records import SAMPLES_SCHEMA
 from .schema import SAMPLE_DTYPE
 
@@ -39,26 +38,12 @@ def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
     return float(min(offsets)) if offsets else None
 
 
-def _console_facts(path: Path, meta: dict) -> tuple[dict, float | None]:
-    """Metrics and frequency from the measurer's console log, read by its output parser."""
-    log = path / "console" / "measurer.log"
-    if not log.is_file():
-        return {}, None
-    measurer = meta.get("measurer") or {}
-    report = parse_log(log.read_text(errors="replace"), measurer.get("output", "xt"), meta["run_id"],
-                       measurer.get("parser"))
-    metrics = {str(k): v for k, v in report.metrics.items()}
-    return metrics, report.freq_hz
-
-
 def finalize_run(path: Path, meta: dict) -> dict:
-    """Write samples.parquet; return metadata fields to merge (counts, losses, clock)."""
+    """Write samples.parquet; return metadata fields to merge (counts, losses, clock).
+    The metrics and counter frequency are the record's (a caller that parses the run's
+    console log puts them there first: xtalk.console_log)."""
     metrics = dict(meta.get("metrics") or {})
     freq = meta.get("freq_hz")
-    if not metrics or not freq:
-        console_metrics, console_freq = _console_facts(path, meta)
-        metrics = metrics or console_metrics
-        freq = freq or console_freq
     raw_path = path / "samples.bin"
     size = raw_path.stat().st_size if raw_path.is_file() else 0
     count = size // SAMPLE_DTYPE.itemsize

@@ -1,10 +1,13 @@
 """The results store's records: the one place that knows their keys and format versions.
 
   campaign.json              CampaignRecord
-  runs/<dir>/meta.json       RunRecord (one per attempt of a run)
+  runs/<dir>/meta.json       RunRecord (one per attempt of a run; run_record.py)
   runs/<dir>/samples.parquet SAMPLES_SCHEMA
-  runs/<dir>/events.jsonl    Event, one JSON object per line
+  runs/<dir>/events.jsonl    Event: one JSON object per line, a model per event kind
   OUT/platform/<host>-<backend>.json  PlatformRecord (`xtalk calibrate`; results/platform.py)
+
+Every record declares all its keys and refuses others (extra="forbid"): they are written
+only through the store (store.py) and read only through it, checked on every save and load.
 
 Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   1  the first format.
@@ -14,29 +17,31 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   3  run status `degraded` (run.stressor_failure = "degrade") and meta.json
      `stressors_watch`: per stressor its exposure, CPU share, times, exit, XT END and
      errors, and whether each timeline event took effect (src/xtalk/watch.py).
-     Later, without a new version (a reader that lacks them only shows less): meta.json
-     `caches` and `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py);
-     `platform`, the host's cost of one preemption on the run's backend (Platform).
+  4  the records are complete contracts: every key of meta.json, campaign.json and
+     events.jsonl is declared (run_record.py, below) and no other is accepted. Folded in
+     from version 3, where they came without a new version: meta.json `caches` and
+     `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py); `platform`,
+     the host's cost of one preemption on the run's backend (Platform).
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
-(a version-1 run's attempt comes from its directory), and refuse newer ones. A record
-that cannot be read raises RecordError naming the file and the reason.
+(a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks),
+and refuse newer ones. A record that cannot be read raises RecordError naming the file
+and the reason.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Literal, Union
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from .. import __version__
 from ..errors import InfrastructureError
+from .run_record import JSON, GuestFacts, Part, Platform, RunRecord
 
-SCHEMA_VERSION = 3
-
-RunStatus = Literal["running", "pass", "fail", "degraded", "error", "interrupted"]
+SCHEMA_VERSION = 4
 
 _STRING_CODES = pa.dictionary(pa.int32(), pa.string())
 SAMPLES_SCHEMA = pa.schema([
@@ -56,61 +61,21 @@ class RecordError(InfrastructureError):
         super().__init__(f"{file}: {reason}")
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow")  # facts the runner and backends add are kept as they are
-
-    def dump(self) -> dict:
-        return self.model_dump(exclude_unset=True)
+class CampaignFleet(Part):
+    mode: str
 
 
-class CampaignRecord(_Record):
+class CampaignRecord(Part):
     schema_version: int
     name: str
     id: str
     created_at: str
     xtalk_version: str = ""
     spec_hash: str = ""
-    spec: dict[str, Any]
-    host: dict[str, Any] = {}
+    spec: dict[str, JSON]      # the spec as parsed (spec/model.py owns its keys)
+    host: dict[str, JSON] = {}  # host facts (host/metadata.py owns their keys)
     planned_runs: list[str] = []
-
-
-class Metric(_Record):
-    name: str
-    unit: str | None = None
-    kind: str | None = None
-
-
-class StressorWatch(_Record):
-    """How one stressor did over the measured window (src/xtalk/watch.py)."""
-
-    exposure: float | None = None  # share of its on-time it was there (active or idle)
-    cpu_share: float | None = None
-    on_s: float = 0.0
-    stopped_s: float = 0.0
-    alive: bool = True
-    exit: dict[str, Any] | None = None
-    end: dict[str, str] | None = None
-    errors: list[dict[str, str]] = []
-    timeline: list[dict[str, Any]] = []
-
-
-class Size(_Record):
-    """A size parameter as the spec gave it (or its default) and in bytes (None: unknown)."""
-
-    text: str
-    bytes: int | None = None
-
-
-class Platform(_Record):
-    """A run's host and backend as `xtalk calibrate` measured them: one preemption's cost
-    (the intercept of measured gap against injected steal), the slope of that fit, when,
-    and the calibration campaign's id."""
-
-    preemption_cost_us: float
-    slope: float
-    calibrated_at: str
-    source: str
+    fleet: CampaignFleet | None = None  # a fleet campaign's mode
 
 
 class PlatformRecord(Platform):
@@ -126,36 +91,72 @@ class PlatformRecord(Platform):
     steals: int
 
 
-class RunRecord(_Record):
-    schema_version: int
-    run_id: str
-    config_id: str
-    attempt: int
-    index: int = 0
-    config: dict[str, Any] = {}
-    status: RunStatus
-    reason: str = ""
-    warmup: bool = False
-    warmup_s: float | None = None
-    duration_s: float | None = None
-    started_at: str | None = None
-    ended_at: str | None = None
-    sample_count: int | None = None
-    lost_samples: int | None = None
-    ring_lost_samples: int | None = None
-    freq_hz: float | None = None
-    origin_host_ns: int | None = None
-    metrics: dict[str, Metric] = {}
-    stressors_watch: dict[str, StressorWatch] = {}
-    caches: dict[str, int | str] = {}  # l1, l2, l3, llc in bytes and their source (measurer, host)
-    sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
-    platform: Platform | None = None  # absent where the host and backend were never calibrated
-
-
-class Event(_Record):
-    kind: str
+# -- events.jsonl: one model per kind (the runner and watch.py write them) ---------------
+class _Event(Part):
     host_ns: int | None = None
+
+
+class GuestStart(GuestFacts, _Event):
+    """A guest was started (paused: held until its timeline start); its facts spread in."""
+
+    kind: Literal["guest_start"]
+    guest: str
+    paused: bool = False
     t_s: float | None = None
+
+
+class MeasurerBegin(_Event):
+    kind: Literal["measurer_begin"]
+
+
+class TimelineDone(_Event):
+    """A timeline event executed: when it was planned and when it happened."""
+
+    kind: Literal["timeline"]
+    action: str
+    target: str
+    planned_s: float | None = None
+    t_s: float | None = None
+    error_ms: float | None = None
+
+
+class TimelineChecked(_Event):
+    """Whether a timeline event took effect on a stressor (watch.py)."""
+
+    kind: Literal["timeline_effect"]
+    target: str
+    action: str
+    planned_s: float
+    took_effect: bool | None
+    detail: str
+    t_s: float | None = None
+
+
+class StressorExited(_Event):
+    kind: Literal["stressor_exit"]
+    guest: str
+    status: int
+    t_s: float | None = None
+    guest_end: dict[str, str] | None = None
+
+
+class RunEnd(_Event):
+    kind: Literal["run_end"]
+    status: str
+    reason: str = ""
+
+
+Event = Annotated[Union[GuestStart, MeasurerBegin, TimelineDone, TimelineChecked, StressorExited, RunEnd],
+                  Field(discriminator="kind")]
+EVENT = TypeAdapter(Event)
+
+
+def event_record(kind: str, host_ns: int, fields: dict) -> dict:
+    """An event checked against its kind's model (ValueError naming the key if not)."""
+    try:
+        return EVENT.validate_python({"kind": kind, "host_ns": host_ns, **fields}).dump()
+    except ValidationError as err:
+        raise ValueError(f"event {kind}: {_invalid(err)}") from None
 
 
 def _invalid(err: ValidationError) -> str:
@@ -164,7 +165,7 @@ def _invalid(err: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
-def valid(cls: type[_Record], data: dict, path: Path) -> dict:
+def valid(cls: type[Part], data: dict, path: Path) -> dict:
     """`data` checked against the record class (a RecordError naming `path` if not)."""
     try:
         return cls.model_validate(data).dump()
@@ -205,11 +206,17 @@ def load_campaign(path: Path) -> dict:
 
 
 def load_run(path: Path, attempt: int) -> dict:
-    """A run's meta.json; `attempt` is what its directory says (for version 1)."""
+    """A run's meta.json, brought up to SCHEMA_VERSION; `attempt` is what its directory
+    says (for version 1)."""
     obj = _read_object(path)
-    if _version(obj, path) == 1:
+    return valid(RunRecord, migrated(obj, _version(obj, path), attempt), path)
+
+
+def migrated(obj: dict, version: int, attempt: int) -> dict:
+    """A run record of an older version as the current one (format history above)."""
+    if version == 1:
         obj = {**obj, "attempt": attempt}
-    return valid(RunRecord, {**obj, "schema_version": SCHEMA_VERSION}, path)
+    return {**obj, "schema_version": SCHEMA_VERSION}
 
 
 def load_platform(path: Path) -> dict:
@@ -247,7 +254,7 @@ def read_events(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            out.append(Event.model_validate_json(line).dump())
+            out.append(EVENT.validate_json(line).dump())
         except ValidationError as err:
             raise RecordError(path, f"line {i}: {_invalid(err)}") from None
     return out

@@ -6,6 +6,9 @@ outlives the process. meta.json is replaced atomically. A run left 'running' by 
 xtalk is recovered as 'interrupted' (samples.parquet built from samples.bin) the next
 time the campaign is opened for writing.
 
+Records (records.py) are written only here, each checked against its model on every
+save (a key the model does not declare fails at once), and read only through here.
+
 Reading: a campaign whose campaign.json cannot be read raises RecordError; a run whose
 meta.json, samples.parquet or events.jsonl cannot be read is listed as damaged (file and
 reason) and left out, never its neighbours.
@@ -20,7 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -29,7 +32,7 @@ from ..atomic import write_atomic
 from ..errors import InfrastructureError
 from .finalize import finalize_run
 from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
-                      load_campaign, load_run, read_events, valid)
+                      event_record, load_campaign, load_run, read_events, valid)
 from .schema import SAMPLE_DTYPE
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
@@ -74,7 +77,7 @@ class RunWriter:
         os.write(fd, data)
 
     def event(self, kind: str, host_ns: int, **fields: Any) -> None:
-        record = {"kind": kind, "host_ns": host_ns, **fields}
+        record = event_record(kind, host_ns, fields)
         os.write(self._fds["events"], (json.dumps(record, sort_keys=True) + "\n").encode())
 
     def clock(self, host_ns: int, counter: int) -> None:
@@ -104,6 +107,15 @@ class RunWriter:
 
 def save_run_record(path: Path, meta: dict) -> None:
     write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")))
+
+
+def read_run_record(path: Path) -> dict:
+    """The meta.json of a run directory outside a campaign (a fleet worker's, sent back)."""
+    return load_run(path / "meta.json", 1)
+
+
+def save_campaign_record(path: Path, record: dict) -> None:
+    write_atomic(path / "campaign.json", dump_json(valid(CampaignRecord, record, path / "campaign.json")))
 
 
 @dataclass(frozen=True)
@@ -175,7 +187,7 @@ class CampaignStore:
         record = {"schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": now_iso(),
                   "xtalk_version": __version__, "spec_hash": spec_hash(spec_text), "spec": spec_raw,
                   "host": host, "planned_runs": planned_runs, **extra}
-        write_atomic(path / "campaign.json", dump_json(valid(CampaignRecord, record, path / "campaign.json")))
+        save_campaign_record(path, record)
         return cls(path)
 
     @classmethod
@@ -183,6 +195,13 @@ class CampaignStore:
         candidates = sorted((p for p in out.glob(f"{name}-*") if (p / "campaign.json").exists()
                              and named(p.name, name)), key=lambda p: p.name)
         return cls(candidates[-1]) if candidates else None
+
+    def save_info(self, info: dict, spec_text: str) -> None:
+        """Replace campaign.json (and spec.toml, the spec it holds): an import that adds
+        configurations to the campaign."""
+        write_atomic(self.path / "spec.toml", spec_text)
+        save_campaign_record(self.path, info)
+        self.info = load_campaign(self.path / "campaign.json")
 
     def run_dir(self, run_id: str) -> Path:
         return self.path / "runs" / run_id
@@ -223,14 +242,16 @@ class CampaignStore:
     def completed_run_ids(self) -> set[str]:
         return {m["run_id"] for m in self.runs() if m.get("status") in COMPLETED}
 
-    def recover_interrupted(self) -> list[str]:
-        """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples."""
+    def recover_interrupted(self, console_facts: Callable[[Path, dict], dict]) -> list[str]:
+        """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples;
+        `console_facts(run dir, record)`: the fields its console log adds (console_log.py)."""
         recovered = []
         for meta in self.runs():
             if meta.get("status") == "running":
                 meta = dict(meta, status="interrupted", reason="xtalk stopped before the run ended",
                             ended_at=now_iso())
                 path = self.run_dir(meta["run_id"])
+                meta.update(console_facts(path, meta))
                 meta.update(finalize_run(path, meta))
                 save_run_record(path, meta)
                 recovered.append(meta["run_id"])

@@ -8,6 +8,7 @@ import pytest
 
 from tests.framework.store_data import meta, new_store, samples
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
+from xtalk.console_log import console_facts
 from xtalk.analysis.pipeline import analyze
 from xtalk.results.query import connect
 from xtalk.results.records import SCHEMA_VERSION, RecordError
@@ -125,9 +126,9 @@ def test_samples_that_fail_mid_file_are_left_out_and_a_configuration_without_run
 def test_events_cut_by_a_kill_are_read_and_garbage_is_damage(tmp_path):
     path = synthetic(tmp_path)
     events = path / "runs" / "solo-r1" / "events.jsonl"
-    events.write_text('{"kind": "run_start", "host_ns": 1}\n{"kind": "tim')
+    events.write_text('{"kind": "measurer_begin", "host_ns": 1}\n{"kind": "tim')
     assert not CampaignStore(path).index().damaged
-    events.write_bytes(b'{"kind": "run_start", "host_ns": 1}\n\xff\xfe garbage\n{"kind": "run_end"}\n')
+    events.write_bytes(b'{"kind": "measurer_begin", "host_ns": 1}\n\xff\xfe garbage\n{"kind": "run_end"}\n')
     (damaged,) = CampaignStore(path).index().damaged
     assert damaged.error.file == events and damaged.error.reason.startswith("line 2:")
 
@@ -177,7 +178,7 @@ def test_a_crashed_run_with_garbage_clock_pairs_is_recovered_from_the_good_ones(
         os.close(fd)
     with open(store.run_dir("solo-r1") / "clock.csv", "ab") as f:
         f.write(b"\x00\x00\x00\n12,")
-    assert CampaignStore(store.path).recover_interrupted() == ["solo-r1"]
+    assert CampaignStore(store.path).recover_interrupted(console_facts) == ["solo-r1"]
     (recovered,) = CampaignStore(store.path).runs()
     assert recovered["status"] == "interrupted" and recovered["clock_offset_ns"] == 5_000_000_100
 

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from tests.framework.store_data import meta, new_store, samples
+from xtalk.console_log import console_facts
 from xtalk.results.query import connect
 from xtalk.results.store import CampaignStore
 
@@ -51,7 +52,7 @@ def test_a_run_left_running_is_recovered_with_its_samples(tmp_path):
     for fd in killed._fds.values():  # as if xtalk were SIGKILLed: nothing closed or finished
         os.close(fd)
     reopened = CampaignStore(store.path)
-    assert reopened.recover_interrupted() == ["solo-r2"]
+    assert reopened.recover_interrupted(console_facts) == ["solo-r2"]
     m = json.loads((store.run_dir("solo-r2") / "meta.json").read_text())
     assert m["status"] == "interrupted" and m["sample_count"] == 3 and m["freq_hz"] == 1000
     assert reopened.completed_run_ids() == {"solo-r1"}

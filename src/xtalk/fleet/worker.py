@@ -1,0 +1,62 @@
+"""A fleet worker's run (`xtalk worker`, cli/worker_cmd.py reads the job and writes the
+stream): one run of a campaign here, stored through a RunWriter in a temporary
+directory, then handed over whole (interrupted and errored runs too).
+
+The job: {"spec": TOML text, "overrides": [PATH=VALUE...] (the user's --set), "values":
+{PATH: value} (structured values the board sets, e.g. a xen-dom0 board's backend
+options), "run_id": the planned run, "attempt": its number in the campaign, "as":
+{"run_id", "config_id", "config"} (the ids it is stored under)}. SIGTERM (and Ctrl-C)
+stop the run like the runner's: its guests stopped, the run stored as interrupted.
+"""
+from __future__ import annotations
+
+import dataclasses
+import signal
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from ..backends.base import check_backend_options
+from ..campaign import local_backend, run_meta, sigterm_as_interrupt
+from ..errors import Problem, RunAborted, SpecError
+from ..host.pinning import off_measured_cpu
+from ..plan import plan
+from ..preflight import spec_checks
+from ..results.store import RunWriter
+from ..runner import execute_run
+from ..spec import parse_campaign
+
+JOB_KEYS = ("spec", "overrides", "values", "run_id", "as", "attempt")
+
+
+def run_job(job: dict, tick: Callable[[float | None], None], send: Callable[[Path], None],
+            ready: Callable[[], None]) -> bool:
+    """Run the job's run, then `send` its stored directory; whether it was interrupted.
+    `ready()` once this host's backend accepts the run (the caller starts watching for
+    its own stop then). A RunAborted (the run stored as 'error') is raised after it was sent."""
+    spec, raw = parse_campaign(job["spec"], "fleet job", check_backend_options, job["overrides"], spec_checks(),
+                               values=job["values"])
+    runs = [r for r in plan(spec, raw) if r.run_id == job["run_id"]]
+    if not runs:
+        raise SpecError("fleet job", [Problem("run_id", f"no run {job['run_id']!r} in the campaign's plan")])
+    the_run = dataclasses.replace(runs[0], **job["as"])
+    backend, host = local_backend(runs)
+    ready()
+    interrupted, aborted = False, None
+    with tempfile.TemporaryDirectory(prefix="xtalk-worker-") as tmp:
+        path = Path(tmp) / the_run.run_id
+        with sigterm_as_interrupt(), \
+                off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, backend.measures_local_cpus) as own_cpus:
+            writer = RunWriter(path, dict(run_meta(the_run, spec), xtalk_cpus=own_cpus, board_host=host,
+                                         attempt=job["attempt"]))
+            try:
+                execute_run(backend, the_run, writer, tick)
+            except KeyboardInterrupt:
+                interrupted = True
+            except RunAborted as err:  # stored as 'error': sent, then said
+                aborted = err
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the run is stored: send it whole
+        send(path)
+    if aborted:
+        raise aborted
+    return interrupted
