@@ -26,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..backends.base import check_backend_options
+from ..backend_registry import check_backend_options
 from ..campaign import local_backend, run_meta, sigterm_as_interrupt
 from ..errors import EXIT_OK, Problem, RunAborted, SpecError, UsageError
 from ..host.pinning import off_measured_cpu
