@@ -36,7 +36,7 @@ from .analysis import inference as I
 from .analysis.effects import Rules, assess_runs, unit_stats, window_sample
 from .analysis.pipeline import Options, analyze
 from .analysis.wording import sentence
-from .backends.base import backend_class, check_backend_options
+from .backend_registry import backend_class, check_backend_options
 from .calibrate_steal import SLOPE_CHECK, STEAL_US, steal_checks
 from .campaign import run_campaign
 from .errors import InfrastructureError, Problem, SpecError

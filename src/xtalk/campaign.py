@@ -23,7 +23,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import artifacts
-from .backends.base import Backend, backend_class
+from .backend_registry import backend_class
+from .backends.base import Backend
 from .console_log import console_facts
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from .host.metadata import host_facts

@@ -17,8 +17,9 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from . import backend_registry
 from .spec.load import set_path
-from .spec.model import BACKEND_KINDS, Campaign, TimelineEvent
+from .spec.model import Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
 BACKEND_DIM = "backend.kind"  # the backend as a dimension: native is the bare-machine baseline
@@ -140,7 +141,7 @@ def other_backends_option(dim: str, kind: str) -> bool:
     """A dimension over an option of another backend's table ("backend.qemu.machine" in a
     native configuration): not a dimension of this configuration."""
     parts = dim.split(".")
-    return len(parts) > 2 and parts[0] == "backend" and parts[1] in BACKEND_KINDS and parts[1] != kind
+    return len(parts) > 2 and parts[0] == "backend" and parts[1] in backend_registry.backend_kinds() and parts[1] != kind
 
 
 def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]]:

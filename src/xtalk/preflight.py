@@ -13,7 +13,7 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from .backends.base import backend_class
+from .backend_registry import backend_class
 from .plan import plan
 from .spec import catalogue
 from .spec.images import Booted, image_problems

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .plan import RunPlan
 
 LEVELS = ("l1", "l2", "l3", "llc")
-SUITES = ("probe", "posix")  # the suites whose benches the backends' guests run
+SUITES = tuple(s for suites in catalogue.IMAGE_SUITES.values() for s in suites)  # what the guest images run
 UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
 
 

@@ -1,6 +1,8 @@
-"""The Backend interface every hypervisor (or the bare machine) implements, and the registry.
+"""The Backend interface every hypervisor (or the bare machine) implements.
 
-A backend is a small class: `accepts(host)` says whether it can run here and why not;
+A backend is a small class, registered under its kind `name` with
+xtalk.backend_registry's `@register` (which finds every module of this package):
+`accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
 Host stressors (`host = true`) run through `host_backend()`, next to this backend's guests:
@@ -10,6 +12,11 @@ Before anything starts, `suites` (and `host_suites`) say which benches of the ca
 its guests (its host stressors) run, `guest_arch` and `no_images` what it boots of the
 user's own images (`image`), and `check_spec` what the backend refuses in a spec on this
 host (xtalk.preflight asks them).
+What a backend tells the rest of xtalk is on its class too: its options (`Options`, a
+pydantic model: check_options and the option checks come from it), the facts it adds to
+the host facts (`host_facts`: its tool's versions), the rows it adds to `xtalk host show`
+(`host_rows`) and to the report's setup and host tables (`version_rows`), and how a fleet
+board is reached when its hypervisor is driven from here (`reach`, docs/fleet.md).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -20,11 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..backend_registry import backend_class
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
+from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
-
-IMAGE_SUITES = {"probe": ("probe",), "linux-rt": ("posix",)}  # image option -> catalogue suites
 
 
 @dataclass
@@ -52,8 +61,18 @@ class Vitals:
     quantum_s: float = 1e-9  # resolution of cpu_s (`xl list` prints tenths of a second)
 
 
+class NoOptions(BaseModel):
+    """The options of a backend that takes none."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class Backend(ABC):
-    name: ClassVar[str]
+    name: ClassVar[str]  # its kind: [backend] kind = "<name>"
+    Options: ClassVar[type[BaseModel]] = NoOptions  # its [backend] options (unknown keys forbidden)
+    # The fleet reach (docs/fleet.md) under which a board's hypervisor is driven by this backend
+    # from here; None: boards run it through `xtalk worker` on the board (reach = "worker").
+    reach: ClassVar[str | None] = None
 
     def __init__(self, options: dict[str, Any]):
         self.options = options
@@ -61,8 +80,30 @@ class Backend(ABC):
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
-        """Problems with the spec's backend options as (key, message); [] when fine."""
-        return [(key, f"unknown option for the {cls.name} backend") for key in options]
+        """Problems with the spec's backend options (against `Options`) as (key, message); [] when fine."""
+        try:
+            cls.Options.model_validate(options)
+        except ValidationError as err:
+            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
+                     if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
+        return []
+
+    @classmethod
+    def host_facts(cls) -> dict[str, Any] | None:
+        """What it adds to the host facts stored with every run (under its kind), e.g. its
+        tool's versions; None: nothing."""
+        return None
+
+    @classmethod
+    def host_rows(cls, facts: dict[str, Any]) -> list[tuple[str, str]]:
+        """Its rows of `xtalk host show`, from what host_facts gave (label, text)."""
+        return []
+
+    @classmethod
+    def version_rows(cls, facts: dict[str, Any]) -> list[tuple[str, str | None]]:
+        """Its rows of the report's setup (where the campaign ran it) and host tables, from
+        the stored host facts under its kind ({} in records from before): (label, value or None)."""
+        return []
 
     @classmethod
     def suites(cls, options: dict[str, Any]) -> tuple[str, ...] | None:
@@ -193,23 +234,3 @@ def local_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:
                 out.append(((key, i), f"CPU {cpu} is not available to xtalk on this host (available: {available})"))
     return out
 
-
-REGISTRY: dict[str, type[Backend]] = {}
-
-
-def register(cls: type[Backend]) -> type[Backend]:
-    REGISTRY[cls.name] = cls
-    return cls
-
-
-def backend_class(kind: str) -> type[Backend] | None:
-    from . import native, qemu, xen  # noqa: F401  (registration by import)
-    return REGISTRY.get(kind)
-
-
-def check_backend_options(kind: str, options: dict[str, Any]) -> list[tuple[str, str]]:
-    cls = backend_class(kind)
-    if cls is None:
-        known = ", ".join(sorted(REGISTRY)) or "none"
-        return [("kind", f"unknown backend {kind!r} (known: {known})")]
-    return cls.check_options(options)

@@ -21,12 +21,13 @@ import sys
 from pathlib import Path
 
 from .. import artifacts
+from ..backend_registry import register
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..telemetry.ring import RingReader, create_ring_file
-from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
+from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
 
 BINARY = "build/native/xtalk-bench"

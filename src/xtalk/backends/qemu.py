@@ -33,11 +33,12 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
+from ..backend_registry import register
 from ..arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
@@ -45,7 +46,7 @@ from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import RingReader, init_ring
 from .guest_memory import FLOOR_MIB, probe_memory_mib
-from .base import Backend, GuestHandle, Vitals, local_cpu_problems, register, workload_args
+from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 
 # Per guest architecture: RAM base, ring address, machine args (its probe images and
@@ -129,15 +130,19 @@ def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
 @register
 class QemuBackend(Backend):
     name = "qemu"
+    Options = QemuOptions
 
     @classmethod
-    def check_options(cls, options: dict) -> list[tuple[str, str]]:
-        try:
-            QemuOptions.model_validate(options)
-        except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
-                     if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
-        return []
+    def host_facts(cls) -> dict:
+        return {arch: tool_version([FACTS[arch].qemu_system, "--version"]) for arch in ARCHES}
+
+    @classmethod
+    def host_rows(cls, facts: dict) -> list[tuple[str, str]]:
+        return [(f"QEMU {arch}", facts[arch] or "not found") for arch in ARCHES]
+
+    @classmethod
+    def version_rows(cls, facts: dict) -> list[tuple[str, str | None]]:
+        return [("QEMU", facts.get("x86_64"))]
 
     @classmethod
     def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -35,10 +36,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..arches import normalise
+from ..backend_registry import register
 from ..errors import InfrastructureError, Problem, SpecError
+from ..host.metadata import read_fact
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
-from .base import Backend, GuestHandle, Vitals, register
+from .base import Backend, GuestHandle, Vitals
 from .executors import TransportError
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
@@ -56,6 +59,26 @@ CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream 
 @register
 class XenBackend(Backend):
     name = "xen"
+    Options = XenOptions
+    reach = "xen-dom0"  # a fleet board's dom0, driven from here over ssh (executor ssh)
+
+    @classmethod
+    def host_facts(cls) -> dict:
+        """The Xen this host runs under (as a dom0 or a guest), if any, and whether xl is here."""
+        hv = read_fact("/sys/hypervisor/type")
+        version = None
+        if hv == "xen":
+            major, minor = read_fact("/sys/hypervisor/version/major"), read_fact("/sys/hypervisor/version/minor")
+            version = f"{major}.{minor}{read_fact('/sys/hypervisor/version/extra')}"
+        return {"hypervisor_type": hv or None, "xen_version": version, "xl": shutil.which("xl") is not None}
+
+    @classmethod
+    def host_rows(cls, facts: dict) -> list[tuple[str, str]]:
+        return [("Xen", facts["xen_version"] or ("xl found" if facts["xl"] else "not running under Xen"))]
+
+    @classmethod
+    def version_rows(cls, facts: dict) -> list[tuple[str, str | None]]:
+        return [("Xen", facts.get("xen_version"))]
 
     @classmethod
     def check_options(cls, options: dict) -> list[tuple[str, str]]:

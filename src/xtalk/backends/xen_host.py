@@ -1,7 +1,9 @@
 """The Xen host as the xen backend reaches it: the connection to dom0 and what that Xen is.
 
 Connection: an executor, local (xtalk runs in dom0), ssh (a board's dom0) or the lab
-(started on demand; the lab's campaign lock is held until release()). run() and xl()
+(started on demand; the lab's campaign lock is held until release()). The lab is a layer
+above the backends: it plugs in how to reach it (LAB_CONNECTOR, set by
+xtalk.lab.xen_link.install(), which the command line calls). run() and xl()
 run a command there; a command that is safe to repeat (queries, `xl destroy`) is run
 once more after one second when the transport fails, and every such failure is passed
 to the `note` callback (the backend's per-run `transport_failures`).
@@ -16,7 +18,6 @@ restarted by hand) is taken to be the same Xen.
 from __future__ import annotations
 
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -28,7 +29,8 @@ from .xen_images import PROBE_IMAGES
 from .xen_xl import SCHEDULERS, XenOptions, colours_wanted, llc_coloring_on, parse_xl_info, schedulers_from_config
 
 READ_ONLY_XL = {"info", "list", "dmesg", "cpupool-list", "vcpu-list", "destroy"}  # safe to repeat
-LAB_FACTS = ("arch", "cpus", "memory_mib", "dom0_mem_mib", "boot_s", "ssh_s", "image_dir", "pid")
+# executor = "lab": options -> (dom0's executor, the lab's campaign lock, held, the lab's facts)
+LAB_CONNECTOR: Callable[[XenOptions], tuple[Executor, LabLock, dict]] | None = None
 
 
 class XenHost:
@@ -56,20 +58,11 @@ class XenHost:
                                identity=Path(o.ssh_identity).expanduser() if o.ssh_identity else None,
                                known_hosts=Path(o.ssh_known_hosts).expanduser() if o.ssh_known_hosts else None,
                                label=o.ssh_host)
-        from ..lab import vm
-        arch = o.arch or "arm64"
-        lab = vm.current(arch)
-        if lab is None:
-            lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr), xen=o.lab_xen)
-        elif lab.image.info.get("xen_flavour", "debian") != o.lab_xen:
-            raise InfrastructureError(
-                f"backend.lab_xen is {o.lab_xen!r} but the running {arch} lab boots the "
-                f"{lab.image.info.get('xen_flavour', 'debian')!r} Xen: stop it first (xtalk lab stop --arch {arch})")
-        self.lock = LabLock(lab.dir / "campaign.lock")
-        self.lock.acquire()
-        self.lab_state = {k: lab.state.get(k) for k in LAB_FACTS}
-        self.lab_state["image"] = {k: v for k, v in lab.image.info.items() if k != "packages"}
-        return lab.executor()
+        if LAB_CONNECTOR is None:
+            raise InfrastructureError("executor = \"lab\" needs xtalk's Xen lab, which this program did not install "
+                                      "(xtalk.lab.xen_link.install(); the xtalk command does it)")
+        executor, self.lock, self.lab_state = LAB_CONNECTOR(o)
+        return executor
 
     def xl(self, *args, timeout: float = 60.0, check: bool = True):
         retry = args[0] in READ_ONLY_XL or (args[0].startswith("sched-") and "-d" not in args[1:2]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..backends.base import check_backend_options
+from ..backend_registry import check_backend_options
 from ..errors import InfrastructureError, SpecError, Problem
 from ..plan import backend_kinds
 from ..preflight import spec_checks

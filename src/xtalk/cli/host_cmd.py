@@ -1,13 +1,13 @@
 """`xtalk host show`: the host facts stored with every run (CPU, caches, isolation,
-governor, kernel, KVM and its kind, QEMU and Xen versions)."""
+governor, kernel, KVM and its kind, then each backend's rows: QEMU and Xen versions...)."""
 from __future__ import annotations
 
 import json
 
 from rich.table import Table
 
+from ..backend_registry import registry
 from ..host.metadata import host_facts
-
 from .common import console
 
 
@@ -41,10 +41,7 @@ def show_host(args) -> int:
         ("isolcpus", iso["isolcpus"] or "none"), ("nohz_full", iso["nohz_full"] or "none"),
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
-        ("QEMU x86_64", facts["qemu"]["x86_64"] or "not found"),
-        ("QEMU arm64", facts["qemu"]["arm64"] or "not found"),
-        ("Xen", facts["xen"]["xen_version"] or ("xl found" if facts["xen"]["xl"] else "not running under Xen")),
-    ]
+    ] + [row for kind, cls in registry().items() if kind in facts for row in cls.host_rows(facts[kind])]
     table = Table(show_header=False, box=None)
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", str(value))

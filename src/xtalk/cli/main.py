@@ -11,6 +11,7 @@ import traceback
 
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
+from ..lab import xen_link
 from . import (calibrate_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
                run_cmd, show_cmd, spec_cmd, worker_cmd)
 
@@ -42,6 +43,7 @@ def _error(message: str, code: int, debug: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    xen_link.install()  # the xen backend's executor "lab" (the backends do not import the lab)
     try:
         return args.handler(args)
     except XtalkError as e:

@@ -26,7 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..analysis.boards import BOARD_DIM
-from ..backends.base import check_backend_options
+from ..backend_registry import check_backend_options
 from ..campaign import CampaignResult, open_store, run_meta, sigterm_as_interrupt
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from ..host.metadata import host_facts

@@ -5,8 +5,10 @@ spec: every problem at once, each with its field path and, where found, its line
 Reach of a kind:
   worker    xtalk runs on the board over ssh (`xtalk worker`), with the spec's own backend
             (native, qemu) there, and sends the run directory back.
-  xen-dom0  the board's dom0 over ssh, driven from here by the xen backend (executor ssh).
-Both take the ssh address, port and user from the place's NetworkService resource.
+  others    a backend's own (Backend.reach, from xtalk.backend_registry): the board's
+            hypervisor driven from here by that backend; xen-dom0: the board's dom0 over
+            ssh, driven by the xen backend (executor ssh).
+All take the ssh address, port and user from the place's NetworkService resource.
 """
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..backend_registry import reaches
 from ..errors import Problem, SpecError
 from ..spec.load import read_spec
 from ..spec.locate import locate_line
@@ -24,6 +27,7 @@ from ..spec.suggest import did_you_mean
 
 PLACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MODES = ("spread", "per-board")
+WORKER = "worker"  # the reach of boards that run `xtalk worker` themselves
 
 
 class _Strict(BaseModel):
@@ -36,8 +40,8 @@ class BoardKind(_Strict):
     name: str = Field(pattern=PLACE_PATTERN, max_length=64, description="label of this kind, e.g. rpi4")
     places: list[str] = Field(default_factory=list, description="labgrid place names")
     tags: dict[str, str] = Field(default_factory=dict, description="every place with all of these tags")
-    reach: Literal["worker", "xen-dom0"] = Field(description="worker: xtalk runs on the board over ssh; "
-                                                 "xen-dom0: the xen backend drives the board's dom0 over ssh")
+    reach: str = Field(description="worker: xtalk runs on the board over ssh; or a backend's own reach, "
+                       "xen-dom0: the xen backend drives the board's dom0 over ssh")
     ssh_identity: str | None = Field(default=None, description="private key for the boards (default: ssh's own)")
     ssh_known_hosts: str | None = Field(default=None, description="known_hosts of the boards (default: ssh's own)")
     worker_command: str = Field(default="xtalk", description="reach=worker: how xtalk is started on the board")
@@ -46,6 +50,14 @@ class BoardKind(_Strict):
                                   description="after a power-on, how long the board may take to answer ssh")
     xen: dict[str, Any] = Field(default_factory=dict,
                                 description="reach=xen-dom0: xen backend options (the spec's [backend] wins)")
+
+    @field_validator("reach")
+    @classmethod
+    def _known_reach(cls, reach: str) -> str:
+        known = [WORKER, *reaches()]
+        if reach not in known:
+            raise ValueError(f"Input should be {', '.join(map(repr, known[:-1]))} or {known[-1]!r}")
+        return reach
 
     @model_validator(mode="after")
     def _selects_places(self):

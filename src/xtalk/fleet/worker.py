@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from ..backends.base import check_backend_options
+from ..backend_registry import check_backend_options
 from ..campaign import local_backend, run_meta, sigterm_as_interrupt
 from ..errors import Problem, RunAborted, SpecError
 from ..host.pinning import off_measured_cpu

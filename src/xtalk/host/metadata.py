@@ -1,5 +1,6 @@
 """Facts about the host that change how timing numbers read: CPU, caches, isolation,
-frequency governor, kernel, KVM (and which kind), QEMU and Xen versions.
+frequency governor, kernel, KVM (and which kind), and what each backend adds under its
+kind (Backend.host_facts: QEMU's versions, the Xen this host runs under...).
 
 Reads /proc and /sys and asks the tools for --version; every probe is best-effort and
 says 'unknown' rather than failing. Caveat: cache sizes are those of CPU 0.
@@ -14,10 +15,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .. import backend_registry
+
 SYS_CPU = Path("/sys/devices/system/cpu")
 
 
-def _read(path: str | Path, default: str = "") -> str:
+def read_fact(path: str | Path, default: str = "") -> str:
     try:
         return Path(path).read_text().strip()
     except OSError:
@@ -32,7 +35,7 @@ def _size_bytes(text: str) -> int:
 
 
 def cpu_model() -> str:
-    for line in _read("/proc/cpuinfo").splitlines():
+    for line in read_fact("/proc/cpuinfo").splitlines():
         if line.lower().startswith(("model name", "cpu model")):
             return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
@@ -42,10 +45,10 @@ def caches(cpu: int = 0) -> list[dict]:
     out = []
     for index in sorted((SYS_CPU / f"cpu{cpu}" / "cache").glob("index*")):
         out.append({
-            "level": int(_read(index / "level", "0") or 0),
-            "type": _read(index / "type", "unknown"),
-            "size_bytes": _size_bytes(_read(index / "size", "0")),
-            "shared_cpus": _read(index / "shared_cpu_list"),
+            "level": int(read_fact(index / "level", "0") or 0),
+            "type": read_fact(index / "type", "unknown"),
+            "size_bytes": _size_bytes(read_fact(index / "size", "0")),
+            "shared_cpus": read_fact(index / "shared_cpu_list"),
         })
     return out
 
@@ -62,7 +65,7 @@ def kvm_info() -> dict:
     kinds = [m for m in ("kvm_pvm", "kvm_intel", "kvm_amd") if Path("/sys/module", m).exists()]
     kind = kinds[0] if kinds else ("kvm" if Path("/sys/module/kvm").exists() else "")
     why = "" if usable else ("/dev/kvm missing" if not present else "/dev/kvm not accessible to this user")
-    flags = _read("/proc/cpuinfo")
+    flags = read_fact("/proc/cpuinfo")
     return {
         "available": usable, "kind": kind or "unknown", "reason": why,
         "hardware_virt": bool(re.search(r"\b(vmx|svm)\b", flags)),
@@ -81,22 +84,12 @@ def tool_version(argv: list[str]) -> str | None:
     return first[0] if first else None
 
 
-def xen_info() -> dict:
-    hv = _read("/sys/hypervisor/type")
-    version = None
-    if hv == "xen":
-        major, minor = _read("/sys/hypervisor/version/major"), _read("/sys/hypervisor/version/minor")
-        version = f"{major}.{minor}{_read('/sys/hypervisor/version/extra')}"
-    return {"hypervisor_type": hv or None, "xen_version": version,
-            "xl": shutil.which("xl") is not None}
-
-
 def isolation() -> dict:
-    cmdline = _read("/proc/cmdline")
+    cmdline = read_fact("/proc/cmdline")
     m = re.search(r"\bisolcpus=(\S+)", cmdline)
     return {
-        "isolcpus": _read(SYS_CPU / "isolated") or (m.group(1) if m else ""),
-        "nohz_full": _read(SYS_CPU / "nohz_full"),
+        "isolcpus": read_fact(SYS_CPU / "isolated") or (m.group(1) if m else ""),
+        "nohz_full": read_fact(SYS_CPU / "nohz_full"),
         "kernel_cmdline": cmdline,
     }
 
@@ -104,7 +97,7 @@ def isolation() -> dict:
 def governors() -> dict[str, str]:
     out = {}
     for gov in sorted(SYS_CPU.glob("cpu[0-9]*/cpufreq/scaling_governor")):
-        out[gov.parent.parent.name] = _read(gov)
+        out[gov.parent.parent.name] = read_fact(gov)
     return out
 
 
@@ -124,8 +117,6 @@ def host_facts() -> dict:
         "governors": governors() or "no cpufreq (virtual machine or fixed frequency)",
         "isolation": isolation(),
         "kvm": kvm_info(),
-        "qemu": {arch: tool_version([binary, "--version"]) for arch, binary in
-                 (("x86_64", "qemu-system-x86_64"), ("arm64", "qemu-system-aarch64"))},
-        "xen": xen_info(),
+        **backend_registry.host_facts(),
         "python": platform.python_version(),
     }

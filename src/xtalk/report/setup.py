@@ -5,6 +5,7 @@ inside the measured window (its exposure, when the run recorded it).
 """
 from __future__ import annotations
 
+from ..backend_registry import registry
 from ..plan import BACKEND_DIM
 from ..sizes import LEVELS, human, label as size_label
 from ..spec.model import resolve_backend
@@ -32,9 +33,8 @@ def setup_table(res: dict) -> Table:
     accels = sorted({str(r.get("accel")) for r in res["runs"] if r.get("accel")})
     rows = [("backend" if len(kinds) == 1 else "backends",
              ", ".join(k + (f" ({_params(options[k])})" if options[k] else "") for k in kinds)),
-            ("accelerator", ", ".join(accels) or "-"),
-            ("QEMU", (host.get("qemu") or {}).get("x86_64") if "qemu" in kinds else None),
-            ("Xen", (host.get("xen") or {}).get("xen_version") if "xen" in kinds else None)]
+            ("accelerator", ", ".join(accels) or "-")]
+    rows += [row for k, cls in registry().items() if k in kinds for row in cls.version_rows(host.get(k) or {})]
     m = spec.get("measurer") or {}
     rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on CPU {cpus[0]}"
                  + (f", {m['iterations']} iterations" if m.get("iterations") else "")))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import wording as W
 from ..analysis.kinds import in_ticks
+from ..backend_registry import registry
 
 
 @dataclass
@@ -251,9 +252,9 @@ def host_table(host: dict) -> Table:
             ("caches (cpu0)", caches or None), ("kernel", host.get("kernel")),
             ("isolcpus", iso.get("isolcpus") or "none"), ("nohz_full", iso.get("nohz_full") or "none"),
             ("governor", str(host.get("governors")) if host.get("governors") else None),
-            ("KVM", f"{kvm.get('kind')} (available: {kvm.get('available')})" if kvm else None),
-            ("QEMU", (host.get("qemu") or {}).get("x86_64")), ("Xen", (host.get("xen") or {}).get("xen_version")),
-            ("Python", host.get("python"))]
+            ("KVM", f"{kvm.get('kind')} (available: {kvm.get('available')})" if kvm else None)]
+    rows += [row for kind, cls in registry().items() for row in cls.version_rows(host.get(kind) or {})]
+    rows += [("Python", host.get("python"))]
     return Table("host", "Host", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
 
 

@@ -23,6 +23,9 @@ from ..errors import InfrastructureError
 from .suggest import shown
 
 PATH = "build/catalogue.json"
+# xtalk's guest images (the backend option `image`) and the suites their guests run: the one
+# list the backends (Backend.suites), the spec's messages (workloads.py) and sizes.py go by.
+IMAGE_SUITES = {"probe": ("probe",), "linux-rt": ("posix",)}
 _NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _SIZE = re.compile(rf"(?:(?P<cache>llc|l1|l2|l3)|(?P<num>{_NUM})(?P<unit>[kKmMgG]?)[bB]?)"
                    rf"(?:(?P<op>[*/])(?P<factor>{_NUM}))?")

@@ -23,11 +23,12 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
+from ..backend_registry import backend_kinds
 from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
 from .assignment import parse_assignment
 from .locate import locate_line
-from .model import BACKEND_KINDS, Campaign, RunSettings, resolve_backend
+from .model import Campaign, RunSettings, resolve_backend
 from .suggest import did_you_mean, shown
 
 SPEC_LIMIT = 1 << 20  # bytes; the largest example spec is a few KiB
@@ -165,7 +166,7 @@ def _backend_table_problems(backend: object, matrix: object) -> Located:
     kinds = matrix.get("backend.kind") if isinstance(matrix, dict) else None
     used = list(map(str, kinds)) if isinstance(kinds, list) else [str(backend.get("kind", "native"))]
     out: Located = []
-    for name in BACKEND_KINDS:
+    for name in backend_kinds():
         if name not in backend:
             continue
         if not isinstance(backend[name], dict):

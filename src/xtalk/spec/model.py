@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..backend_registry import backend_kinds
+
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
 ParamValue = int | float | str | bool
@@ -208,9 +210,8 @@ class AnalysisSettings(Strict):
     )
 
 
-# The backends (xtalk.backends registers one class per name; a test checks they agree).
-# In [backend], a table named after one ([backend.qemu]) holds that backend's own options.
-BACKEND_KINDS = ("native", "qemu", "xen")
+# The backends are xtalk.backend_registry's kinds (backend_kinds()): in [backend], a table
+# named after one ([backend.qemu]) holds that backend's own options.
 
 
 def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
@@ -218,7 +219,8 @@ def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
     tables, then the table named after the kind over them ([backend.qemu] when kind is
     qemu); the other backends' tables are not this configuration's."""
     kind = str(table.get("kind", "native"))
-    shared = {k: v for k, v in table.items() if k != "kind" and k not in BACKEND_KINDS}
+    kinds = backend_kinds()
+    shared = {k: v for k, v in table.items() if k != "kind" and k not in kinds}
     own = table.get(kind)
     return kind, shared | (own if isinstance(own, dict) else {})
 

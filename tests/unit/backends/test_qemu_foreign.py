@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from xtalk.backends import qemu
-from xtalk.backends.base import check_backend_options
+from xtalk.backend_registry import check_backend_options
 from xtalk.plan import plan
 from xtalk.spec import parse_campaign
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from xtalk.backends.base import check_backend_options
+from xtalk.backend_registry import check_backend_options
 from xtalk.backends.xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, guest_colours,
                                 llc_coloring_on, parse_vcpu_list, parse_xl_info, parse_xl_list,
                                 schedulers_from_config, unknown_colour_guests, xl_literal)

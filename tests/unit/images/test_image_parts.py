@@ -88,7 +88,7 @@ def test_linux_rt_options_are_validated():
 
 
 def test_kernel_command_line_carries_the_workload_and_the_ring(monkeypatch, tmp_path):
-    from xtalk.backends.base import check_backend_options
+    from xtalk.backend_registry import check_backend_options
     from xtalk.plan import plan
     from xtalk.spec import load_campaign
 
