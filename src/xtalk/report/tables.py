@@ -21,6 +21,7 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     note: str = ""
     compact: tuple[str, ...] = ()  # the main columns of a wide table (HTML: the rest behind a toggle)
+    empty: str = "none"            # what no row means (the terminal says it)
 
 
 def num(v, digits: int = 0) -> str:
@@ -71,15 +72,16 @@ def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
     compact = (*first, "metric", "n", "median", "p99", "max = WCET")
     t = Table("stats_runs" if per_run else "stats", "Statistics per run" if per_run else
               "Statistics per configuration", first + ["metric", "n"] + [h for _, h in STAT_COLS] +
-              ["skewness", "kurtosis", "quantiles"],
+              ["skewness", "kurtosis", "quantiles", "unit"],
               note="ticks (time); * = fewer than 10 samples above this quantile; skewness G1 and excess "
-                   "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.", compact=compact)
+                   "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.", compact=compact,
+              empty="no statistics: no passing run has samples")
     for r in rows:
         unit = units.get(r["metric"], "cycles")
         lead = [r["run_id"], r["config_id"]] if per_run else [r["config_id"], num(r.get("runs"))]
         t.rows.append(lead + [r["metric"], num(r.get("n"))] + [tick_cell(r, k, unit) for k, _ in STAT_COLS]
                       + [sig(r.get("skew")), sig(r.get("kurtosis")),
-                         "exact" if r.get("exact_quantiles") else "histogram (±0.05%)"])
+                         "exact" if r.get("exact_quantiles") else "histogram (±0.05%)", unit])
     return t
 
 

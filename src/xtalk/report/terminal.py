@@ -13,7 +13,7 @@ from rich.table import Table as RichTable
 from .sections import Report, Section
 from .tables import Table
 
-STATS = ("metric", "n", "min", "Q1", "median", "Q3", "max = WCET", "mean", "sd", "p99")
+STATS = ("metric", "unit", "n", "min", "Q1", "median", "Q3", "max = WCET", "mean", "sd", "p99")
 NARROW = {"evt": ("config", "metric", "status", "pWCET 1e-3", "pWCET 1e-6", "pWCET 1e-9", "reasons"),
           "stats": ("config", "runs", *STATS), "stats_runs": ("run", "config", *STATS)}
 LONG = ("KPI", "gates", "sentence")  # columns told under the table instead (the sentence) or left to the report
@@ -27,7 +27,7 @@ def columns(t: Table) -> list[int]:
 def table(t: Table, out: Console) -> None:
     out.print(t.title, style="bold", soft_wrap=True)
     if not t.rows:
-        out.print("  none")
+        out.print(f"  {t.empty}")
         return
     cols = columns(t)
     rich = RichTable()
