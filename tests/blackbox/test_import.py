@@ -70,7 +70,7 @@ def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
     assert all(50 < v["change_pct"] < 70 for v in same)
     table = xtalk("show", campaign)
     # the rest of the title line, top rule, header, rule, then the first row with its unit
-    assert "ns" in table.stdout.split("statistics per configuration")[1].splitlines()[4]
+    assert "ns" in table.stdout.split("Statistics per configuration")[1].splitlines()[4]
 
     report = xtalk("report", campaign)
     assert report.returncode == 0, report.stderr

@@ -67,4 +67,4 @@ def test_native_and_qemu_in_one_campaign_give_the_overhead_per_metric_and_config
     runs = [median_ns[f"qemu_bench-qsort-r{i}"] for i in range(1, 6)]
     assert qsort["value"] == pytest.approx(math.exp(sum(map(math.log, runs)) / 5), rel=1e-6)
     show = xtalk("show", campaign_dir(out), "--out", out)
-    assert show.returncode == 0 and "overhead against the bare machine" in show.stdout, show.stderr
+    assert show.returncode == 0 and "Overhead of each guest against the bare machine (native)" in show.stdout, show.stderr

@@ -1,19 +1,21 @@
-"""Everything the report says about one campaign, computed in one streaming pass over
-the samples (two with --exclude-rampup: the ramp-up is detected, then skipped).
+"""Everything the report says about one campaign: `analyze(store)` loads the campaign
+once (`load`: run records, timeline events, the index of damaged runs), then computes
+(`compute`): one streaming pass over the samples (two with --exclude-rampup: the
+ramp-up is detected, then skipped), statistics, verdicts, warnings.
 
-`analyze(store)` returns an Analysis: `.result` is plain JSON-able data (what report.json
-holds), `.runs_streams` / `.pooled` keep the accumulators the plots draw from.
-Statistics use passing runs only (and no warm-up samples or warm-up runs unless
-include_warmup); the others are listed in the warnings, never silently dropped.
+It returns an Analysis: `.result` is the Result (analysis/result.py: plain JSON-able
+data, what report.json holds), `.runs_streams` / `.pooled` keep the accumulators the
+plots draw from. Statistics use passing runs only (and no warm-up samples or warm-up
+runs unless include_warmup); the others are listed in the warnings, never silently dropped.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ..results.store import CampaignStore
+from ..results.store import CampaignStore, RunIndex
 from ..spec.model import Gate
 from . import changepoints as CP
 from . import evt, outliers, stability, verdict
@@ -24,6 +26,7 @@ from .inference import POWER
 from .kinds import metrics_of
 from .boards import board_rows
 from .overhead import overhead_rows
+from .result import Result, clean, run_row
 from .scan import scan, timeline_events
 
 
@@ -38,15 +41,25 @@ class Options:
 
 
 @dataclass
+class Loaded:
+    """What the store gives for one campaign, read before any computing."""
+    path: Path
+    info: dict                          # campaign.json
+    index: RunIndex                     # every attempt of every run, the damaged ones apart
+    runs: list[dict]                    # meta of the final attempts, in plan order
+    events: dict[str, list[dict]]       # run_id -> timeline events
+
+
+@dataclass
 class Analysis:
     store_path: str
     options: Options
-    result: dict = field(default_factory=dict)
-    runs_streams: dict = field(default_factory=dict)   # (run_id, metric) -> Stream
-    pooled: dict = field(default_factory=dict)         # (config_id, metric) -> Stream
-    events: dict = field(default_factory=dict)         # run_id -> timeline events
-    used_runs: list = field(default_factory=list)      # meta of the runs the statistics use
-    infos: dict = field(default_factory=dict)          # metric -> kinds.MetricInfo
+    result: Result
+    runs_streams: dict   # (run_id, metric) -> Stream
+    pooled: dict         # (config_id, metric) -> Stream
+    events: dict         # run_id -> timeline events
+    used_runs: list      # meta of the runs the statistics use
+    infos: dict          # metric -> kinds.MetricInfo
 
     def units(self) -> dict[str, str]:
         return self.result.get("units", {})
@@ -71,19 +84,29 @@ def _baseline_dim(spec: dict, gates: list[dict]) -> tuple[str, str]:
     return "placement", "solo"
 
 
-def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
-    opt = options or Options()
-    info = store.info
-    spec = info.get("spec") or {}
+def load(store: CampaignStore) -> Loaded:
+    """Everything the analysis reads from the store but the samples: read once, first."""
     index = store.index()
     runs = index.final()
+    events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"]), r.get("origin_host_ns")) for r in runs}
+    return Loaded(store.path, store.info, index, runs, events)
+
+
+def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
+    return compute(load(store), options or Options())
+
+
+def compute(c: Loaded, opt: Options) -> Analysis:
+    """The analysis of a loaded campaign: one pass over the samples (a second one skips
+    the detected ramp-ups with --exclude-rampup), then statistics, verdicts, warnings."""
+    info, runs, events = c.info, c.runs, c.events
+    spec = info.get("spec") or {}
     used = [r for r in runs if r.get("status") == "pass" and (opt.include_warmup or not r.get("warmup"))]
     deadlines = list(spec.get("deadlines") or [])
-    events = {r["run_id"]: timeline_events(store.run_dir(r["run_id"]), r.get("origin_host_ns")) for r in runs}
     unreadable: dict = {}
-    streams = scan(store.path, used, deadlines, opt.include_warmup, threads=opt.threads, unreadable=unreadable)
+    streams = scan(c.path, used, events, deadlines, opt.include_warmup, threads=opt.threads, unreadable=unreadable)
     used = [r for r in used if r["run_id"] not in unreadable]
-    left_out, left_out_warnings = index.left_out(store.path, unreadable, used)
+    left_out, left_out_warnings = c.index.left_out(c.path, unreadable, used)
     configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
     per_run, per_config, pooled = stats_rows(streams, configs_of)
     medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
@@ -92,7 +115,7 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
     if opt.exclude_rampup:
         skipped = {(r["run_id"], r["metric"]): r["warmup_n"] for r in ramp if r["significant"]}
         if skipped:
-            streams = scan(store.path, used, deadlines, opt.include_warmup, skip=skipped, threads=opt.threads)
+            streams = scan(c.path, used, events, deadlines, opt.include_warmup, skip=skipped, threads=opt.threads)
             per_run, per_config, pooled = stats_rows(streams, configs_of)
     stats = {(r["config_id"], r["metric"]): r for r in per_config}
     units = _units(runs)
@@ -152,47 +175,21 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
             f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
 
-    result = {
-        "campaign": {k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
-                                              "spec_hash")},
-        "description": spec.get("description", ""),
-        "path": str(store.path), "host": info.get("host") or {},
-        "options": {"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
-        "units": units, "spec": spec,
-        "runs": [{**{k: r.get(k) for k in ("run_id", "config_id", "status", "reason", "warmup", "repetition",
-                                           "sample_count", "lost_samples", "ring_lost_samples", "freq_hz",
-                                           "started_at", "duration_s", "placement", "start_order", "measurer",
-                                           "stressors", "stressors_watch", "caches", "sizes")},
-                  "accel": (r.get("backend_metadata") or {}).get("accel")} for r in runs],
-        "configs": all_configs, "baselines": baselines,
-        "stats_runs": per_run, "stats": per_config,
-        "analysis": {"alpha": rules.alpha, "power": POWER, "negligible_pct": rules.negligible_pct,
-                     "negligible_points": rules.negligible_points, "paired": paired_spec or None},
-        "deadlines": outliers.deadline_rows(pooled, stats, deadlines),
-        "outliers": outliers.outlier_rows(pooled, stats) if opt.extras else [],
-        "rampup": ramp, "rampup_excluded": {f"{r}/{m}": n for (r, m), n in skipped.items()},
-        "timelines": list(timelines.values()), "drift": drifts,
-        "evt": list(evts.values()),
-        "gates": gates, "verdicts": verdicts, "overhead": overhead, "boards": boards,
-        "stability": stable,
-        "overall": verdict.overall(gates, len(gate_models)),
-        "left_out": left_out, "warnings": warnings, "noise_flags": stability.noise_flags(info.get("host") or {}, runs),
-    }
-    return Analysis(str(store.path), opt, clean(result), streams, pooled, events, used, ctx.infos)
-
-
-def clean(o):
-    """Plain JSON data: numpy scalars/arrays converted, NaN and infinities as null."""
-    if isinstance(o, dict):
-        return {str(k): clean(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [clean(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return clean(o.tolist())
-    if isinstance(o, (bool, np.bool_)):
-        return bool(o)
-    if isinstance(o, (int, np.integer)):
-        return int(o)
-    if isinstance(o, (float, np.floating)):
-        return float(o) if math.isfinite(o) else None
-    return o
+    result = Result(
+        campaign={k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
+                                           "spec_hash")},
+        description=spec.get("description", ""), path=str(c.path), host=info.get("host") or {},
+        options={"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
+        units=units, spec=spec, runs=[run_row(r) for r in runs], configs=all_configs, baselines=baselines,
+        stats_runs=per_run, stats=per_config,
+        analysis={"alpha": rules.alpha, "power": POWER, "negligible_pct": rules.negligible_pct,
+                  "negligible_points": rules.negligible_points, "paired": paired_spec or None},
+        deadlines=outliers.deadline_rows(pooled, stats, deadlines),
+        outliers=outliers.outlier_rows(pooled, stats) if opt.extras else [],
+        rampup=ramp, rampup_excluded={f"{r}/{m}": n for (r, m), n in skipped.items()},
+        timelines=list(timelines.values()), drift=drifts, evt=list(evts.values()),
+        gates=gates, verdicts=verdicts, overhead=overhead, boards=boards, stability=stable,
+        overall=verdict.overall(gates, len(gate_models)),
+        left_out=left_out, warnings=warnings, noise_flags=stability.noise_flags(info.get("host") or {}, runs),
+    )
+    return Analysis(str(c.path), opt, clean(result), streams, pooled, events, used, ctx.infos)

@@ -120,17 +120,17 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
     return streams
 
 
-def scan(store_path: Path, runs: list[dict], deadlines: list[dict], include_warmup: bool = False,
-         skip: dict[tuple[str, str], int] | None = None, threads: int | None = None,
+def scan(store_path: Path, runs: list[dict], events: dict[str, list[dict]], deadlines: list[dict],
+         include_warmup: bool = False, skip: dict[tuple[str, str], int] | None = None, threads: int | None = None,
          unreadable: dict[str, RecordError] | None = None) -> dict[tuple[str, str], Stream]:
-    """Streams keyed by (run_id, metric) for the given run metadata. A run whose samples
-    fail to read raises RecordError, or with `unreadable` is recorded there and gives none."""
+    """Streams keyed by (run_id, metric) for the given run metadata, cut at each run's
+    timeline `events` (timeline_events, by run id). A run whose samples fail to read
+    raises RecordError, or with `unreadable` is recorded there and gives none."""
     skip = skip or {}
 
     def one(meta: dict) -> dict[str, Stream]:
         run_dir = store_path / "runs" / meta["run_id"]
-        events = timeline_events(run_dir, meta.get("origin_host_ns"))
-        cuts = tuple(e["t_s"] for e in events) or None
+        cuts = tuple(e["t_s"] for e in events.get(meta["run_id"]) or ()) or None
         per = {m: k for (r, m), k in skip.items() if r == meta["run_id"]}
         try:
             return scan_run(run_dir, meta, deadlines, include_warmup, per, cuts)

@@ -1,7 +1,8 @@
-"""`xtalk run SPEC`: validate, plan, run every run, store it. Exit 3 when a run did not
-pass (failed, errored, interrupted, or its files cannot be read), else 1 when a KPI gate
-failed, else 0. Degraded runs (run.stressor_failure = "degrade") are a warning: no
-statistic uses them, and they do not make the exit 3."""
+"""`xtalk run SPEC`: validate, plan, run every run, store it, then tell the summary
+(report/summary.py) and each report section's findings (report/terminal.py brief). Exit 3
+when a run did not pass (failed, errored, interrupted, or its files cannot be read), else 1
+when a KPI gate failed, else 0. Degraded runs (run.stressor_failure = "degrade") are a
+warning: no statistic uses them, and they do not make the exit 3."""
 from __future__ import annotations
 
 import json
@@ -9,9 +10,8 @@ import sys
 
 from rich.table import Table
 
-from ..analysis.wording import short
 from ..campaign import run_campaign
-from ..errors import EXIT_GATE_FAILED, EXIT_INFRASTRUCTURE, EXIT_OK
+from ..errors import EXIT_OK
 from ..plan import plan
 from ..fleet.model import load_fleet
 from .common import add_out, add_set, backends_text, console, load_spec
@@ -67,52 +67,29 @@ def run(args) -> int:
     else:
         result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): imported once the runs are done
+    from ..report import terminal
+    from ..report.sections import report_of
+    from ..report.summary import run_summary
     analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
-    gates = analysis.result["gates"]
-    statuses = [r["status"] for r in result.store.runs()]
-    not_passed = {r["run_id"]: r["status"] for r in analysis.result["runs"] if r["status"] not in ("pass", "degraded")}
-    degraded = {r["run_id"]: r["reason"] for r in analysis.result["runs"] if r["status"] == "degraded"}
-    not_passed.update({d["run"]: f"{d['status']} ({d['file']})" for d in analysis.result["left_out"] if d["final"]})
-    not_passed.update(result.not_run)
-    total = len({r["run_id"] for r in analysis.result["runs"]} | set(not_passed))
-    summary = {
-        "campaign": result.store.path.name, "path": str(result.store.path),
-        "runs": len(statuses), "passed": statuses.count("pass"),
-        "degraded": statuses.count("degraded"),
-        "failed": len(statuses) - statuses.count("pass") - statuses.count("degraded"), "skipped_resumed": result.skipped,
-        "not_run": result.not_run,
-        "left_out": analysis.result["left_out"],
-        "gates": gates, "gates_failed": sum(not g["passed"] for g in gates),
-        **{key: [{k: v.get(k) for k in ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct",
-                                        "noise_floor_pct", "sentence")} for v in analysis.result[key]]
-           for key in ("verdicts", "overhead")},
-    }
+    summary = run_summary(analysis.result, [r["status"] for r in result.store.runs()], result.not_run, result.skipped)
+    data = summary.data
     if args.report:
         from ..report.build import write_report
-        paths = write_report(analysis, result.store.path / "report")
-        summary["report"] = str(paths["html"])
+        data["report"] = str(write_report(analysis, result.store.path / "report")["html"])
     if args.json:
-        print(json.dumps(summary, indent=2, default=str))
+        print(json.dumps(data, indent=2, default=str))
     else:
         out = console(markup=False)
-        out.print(f"campaign {summary['campaign']}: {summary['passed']}/{summary['runs']} runs passed; "
-                  f"results in {summary['path']}")
-        for v in analysis.result["verdicts"]:
-            out.print(f"  {v['config_id']} / {v['metric']}: {short(v, v.get('unit_word', 'runs'))}")
-        for v in analysis.result["overhead"]:
-            if v["verdict"] != "baseline":
-                out.print(f"  {v['config_id']} / {v['metric']} against native: {short(v)}")
-        for g in gates:
-            out.print(f"  gate {g['metric']} {g['stat']} [{g['config_id']}]: "
-                      f"{'pass' if g['passed'] else 'FAIL'} ({g['detail']})")
-        out.print(f"  see: xtalk show {summary['campaign']} --out {args.out}")
-        if "report" in summary:
-            out.print(f"  report: {summary['report']}")
-    if degraded:
-        print(f"xtalk: warning: {len(degraded)} of {total} runs degraded (kept, used by no statistic): "
-              + "; ".join(f"{run} ({why})" for run, why in degraded.items()), file=sys.stderr)
-    if not_passed:
-        print(f"xtalk: error: {len(not_passed)} of {total} runs did not pass: "
-              + ", ".join(f"{run} {why}" for run, why in not_passed.items()), file=sys.stderr)
-        return EXIT_INFRASTRUCTURE
-    return EXIT_GATE_FAILED if summary["gates_failed"] else EXIT_OK
+        out.print(f"campaign {data['campaign']}: {data['passed']}/{data['runs']} runs passed; "
+                  f"results in {data['path']}")
+        terminal.brief(report_of(analysis.result, analysis.options), out)
+        out.print(f"  see: xtalk show {data['campaign']} --out {args.out}")
+        if "report" in data:
+            out.print(f"  report: {data['report']}")
+    if summary.degraded:
+        print(f"xtalk: warning: {len(summary.degraded)} of {summary.total} runs degraded (kept, used by no statistic): "
+              + "; ".join(f"{run} ({why})" for run, why in summary.degraded.items()), file=sys.stderr)
+    if summary.not_passed:
+        print(f"xtalk: error: {len(summary.not_passed)} of {summary.total} runs did not pass: "
+              + ", ".join(f"{run} {why}" for run, why in summary.not_passed.items()), file=sys.stderr)
+    return summary.exit_status()

@@ -1,5 +1,5 @@
 """Write a campaign's report directory: report.html (self-contained), report.md with
-plots/*.png, report.json (everything computed), stats.csv (per configuration and per
+plots/*.png, report.json (everything computed, and the report's sections), stats.csv (per configuration and per
 run), samples.parquet (every stored sample of every run, copied one row group at a time,
 never loaded whole) and junit.xml (the gates).
 """
@@ -16,9 +16,8 @@ from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..atomic import atomic_path, write_atomic
 from ..results.store import CampaignStore
 from . import html, interactive, markdown, plots
-from .setup import exposure_table, low_exposure, setup_table
 from .junit import junit_xml
-from .tables import all_tables
+from .sections import Report, report_of
 
 METHOD_NOTES = [
     "Quantiles: linear interpolation between order statistics (numpy default, DuckDB quantile_cont); exact "
@@ -83,11 +82,16 @@ def export_samples(store_path: Path, path: Path) -> int:
     return rows
 
 
+def report_json(res: dict, report: Report) -> dict:
+    """report.json: the analysis result, and the sections the report shows (key, title,
+    heading, the keys of their data)."""
+    return {**res, "sections": [s.json() for s in report.computed()]}
+
+
 def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
     dest.mkdir(parents=True, exist_ok=True)
     res = analysis.result
-    title = f"xtalk report: {res['campaign'].get('name')}"
-    tables = [setup_table(res)] + [t for t in (exposure_table(res),) if t.rows] + all_tables(res)
+    report = report_of(res, analysis.options)
     figs = plots.campaign_plots(analysis)
     (dest / "plots").mkdir(exist_ok=True)
     for old in (dest / "plots").glob("*.png"):  # plots of an earlier report of this campaign
@@ -99,14 +103,13 @@ def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
         plot_files.append((p["title"], name))
     out = {"html": dest / "report.html", "markdown": dest / "report.md", "json": dest / "report.json",
            "csv": dest / "stats.csv", "junit": dest / "junit.xml", "plots_json": dest / "plots.json"}
-    write_atomic(out["html"], html.page(title, res, tables, figs, METHOD_NOTES, interactive.section(analysis),
-                                        low_exposure(res)))
+    write_atomic(out["html"], html.page(report, figs, METHOD_NOTES, interactive.section(analysis)))
     write_atomic(out["plots_json"], json.dumps([{k: p[k] for k in ("id", "kind", "metric", "title", "axes")}
                                                for p in figs], indent=1))
-    write_atomic(out["markdown"], markdown.document(title, res, tables, plot_files, METHOD_NOTES))
-    write_atomic(out["json"], json.dumps(res, indent=1, allow_nan=False))
+    write_atomic(out["markdown"], markdown.document(report, plot_files, METHOD_NOTES))
+    write_atomic(out["json"], json.dumps(report_json(res, report), indent=1, allow_nan=False))
     stats_csv(res, out["csv"])
-    write_atomic(out["junit"], junit_xml(res))
+    write_atomic(out["junit"], junit_xml(report))
     if samples:
         out["parquet"] = dest / "samples.parquet"
         export_samples(Path(analysis.store_path), out["parquet"])

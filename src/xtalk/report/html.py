@@ -2,19 +2,22 @@
 the interactive time plots' library and data inline (no external reference of any
 kind: it opens offline, can be archived or attached as it is).
 
-Order: the answer first (verdict per metric and configuration, each guest's overhead
-against the bare machine where the backend is a dimension, the plots of the answer
-section: the headline, a sweep over sizes, the overhead), then everything that makes a
-number doubtful (grouped, counted, linked to the rows it concerns), the setup, the
-detailed tables, the plots, the glossary and the methods.
+The page renders the report's sections (sections.py) in their order, under their
+headings, each in a <div data-section="KEY">: the answer first (verdict per metric and
+configuration, each guest's overhead against the bare machine where the backend is a
+dimension, with the plots of the answer: the headline, a sweep over sizes, the overhead),
+then everything that makes a number doubtful (grouped, counted, linked to the rows it
+concerns), the setup, the detailed tables; the other plots and the interactive time plots
+before the details; the glossary and the methods last.
 """
 from __future__ import annotations
 
 import base64
 import html
 
-from .answer import Doubt, answer_rows, doubts
+from .answer import Doubt
 from .glossary import TERMS
+from .sections import Report, Section
 from .tables import Table
 
 CSS = """
@@ -44,8 +47,6 @@ dl.glossary dt{font-weight:bold;margin-top:6px} dl.glossary dd{margin-left:18px}
 
 TEXT_COLS = {"sentence", "evidence", "gates", "reasons", "detail", "reason", "value", "KPI", "event", "verdict",
              "state"}
-COMPACT = {"stats": ("config", "runs", "metric", "n", "median", "p99", "max = WCET"),
-           "stats_runs": ("run", "config", "metric", "n", "median", "p99", "max = WCET")}
 
 
 def _th(h: str) -> str:
@@ -78,8 +79,8 @@ def table_html(t: Table) -> str:
                 f"<tbody>{_rows(t, cols)}</tbody></table></div>")
     full = list(range(len(t.headers)))
     head = f'<h3 id="{html.escape(t.key)}">{html.escape(t.title)}</h3>'
-    if t.key in COMPACT and t.rows:
-        compact = [t.headers.index(h) for h in COMPACT[t.key] if h in t.headers]
+    if t.compact and t.rows:
+        compact = [t.headers.index(h) for h in t.compact if h in t.headers]
         return (head + render(compact) + f"<details><summary>all {len(full)} columns</summary>{render(full)}"
                 f"</details>{note}")
     return head + render(full) + note
@@ -92,7 +93,7 @@ def img(title: str, data: bytes, ident: str = "") -> str:
             f'src="{uri}"></figure>')
 
 
-def answer_html(res: dict) -> str:
+def answer_html(rows: list[dict]) -> str:
     head = "".join(_th(h) for h in ("metric", "configuration", "design", "statistic", "baseline → configuration",
                                      "change [95% interval]", "noise floor", "verdict"))
     body = "".join(
@@ -101,15 +102,13 @@ def answer_html(res: dict) -> str:
         f'<td>{html.escape(r["design"])}</td><td>{html.escape(r["statistic"])}</td><td>{html.escape(r["values"])}</td>'
         f'<td>{html.escape(r["change"])}</td><td>{html.escape(r["floor"])}</td>'
         f'<td class="verdict v{r["verdict"]}" title="{html.escape(r["sentence"])}">{html.escape(r["text"])}</td></tr>'
-        for r in answer_rows(res))
+        for r in rows)
     return (f'<div class="scroll"><table class="answer"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
             '</div><p class="note">Hover a verdict for its sentence; every term is in the glossary at the end.</p>')
 
 
-def overhead_html(res: dict, plots: list[dict]) -> str:
+def overhead_html(plots: list[dict]) -> str:
     """Where the backend is a dimension: what each guest costs against the bare machine."""
-    if not res.get("overhead"):
-        return ""
     return ('<h3 id="overhead-answer">Overhead: each guest against the same configuration on the bare machine</h3>'
             '<p class="note">The rows "vs native" above: the same statistics, the native runs as the reference and '
             'noise floor, times from each run\'s own counter frequency; every number in '
@@ -117,11 +116,8 @@ def overhead_html(res: dict, plots: list[dict]) -> str:
             + "".join(img(p["title"], p["png"], p["id"]) for p in plots))
 
 
-def doubts_html(res: dict, extra: list[str]) -> str:
+def doubts_html(groups: list[Doubt]) -> str:
     items = []
-    groups = doubts(res)
-    if extra:
-        groups.insert(0, Doubt("stressors idle for a noticeable share of a non-solo run", "warning", extra))
     for d in groups:
         links = "".join(f' <a href="#{html.escape(a)}">{html.escape(label)}</a>' for a, label in
                         dict.fromkeys(d.links))
@@ -136,45 +132,43 @@ def glossary_html() -> str:
                                              for k, v in TERMS.items()) + "</dl>"
 
 
-def page(title: str, res: dict, tables: list[Table], plots: list[dict], notes: list[str],
-         interactive: str = "", extra_doubts: list[str] | None = None) -> str:
-    camp = res["campaign"]
-    overall = res["overall"]
-    sections = {t.key: t for t in tables}
-    detail = [table_html(sections[k]) for k in ("gates", "stability", "stats", "deadlines", "outliers", "rampup",
-                                                "verdicts", "overhead") if k in sections]
-    timeline = [table_html(t) for t in tables if t.key.startswith(("timeline-", "transitions-"))]
+def section_html(s: Section) -> str:
+    if s.answer is not None:
+        body = answer_html(s.answer)
+    elif s.doubts is not None:
+        body = doubts_html(s.doubts)
+    else:
+        body = "".join(table_html(t) for t in s.tables)
+    return f'<div data-section="{html.escape(s.key)}">{body}</div>'
+
+
+def page(report: Report, plots: list[dict], notes: list[str], interactive: str = "") -> str:
+    h = report.header
+    camp = h.campaign
     overhead = [p for p in plots if p["kind"] == "overhead"]
     answer = [p for p in plots if p["section"] == "answer" and p["kind"] != "overhead"]
     rest = [p for p in plots if p["section"] != "answer"]
-    opts = res.get("options") or {}
+    body = []
+    for key, ident, title, sections in report.headings():
+        if key == "details":
+            body += ["<h2>Plots</h2>", "".join(img(p["title"], p["png"], p["id"]) for p in rest)]
+            body += ['<h2 id="interactive">Time plots to zoom</h2>' + interactive] if interactive else []
+        anchor = f' id="{ident}"' if ident else ""
+        body.append(f"<h2{anchor}>{html.escape(title)}</h2>")
+        body += [section_html(s) for s in sections]
+        if key == "answer":
+            body.append("".join(img(p["title"], p["png"], p["id"]) for p in answer))
+            body.append(overhead_html(overhead) if any(s.key == "overhead" for s in report.computed()) else "")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(h.title)}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <style>{CSS}</style></head><body>
-<h1>{html.escape(title)}</h1>
-<p><span class="badge {overall.replace(' ', '')}">{html.escape(overall)}</span>
- {html.escape(res.get('description') or '')} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
- {len(res['runs'])} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
- Warm-up samples {'included' if opts.get('include_warmup') else 'excluded'}; outliers never trimmed.</p>
-<h2 id="answer">The answer: what the neighbours{' and the hypervisor' if res.get('overhead') else ''} change, by how much, how sure</h2>
-{answer_html(res)}
-{''.join(img(p['title'], p['png'], p['id']) for p in answer)}
-{overhead_html(res, overhead)}
-<h2 id="doubts">What makes a number doubtful</h2>
-{doubts_html(res, extra_doubts or [])}
-<h2 id="setup-section">Setup</h2>
-{''.join(table_html(sections[k]) for k in ('setup', 'exposure') if k in sections)}
-<h2>Results in detail</h2>
-{''.join(detail)}
-{'<h2>Timeline</h2>' + ''.join(timeline) if timeline else ''}
-<h2>Worst case</h2>
-{table_html(sections['evt']) if 'evt' in sections else ''}
-<h2>Plots</h2>
-{''.join(img(p['title'], p['png'], p['id']) for p in rest)}
-{'<h2 id="interactive">Time plots to zoom</h2>' + interactive if interactive else ''}
-<h2>Details</h2>
-{''.join(table_html(sections[k]) for k in ('stats_runs', 'runs', 'host') if k in sections)}
+<h1>{html.escape(h.title)}</h1>
+<p><span class="badge {h.overall.replace(' ', '')}">{html.escape(h.overall)}</span>
+ {html.escape(h.description)} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
+ {h.runs} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
+ Warm-up samples {'included' if h.include_warmup else 'excluded'}; outliers never trimmed.</p>
+{chr(10).join(body)}
 <h2 id="glossary">Glossary</h2>
 {glossary_html()}
 <h2>Methods</h2>

@@ -1,9 +1,10 @@
-"""The report as Markdown (GitHub-flavoured tables); plots are linked as PNG files
-written next to it (plots/), since Markdown viewers do not all show data: URIs."""
+"""The report as Markdown (GitHub-flavoured tables): the report's sections (sections.py)
+in their order under their headings; plots are linked as PNG files written next to it
+(plots/), since Markdown viewers do not all show data: URIs."""
 from __future__ import annotations
 
-from .answer import answer_rows, doubts
 from .glossary import TERMS
+from .sections import Report, Section
 from .tables import Table
 
 
@@ -20,22 +21,22 @@ def table_md(t: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def document(title: str, res: dict, tables: list[Table], plot_files: list[tuple[str, str]], notes: list[str]) -> str:
-    camp = res["campaign"]
-    out = [f"# {title}", "", res.get("description") or "", "",
-           f"**Overall: {res['overall']}** — campaign `{camp.get('id')}`, created {str(camp.get('created_at'))[:19]}, "
-           f"{len(res['runs'])} runs; warm-up samples {'included' if res['options'].get('include_warmup') else 'excluded'}, "
-           f"ramp-up {'excluded' if res['options'].get('exclude_rampup') else 'kept'}, outliers never trimmed.", "",
-           "## The answer", ""]
-    answer = Table("answer", "Verdict per metric and configuration",
-                   ["metric", "configuration", "design", "statistic", "baseline → configuration",
-                    "change [95% interval]", "noise floor", "verdict"],
-                   [[r[k] for k in ("metric", "config", "design", "statistic", "values", "change", "floor", "text")]
-                    for r in answer_rows(res)])
-    out += [table_md(answer), "## What makes a number doubtful", ""]
-    for d in doubts(res):
-        out += [f"- **{d.title}**: {len(d.items)}"] + [f"  - {_cell(i)}" for i in d.items]
-    out += ["", "## Results", ""] + [table_md(t) for t in tables]
+def section_md(s: Section) -> list[str]:
+    if s.doubts is not None:
+        return [line for d in s.doubts for line in [f"- **{d.title}**: {len(d.items)}"]
+                + [f"  - {_cell(i)}" for i in d.items]] + [""]
+    return [table_md(t) for t in s.tables]
+
+
+def document(report: Report, plot_files: list[tuple[str, str]], notes: list[str]) -> str:
+    h = report.header
+    out = [f"# {h.title}", "", h.description, "",
+           f"**Overall: {h.overall}** — campaign `{h.campaign.get('id')}`, created "
+           f"{str(h.campaign.get('created_at'))[:19]}, {h.runs} runs; warm-up samples "
+           f"{'included' if h.include_warmup else 'excluded'}, ramp-up {'excluded' if h.exclude_rampup else 'kept'}, "
+           "outliers never trimmed.", ""]
+    for _, _, title, sections in report.headings():
+        out += [f"## {title}", ""] + [line for s in sections for line in section_md(s)]
     if plot_files:
         out += ["## Plots", ""] + [f"![{title}]({path})" for title, path in plot_files] + [""]
     out += ["## Glossary", ""] + [f"- **{k}**: {v}" for k, v in TERMS.items()] + [""]

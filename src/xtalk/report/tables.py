@@ -1,5 +1,5 @@
-"""The report's tables as plain data (title, headers, rows of strings, note), built once
-from an analysis result and rendered by html.py, markdown.py and the terminal.
+"""The report's tables as plain data (title, headers, rows of strings, note), built from
+an analysis result by sections.py and rendered by html.py, markdown.py and terminal.py.
 
 Counter ticks and time are shown side by side in one cell, "ticks (time)", the time
 converted with the counter frequency of the runs. Quantiles resting on fewer than 10
@@ -21,6 +21,8 @@ class Table:
     headers: list[str]
     rows: list[list[str]] = field(default_factory=list)
     note: str = ""
+    compact: tuple[str, ...] = ()  # the main columns of a wide table (HTML: the rest behind a toggle)
+    empty: str = "none"            # what no row means (the terminal says it)
 
 
 def num(v, digits: int = 0) -> str:
@@ -68,17 +70,19 @@ STAT_COLS = (("min", "min"), ("q1", "Q1"), ("median", "median"), ("q3", "Q3"), (
 
 def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
     first = ["run", "config"] if per_run else ["config", "runs"]
+    compact = (*first, "metric", "n", "median", "p99", "max = WCET")
     t = Table("stats_runs" if per_run else "stats", "Statistics per run" if per_run else
               "Statistics per configuration", first + ["metric", "n"] + [h for _, h in STAT_COLS] +
-              ["skewness", "kurtosis", "quantiles"],
+              ["skewness", "kurtosis", "quantiles", "unit"],
               note="ticks (time); * = fewer than 10 samples above this quantile; skewness G1 and excess "
-                   "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.")
+                   "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.", compact=compact,
+              empty="no statistics: no passing run has samples")
     for r in rows:
         unit = units.get(r["metric"], "cycles")
         lead = [r["run_id"], r["config_id"]] if per_run else [r["config_id"], num(r.get("runs"))]
         t.rows.append(lead + [r["metric"], num(r.get("n"))] + [tick_cell(r, k, unit) for k, _ in STAT_COLS]
                       + [sig(r.get("skew")), sig(r.get("kurtosis")),
-                         "exact" if r.get("exact_quantiles") else "histogram (±0.05%)"])
+                         "exact" if r.get("exact_quantiles") else "histogram (±0.05%)", unit])
     return t
 
 
@@ -233,12 +237,28 @@ def gate_table(gates: list[dict]) -> Table:
 
 
 def runs_table(runs: list[dict]) -> Table:
-    t = Table("runs", "Runs", ["run", "config", "status", "samples", "lost", "counter (MHz)", "reason"])
+    """Every run; the board each ran on in a fleet campaign; the CPUs that ran other work
+    during the run (host noise, where the run measured it)."""
+    boards = any(r.get("board") for r in runs)
+    t = Table("runs", "Runs", ["run", *(["board"] if boards else []), "config", "status", "samples", "lost",
+                               "counter (MHz)", "host noise", "reason"])
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
-        t.rows.append([r["run_id"] + (" (warm-up)" if r.get("warmup") else ""), r.get("config_id") or "-",
+        noisy = r.get("noisy_cpus")
+        noise = "not measured" if noisy is None else ", ".join(f"cpu{c} {pct:.0f}%" for c, pct in noisy.items())
+        t.rows.append([r["run_id"] + (" (warm-up)" if r.get("warmup") else ""),
+                       *([r.get("board") or "-"] if boards else []), r.get("config_id") or "-",
                        r.get("status") or "?", num(r.get("sample_count")), num(lost),
-                       f"{r['freq_hz'] / 1e6:.2f}" if r.get("freq_hz") else "-", r.get("reason") or ""])
+                       f"{r['freq_hz'] / 1e6:.2f}" if r.get("freq_hz") else "-", noise or "-", r.get("reason") or ""])
+    return t
+
+
+def left_out_table(rows: list[dict]) -> Table:
+    t = Table("left_out", "Runs left out of the statistics", ["run", "config", "status", "file", "reason"],
+              note="runs whose files cannot be read; earlier attempts of a run are never used.")
+    for d in rows:
+        t.rows.append([d["run"] + ("" if d["final"] else " (earlier attempt)"), d.get("config_id") or "-",
+                       d["status"], d["file"], d["reason"]])
     return t
 
 
@@ -257,20 +277,3 @@ def host_table(host: dict) -> Table:
     rows += [("Python", host.get("python"))]
     return Table("host", "Host", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
 
-
-def all_tables(res: dict) -> list[Table]:
-    units = res.get("units", {})
-    out = [verdict_table(res["verdicts"])] + ([overhead_table(res["overhead"])] if res.get("overhead") else [])
-    out += [boards_table(res["boards"])] if res.get("boards") else []
-    if res["gates"]:
-        out.append(gate_table(res["gates"]))
-    out += [stats_table(res["stats"], units)]
-    if res.get("stability"):
-        out.append(stability_table(res["stability"]))
-    if res["deadlines"]:
-        out.append(deadline_table(res["deadlines"]))
-    out += [outlier_table(res["outliers"]), rampup_table(res["rampup"], res.get("rampup_excluded") or {})]
-    out += timeline_tables(res["timelines"])
-    out += [evt_table(res["evt"]), stats_table(res["stats_runs"], units, per_run=True), runs_table(res["runs"]),
-            host_table(res["host"])]
-    return out

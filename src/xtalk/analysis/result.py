@@ -1,0 +1,84 @@
+"""The analysis result: what `analyze` computes for one campaign, as plain JSON data
+(report.json holds it as it is; `xtalk compare`, `calibrate` and the plots read it).
+
+`Result` is its contract: every key, in report.json's order, with what it holds. The
+header (campaign, host, options, units, spec, runs, configs, baselines, analysis)
+describes the campaign; the other keys are the computed parts, each rendered by a
+section of the report (xtalk.report.sections). Rows are dicts whose keys are told where
+they are made (describe.stats_rows, verdict.metric_verdicts, outliers, evt, ...).
+
+Caveat: a TypedDict checks nothing at run time; `clean` makes the data JSON-able
+(numpy scalars converted, NaN and infinities as null).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, TypedDict
+
+import numpy as np
+
+Rows = list[dict[str, Any]]
+
+RUN_KEYS = ("run_id", "config_id", "status", "reason", "warmup", "repetition", "sample_count", "lost_samples",
+            "ring_lost_samples", "freq_hz", "started_at", "duration_s", "placement", "start_order", "measurer",
+            "stressors", "stressors_watch", "caches", "sizes")  # of each run's meta.json, in `runs`
+
+
+class Result(TypedDict):
+    # header: the campaign as stored
+    campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash
+    description: str
+    path: str
+    host: dict[str, Any]          # campaign.json host facts
+    options: dict[str, bool]      # include_warmup, exclude_rampup
+    units: dict[str, str]         # metric -> unit (cycles, ns, count...)
+    spec: dict[str, Any]
+    runs: Rows                    # RUN_KEYS of every final run, its accelerator, board and noisy CPUs
+    configs: dict[str, dict]      # config id -> dimension values
+    baselines: dict[str, str | None]  # config id -> its baseline's id
+    # computed
+    stats_runs: Rows
+    stats: Rows
+    analysis: dict[str, Any]      # alpha, power, negligible change, paired design
+    deadlines: Rows
+    outliers: Rows
+    rampup: Rows
+    rampup_excluded: dict[str, int]  # "run/metric" -> samples skipped
+    timelines: Rows
+    drift: dict[str, Rows]
+    evt: Rows
+    gates: Rows
+    verdicts: Rows
+    overhead: Rows
+    boards: Rows
+    stability: Rows
+    overall: str                  # PASS, FAIL, NO GATES, NOT EVALUATED
+    left_out: Rows                # runs whose files cannot be read, or that did not pass
+    warnings: Rows                # level, scope, message
+    noise_flags: list[str]
+
+
+def run_row(meta: dict) -> dict:
+    """What the result keeps of one run's meta.json."""
+    noise = meta.get("noise") or {}
+    return {**{k: meta.get(k) for k in RUN_KEYS}, "accel": (meta.get("backend_metadata") or {}).get("accel"),
+            "board": (meta.get("fleet") or {}).get("place"),
+            "noisy_cpus": {str(c): noise["cpus"][c]["foreign_pct"] for c in noise.get("noisy_cpus") or []}
+            if "cpus" in noise else None}
+
+
+def clean(o):
+    """Plain JSON data: numpy scalars/arrays converted, NaN and infinities as null."""
+    if isinstance(o, dict):
+        return {str(k): clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [clean(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return clean(o.tolist())
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if isinstance(o, (int, np.integer)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        return float(o) if math.isfinite(o) else None
+    return o

@@ -1,0 +1,87 @@
+"""The report's sections (sections.py) on a terminal, with rich: `full` for `xtalk show`
+and `xtalk report` (every section under its heading, wide tables narrowed to their main
+columns, each verdict's sentence under its table), `brief` for the end of `xtalk run`
+(each section's one-line findings; the titles of the others, to see with `xtalk show`).
+Sections the analysis did not compute (show and run skip what only the report needs)
+are named at the end.
+"""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from .sections import Report, Section
+from .tables import Table
+
+STATS = ("metric", "unit", "n", "min", "Q1", "median", "Q3", "max = WCET", "mean", "sd", "p99")
+NARROW = {"evt": ("config", "metric", "status", "pWCET 1e-3", "pWCET 1e-6", "pWCET 1e-9", "reasons"),
+          "stats": ("config", "runs", *STATS), "stats_runs": ("run", "config", *STATS)}
+LONG = ("KPI", "gates", "sentence")  # columns told under the table instead (the sentence) or left to the report
+
+
+def columns(t: Table) -> list[int]:
+    keep = NARROW.get(t.key) or [h for h in t.headers if h not in LONG]
+    return [t.headers.index(h) for h in keep if h in t.headers]
+
+
+def table(t: Table, out: Console) -> None:
+    out.print(t.title, style="bold", soft_wrap=True)
+    if not t.rows:
+        out.print(f"  {t.empty}")
+        return
+    cols = columns(t)
+    rich = RichTable()
+    for i in cols:
+        rich.add_column(t.headers[i], overflow="fold")
+    for row in t.rows:
+        rich.add_row(*(row[i] for i in cols))
+    out.print(rich)
+    if "sentence" in t.headers:
+        sentence, gates = t.headers.index("sentence"), t.headers.index("gates") if "gates" in t.headers else None
+        for row in t.rows:
+            out.print(f"  {row[sentence]}" + (f" Gates: {row[gates]}." if gates is not None and row[gates] != "none"
+                                               else ""), soft_wrap=True)
+
+
+def section(s: Section, out: Console) -> None:
+    """A section's tables, or its doubts (under the heading that is its title)."""
+    if s.doubts is None:
+        for t in s.tables:
+            table(t, out)
+        return
+    if not s.doubts:
+        out.print("  nothing")
+    for d in s.doubts:
+        out.print(f"  {d.level}: {d.title}: {len(d.items)}", soft_wrap=True)
+        for item in d.items:
+            out.print(f"    {item}", soft_wrap=True)
+
+
+def _not_computed(report: Report, out: Console, indent: str = "") -> None:
+    skipped = [s.title for s in report.sections if not s.computed]
+    if skipped:
+        out.print(f"{indent}not computed here, see xtalk report: " + "; ".join(skipped), soft_wrap=True)
+
+
+def full(report: Report, out: Console) -> None:
+    h = report.header
+    out.print(f"{h.campaign.get('id')} — campaign {h.campaign.get('name')!r}, created "
+              f"{str(h.campaign.get('created_at'))[:19]}, {h.path}: overall {h.overall}", soft_wrap=True)
+    for _, _, title, sections in report.headings():
+        out.rule(title)
+        for s in sections:
+            section(s, out)
+    _not_computed(report, out)
+
+
+def brief(report: Report, out: Console) -> None:
+    rest = []
+    for s in report.computed():
+        if s.brief:
+            out.print(f"  {s.title}:", soft_wrap=True)
+        for line in s.brief:
+            out.print(f"    {line}", soft_wrap=True)
+        if not s.brief:
+            rest.append(s.title)
+    out.print("  also: " + "; ".join(rest), soft_wrap=True)
+    _not_computed(report, out, "  ")
