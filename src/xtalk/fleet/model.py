@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
