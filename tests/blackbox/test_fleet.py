@@ -223,5 +223,8 @@ def test_a_xen_dom0_kinds_options_are_checked_as_the_fleet_files(tmp_path):
         res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
         assert res.returncode == 2 and told in res.stderr and "Traceback" not in res.stderr, res.stderr
     fleet.write_text(kind + 'xen = { memory_mib = 64, xl_extra = { tsc_mode = "native" } }\n')
+    res = xtalk("run", small(tmp_path), "--fleet", fleet, "--out", tmp_path / "out")
+    assert res.returncode == 2 and "kinds[0].reach: xen-dom0 boards run the xen backend, not 'native' (the " \
+        "spec's backend.kind)" in res.stderr, res.stderr
     res = xtalk("run", spec, "--fleet", fleet, "--out", tmp_path / "out")
     assert res.returncode == 3 and "labgrid coordinator 127.0.0.1:1: cannot connect" in res.stderr, res.stderr

@@ -110,7 +110,7 @@ def test_benches_follow_the_image_of_the_backend(tmp_path):
     probe = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"qsort"', '"cyclictest"', 1)
     res = xtalk("spec", "check", write_spec(tmp_path, probe.replace("params = { size_kib = 64 }\n", "")))
     assert res.returncode == 2 and "measurer.bench (line 8): bench 'cyclictest' does not run here: it runs on " \
-        'the Linux-RT guests (backend image = "linux-rt")' in res.stderr, res.stderr
+        'the native backend, on qemu and xen guests (backend image = "linux-rt")' in res.stderr, res.stderr
     steal = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"cache_thrash"', '"steal"')
     res = xtalk("spec", "check", write_spec(tmp_path, steal.replace('params = { size = "4m" }', "host = true")))
     assert res.returncode == 0, res.stderr  # a host stressor runs natively, next to the guests

@@ -16,7 +16,8 @@ What a backend tells the rest of xtalk is on its class too: its options (`Option
 pydantic model: check_options and the option checks come from it), the facts it adds to
 the host facts (`host_facts`: its tool's versions), the rows it adds to `xtalk host show`
 (`host_rows`) and to the report's setup and host tables (`version_rows`), and how a fleet
-board is reached when its hypervisor is driven from here (`reach`, docs/fleet.md).
+board is reached when its hypervisor is driven from here (`reach`, and `board_values`:
+what such a board sets in the spec; docs/fleet.md).
 A new hypervisor is one file in this package plus its tests.
 """
 from __future__ import annotations
@@ -50,6 +51,17 @@ class GuestHandle:
 
 
 @dataclass(frozen=True)
+class BoardAccess:
+    """How a fleet board is reached over ssh (from its place's NetworkService and its kind),
+    for Backend.board_values; None: ssh's own default."""
+
+    host: str  # [user@]address
+    port: int | None = None
+    identity: str | None = None  # private key file
+    known_hosts: str | None = None
+
+
+@dataclass(frozen=True)
 class Vitals:
     """One look at a started guest (Backend.vitals): the CPU time its vCPUs (threads, or
     the domain) used so far and what it is doing: running (or runnable), sleeping by its
@@ -77,6 +89,15 @@ class Backend(ABC):
     def __init__(self, options: dict[str, Any]):
         self.options = options
         self._host: Backend | None = None
+
+    @classmethod
+    def board_values(cls, kind_options: dict[str, Any], backend: dict[str, Any],
+                     board: BoardAccess) -> dict[str, Any]:
+        """For a backend with a `reach`: what a fleet board of that reach sets in the spec, as
+        {dotted path: value} (structured data, never --set's text). `kind_options`: the
+        fleet kind's table named after this backend's kind; `backend`: the spec's raw
+        [backend] table; `board`: how the board answers ssh."""
+        raise NotImplementedError(f"the {cls.name} backend has reach {cls.reach!r} but no board_values")
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:

@@ -41,7 +41,7 @@ from ..errors import InfrastructureError, Problem, SpecError
 from ..host.metadata import read_fact
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
-from .base import Backend, GuestHandle, Vitals
+from .base import Backend, BoardAccess, GuestHandle, Vitals
 from .executors import TransportError
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
@@ -79,6 +79,15 @@ class XenBackend(Backend):
     @classmethod
     def version_rows(cls, facts: dict) -> list[tuple[str, str | None]]:
         return [("Xen", facts.get("xen_version"))]
+
+    @classmethod
+    def board_values(cls, kind_options: dict, backend: dict, board: BoardAccess) -> dict:
+        """A xen-dom0 board: the xen executor over ssh to the board's dom0, the fleet kind's
+        xen options where the spec's [backend] has none."""
+        values = {k: v for k, v in kind_options.items() if k not in backend} | dict(
+            executor="ssh", ssh_identity=board.identity, ssh_known_hosts=board.known_hosts, ssh_host=board.host,
+            ssh_port=board.port)
+        return {f"backend.{k}": v for k, v in values.items() if v is not None}
 
     @classmethod
     def check_options(cls, options: dict) -> list[tuple[str, str]]:

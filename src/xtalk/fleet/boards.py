@@ -1,8 +1,9 @@
 """A board: where a fleet's run executes. Every run goes to an `xtalk worker` process
 (cli/worker_cmd.py) that runs it and sends its run directory back as a tar stream:
   reach = worker    the worker runs on the board, over ssh (the place's NetworkService);
-  reach = xen-dom0  the worker runs here, its xen backend driving the board's dom0 over
-                    ssh (backend.executor = ssh, host and port from the NetworkService).
+  a backend's reach the worker runs here, with what that backend's board_values sets in
+                    the spec (xen-dom0: the xen backend driving the board's dom0 over
+                    ssh, backend.executor = ssh, host and port from the NetworkService).
 Power goes through the labgrid power driver of the place's power resource; after a
 power cycle the board must answer ssh within the kind's boot_timeout_s.
 
@@ -26,10 +27,11 @@ from pathlib import Path
 
 from labgrid import target_factory
 
+from ..backends.base import BoardAccess
 from ..backends.executors import SshExecutor
 from ..errors import InfrastructureError
 from .lease import Place
-from .model import BoardKind
+from .model import WORKER, BoardKind
 
 STOP_GRACE_S = 30.0  # how long an interrupted worker may take to store and send its run
 POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDUDaemonDriver",
@@ -39,14 +41,15 @@ SSH_LOST = 255
 LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
 
 
-def xen_values(kind: BoardKind, raw: dict, **ssh) -> dict:
-    """What a xen-dom0 board sets in the spec, as structured data (dotted path -> value,
-    never through --set's text): the xen executor over ssh to the board, the kind's xen
-    options where the spec's [backend] has none."""
-    backend = raw.get("backend") or {}
-    values = {k: v for k, v in kind.xen.items() if k not in backend} | dict(
-        executor="ssh", ssh_identity=kind.ssh_identity, ssh_known_hosts=kind.ssh_known_hosts, **ssh)
-    return {f"backend.{k}": v for k, v in values.items() if v is not None}
+def board_values(kind: BoardKind, raw: dict, host: str, port: int | None = None) -> dict:
+    """What a board of this kind at ssh `host` ([user@]address) and `port` sets in the spec
+    `raw`: its reach backend's board_values, with the kind's options for that backend and
+    its ssh key files; {} for reach = worker."""
+    backend = kind.reach_backend()
+    if backend is None:
+        return {}
+    access = BoardAccess(host, port, kind.ssh_identity, kind.ssh_known_hosts)
+    return backend.board_values(kind.backend_options(), raw.get("backend") or {}, access)
 
 
 class BoardDown(InfrastructureError):
@@ -107,7 +110,7 @@ class Board:
 
     # runs
     def worker_argv(self) -> list[str]:
-        if self.kind.reach == "xen-dom0":
+        if self.kind.reach != WORKER:
             return [sys.executable, "-m", "xtalk.cli.main", "worker"]
         remote = f"{self.kind.worker_command} worker"
         if self.kind.worker_dir:
@@ -115,11 +118,9 @@ class Board:
         return self.ssh.ssh_argv(shared=False) + [remote]
 
     def values(self, raw: dict) -> dict:
-        """Spec values this board sets (xen_values), none for a worker board."""
-        if self.kind.reach != "xen-dom0":
-            return {}
-        return xen_values(self.kind, raw, ssh_host=f"{self.ssh.user}@{self.ssh.host}" if self.ssh.user
-                          else self.ssh.host, ssh_port=self.ssh.port)
+        """Spec values this board sets (its reach backend's board_values), none for a worker board."""
+        host = f"{self.ssh.user}@{self.ssh.host}" if self.ssh.user else self.ssh.host
+        return board_values(self.kind, raw, host, self.ssh.port)
 
     def execute(self, job: dict, incoming: Path, stop: threading.Event, tick) -> Path:
         """Run `job` on the board; returns the directory its run was unpacked to. Raises
@@ -150,7 +151,7 @@ class Board:
         if (incoming / "meta.json").is_file() and rc in (0, 130, 3):
             return incoming
         said = " / ".join(line for line in tail if line) or f"status {rc}"
-        if rc == SSH_LOST and self.kind.reach == "worker":
+        if rc == SSH_LOST and self.kind.reach == WORKER:
             raise BoardDown(f"board {self.place.name} stopped answering ({said})")
         raise InfrastructureError(f"board {self.place.name}: the worker failed: {said}")
 

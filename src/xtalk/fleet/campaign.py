@@ -35,11 +35,11 @@ from ..preflight import spec_checks
 from ..results.store import CampaignStore, read_run_record
 from ..spec import parse_campaign
 from ..spec.model import Campaign
-from .boards import Board, BoardDown, xen_values
+from .boards import Board, BoardDown, board_values
 from .console import LOG as SERIAL_LOG, SerialCapture
 from .coordinator import Coordinator
 from .lease import Lease
-from .model import Fleet
+from .model import BoardKind, Fleet
 from .progress import FleetProgress
 
 BOARD_FACTS = ("hostname", "machine", "cpu_model", "kernel", "online_cpus")
@@ -66,30 +66,34 @@ def jobs_of(runs: list[RunPlan], places: list[str], mode: str) -> list[Job]:
 
 def _check(spec: Campaign, raw: dict, text: str, source: str, overrides: list[str], fleet: Fleet,
            fleet_source: str) -> None:
-    """Before anything is reserved: xen-dom0 kinds need the xen backend, and the spec must
-    stay valid with each kind's xen options (a problem there is the fleet file's)."""
+    """Before anything is reserved: a kind of a backend's reach (xen-dom0) needs that backend,
+    and the spec must stay valid with what its boards set: the kind's options for it (a
+    problem there is the fleet file's)."""
     problems = []
     for i, kind in enumerate(fleet.kinds):
-        if kind.reach != "xen-dom0":
+        backend = kind.reach_backend()
+        if backend is None:
             continue
-        if spec.backend.kind != "xen":
-            problems.append(Problem(f"kinds[{i}].reach", f"xen-dom0 boards run the xen backend, not "
+        if spec.backend.kind != backend.name:
+            problems.append(Problem(f"kinds[{i}].reach", f"{kind.reach} boards run the {backend.name} backend, not "
                                                           f"{spec.backend.kind!r} (the spec's backend.kind)"))
             continue
         try:
             parse_campaign(text, source, check_backend_options, overrides, spec_checks(), Path(source).parent,
-                           xen_values(kind, raw, ssh_host="board"))
+                           board_values(kind, raw, "board"))
         except SpecError as err:
             problems += [_as_fleet_problem(p, i, kind) for p in err.problems]
     if problems:
         raise SpecError(fleet_source, list(dict.fromkeys(problems)))
 
 
-def _as_fleet_problem(problem: Problem, i: int, kind) -> Problem:
+def _as_fleet_problem(problem: Problem, i: int, kind: BoardKind) -> Problem:
+    """A spec problem with a value of the kind's backend options, told at that option."""
     key = problem.path.removeprefix("backend.")
-    if key.split(".")[0] not in kind.xen:
+    if key.split(".")[0] not in kind.backend_options():
         return problem
-    return Problem(f"kinds[{i}].xen.{key}", problem.message.removesuffix(" (value from the fleet file)"))
+    return Problem(f"kinds[{i}].{kind.reach_backend().name}.{key}",
+                   problem.message.removesuffix(" (value from the fleet file)"))
 
 
 class Dispatch:

@@ -6,18 +6,22 @@ Reach of a kind:
   worker    xtalk runs on the board over ssh (`xtalk worker`), with the spec's own backend
             (native, qemu) there, and sends the run directory back.
   others    a backend's own (Backend.reach, from xtalk.backend_registry): the board's
-            hypervisor driven from here by that backend; xen-dom0: the board's dom0 over
-            ssh, driven by the xen backend (executor ssh).
+            hypervisor driven from here by that backend, with what its board_values sets
+            in the spec; xen-dom0: the board's dom0 over ssh, driven by the xen backend
+            (executor ssh). A kind of such a reach may give a table of that backend's
+            options, named after its kind (`xen = {...}`): the models that take those
+            tables are made from the registry when a fleet file is first read (fleet_model).
 All take the ssh address, port and user from the place's NetworkService resource.
 """
 from __future__ import annotations
 
 import re
 import tomllib
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from ..backend_registry import reaches
 from ..errors import Problem, SpecError
@@ -35,21 +39,20 @@ class _Strict(BaseModel):
 
 
 class BoardKind(_Strict):
-    """One kind of board: its places and how xtalk reaches them."""
+    """One kind of board: its places and how xtalk reaches them (fleet_model adds the
+    tables of the reach backends' options)."""
 
     name: str = Field(pattern=PLACE_PATTERN, max_length=64, description="label of this kind, e.g. rpi4")
     places: list[str] = Field(default_factory=list, description="labgrid place names")
     tags: dict[str, str] = Field(default_factory=dict, description="every place with all of these tags")
-    reach: str = Field(description="worker: xtalk runs on the board over ssh; or a backend's own reach, "
-                       "xen-dom0: the xen backend drives the board's dom0 over ssh")
+    reach: str = Field(description="worker: xtalk runs on the board over ssh; or the reach a backend declares: "
+                       "that backend drives the board's hypervisor from here (docs/fleet.md)")
     ssh_identity: str | None = Field(default=None, description="private key for the boards (default: ssh's own)")
     ssh_known_hosts: str | None = Field(default=None, description="known_hosts of the boards (default: ssh's own)")
     worker_command: str = Field(default="xtalk", description="reach=worker: how xtalk is started on the board")
     worker_dir: str | None = Field(default=None, description="reach=worker: directory the worker runs in")
     boot_timeout_s: float = Field(default=120.0, gt=0, le=3600,
                                   description="after a power-on, how long the board may take to answer ssh")
-    xen: dict[str, Any] = Field(default_factory=dict,
-                                description="reach=xen-dom0: xen backend options (the spec's [backend] wins)")
 
     @field_validator("reach")
     @classmethod
@@ -65,6 +68,15 @@ class BoardKind(_Strict):
             raise ValueError("give either places (names) or tags")
         return self
 
+    def reach_backend(self) -> type | None:
+        """The backend class whose reach this kind has; None for reach = worker."""
+        return reaches().get(self.reach)
+
+    def backend_options(self) -> dict[str, Any]:
+        """This kind's table of options for its reach backend ({} when none is given)."""
+        backend = self.reach_backend()
+        return (getattr(self, backend.name, None) or {}) if backend else {}
+
 
 class Fleet(_Strict):
     coordinator: str = Field(pattern=r"^[^\s:]+:\d{1,5}$", description="labgrid coordinator, HOST:PORT")
@@ -75,11 +87,27 @@ class Fleet(_Strict):
     kinds: list[BoardKind] = Field(min_length=1, description="the kinds of board, [[kinds]]")
 
 
+def _options_table(backend: type) -> Any:
+    return (dict[str, Any], Field(default_factory=dict, description=f"reach={backend.reach}: {backend.name} backend "
+                                  "options (the spec's [backend] wins)"))
+
+
+@cache
+def fleet_model() -> tuple[type[Fleet], type[BoardKind]]:
+    """Fleet and BoardKind with a table for each reach backend's options, named after its
+    kind (`xen`); made from the registry on first use, so importing this loads no backend."""
+    tables = {backend.name: _options_table(backend) for backend in reaches().values()}
+    kind = create_model("BoardKind", __base__=BoardKind, __module__=__name__, **tables)
+    fleet = create_model("Fleet", __base__=Fleet, __module__=__name__,
+                         kinds=(list[kind], Fleet.model_fields["kinds"]))  # type: ignore[valid-type]
+    return fleet, kind
+
+
 def _keys_at(loc: tuple) -> list[str]:
-    model: type[BaseModel] = Fleet
+    model, kind = fleet_model()
     for part in loc:
         if part == "kinds":
-            model = BoardKind
+            model = kind
         elif not isinstance(part, int):
             return []
     return list(model.model_fields)
@@ -115,12 +143,14 @@ def _cross_problems(raw: dict) -> list[tuple[tuple, str]]:
             elif place in seen:
                 out.append((("kinds", i, "places", j), f"place {place!r} is already in kinds[{seen[place]}]"))
             seen.setdefault(place, i)
-        if kind.get("reach") == "xen-dom0":
+        backends = reaches()
+        if kind.get("reach") in backends:
             for key in ("worker_command", "worker_dir"):
                 if key in kind:
                     out.append((("kinds", i, key), "only for reach = \"worker\""))
-        elif kind.get("xen"):
-            out.append((("kinds", i, "xen"), "only for reach = \"xen-dom0\""))
+        for reach, backend in backends.items():
+            if kind.get(backend.name) and kind.get("reach") != reach:
+                out.append((("kinds", i, backend.name), f"only for reach = \"{reach}\""))
     return out
 
 
@@ -132,7 +162,7 @@ def parse_fleet(text: str, source: str) -> Fleet:
         raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
     found, model = [], None
     try:
-        model = Fleet.model_validate(raw)
+        model = fleet_model()[0].model_validate(raw)
     except ValidationError as err:
         found += _problems(err)
     found += _cross_problems(raw)

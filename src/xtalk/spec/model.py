@@ -230,7 +230,8 @@ class BackendSettings(BaseModel):
     table named after a backend ([backend.qemu]) options only that backend gets."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
-    kind: Name = Field(default="native", description="native, qemu, xen, ...")
+    kind: Name = Field(default="native", description="the backend, by its kind (docs/backends.md); an unknown "
+                       "kind is refused with the list of the known ones")
 
     @property
     def options(self) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """The workloads of a campaign spec against the bench catalogue (catalogue.py): the
 measurer's and every stressor's bench must be one that runs where the spec puts it
 (the backend's guests run the suites it names for its image; a `host = true` stressor
-those of the backend's host stressors: natively, or in dom0 for xen), every parameter one its bench declares or a common key the spec may
-set, every value of the declared type and range; deadlines and gates must name a metric
-one of the campaign's measurers records. A guest with an output parser other than `xt`
+those of the backend's host stressors; a bench that runs elsewhere is told where, from
+what the registry's backends declare), every parameter one its bench declares or a
+common key the spec may set, every value of the declared type and range; deadlines and
+gates must name a metric one of the campaign's measurers records. A guest with an output parser other than `xt`
 (an image of the user's) is held against its parser instead: a known parser, valid
 parser options, a bench the parser declares, and deadlines and gates on metrics it can
 report. Problems come as (location, message) on the raw spec, so they are found even
@@ -14,7 +15,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import parsers
-from .catalogue import Bench, Catalogue, Metric
+from ..backend_registry import registry
+from .catalogue import IMAGE_SUITES, Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
 from .suggest import did_you_mean
 
@@ -22,10 +24,6 @@ from .suggest import did_you_mean
 # stressors) run; None: unknown backend
 SuitesOf = Callable[..., "tuple[str, ...] | None"]
 
-WHERE = {"probe": 'the probe guests (backend image = "probe") and the native backend',
-         "posix": 'the Linux-RT guests (backend image = "linux-rt"), the native backend and, with host = true, '
-                  'dom0 (xen)',
-         "steal": "the native backend, or as a stressor with host = true next to native or qemu guests"}
 # Common keys xtalk and the backends set on every workload (docs/protocol.md section 1)
 SET_BY_XTALK = {"bench", "run", "role", "ring", "ring_gpa", "ring_bytes", "platform"}
 
@@ -34,10 +32,37 @@ def backend_of(raw: dict) -> tuple[str, dict]:
     return resolve_backend(raw.get("backend") if isinstance(raw.get("backend"), dict) else {})
 
 
+def _listing(words: list[str], last: str) -> str:
+    """'a', 'a or b', 'a, b, or c' (last = 'or')."""
+    if len(words) == 1:
+        return words[0]
+    return f"{', '.join(words[:-1])}{',' if len(words) > 2 else ''} {last} {words[-1]}"
+
+
+def _where(suites: list[str]) -> list[str]:
+    """Where a bench of these catalogue suites runs, as the backends declare it: on the
+    backends that boot no guest image (their host programs), on the guests of each image
+    option, and as a host = true stressor next to a backend's guests."""
+    def runs(found: tuple[str, ...] | None) -> bool:
+        return any(s in (found or ()) for s in suites)
+    backends = registry()
+    hosted = [kind for kind, cls in backends.items() if cls.no_images and runs(cls.suites({}))]
+    out = [f"on the {_listing(hosted, 'and')} backend{'s' if len(hosted) > 1 else ''}"] if hosted else []
+    guests = {kind: cls for kind, cls in backends.items() if not cls.no_images}
+    for image in IMAGE_SUITES:
+        booting = [kind for kind, cls in guests.items() if runs(cls.suites({"image": image}))]
+        if booting:
+            out.append(f'on {_listing(booting, "and")} guests (backend image = "{image}")')
+    beside = [kind for kind, cls in guests.items() if any(runs(cls.host_suites({"image": i})) for i in IMAGE_SUITES)]
+    if beside:
+        out.append(f"as a stressor with host = true next to {_listing(beside, 'or')} guests")
+    return out
+
+
 def _not_here(name: str, suites: tuple[str, ...], catalogue: Catalogue) -> str:
-    elsewhere = catalogue.suites_with(name)
-    if elsewhere:
-        return f"bench {name!r} does not run here: it runs on {' and on '.join(WHERE[s] for s in elsewhere)}"
+    where = _where(catalogue.suites_with(name))
+    if where:
+        return f"bench {name!r} does not run here: it runs {_listing(where, 'and')}"
     known = [b for s in suites if s in catalogue.suites for b in catalogue.suites[s].benches]
     hint = did_you_mean(name, known) or f" (benches here: {', '.join(known)})"
     return f"unknown bench {name!r}{hint}"

@@ -61,6 +61,28 @@ worker_dir = "/opt"
     assert "kinds[1].worker_dir (line 15): only for reach = \"worker\"" in shown
 
 
+def test_a_backends_options_table_is_only_for_its_reach():
+    text = """coordinator = "127.0.0.1:20408"
+[[kinds]]
+name = "rpi4"
+places = ["pi4-a"]
+reach = "worker"
+xen = { scheduler = "credit2" }
+
+[[kinds]]
+name = "zcu102"
+places = ["zcu-a"]
+reach = "xen-dom0"
+xne = { scheduler = "credit2" }
+"""
+    with pytest.raises(SpecError) as err:
+        parse_fleet(text, "fleet.toml")
+    shown = str(err.value)
+    assert "2 problem(s)" in shown, shown
+    assert "kinds[0].xen (line 6): only for reach = \"xen-dom0\"" in shown
+    assert "kinds[1].xne (line 12): unknown key (did you mean xen?)" in shown
+
+
 def test_a_kind_names_its_places_or_its_tags_and_a_coordinator_is_required():
     with pytest.raises(SpecError) as err:
         parse_fleet('[[kinds]]\nname = "x"\nreach = "worker"\n', "f.toml")
