@@ -97,6 +97,10 @@ def fleet_model() -> tuple[type[Fleet], type[BoardKind]]:
     """Fleet and BoardKind with a table for each reach backend's options, named after its
     kind (`xen`); made from the registry on first use, so importing this loads no backend."""
     tables = {backend.name: _options_table(backend) for backend in reaches().values()}
+    clash = sorted(set(tables) & set(BoardKind.model_fields))
+    if clash:  # a backend author's mistake, found the first time a fleet file is read
+        raise TypeError(f"backend kind {clash[0]!r} declares a fleet reach, but a fleet kind already has a key "
+                        f"of that name: rename the backend")
     kind = create_model("BoardKind", __base__=BoardKind, __module__=__name__, **tables)
     fleet = create_model("Fleet", __base__=Fleet, __module__=__name__,
                          kinds=(list[kind], Fleet.model_fields["kinds"]))  # type: ignore[valid-type]

@@ -94,3 +94,17 @@ def test_toml_syntax_errors_name_the_line():
     with pytest.raises(SpecError) as err:
         parse_fleet('coordinator = "a:1"\nmode = \n', "f.toml")
     assert "(toml syntax) (line 2)" in str(err.value)
+
+
+def test_a_reach_backend_named_like_a_key_of_a_fleet_kind_is_refused(monkeypatch):
+    from xtalk.fleet import model
+
+    class Tags:
+        name, reach = "tags", "tags-remote"
+    monkeypatch.setattr(model, "reaches", lambda: {"tags-remote": Tags})
+    model.fleet_model.cache_clear()
+    try:
+        with pytest.raises(TypeError, match="backend kind 'tags' declares a fleet reach"):
+            model.fleet_model()
+    finally:
+        model.fleet_model.cache_clear()
