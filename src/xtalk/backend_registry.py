@@ -8,7 +8,7 @@ backend is adding one file there, or installing one module that declares it.
 Everything that knows the backends asks here: the spec (`backend_kinds`: which tables of
 [backend] are a backend's own), the plan, the host facts (`host_facts`: what each backend
 adds to them), `xtalk host show`, the report's setup and the fleet (`reaches`).
-This module imports nothing of xtalk at import time, so the layers below the backends
+At import time this module imports only xtalk.errors, so the layers below the backends
 (spec, plan, host) may ask it; it loads the backends by name on the first question.
 Caveat: a backend module that fails to import fails every question (InfrastructureError
 naming it): a broken backend is not silently left out.
@@ -20,6 +20,8 @@ import pkgutil
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
+
+from .errors import InfrastructureError
 
 PACKAGE = "xtalk.backends"
 ENTRY_POINTS = "xtalk.backends"  # group of the entry points that name a module defining backends
@@ -46,7 +48,6 @@ def _load() -> None:
         try:
             point.load()
         except Exception as err:  # noqa: BLE001 - any error of someone else's module: named, not a traceback
-            from .errors import InfrastructureError
             raise InfrastructureError(f"the backend module of entry point {point.name} = {point.value} (group "
                                       f"{ENTRY_POINTS}) failed to load: {type(err).__name__}: {err}") from err
 
