@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from xtalk.watch import STALL_EXPOSURE
 from tests.framework.cli import campaign_dir, start, wait_for, xtalk
 from tests.framework.repo import ROOT
 from tests.framework.xen_lab import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events, extra_pools,
@@ -63,7 +64,11 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
             watch = meta["stressors_watch"]["thrash"]  # from the domain's CPU time in `xl list`
             # each event is judged, or said to be unjudged (None): `xl list` over ssh into a busy
             # TCG lab can take longer than the 1.5 s between pause and resume
-            assert watch["exposure"] >= 0.9 and [e["action"] for e in watch["timeline"]] == ["pause", "resume"], watch
+            # on its own pCPU nothing starves it; sharing the measurer's, credit2 in a busy TCG lab
+            # once ran the measurer for 0.77 s on end (exposure 0.77): there, the watch must not
+            # call it stalled
+            least = 0.9 if meta["placement"] == "other-core" else STALL_EXPOSURE
+            assert watch["exposure"] > least and [e["action"] for e in watch["timeline"]] == ["pause", "resume"], watch
             assert False not in [e["took_effect"] for e in watch["timeline"]], watch
     assert xtalk_domains(arch) == []
 
