@@ -12,6 +12,7 @@ import pytest
 from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start,
                                 started_runs, wait_for, write_spec, xtalk)
 from tests.framework.repo import ROOT
+from tests.framework.result_contract import check_result
 
 
 @pytest.fixture(autouse=True)
@@ -154,6 +155,7 @@ def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
     assert "status=interrupted attempt=1" in earlier.stdout, earlier.stdout + earlier.stderr
     shown = json.loads(xtalk("show", "small", "--out", out, "--json").stdout)
     report = json.loads(xtalk("report", "small", "--out", out, "--json", "--no-samples").stdout)
+    check_result(report)
     for stats in (shown["stats"], report["stats"]):
         assert {s["config_id"]: s["n"] for s in stats}["same-core"] == sum(final.values())
 

@@ -12,6 +12,7 @@ from xtalk.results.records import SCHEMA_VERSION
 from xtalk.results.store import CampaignStore
 from tests.framework.cli import xtalk
 from tests.framework.repo import ROOT
+from tests.framework.result_contract import check_result
 
 V3 = ROOT / "tests" / "data" / "campaign-v3"
 
@@ -43,3 +44,4 @@ def test_show_and_report_read_a_version_3_campaign(campaign):
     report = xtalk("report", campaign)
     assert report.returncode == 0, report.stderr
     assert "same-core" in (campaign / "report" / "report.html").read_text()
+    check_result(json.loads((campaign / "report" / "report.json").read_text()))

@@ -13,6 +13,7 @@ import numpy as np
 
 from tests.framework.cli import xtalk
 from tests.framework.repo import ROOT
+from tests.framework.result_contract import check_result
 
 LOGS = ROOT / "tests" / "data" / "zephyr"
 LATENCY = (LOGS / "latency_measure-qemu_x86_64-tcg.log").read_text()
@@ -74,6 +75,7 @@ def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
 
     report = xtalk("report", campaign)
     assert report.returncode == 0, report.stderr
+    check_result(json.loads((campaign / "report" / "report.json").read_text()))
     html = (campaign / "report" / "report.html").read_text()
     assert "thread.yield.preemptive.ctx.k_to_k" in html and "interference" in html
 

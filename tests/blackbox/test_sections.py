@@ -1,7 +1,8 @@
 """Every output carries the same report sections (xtalk.report.sections): `xtalk run`'s
 summary, `xtalk show`, `xtalk report`'s terminal summary, report.html, report.md and
 report.json, on a small native campaign run through the CLI and on a synthetic per-board
-campaign (its boards section included)."""
+campaign (its boards section included). report.json is checked against the analysis
+result's contract (tests/framework/result_contract.py)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.framework.cli import campaign_dir, write_spec, xtalk
+from tests.framework.result_contract import check_result
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 
 SPEC = """
@@ -39,7 +41,9 @@ max_increase_pct = 100000
 def same_sections(dest: Path, *terminal: str) -> list[str]:
     """The section keys of report.json; the HTML has a block for each, in that order, and
     the Markdown and every terminal output name each section's title."""
-    sections = json.loads((dest / "report.json").read_text())["sections"]
+    data = json.loads((dest / "report.json").read_text())
+    check_result(data)
+    sections = data["sections"]
     keys = [s["key"] for s in sections]
     assert re.findall(r'<div data-section="([^"]+)">', (dest / "report.html").read_text()) == keys
     md = (dest / "report.md").read_text()

@@ -1,5 +1,5 @@
 """`xtalk compare` across campaigns, natively, the campaign a level of the design: a
-planted difference (qsort over 320 against 256 KiB) is "different" with three campaigns a
+planted difference (qsort over 512 against 256 KiB, about twice the time) is "different" with three campaigns a
 side, and seen with one a side whose drift the stored replicates of the same spec measure; two
 identical campaigns are not; the terminal and page say where the drift came from."""
 from __future__ import annotations
@@ -27,11 +27,14 @@ params = {{ size_kib = {kib} }}
 
 @pytest.fixture(scope="module")
 def campaigns(tmp_path_factory):
-    """Three campaigns of each spec, alternating, in one results directory."""
+    """Three campaigns of each spec, alternating, in one results directory. The planted
+    difference is about +100 %: +26 % (320 KiB) was once "inconclusive" in CI because one
+    campaign of six ran 17 % slow on this shared host (drift sd 8.6 % on that side, Welch df
+    2.3, floor ±50 % at alpha 0.01): the right answer for that drift, not what this test asks."""
     tmp = tmp_path_factory.mktemp("levels")
-    specs = {kib: write_spec(tmp, SPEC.format(name=f"q{kib}", kib=kib), f"q{kib}.toml") for kib in (256, 320)}
+    specs = {kib: write_spec(tmp, SPEC.format(name=f"q{kib}", kib=kib), f"q{kib}.toml") for kib in (256, 512)}
     out = tmp / "out"
-    ids: dict[int, list[str]] = {256: [], 320: []}
+    ids: dict[int, list[str]] = {256: [], 512: []}
     for _ in range(3):
         for kib, spec in specs.items():
             res = xtalk("run", spec, "--out", out, "--json")
@@ -49,29 +52,29 @@ def compare(out, *names, extra=()):
 
 def test_three_campaigns_a_side_find_the_planted_difference(campaigns):
     out, ids = campaigns
-    row = compare(out, *ids[256], "vs", *ids[320])
+    row = compare(out, *ids[256], "vs", *ids[512])
     assert row["level"] == "campaigns" and row["units"] == [3, 3] and row["runs"] == [9, 9]
     assert row["verdict"] == "different", row["sentence"]
     assert row["ci95_pct"][0] > 5 and "t-test over campaigns (3 vs 3 campaigns, 9 vs 9 runs)" in row["sentence"]
     assert len(row["campaign_values"]["a"]) == len(row["campaign_values"]["b"]) == 3
     dest = out.parent / "page"
-    res = xtalk("compare", *ids[256], "vs", *ids[320], "--out", out, "--dest", dest)
+    res = xtalk("compare", *ids[256], "vs", *ids[512], "--out", out, "--dest", dest)
     assert res.returncode == 0, res.stderr
     page = (dest / "compare.html").read_text()
     # the box plot, the one-point-per-campaign plot (the drift, seen) and no other
     assert page.count('src="data:image/png;base64,') == 2 and "one point per campaign" not in res.stdout
-    assert "drift between campaigns" in page and "q256 ×3" in page and all(i in page for i in ids[320])
+    assert "drift between campaigns" in page and "q256 ×3" in page and all(i in page for i in ids[512])
 
 
 def test_one_campaign_a_side_takes_the_drift_from_the_stored_replicates(campaigns):
     out, ids = campaigns
-    row = compare(out, ids[256][0], ids[320][0])
+    row = compare(out, ids[256][0], ids[512][0])
     assert row["level"] == "campaigns" and row["drift"]["measured"] and row["drift"]["campaigns"] == [3, 3]
-    # one campaign a side against replicates of 3 (df about 4): the +25 % is seen, its interval clear of
-    # zero; whether it clears the noise floor too depends on this host's drift (3 a side decide it, above)
-    assert row["verdict"] != "no-difference" and row["ci95_pct"][0] > 0 and 10 < row["change_pct"] < 45, \
+    # one campaign a side against replicates of 3 (df about 4): the +106 % measured here is seen, its
+    # interval clear of zero; whether it clears the noise floor too depends on this host's drift
+    assert row["verdict"] != "no-difference" and row["ci95_pct"][0] > 0 and 60 < row["change_pct"] < 160, \
         row["sentence"]
-    res = xtalk("compare", ids[256][0], ids[320][0], "--out", out)
+    res = xtalk("compare", ids[256][0], ids[512][0], "--out", out)
     assert res.returncode == 0 and "drift between campaigns" in res.stdout and "from 3 + 3" in res.stdout
 
 

@@ -7,15 +7,17 @@ describes the campaign; the other keys are the computed parts, each rendered by 
 section of the report (xtalk.report.sections). Rows are dicts whose keys are told where
 they are made (describe.stats_rows, verdict.metric_verdicts, outliers, evt, ...).
 
-Caveat: a TypedDict checks nothing at run time; `clean` makes the data JSON-able
+Caveat: a TypedDict checks nothing at run time (the tests check every output against it:
+tests/framework/result_contract.py); `clean` makes the data JSON-able
 (numpy scalars converted, NaN and infinities as null).
 """
 from __future__ import annotations
 
 import math
-from typing import Any, TypedDict
+from typing import Any
 
 import numpy as np
+from typing_extensions import TypedDict  # pydantic can check this one (tests/framework/result_contract.py)
 
 Rows = list[dict[str, Any]]
 
