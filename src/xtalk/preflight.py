@@ -13,7 +13,7 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from .backend_registry import backend_class
+from .backend_registry import backend_class, backend_kinds
 from .plan import plan
 from .spec import catalogue
 from .spec.images import Booted, image_problems
@@ -29,8 +29,14 @@ def suites_of(kind: str, options: dict, host: bool = False) -> tuple[str, ...] |
 
 
 def booted_by(kind: str, options: dict) -> Booted | None:
+    """What the backend boots; where it boots no image, the refusal names those that do."""
     cls = backend_class(kind)
-    return Booted(cls.guest_arch(options), cls.no_images) if cls else None
+    if cls is None:
+        return None
+    if not cls.no_images:
+        return Booted(cls.guest_arch(options), "")
+    booting = [k for k in backend_kinds() if not backend_class(k).no_images]
+    return Booted(cls.guest_arch(options), f"{cls.no_images}: use backend kind {' or '.join(booting)}")
 
 
 def backend_problems(raw: dict) -> list[tuple[tuple, str]]:

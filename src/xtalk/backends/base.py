@@ -134,7 +134,8 @@ class Backend(ABC):
         image = options.get("image", "probe")
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
 
-    # Why this backend boots no guest image of the user's (a workload's `image`); "": it does.
+    # Why this backend boots no guest image of the user's (a workload's `image`); "": it does. The spec
+    # check adds the backends that do (xtalk.preflight.booted_by).
     no_images: ClassVar[str] = ""
 
     @classmethod

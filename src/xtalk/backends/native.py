@@ -47,8 +47,7 @@ class NativeBackend(Backend):
             return False, "the native backend needs Linux (sched_setaffinity, /dev/shm)"
         return True, ""
 
-    no_images = ("the native backend runs xtalk's programs as host processes and boots no guest image: "
-                 "use backend kind qemu or xen")
+    no_images = "the native backend runs xtalk's programs as host processes and boots no guest image"
 
     @classmethod
     def suites(cls, options: dict) -> tuple[str, ...]:

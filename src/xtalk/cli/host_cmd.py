@@ -14,7 +14,7 @@ from .common import console
 def add_parser(sub) -> None:
     p = sub.add_parser("host", help="show facts about this host")
     inner = p.add_subparsers(dest="host_command", required=True, metavar="ACTION")
-    show = inner.add_parser("show", help="CPU, caches, isolation, governor, kernel, KVM, QEMU, Xen")
+    show = inner.add_parser("show", help="CPU, caches, isolation, governor, kernel, and what each backend adds")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=show_host)
 

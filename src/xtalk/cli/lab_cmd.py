@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sys
 
-from ..arches import ARCHES
+from ..arches import ARCHES, normalise
 
 LAB_ARCHES = sorted(ARCHES)  # arm64 first: the default, and the order stop and status go through
 
 
 def _add_arch(parser, default: str | None = "arm64") -> None:
-    parser.add_argument("--arch", default=default, choices=LAB_ARCHES)
+    # the other spellings arches.py knows (aarch64, amd64) name the same lab
+    parser.add_argument("--arch", default=default, choices=LAB_ARCHES, type=lambda text: normalise(text) or text)
 
 
 def add_parser(sub) -> None:
