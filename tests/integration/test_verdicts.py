@@ -21,8 +21,9 @@ from tests.framework.cli import write_spec, xtalk
 QEMU = pytest.param("qemu", marks=pytest.mark.skipif(
     shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))
 BACKENDS = ["native", QEMU]
-# the cost of one preemption to the probe (µs), as `xtalk calibrate` measured it here, with margin
-SWITCH_COST_US = {"native": (0, 60), "qemu": (0, 130)}
+# the cost of one preemption to the probe (µs), as `xtalk calibrate` measured it here (43-61 natively,
+# 60.6 on 2026-11-26; 115-119 on QEMU/KVM), with margin
+SWITCH_COST_US = {"native": (0, 80), "qemu": (0, 130)}
 
 HOG = """
 name = "hog"
@@ -153,8 +154,7 @@ def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
     assert steal["verdict"] == "interference", steal["sentence"]
     # what the probe loses to 100 steals a second: each steal's 300 µs, less the share N the
     # host already takes in the off windows (time is not stolen twice), plus one preemption's
-    # switch cost per steal (docs/analysis.md: xtalk calibrate measured 43-55 µs natively and
-    # 115-119 µs on QEMU/KVM here); within the 1.2 points this test allows either side
+    # switch cost per steal (SWITCH_COST_US); within the 1.2 points this test allows either side
     host_share = steal["value"] - steal["change"]  # stolen in the off windows
     low, high = (0.03 * (1 - host_share) + 100 * us * 1e-6 for us in SWITCH_COST_US[backend])
     assert low - 0.012 <= steal["change"] <= high + 0.012, steal["sentence"]
