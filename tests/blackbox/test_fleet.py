@@ -55,15 +55,14 @@ def workers() -> list[str]:
 
 
 def worker_running(board) -> bool:
-    """The board's `xtalk worker` itself runs (its login shell is done: a power cut in the
-    middle of the shell's start-up files could leave their locks, e.g. pyenv's rehash lock)."""
+    """The board's `xtalk worker` itself runs (its login shell is done)."""
     from tests.framework.fleet_lab import descendants
     for pid in descendants(board.proc.pid) if board.on else []:
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv[0].endswith(b"python") and b"worker" in argv:
+        if Path(argv[0].decode()).name.startswith("python") and b"worker" in argv:
             return True
     return False
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -14,8 +15,28 @@ def xtalk(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([*XTALK, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
 
+STARTED: list[subprocess.Popen] = []  # stopped at each test's end (conftest.py), however the test ended
+
+
 def start(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([*XTALK, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*XTALK, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    STARTED.append(proc)
+    return proc
+
+
+def stop_started(grace_s: float = 30) -> None:
+    """Ctrl-C every `xtalk` a test started and left running (a test that timed out waiting
+    for it), SIGKILL after grace_s: what it holds (a board, a lab's domains) is given back
+    before the next test."""
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.communicate(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+    STARTED.clear()
 
 
 def write_spec(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:

@@ -121,24 +121,6 @@ class FakeConsole:
         self.hang_up()
 
 
-PYENV_LOCK = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "shims" / ".pyenv-shim"
-
-
-def clear_stale_pyenv_lock() -> None:
-    """A board cut while its login shell ran `pyenv rehash` (from the host user's ~/.bashrc)
-    leaves pyenv's lock behind, and every later login waits 60 s on it: remove the lock
-    when no pyenv-rehash runs any more (its owner is gone)."""
-    if not PYENV_LOCK.exists():
-        return
-    for proc in Path("/proc").iterdir():
-        try:
-            if b"pyenv-rehash" in (proc / "cmdline").read_bytes():
-                return
-        except OSError:
-            continue
-    PYENV_LOCK.unlink(missing_ok=True)
-
-
 class FakeBoard:
     def __init__(self, index: int, root: Path, client_pub: str):
         self.index, self.name, self.port = index, f"board-{'ab'[index]}", free_port()
@@ -150,7 +132,11 @@ class FakeBoard:
             f"Port {self.port}\nListenAddress 127.0.0.1\nHostKey {self.dir / 'host_key'}\n"
             f"PidFile {self.dir / 'sshd.pid'}\nAuthorizedKeysFile {self.dir / 'authorized_keys'}\n"
             "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-            "PermitRootLogin prohibit-password\nLogLevel ERROR\n")
+            "PermitRootLogin prohibit-password\nLogLevel ERROR\n"
+            # bash skips ~/.bashrc when SHLVL says it is not the login's first shell: the host
+            # user's start-up files (pyenv rehash and its lock, which a power cut leaves behind
+            # for every later login to wait 60 s on) are not a board's
+            "SetEnv SHLVL=1\n")
         self.proc: subprocess.Popen | None = None
         self.console = FakeConsole(self)
 
@@ -177,7 +163,6 @@ class FakeBoard:
                 except ProcessLookupError:
                     pass
             self.proc.wait()
-            clear_stale_pyenv_lock()
             self.proc = None
 
 

@@ -42,7 +42,7 @@ from ..host.metadata import read_fact
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from .base import Backend, BoardAccess, GuestHandle, Vitals
-from .executors import TransportError
+from .executors import TransportError, tail
 from .xen_console import DomainWatcher, GuestConsole
 from .xen_dom0 import Dom0Stressors
 from .xen_host import XenHost
@@ -54,6 +54,11 @@ from .xen_xl import (XenOptions, cpu_list, domain_config, expand_cpus, guest_col
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
+# `sh -c SET_PAUSED set-paused pause|unpause NAME`: xl pause/unpause unless the domain is so already
+SET_PAUSED = ('state=$(xl list "$2" | awk -v n="$2" \'$1 == n {print $5}\') || exit 1\n'
+              '[ -n "$state" ] || { echo "no domain $2" >&2; exit 1; }\n'
+              'case "$state" in *p*) now=pause ;; *) now=unpause ;; esac\n'
+              '[ "$now" = "$1" ] || exec xl "$1" "$2"\n')
 
 
 @register
@@ -328,16 +333,15 @@ class XenBackend(Backend):
             time.monotonic_ns())
 
     def _set_paused(self, name: str, paused: bool) -> None:
-        """xl pause/unpause. Xen counts pauses, so a blind repeat is wrong: after a dropped
-        connection the domain's state (p flag of `xl list`) says whether it took effect."""
+        """xl pause/unpause, made safe to repeat: Xen counts pauses (two pauses need two
+        unpauses), and a command whose connection dropped may have run although ssh never
+        said it started (the master closed before its output came back). So dom0 pauses only
+        a domain not paused and unpauses only a paused one (the p flag of `xl list`)."""
         verb = "pause" if paused else "unpause"
-        try:
-            self.host.xl(verb, name)
-        except TransportError as err:
-            self._note_transport_failure(str(err))
-            state = parse_xl_list(self.host.xl("list", name).stdout).get(name, {}).get("state", "")
-            if ("p" in state) != paused:
-                self.host.xl(verb, name)
+        done = self.host.run(["sh", "-c", SET_PAUSED, "set-paused", verb, name])  # retried once if the link drops
+        if done.returncode != 0:
+            raise InfrastructureError(f"xl {verb} {name} failed (status {done.returncode}): "
+                                      f"{tail(done.stderr or done.stdout, 6)}")
 
     def poll_exit(self, handle: GuestHandle) -> int | None:
         state = handle.backend_state
