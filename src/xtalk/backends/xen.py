@@ -55,10 +55,10 @@ CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
 CATCH_UP_S = 8.0        # how long stop()/poll_exit wait for the console stream to catch up
 # `sh -c SET_PAUSED set-paused pause|unpause NAME`: xl pause/unpause unless the domain is so already
-SET_PAUSED = ('state=$(xl list "$2" | awk -v n="$2" \'$1 == n {print $5}\') || exit 1\n'
-              '[ -n "$state" ] || { echo "no domain $2" >&2; exit 1; }\n'
-              'case "$state" in *p*) now=pause ;; *) now=unpause ;; esac\n'
-              '[ "$now" = "$1" ] || exec xl "$1" "$2"\n')
+SET_PAUSED = ('state=$(xl list "$2" | awk -v n="$2" \'$1 == n {print $5}\') || exit 1; '
+              '[ -n "$state" ] || { echo "no domain $2" >&2; exit 1; }; '
+              'case "$state" in *p*) now=pause ;; *) now=unpause ;; esac; '
+              '[ "$now" = "$1" ] || exec xl "$1" "$2"')  # one line: executors refuse control characters
 
 
 @register

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from xtalk.backends.executors import quote_argv
 from xtalk.backends.xen import SET_PAUSED
 
 FAKE_XL = r"""#!/bin/sh
@@ -36,8 +37,8 @@ def xl(tmp_path):
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", XL_STATE=str(tmp_path))
 
     def set_paused(verb: str, name: str = "dom") -> subprocess.CompletedProcess:
-        return subprocess.run(["sh", "-c", SET_PAUSED, "set-paused", verb, name], capture_output=True, text=True,
-                              env=env, timeout=30)
+        line = quote_argv(["sh", "-c", SET_PAUSED, "set-paused", verb, name])  # what an executor sends
+        return subprocess.run(["sh", "-c", line], capture_output=True, text=True, env=env, timeout=30)
 
     set_paused.count = lambda: int((tmp_path / "dom").read_text())
     set_paused.calls = lambda: (tmp_path / "calls").read_text().split("\n")[:-1] if (tmp_path / "calls").exists() \
