@@ -59,6 +59,8 @@ SET_PAUSED = ('state=$(xl list "$2" | awk -v n="$2" \'$1 == n {print $5}\') || e
               '[ -n "$state" ] || { echo "no domain $2" >&2; exit 1; }; '
               'case "$state" in *p*) now=pause ;; *) now=unpause ;; esac; '
               '[ "$now" = "$1" ] || exec xl "$1" "$2"')  # one line: executors refuse control characters
+# `sh -c DESTROY_IF_THERE destroy NAME`: xl destroy the domain if it exists
+DESTROY_IF_THERE = 'if xl domid "$1" >/dev/null 2>&1; then exec xl destroy "$1"; fi'
 
 
 @register
@@ -284,7 +286,10 @@ class XenBackend(Backend):
         state, guest, opts = handle.backend_state, handle.plan, self.run_opts
         name, cfg_path = state["name"], f"{WORK_DIR}/{state['name']}.cfg"
         soft = cpu_list(opts.soft_affinity) if opts.soft_affinity else "-"
-        commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["rm", "-f", state["log"]],
+        # the domain an earlier send of these same commands made is destroyed first: a send whose ssh
+        # master closed may have run although it never said it started, and the executor sends it again
+        commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["sh", "-c", DESTROY_IF_THERE, "destroy", name],
+                    ["rm", "-f", state["log"]],
                     ["xl", "create", "-p", cfg_path], ["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]]
         commands += self.pools.domain_commands(name, opts)
         commands += [["xl", "vcpu-list", name], ["xl", "list", name]]
@@ -293,9 +298,8 @@ class XenBackend(Backend):
         started = time.monotonic()
         try:
             results = self.host.executor.run_many(commands, input=state["config"].encode(), timeout=180)
-        except TransportError as err:  # outcome unknown: destroy what may exist, then once more
+        except TransportError as err:  # outcome unknown: once more (it destroys what the first made)
             self._note_transport_failure(f"creating {name}: {err}")
-            self.host.run(["xl", "destroy", name], timeout=60)
             started = time.monotonic()
             results = self.host.executor.run_many(commands, input=state["config"].encode(), timeout=180)
         start_s = time.monotonic() - started
