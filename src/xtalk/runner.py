@@ -166,6 +166,7 @@ class RunState:
     def fire(self, event) -> None:
         names = [g.name for g in self.run.stressors if g.stressor == event.target]
         self.watch.sample(self.handles, time.monotonic_ns(), force=True, names=names)  # just before it
+        self.watch.asking(names)
         if event.action == "start":
             for guest in (g for g in self.run.stressors if g.name in names):
                 if guest.name in self.held:

@@ -23,7 +23,9 @@ core both are ~1. Below STALL_EXPOSURE over at least STALL_MIN_S it stalled. A s
 stuck asleep (a hung guest) looks idle: caveat.
 An event took effect when, over the SETTLE_S after the first reading that follows it,
 a paused stressor made no progress, a started or resumed one was active or idle, and a
-stopped one was gone at once.
+stopped one was gone at once. Readings from after the next event on the stressor was asked
+for do not count: an event that had not settled by then is "not checked", never judged by
+what the next one did.
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ class Check:
     planned_s: float
     after_ns: int
     first: Vitals | None = None
+    closed: bool = False  # a later event on the stressor was asked for: no reading judges this one now
 
 
 @dataclass
@@ -193,9 +196,17 @@ class StressorWatch:
                                  f"not checked: {event.action} at {event.at_s:g} s came before it settled", now)
                 w.checks = [Check(event.action, event.at_s, now)]
 
+    def asking(self, names: list[str]) -> None:
+        """The runner is about to act on `names` for a later event: from now on a reading can
+        say nothing of an earlier event's effect (a resume whose call has not returned may
+        have run already in a slow dom0), so checks not settled yet stop; event() says so."""
+        for name in names:
+            for check in self.guests[name].checks:
+                check.closed = True
+
     def _check(self, w: Watched, reading: Vitals) -> None:
         for check in list(w.checks):
-            if reading.taken_ns < check.after_ns:
+            if check.closed or reading.taken_ns < check.after_ns:
                 continue
             if check.first is None:
                 check.first = reading
