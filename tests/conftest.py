@@ -1,7 +1,6 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
 program, headless Chromium (tests/framework/browser.py), and no `xtalk` a test started
-left running after it. Helpers that test modules
-import live in tests/framework/, never here."""
+left running after it. Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
 
 import subprocess
