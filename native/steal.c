@@ -32,6 +32,12 @@ static const struct xt_key keys[] = {
 	{ "prio", XT_U64, "[1,99]", "50" },
 	XT_KEYS_END
 };
+/* what xtalk search tunes: the stolen share is steal_us / period_us, at most 1/2 here */
+static const struct xt_key tune[] = {
+	{ "steal_us", XT_DOUBLE, "[100,2000]", "1000" },
+	{ "period_us", XT_DOUBLE, "[4000,20000]", "10000" },
+	XT_KEYS_END
+};
 /* Common keys that mean nothing to a program that records no samples. */
 static const char *const unused[] = {
 	"iterations", "warmup", "ring", "freq_hz", "l1_bytes", "l2_bytes", "l3_bytes",
@@ -55,7 +61,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "catalogue")) {
 		xt_cat_suite("steal", "xtalk-steal", NULL, unused);
-		xt_cat_bench("steal", "stressor", NULL, keys);
+		xt_cat_bench("steal", "stressor", NULL, keys, "cpu", tune);
 		xt_cat_end();
 		return 0;
 	}

@@ -9,6 +9,8 @@
 #include "xt.h"
 
 static const struct xt_key keys[] = { { "size", XT_SIZE, NULL, "llc*1.5" }, XT_KEYS_END };
+/* the size picks the level it loads: inside L1, L2, the LLC, or past it (memory) */
+static const struct xt_key tune[] = { { "size", XT_SIZE, "[l1/2,llc*4]", "llc*1.5" }, XT_KEYS_END };
 static unsigned char *buf;
 static size_t size;
 
@@ -38,4 +40,5 @@ const struct xt_bench xt_bench_cache_thrash = {
 	.name = "cache_thrash", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "memory",
+	.channels = "l1 l2 llc membw", .tune = tune,
 };

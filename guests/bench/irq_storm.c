@@ -22,6 +22,7 @@ static const struct xt_key keys[] = {
 	{ "timeout_ms", XT_DOUBLE, "(0,1e6]", "1000" },
 	XT_KEYS_END
 };
+static const struct xt_key tune[] = { { "period_us", XT_DOUBLE, "[0,100]", "10" }, XT_KEYS_END };
 static uint64_t period, batch, timeout, deadline, interrupts, lost;
 static volatile uint64_t fired_at;
 
@@ -102,4 +103,5 @@ const struct xt_bench xt_bench_irq_storm = {
 	.name = "irq_storm", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
 	.kpi = "kernel",
+	.channels = "irq", .tune = tune,
 };

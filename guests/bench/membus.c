@@ -20,6 +20,14 @@ static const struct xt_key keys[] = {
 	{ "mode", XT_WORD, "read|write", "read" },
 	XT_KEYS_END
 };
+/* past the LLC; a line of 64 streams (bandwidth), a page apart every access opens a new
+ * DRAM row (banks, latency); write makes every eviction a write-back */
+static const struct xt_key tune[] = {
+	{ "size", XT_SIZE, "[llc,llc*8]", "llc*2" },
+	{ "line", XT_SIZE, "[64,4k]", "64" },
+	{ "mode", XT_WORD, "read|write", "read" },
+	XT_KEYS_END
+};
 static unsigned char *buf;
 static size_t size, line;
 static bool write_mode;
@@ -69,4 +77,5 @@ const struct xt_bench xt_bench_membus = {
 	.name = "membus", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "memory",
+	.channels = "membw memlat", .tune = tune,
 };

@@ -13,6 +13,7 @@
 #include "xt.h"
 
 static const struct xt_key keys[] = { { "size", XT_SIZE, "[8,)", "1m" }, XT_KEYS_END };
+static const struct xt_key tune[] = { { "size", XT_SIZE, "[l1,llc*4]", "1m" }, XT_KEYS_END };
 static uint64_t *src, *dst;
 static size_t size;
 
@@ -59,4 +60,5 @@ const struct xt_bench xt_bench_memcpy = {
 	.name = "memcpy", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "memory",
+	.channels = "l2 llc membw", .tune = tune,
 };

@@ -59,4 +59,5 @@ const struct xt_bench xt_bench_vmexit_storm = {
 	.name = "vmexit_storm", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "kernel",
+	.channels = "hv",
 };

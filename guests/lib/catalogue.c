@@ -5,7 +5,10 @@
  *
  * Each parameter is printed from the declaration xt_params_check checks values
  * against (struct xt_key), each metric from the table the bench declares it with, so
- * nothing is listed twice. Strings are printed as they are: declarations hold no '"'
+ * nothing is listed twice. A stressor also lists the interference channels it loads
+ * (names: src/xtalk/channels/names.py, docs/channels.md) and the ranges a worst-case
+ * search tunes its parameters over (`tune`: same shape as `params`, the range being the
+ * search range, sizes in cache units; `xtalk search`). Strings are printed as they are: declarations hold no '"'
  * or '\' (xt.h).
  */
 #include "xt.h"
@@ -55,8 +58,27 @@ void xt_cat_suite(const char *suite, const char *program, const struct xt_key *e
 	first_bench = true;
 }
 
+/* "channels": ["l1", "l2"] from "l1 l2" (names hold no '"' or '\\') */
+static void channel_list(const char *channels)
+{
+	const char *sep = "";
+
+	xt_printf("\"channels\": [");
+	for (const char *c = channels; c && *c; sep = ", ") {
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		xt_printf("%s\"", sep);
+		for (; *c && *c != ' '; c++)
+			xt_printf("%c", *c);
+		xt_printf("\"");
+	}
+	xt_printf("]");
+}
+
 void xt_cat_bench(const char *name, const char *role, const char *kpi,
-		  const struct xt_key *keys)
+		  const struct xt_key *keys, const char *channels, const struct xt_key *tune)
 {
 	bool first = true;
 
@@ -66,6 +88,12 @@ void xt_cat_bench(const char *name, const char *role, const char *kpi,
 	str("role", role, ", ");
 	str("kpi", kpi, ",\n   \"params\": [");
 	for (const struct xt_key *k = keys; k && k->name; k++)
+		key(k, &first);
+	xt_printf("],\n   ");
+	channel_list(channels);
+	xt_printf(", \"tune\": [");
+	first = true;
+	for (const struct xt_key *k = tune; k && k->name; k++)
 		key(k, &first);
 	xt_printf("],\n   \"metrics\": [");
 	first_metric = true;
@@ -82,7 +110,7 @@ void xt_cat_metric(const char *name, const char *unit, const char *kind)
 
 void xt_cat_xt_bench(const struct xt_bench *b)
 {
-	xt_cat_bench(b->name, b->role, b->kpi, b->keys);
+	xt_cat_bench(b->name, b->role, b->kpi, b->keys, b->channels, b->tune);
 	for (unsigned c = 0; c < b->ncases; c++)
 		xt_cat_metric(b->cases[c].name, b->cases[c].unit, b->cases[c].kind);
 }

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import backend_registry
-from .spec.load import set_path
+from .spec.load import STRESSOR_DIM, set_path
 from .spec.model import Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
@@ -156,7 +156,7 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
         config.setdefault("start_order", DEFAULTS["start_order"])
         if config["placement"] == "solo":
             config["start_order"] = DEFAULTS["start_order"]
-            config = {d: v for d, v in config.items() if not d.startswith("stressors.")}
+            config = {d: v for d, v in config.items() if not d.startswith("stressors.") and d != STRESSOR_DIM}
         kind = config.get(BACKEND_DIM, spec.backend.kind)
         config = {d: v for d, v in config.items() if not other_backends_option(d, kind)}
         key = tuple(sorted((k, str(v)) for k, v in config.items()))

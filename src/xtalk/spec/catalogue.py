@@ -7,7 +7,9 @@ natively), posix (the Linux-RT image's suite, also native), steal (native only).
 Param.problem checks a spec value the way the guest will check its text
 (guests/lib/cmdline.c): type, then range; TOML types are strict (a string is no
 number, a boolean no integer). A size that refers to a cache level (llc*1.5) is
-checked for form only: its bytes are known on the machine that runs it.
+checked for form only: its bytes are known on the machine that runs it. A stressor
+also declares the interference channels it loads and the search ranges of its
+parameters (`tune`, docs/channels.md).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import functools
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import artifacts
@@ -128,6 +130,8 @@ class Bench:
     kpi: str | None
     params: dict[str, Param]
     metrics: tuple[Metric, ...]
+    channels: tuple[str, ...] = ()         # a stressor's interference channels (channels/names.py)
+    tune: dict[str, Param] = field(default_factory=dict)  # search ranges of its parameters (xtalk search)
 
 
 @dataclass(frozen=True)
@@ -157,7 +161,8 @@ class Catalogue:
         suites = {}
         for s in data["suites"]:
             benches = {b["name"]: Bench(b["name"], s["suite"], b["role"], b["kpi"], params(b["params"]),
-                                        tuple(Metric(m["name"], m["unit"], m["kind"]) for m in b["metrics"]))
+                                        tuple(Metric(m["name"], m["unit"], m["kind"]) for m in b["metrics"]),
+                                        tuple(b["channels"]), params(b["tune"]))
                        for b in s["benches"]}
             suites[s["suite"]] = Suite(s["suite"], s["program"], params(s["common"]), benches)
         return cls(suites)

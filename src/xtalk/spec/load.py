@@ -99,10 +99,22 @@ def _model_problems(err: ValidationError) -> Located:
     return problems
 
 
+STRESSOR_DIM = "stressor"  # the matrix dimension naming the one stressor a configuration runs
+
+
 def set_path(raw: dict, dim: str, value: Any) -> str | None:
     """Apply a matrix dimension (dotted path) to a raw spec dict in place.
-    Returns a reason when the path cannot name a spec field."""
+    Returns a reason when the path cannot name a spec field. The dimension `stressor`
+    (a stressor's name) keeps that one stressor and drops the others: one neighbour per
+    configuration, the others' parameters apart (a channel study)."""
     parts = dim.split(".")
+    if dim == STRESSOR_DIM:
+        stressors = [s for s in raw.get("stressors", []) if isinstance(s, dict)]
+        names = [str(s.get("name")) for s in stressors]
+        if value not in names:
+            return f"no stressor named {value!r}{did_you_mean(str(value), names)}"
+        raw["stressors"] = [s for s in stressors if s.get("name") == value]
+        return None
     if parts[0] == "stressors":
         if len(parts) < 3:
             return "use stressors.<name>.<field>"
@@ -276,7 +288,8 @@ def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks
     for dim, values in matrix.items() if isinstance(matrix, dict) else ():
         if dim in ("placement", "start_order") or not isinstance(values, list):
             continue
-        reason = set_path(copy.deepcopy(raw), dim, values[0]) if values else None
+        named = values if dim == STRESSOR_DIM else values[:1]  # a path is checked once, a stressor name each
+        reason = next((r for v in named if (r := set_path(copy.deepcopy(raw), dim, v))), None)
         if reason:
             out.append((("matrix", dim), reason))
             continue
