@@ -30,19 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import tomli_w
 
 from .analysis import inference as I
 from .analysis.effects import Rules, assess_runs, unit_stats, window_sample
-from .analysis.pipeline import Options, analyze
 from .analysis.wording import sentence
-from .backend_registry import backend_class, check_backend_options
+from .backend_registry import backend_class
 from .calibrate_steal import SLOPE_CHECK, STEAL_US, steal_checks
-from .campaign import run_campaign
-from .errors import InfrastructureError, Problem, SpecError
-from .preflight import spec_checks
+from .derived import base, run_spec
+from .errors import Problem, SpecError
 from .results.platform import write_platform
-from .spec.load import parse_campaign
 
 
 @dataclass(frozen=True)
@@ -71,19 +67,12 @@ def check_backend(spec) -> None:
             "(placement same-core) and the paired design instead"))])
 
 
-def _base(raw: dict, name: str, settings: Settings, runs: int) -> dict:
-    keep = {k: copy.deepcopy(raw[k]) for k in ("backend", "cpus", "housekeeping_cpus") if k in raw}
-    run = {k: v for k, v in (raw.get("run") or {}).items() if k in ("sched", "priority", "boot_timeout_s", "grace_s")}
-    run.update(duration_s=settings.duration_s, repetitions=runs, start_gap_s=0.2)
-    return {"name": name, **keep, "run": run}
-
-
 def _whole(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
 def steal_spec(raw: dict, settings: Settings) -> dict:
-    spec = _base(raw, f"{raw['name']}-calibrate-steal", settings, settings.runs)
+    spec = base(raw, f"{raw['name']}-calibrate-steal", settings.duration_s, settings.runs)
     lengths = ", ".join(f"{x:g}" for x in settings.steal_us)
     spec["description"] = (f"xtalk calibrate: hidden_latency next to a host thread stealing {lengths} us "
                            f"every {settings.period_us:g} us of the measured CPU, against one that steals nothing")
@@ -98,22 +87,10 @@ def steal_spec(raw: dict, settings: Settings) -> dict:
 
 
 def aa_spec(raw: dict, settings: Settings) -> dict:
-    spec = _base(raw, f"{raw['name']}-calibrate-aa", settings, 2 * settings.runs)
+    spec = base(raw, f"{raw['name']}-calibrate-aa", settings.duration_s, 2 * settings.runs)
     spec["description"] = "xtalk calibrate: the measurer alone, odd runs against even runs (A/A)"
     spec["measurer"] = copy.deepcopy(raw["measurer"])
     return spec
-
-
-def run_spec(spec: dict, out: Path):
-    text = tomli_w.dumps(spec)
-    model, raw = parse_campaign(text, spec["name"], check_backend_options, checks=spec_checks())
-    result = run_campaign(model, raw, text, spec["name"], out)
-    failed = [r for r in result.runs if r["status"] != "pass"]
-    if failed:
-        raise InfrastructureError(f"calibration campaign {result.store.path.name}: {len(failed)} of "
-                                  f"{len(result.runs)} runs did not pass; first: {failed[0]['run_id']}: "
-                                  f"{failed[0].get('reason') or failed[0]['status']}")
-    return analyze(result.store, Options(evt=False, extras=False))
 
 
 def aa_result(analysis, settings: Settings) -> dict:

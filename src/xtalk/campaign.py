@@ -78,7 +78,7 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
 
 
 def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
-                 resume: bool = False, console: Console | None = None) -> CampaignResult:
+                 resume: bool = False, console: Console | None = None, study: dict | None = None) -> CampaignResult:
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
@@ -86,7 +86,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
     backends = make_backends(runs, host)
     local = any(b.measures_local_cpus for b in backends.values())
     platforms = {kind: platform_fact(out, host.get("hostname"), kind) for kind in backend_kinds(runs)}
-    store = open_store(spec, raw, text, source, out, resume, runs, host)
+    store = open_store(spec, raw, text, source, out, resume, runs, host, **({"study": study} if study else {}))
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
     results = []

@@ -25,6 +25,7 @@ from .effects import Rules
 from .inference import POWER
 from .kinds import metrics_of
 from .boards import board_rows
+from .channels import channel_rows
 from .overhead import overhead_rows
 from .result import Result, clean, run_row
 from .scan import scan, timeline_events
@@ -175,12 +176,13 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
             f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
 
+    run_rows = [run_row(r) for r in runs]
     result = Result(
         campaign={k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
                                            "spec_hash")},
         description=spec.get("description", ""), path=str(c.path), host=info.get("host") or {},
         options={"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
-        units=units, spec=spec, runs=[run_row(r) for r in runs], configs=all_configs, baselines=baselines,
+        units=units, spec=spec, runs=run_rows, configs=all_configs, baselines=baselines, study=info.get("study"),
         stats_runs=per_run, stats=per_config,
         analysis={"alpha": rules.alpha, "power": POWER, "negligible_pct": rules.negligible_pct,
                   "negligible_points": rules.negligible_points, "paired": paired_spec or None},
@@ -188,7 +190,8 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         outliers=outliers.outlier_rows(pooled, stats) if opt.extras else [],
         rampup=ramp, rampup_excluded={f"{r}/{m}": n for (r, m), n in skipped.items()},
         timelines=list(timelines.values()), drift=drifts, evt=list(evts.values()),
-        gates=gates, verdicts=verdicts, overhead=overhead, boards=boards, stability=stable,
+        gates=gates, verdicts=verdicts, channels=channel_rows(info.get("study"), verdicts, run_rows),
+        overhead=overhead, boards=boards, stability=stable,
         overall=verdict.overall(gates, len(gate_models)),
         left_out=left_out, warnings=warnings, noise_flags=stability.noise_flags(info.get("host") or {}, runs),
     )

@@ -38,6 +38,7 @@ class Result(TypedDict):
     runs: Rows                    # RUN_KEYS of every final run, its accelerator, board and noisy CPUs
     configs: dict[str, dict]      # config id -> dimension values
     baselines: dict[str, str | None]  # config id -> its baseline's id
+    study: dict[str, Any] | None  # campaign.json `study`: a channel study's or a search's plan (channels/, search/)
     # computed
     stats_runs: Rows
     stats: Rows
@@ -51,6 +52,7 @@ class Result(TypedDict):
     evt: Rows
     gates: Rows
     verdicts: Rows
+    channels: Rows                # analysis/channels.py: per channel and placement, or why it was not tested
     overhead: Rows
     boards: Rows
     stability: Rows

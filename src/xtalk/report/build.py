@@ -1,6 +1,6 @@
 """Write a campaign's report directory: report.html (self-contained), report.md with
 plots/*.png, report.json (everything computed, and the report's sections), stats.csv (per configuration and per
-run), samples.parquet (every stored sample of every run, copied one row group at a time,
+run), evidence.json (a channel study's or search's, report/channels.py), samples.parquet (every stored sample of every run, copied one row group at a time,
 never loaded whole) and junit.xml (the gates).
 """
 from __future__ import annotations
@@ -13,9 +13,11 @@ import duckdb
 import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
+from ..analysis.result import clean
 from ..atomic import atomic_path, write_atomic
 from ..results.store import CampaignStore
 from . import html, interactive, markdown, plots
+from .channels import evidence
 from .junit import junit_xml
 from .sections import Report, report_of
 
@@ -110,6 +112,9 @@ def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
     write_atomic(out["json"], json.dumps(report_json(res, report), indent=1, allow_nan=False))
     stats_csv(res, out["csv"])
     write_atomic(out["junit"], junit_xml(report))
+    if res["channels"]:
+        out["evidence"] = dest / "evidence.json"
+        write_atomic(out["evidence"], json.dumps(clean(evidence(res)), indent=1, allow_nan=False))
     if samples:
         out["parquet"] = dest / "samples.parquet"
         export_samples(Path(analysis.store_path), out["parquet"])

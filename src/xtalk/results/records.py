@@ -76,6 +76,8 @@ class CampaignRecord(Part):
     host: dict[str, JSON] = {}  # host facts (host/metadata.py owns their keys)
     planned_runs: list[str] = []
     fleet: CampaignFleet | None = None  # a fleet campaign's mode
+    # what xtalk's own study meant by the configurations (channels/study.py, search/confirm.py)
+    study: dict[str, JSON] | None = None
 
 
 class PlatformRecord(Platform):

@@ -1,0 +1,101 @@
+"""`xtalk channels SPEC`: the channel study. One campaign over the spec's measurer (and
+its `measurer.` matrix dimensions) and placements: the measurer alone, and next to each
+interference channel's default stressor (channels/names.py), one configuration per
+channel and placement, fresh runs each. The campaign keeps the study's plan in
+campaign.json (`study`): which stressor stands for which channel, and every channel that
+was not exercised with the reason. The analysis turns it into the report's "Interference
+channels" table and evidence.json (analysis/channels.py, report/evidence.py).
+
+Caveat: the stressors are the untuned defaults: a channel found quiet here may still
+carry interference a tuned neighbour finds (`xtalk search`).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..derived import base, run_spec
+from ..errors import Problem, SpecError
+from ..spec.load import STRESSOR_DIM
+from .names import BY_NAME, CHANNELS, Channel, why_not
+
+PLACEMENTS = ("same-core", "other-core")
+
+
+@dataclass(frozen=True)
+class Settings:
+    channels: tuple[str, ...] = ()      # empty: all
+    placements: tuple[str, ...] = ()    # empty: the spec's non-solo placements, else both
+    runs: int = 5
+    duration_s: float = 2.0
+
+
+def stressor_hash(bench: str, params: dict) -> str:
+    """sha256 of the stressor's canonical JSON: the same configuration, the same hash."""
+    text = json.dumps({"bench": bench, "params": params}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def plan_entry(name: str, channel: str, title: str, bench: str | None, params: dict,
+               reason: str | None = None) -> dict:
+    """One row of a study's plan: the stressor `name` of the spec stands for `channel`."""
+    entry = {"name": name, "channel": channel, "title": title, "tested": reason is None, "reason": reason}
+    if bench is not None:
+        entry["stressor"] = {"bench": bench, "params": params, "hash": stressor_hash(bench, params)}
+    return entry
+
+
+def chosen(settings: Settings) -> list[Channel]:
+    unknown = [c for c in settings.channels if c not in BY_NAME]
+    if unknown:
+        raise SpecError("channels", [Problem("--channel", f"unknown channel {u!r}; channels: "
+                                                          f"{', '.join(BY_NAME)}") for u in unknown])
+    return [BY_NAME[c] for c in settings.channels] if settings.channels else list(CHANNELS)
+
+
+def placements(raw: dict, settings: Settings) -> list[str]:
+    if settings.placements:
+        return list(settings.placements)
+    given = [p for p in (raw.get("matrix") or {}).get("placement", []) if p != "solo"]
+    return given or list(PLACEMENTS)
+
+
+def study_plan(spec, channels: list[Channel]) -> list[dict]:
+    options = spec.backend.options
+    return [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params), why_not(c, spec.backend.kind, options))
+            for c in channels]
+
+
+def measurer_dims(raw: dict) -> dict:
+    """The user's matrix dimensions over the measurer: the study keeps them."""
+    return {d: v for d, v in (raw.get("matrix") or {}).items() if d.startswith("measurer.")}
+
+
+def study_spec(raw: dict, plan: list[dict], where: list[str], settings: Settings, suffix: str = "channels") -> dict:
+    """The derived campaign: solo and every tested entry of `plan` at every placement."""
+    spec = base(raw, f"{raw['name']}-{suffix}", settings.duration_s, settings.runs)
+    tested = [e for e in plan if e["tested"]]
+    spec["description"] = (f"xtalk {suffix}: {raw['name']}'s measurer alone and next to "
+                           + ", ".join(f"{e['name']} ({e['stressor']['bench']})" for e in tested))
+    spec["measurer"] = copy.deepcopy(raw["measurer"])
+    spec["stressors"] = [{"name": e["name"], "bench": e["stressor"]["bench"], "params": e["stressor"]["params"]}
+                         for e in tested]
+    # the stressor first: the measurer's window then sees the neighbour's steady state
+    spec["matrix"] = {**measurer_dims(raw), "placement": ["solo", *where], "start_order": ["stressor-first"],
+                      STRESSOR_DIM: [e["name"] for e in tested]}
+    return spec
+
+
+def study(spec, raw: dict, out: Path, settings: Settings) -> dict:
+    """Run the channel study; the analysis of its campaign, and the plan."""
+    plan = study_plan(spec, chosen(settings))
+    if not any(e["tested"] for e in plan):
+        raise SpecError("channels", [Problem("--channel", "no chosen channel can be exercised here: " + "; ".join(
+            f"{e['channel']}: {e['reason']}" for e in plan))])
+    where = placements(raw, settings)
+    record = {"kind": "channels", "plan": plan, "placements": where}
+    analysis = run_spec(study_spec(raw, plan, where, settings), out, "channel study", study=record)
+    return {"analysis": analysis, "plan": plan, "campaign": analysis.store_path}

@@ -1,0 +1,43 @@
+"""`xtalk channels SPEC`: the channel study (xtalk/channels/study.py). The spec's
+measurer alone and next to each interference channel's default stressor, at each
+placement; prints the "Interference channels" table and writes the campaign's report
+(report/, with evidence.json). Exit 0 when it ran; a channel that cannot be exercised
+here is listed with the reason, not an error."""
+from __future__ import annotations
+
+import json
+
+from ..errors import EXIT_OK, UsageError
+from .common import add_out, add_set, console, load_spec
+from .study_output import print_and_report
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("channels", help="characterise the interference channels: the measurer next to each "
+                                        "channel's default stressor, the slowdown multiplier per channel and placement")
+    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs, measurer (and measurer. dimensions) and "
+                                "placements are used; its stressors are not")
+    add_out(p)
+    add_set(p)
+    p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
+                   help="only these channels (default: all; docs/channels.md lists them)")
+    p.add_argument("--placement", nargs="+", default=[], choices=("same-core", "other-core"),
+                   help="placements of the stressors (default: the spec's non-solo placements, else both)")
+    p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5: the fewest an exact "
+                                                       "test needs at alpha 0.01)")
+    p.add_argument("--duration-s", type=float, default=None, help="length of each run (default: the spec's)")
+    p.add_argument("--json", action="store_true", help="print the channel rows as JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from ..channels.study import Settings, study  # heavy (scipy): only when this command runs
+    if args.runs < 2 or (args.duration_s is not None and not args.duration_s > 0):
+        raise UsageError("channels: --runs must be at least 2 and --duration-s > 0")
+    spec, raw, _ = load_spec(args.spec, args.overrides)
+    duration = args.duration_s or spec.run.duration_s
+    done = study(spec, raw, args.out, Settings(tuple(args.channel), tuple(args.placement), args.runs, duration))
+    rows = print_and_report(done["campaign"], console(markup=False), not args.json)
+    if args.json:
+        print(json.dumps(rows, indent=1, default=str))
+    return EXIT_OK

@@ -1,0 +1,26 @@
+"""What `xtalk channels` and `xtalk search` show when their campaign ends: the full
+analysis of the campaign, its report written (report/, evidence.json included), and the
+"Interference channels" table on the terminal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+
+def print_and_report(store_path: str, out: Console, show: bool = True) -> list[dict]:
+    """Analyse the study's campaign in full, write its report; the channel rows."""
+    from ..analysis.pipeline import analyze
+    from ..report import terminal
+    from ..report.build import write_report
+    from ..report.channels import channel_table
+    from ..results.store import CampaignStore
+    store = CampaignStore(Path(store_path))
+    analysis = analyze(store)
+    files = write_report(analysis, store.path / "report")
+    rows = analysis.result["channels"]
+    if show:
+        terminal.table(channel_table(rows), out)
+        out.print(f"report: {files['html']}")
+        out.print(f"evidence: {files.get('evidence')}")
+    return rows

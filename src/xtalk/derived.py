@@ -1,0 +1,43 @@
+"""Campaigns xtalk derives from a user's spec and runs itself (calibrate, the channel
+study, a worst-case search's trials and its confirmation): the spec's backend, CPUs and
+run settings kept, the rest made by the caller; run and stored like any campaign, then
+analysed. A derived campaign whose runs did not all pass is an error: its numbers would
+rest on fewer runs than asked for."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import tomli_w
+
+from .analysis.pipeline import Options, analyze
+from .backend_registry import check_backend_options
+from .campaign import run_campaign
+from .errors import InfrastructureError
+from .preflight import spec_checks
+from .spec.load import parse_campaign
+
+RUN_KEPT = ("sched", "priority", "boot_timeout_s", "grace_s")  # run settings a derived campaign keeps
+
+
+def base(raw: dict, name: str, duration_s: float, runs: int) -> dict:
+    """A spec named `name` with the user's backend, CPUs and run settings, runs of
+    `duration_s`, `runs` repetitions; the caller adds measurer, stressors and matrix."""
+    keep = {k: copy.deepcopy(raw[k]) for k in ("backend", "cpus", "housekeeping_cpus") if k in raw}
+    run = {k: v for k, v in (raw.get("run") or {}).items() if k in RUN_KEPT}
+    run.update(duration_s=duration_s, repetitions=runs, start_gap_s=0.2)
+    return {"name": name, **keep, "run": run}
+
+
+def run_spec(spec: dict, out: Path, what: str = "calibration campaign", study: dict | None = None):
+    """Run a derived spec (checked as a user's spec is) and analyse it (no EVT, no extras);
+    `study`: what the configurations mean, kept in campaign.json for the report."""
+    text = tomli_w.dumps(spec)
+    model, raw = parse_campaign(text, spec["name"], check_backend_options, checks=spec_checks())
+    result = run_campaign(model, raw, text, spec["name"], out, study=study)
+    failed = [r for r in result.runs if r["status"] != "pass"]
+    if failed:
+        raise InfrastructureError(f"{what} {result.store.path.name}: {len(failed)} of "
+                                  f"{len(result.runs)} runs did not pass; first: {failed[0]['run_id']}: "
+                                  f"{failed[0].get('reason') or failed[0]['status']}")
+    return analyze(result.store, Options(evt=False, extras=False))

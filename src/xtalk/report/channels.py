@@ -1,0 +1,101 @@
+"""The report's "Interference channels" table and evidence.json, from the analysis's
+channel rows (analysis/channels.py) of a channel study or a search's confirmation.
+
+evidence.json is what a safety case cites: per channel, tested or not (and why not), the
+stressor configuration and its hash, the guest image and program hashes, the host and
+hypervisor configuration, the multiplier with its interval and the verdict, and the
+campaign and run ids behind every number, so each figure leads back to the stored
+samples (runs/<run_id>/samples.parquet in the campaign directory).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis import wording as W
+from ..results.store import CampaignStore
+from .tables import Table, pval
+
+EVIDENCE_VERSION = 1
+
+
+def stressor_text(stressor: dict | None) -> str:
+    if not stressor:
+        return "-"
+    params = ", ".join(f"{k}={v}" for k, v in sorted(stressor["params"].items()))
+    return f"{stressor['bench']}({params})"
+
+
+def effect_text(row: dict) -> str:
+    if row.get("multiplier") is not None:
+        lo, hi = row.get("multiplier_ci") or (None, None)
+        return f"×{row['multiplier']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+    if row.get("change") is not None:
+        lo, hi = row.get("change_ci") or (None, None)
+        unit = row.get("change_unit") or ""
+        return f"{row['change']:+.2f} {unit}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
+    return "-"
+
+
+def pressure_text(p: dict | None) -> str:
+    if not p:
+        return "-"
+    if p.get("rate") is None:
+        return f"not reported: {p['reason']}" if p.get("reason") else "not reported"
+    return f"{p['rate']:.3g} {p.get('unit') or ''}".strip()
+
+
+def _time(ns) -> str:
+    return W.duration(ns) if ns is not None else "-"
+
+
+def channel_table(rows: list[dict]) -> Table:
+    body = []
+    for r in rows:
+        if not r["tested"]:
+            body.append([r["channel"], stressor_text(r.get("stressor")), "-", "-", "-",
+                         f"not tested: {r['reason']}", "-", "-", "-"])
+            continue
+        body.append([r["channel"], stressor_text(r["stressor"]), r["placement"] or "-", r["metric"],
+                     pressure_text(r.get("pressure")), f"{effect_text(r)}  {r['statistic']}",
+                     f"{r['verdict']} (p={pval(r.get('p_value'))})",
+                     f"{_time(r.get('p99_alone_ns'))} → {_time(r.get('p99_ns'))}",
+                     f"{_time(r.get('max_alone_ns'))} → {_time(r.get('max_ns'))}"])
+    return Table("channels", "Interference channels: the measurer next to each channel's stressor, against alone",
+                 ["channel", "stressor", "placement", "metric", "achieved pressure",
+                  "slowdown multiplier [95% interval]", "verdict", "p99 alone → stressed", "max alone → stressed"],
+                 body, note="multiplier: the statistic under stress over alone, 95% interval over runs; a share "
+                            "(stolen time) has no multiplier: its change in percentage points. evidence.json in "
+                            "the report directory lists the runs behind every number.",
+                 compact=("channel", "stressor", "placement", "slowdown multiplier [95% interval]", "verdict"))
+
+
+def _hashes(runs: list[dict]) -> dict[str, list[str]]:
+    """Every image and program hash the runs' backends recorded, by key."""
+    out: dict[str, set] = {}
+    for meta in runs:
+        for key, value in (meta.get("backend_metadata") or {}).items():
+            if isinstance(value, str) and (key.endswith("sha256") or key.endswith("_hash")):
+                out.setdefault(key, set()).add(value)
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def evidence(res: dict) -> dict:
+    runs = CampaignStore(Path(res["path"])).runs()
+    spec = res.get("spec") or {}
+    campaign = res["campaign"]
+    channels = []
+    for r in res["channels"]:
+        item = {k: r.get(k) for k in ("channel", "title", "tested", "reason", "stressor")}
+        if r["tested"]:
+            item.update({k: r.get(k) for k in ("placement", "config_id", "metric", "statistic", "multiplier",
+                                                "multiplier_ci", "change", "change_ci", "change_unit", "verdict",
+                                                "p_value", "p99_ns", "max_ns", "p99_alone_ns", "max_alone_ns",
+                                                "pressure")})
+            item["evidence"] = {"campaign": campaign["id"], "runs": r["runs"], "baseline": r["baseline"],
+                                "baseline_runs": r["baseline_runs"],
+                                "samples": [f"runs/{rid}/samples.parquet" for rid in r["runs"] + r["baseline_runs"]]}
+        channels.append(item)
+    return {"evidence_version": EVIDENCE_VERSION, "campaign": campaign, "campaign_path": res["path"],
+            "study": res.get("study"), "hypervisor": {"backend": spec.get("backend"), "cpus": spec.get("cpus")},
+            "host": res.get("host"), "images": _hashes(runs), "analysis": res.get("analysis"),
+            "channels": channels}
