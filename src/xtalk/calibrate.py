@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import inference as I
-from .analysis.effects import Rules, assess_runs, unit_stats, window_sample
+from .analysis.effects import assess_runs, unit_stats, window_sample
 from .analysis.wording import sentence
 from .backend_registry import backend_class
 from .calibrate_steal import SLOPE_CHECK, STEAL_US, steal_checks
@@ -96,18 +96,14 @@ def aa_spec(raw: dict, settings: Settings) -> dict:
 def aa_result(analysis, settings: Settings) -> dict:
     """The A/A check, the noise floor and the minimum detectable effect per minute."""
     from .analysis.verdict import Context
-    runs_of: dict[str, list] = {}
-    for r in analysis.used_runs:
-        runs_of.setdefault(r["config_id"], []).append(r)
-    rules = Rules.of(analysis.result.get("spec") or {})
-    ctx = Context(analysis.runs_streams, runs_of, analysis.events, analysis.infos, [], rules, None,
-                  np.random.default_rng(0))
-    (cid,) = runs_of
+    ctx = Context.of(analysis)
+    rules = ctx.rules
+    (cid,) = ctx.runs_of
     metric = sorted(analysis.infos)[0]
     info = analysis.infos[metric]
     stat = info.kind.primary
     units = ctx.run_units(cid, info)
-    reps = {m["run_id"]: m.get("repetition", 0) for m in runs_of[cid]}
+    reps = {m["run_id"]: m.get("repetition", 0) for m in ctx.runs_of[cid]}
     odd = [u[stat.key] for r, u in units if reps[r] % 2]
     even = [u[stat.key] for r, u in units if not reps[r] % 2]
     row = assess_runs(stat, odd, even, rules, ctx.rng, ("different", "no-difference", "inconclusive"))

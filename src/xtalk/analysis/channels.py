@@ -63,7 +63,8 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
         ns = v.get("ns_per_tick")
         mine = passed.get(v["config_id"], [])
         rows.append({
-            "channel": entry["channel"], "title": entry["title"], "tested": True, "reason": None,
+            "channel": entry["channel"], "title": entry["title"], "role": entry.get("role", "default"),
+            "tested": True, "reason": None, "better": v.get("better"),
             "stressor": entry.get("stressor"), "config_id": v["config_id"], "config": v.get("config"),
             "placement": (v.get("config") or {}).get("placement"), "metric": v["metric"],
             "statistic": v.get("statistic_label") or v.get("statistic"), **_effect(v),
@@ -75,6 +76,7 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
             "runs": [r["run_id"] for r in mine],
             "baseline": v.get("baseline"), "baseline_runs": [r["run_id"] for r in passed.get(v.get("baseline"), [])],
         })
-    rows += [{"channel": e["channel"], "title": e["title"], "tested": False, "reason": e["reason"],
+    rows += [{"channel": e["channel"], "title": e["title"], "role": e.get("role", "default"), "tested": False,
+              "reason": e["reason"],
               "stressor": e.get("stressor")} for e in plan.values() if not e["tested"]]
     return rows

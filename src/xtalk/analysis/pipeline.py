@@ -26,6 +26,7 @@ from .inference import POWER
 from .kinds import metrics_of
 from .boards import board_rows
 from .channels import channel_rows
+from .search import search_outcome
 from .overhead import overhead_rows
 from .result import Result, clean, run_row
 from .scan import scan, timeline_events
@@ -177,6 +178,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
             f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
 
     run_rows = [run_row(r) for r in runs]
+    channels = channel_rows(info.get("study"), verdicts, run_rows)
     result = Result(
         campaign={k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
                                            "spec_hash")},
@@ -190,7 +192,8 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         outliers=outliers.outlier_rows(pooled, stats) if opt.extras else [],
         rampup=ramp, rampup_excluded={f"{r}/{m}": n for (r, m), n in skipped.items()},
         timelines=list(timelines.values()), drift=drifts, evt=list(evts.values()),
-        gates=gates, verdicts=verdicts, channels=channel_rows(info.get("study"), verdicts, run_rows),
+        gates=gates, verdicts=verdicts, channels=channels,
+        search=search_outcome(info.get("study"), channels, ctx),
         overhead=overhead, boards=boards, stability=stable,
         overall=verdict.overall(gates, len(gate_models)),
         left_out=left_out, warnings=warnings, noise_flags=stability.noise_flags(info.get("host") or {}, runs),

@@ -53,6 +53,7 @@ class Result(TypedDict):
     gates: Rows
     verdicts: Rows
     channels: Rows                # analysis/channels.py: per channel and placement, or why it was not tested
+    search: dict[str, Any] | None  # analysis/search.py: a search confirmation's outcome
     overhead: Rows
     boards: Rows
     stability: Rows

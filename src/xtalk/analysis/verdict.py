@@ -41,6 +41,22 @@ class Context:
     settle_s: float | None
     rng: np.random.Generator
 
+    @classmethod
+    def of(cls, analysis) -> "Context":
+        """The context of an Analysis (pipeline.py), for statistics of its runs after the fact."""
+        runs_of: dict[str, list] = {}
+        for r in analysis.used_runs:
+            runs_of.setdefault(r["config_id"], []).append(r)
+        spec = analysis.result.get("spec") or {}
+        return cls(analysis.runs_streams, runs_of, analysis.events, analysis.infos, list(spec.get("deadlines") or []),
+                   Rules.of(spec), (spec.get("paired") or {}).get("settle_s"), np.random.default_rng(0))
+
+    def primary_values(self, cid: str, metric: str) -> list[float]:
+        """The primary statistic of the metric's kind, one value per run of the configuration."""
+        info = self.infos[metric]
+        key = info.kind.primary.key
+        return [u[key] for _, u in self.run_units(cid, info) if u[key] is not None]
+
     def run_units(self, cid: str, info: MetricInfo, ns: bool = False) -> list[tuple[str, dict]]:
         """(run id, every statistic of the kind) of each run of a configuration; `ns`:
         the ones counted in ticks converted to ns with the run's own counter frequency."""

@@ -33,18 +33,22 @@ class Settings:
     duration_s: float = 2.0
 
 
-def stressor_hash(bench: str, params: dict) -> str:
+def stressor_hash(stressor: dict) -> str:
     """sha256 of the stressor's canonical JSON: the same configuration, the same hash."""
-    text = json.dumps({"bench": bench, "params": params}, sort_keys=True, separators=(",", ":"))
+    text = json.dumps(stressor, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def plan_entry(name: str, channel: str, title: str, bench: str | None, params: dict,
-               reason: str | None = None) -> dict:
-    """One row of a study's plan: the stressor `name` of the spec stands for `channel`."""
-    entry = {"name": name, "channel": channel, "title": title, "tested": reason is None, "reason": reason}
+               reason: str | None = None, role: str = "default", **placing) -> dict:
+    """One row of a study's plan: the stressor `name` of the spec stands for `channel`
+    (role "default": that channel's default stressor; "found": a search's worst neighbour);
+    `placing`: the stressor's `host` and `instances` where they are not the defaults."""
+    entry = {"name": name, "channel": channel, "title": title, "role": role, "tested": reason is None,
+             "reason": reason}
     if bench is not None:
-        entry["stressor"] = {"bench": bench, "params": params, "hash": stressor_hash(bench, params)}
+        stressor = {"bench": bench, "params": params, **placing}
+        entry["stressor"] = {**stressor, "hash": stressor_hash(stressor)}
     return entry
 
 
@@ -81,7 +85,7 @@ def study_spec(raw: dict, plan: list[dict], where: list[str], settings: Settings
     spec["description"] = (f"xtalk {suffix}: {raw['name']}'s measurer alone and next to "
                            + ", ".join(f"{e['name']} ({e['stressor']['bench']})" for e in tested))
     spec["measurer"] = copy.deepcopy(raw["measurer"])
-    spec["stressors"] = [{"name": e["name"], "bench": e["stressor"]["bench"], "params": e["stressor"]["params"]}
+    spec["stressors"] = [{"name": e["name"], **{k: v for k, v in e["stressor"].items() if k != "hash"}}
                          for e in tested]
     # the stressor first: the measurer's window then sees the neighbour's steady state
     spec["matrix"] = {**measurer_dims(raw), "placement": ["solo", *where], "start_order": ["stressor-first"],

@@ -13,10 +13,10 @@ from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
 from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
-               run_cmd, show_cmd, spec_cmd, worker_cmd)
+               run_cmd, search_cmd, show_cmd, spec_cmd, worker_cmd)
 
 COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd, channels_cmd,
-            import_cmd, images_cmd, lab_cmd, worker_cmd)
+            search_cmd, import_cmd, images_cmd, lab_cmd, worker_cmd)
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 
 

@@ -1,0 +1,94 @@
+"""`xtalk search SPEC`: the worst neighbour for the spec's measurer at one placement
+(xtalk/search/): Optuna trials over the stressors' tunable parameters, each trial fresh
+runs; then a confirmation campaign of the measurer alone, next to the worst neighbour
+found and next to each channel's default stressor. Prints the trials as they end, the
+conclusion and the ratio found / best default with its interval, writes the
+confirmation's report (plots of the search, evidence.json) and worst-neighbour.toml.
+Ctrl-C stops it (exit 130); the same command resumes it. Exit 0 when it ran."""
+from __future__ import annotations
+
+import json
+
+from ..errors import EXIT_OK, UsageError
+from .common import add_out, add_set, console, load_spec
+from .study_output import print_and_report
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("search", help="find the worst neighbour for the measurer: Optuna over the stressors' "
+                                      "parameters, then a confirmation against each channel's default stressor")
+    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer; its stressors are not used")
+    add_out(p)
+    add_set(p)
+    p.add_argument("--name", help="the search's name (default: the spec's): the same name resumes it")
+    p.add_argument("--placement", default="other-core", choices=("same-core", "other-core"),
+                   help="where the neighbour runs (default other-core)")
+    p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
+                   help="search only stressors that load these channels (default: every channel)")
+    p.add_argument("--stressor", nargs="+", default=[], metavar="BENCH",
+                   help="search only these stressors (a host stressor such as steal only when named)")
+    p.add_argument("--tune", action="append", default=[], metavar="BENCH.PARAM=RANGE",
+                   help="override a search range: LOW..HIGH (sizes may be in cache units: l2..llc*4), a|b|c, "
+                        "or one VALUE to fix it; repeatable")
+    p.add_argument("--trials", type=int, default=20, help="finished trials to reach, all workers together (default 20)")
+    p.add_argument("--budget-min", type=float, default=None, help="stop starting trials after this many minutes")
+    p.add_argument("--runs", type=int, default=4, help="runs per trial (default 4; the first half decides pruning)")
+    p.add_argument("--confirm-runs", type=int, default=5, help="runs per configuration of the confirmation (default 5)")
+    p.add_argument("--duration-s", type=float, default=None, help="length of each run (default: the spec's)")
+    p.add_argument("--max-instances", type=int, default=1, help="search the number of interferers up to this (default 1)")
+    p.add_argument("--metric", help="the measurer's metric to make worse (default: its first)")
+    p.add_argument("--seed", type=int, default=0, help="the sampler's seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    p.set_defaults(handler=run)
+
+
+def _problems(args) -> list[str]:
+    bad = [f"--{k.replace('_', '-')}: must be at least {low}" for k, low in
+           (("trials", 1), ("runs", 1), ("confirm_runs", 2), ("max_instances", 1)) if getattr(args, k) < low]
+    bad += [f"--{k.replace('_', '-')}: must be > 0" for k in ("budget_min", "duration_s")
+            if getattr(args, k) is not None and not getattr(args, k) > 0]
+    return bad
+
+
+def _ratio_text(o: dict | None) -> str:
+    if not o:
+        return "no default stressor to compare with"
+    if o.get("ratio") is not None:
+        lo, hi = o.get("ratio_ci") or (None, None)
+        return f"×{o['ratio']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+    lo, hi = o.get("difference_ci") or (None, None)
+    return f"{o['difference']:+.2f} {o['unit']}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
+
+
+def run(args) -> int:
+    from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
+    from ..search.confirm import confirm
+    from ..search.engine import Settings, search
+    from ..search.space import candidates
+    from ..sizes import host_caches
+    bad = _problems(args)
+    if bad:
+        raise UsageError(f"search: {'; '.join(bad)}")
+    spec, raw, _ = load_spec(args.spec, args.overrides)
+    caches = host_caches(host_facts())
+    cands = candidates(spec.backend.kind, spec.backend.options, caches, args.stressor, args.channel, args.tune)
+    settings = Settings(name=args.name or spec.name, placement=args.placement, trials=args.trials,
+                        budget_s=args.budget_min * 60 if args.budget_min else None, runs=args.runs,
+                        confirm_runs=args.confirm_runs, duration_s=args.duration_s or spec.run.duration_s,
+                        seed=args.seed, max_instances=args.max_instances, metric=args.metric,
+                        stressors=tuple(args.stressor), channels=tuple(args.channel), tunes=tuple(args.tune))
+    out = console(markup=False)
+    found = search(raw, args.out, settings, cands, caches, say=lambda text: out.print(text, soft_wrap=True))
+    done = confirm(spec, raw, args.out, settings, found, cands)
+    outcome = done["analysis"].result["search"]
+    print_and_report(done["campaign"], out, not args.json)
+    if args.json:
+        print(json.dumps({"outcome": outcome, "campaign": done["campaign"], "worst": str(done["worst"])},
+                         indent=1, default=str))
+        return EXIT_OK
+    out.print(outcome["conclusion"], soft_wrap=True)
+    best = outcome.get("best_default")
+    if best:
+        out.print(f"found over the best default ({best['channel']}): {_ratio_text(outcome['against_best_default'])}")
+    out.print(f"worst neighbour as a stressor: {done['worst']}  ({found['seconds']:.0f} s of search)")
+    return EXIT_OK

@@ -1,0 +1,101 @@
+"""The end of `xtalk search`: the confirmation campaign and what the search leaves.
+
+Fresh runs, side by side in one campaign at the searched placement: the measurer alone,
+next to the worst neighbour found (the best trial), and next to the default stressor of
+every channel the candidates load (channels/names.py; a channel that cannot be exercised
+here is listed with the reason). The analysis gives each its multiplier and verdict and
+the ratio of the found neighbour over the best default with its interval
+(analysis/search.py); the campaign keeps the search's summary in campaign.json `study`
+(trials, the parameters that mattered), which the report plots.
+
+Also writes OUT/search/<name>/worst-neighbour.toml: the found neighbour as a [[stressors]]
+table to paste into a spec.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+import tomli_w
+
+from ..channels.names import CHANNELS, why_not
+from ..channels.study import Settings as StudySettings
+from ..channels.study import plan_entry, study_spec
+from ..derived import run_spec
+from ..errors import InfrastructureError
+from .engine import STATES, Settings
+from .objective import harm_unit
+from .space import Candidate
+
+FOUND = "worst"
+
+
+def trial_rows(study: optuna.Study) -> list[dict]:
+    return [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
+             "intermediate": t.intermediate_values.get(0), "neighbour": t.user_attrs.get("neighbour"),
+             "default_of": t.user_attrs.get("default_of"), "campaigns": t.user_attrs.get("campaigns", []),
+             "worker": t.user_attrs.get("worker")} for t in study.get_trials(deepcopy=False)]
+
+
+def importances(study: optuna.Study) -> dict:
+    """Which parameters mattered (PED-ANOVA over the finished trials), or why not known."""
+    done = study.get_trials(deepcopy=False, states=(STATES.COMPLETE,))
+    if len(done) < 4:
+        return {"values": {}, "reason": f"{len(done)} finished trials: too few to tell"}
+    try:
+        values = optuna.importance.get_param_importances(
+            study, evaluator=optuna.importance.PedAnovaImportanceEvaluator())
+    except (ValueError, RuntimeError) as err:
+        return {"values": {}, "reason": str(err)}
+    return {"values": dict(values), "reason": None if values else "no parameter varied"}
+
+
+def summary(found: dict, settings: Settings) -> dict:
+    study, alone = found["study"], found["alone"]
+    return {"name": settings.name, "placement": settings.placement, "metric": alone.metric,
+            "harm_unit": harm_unit(alone.scale, alone.unit), "alone_campaign": alone.campaign,
+            "trials": trial_rows(study), "importances": importances(study), "seconds": found["seconds"],
+            "directory": str(found["directory"]), "settings": settings.key()}
+
+
+def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate]) -> list[dict]:
+    placing = {k: v for k, v in (("host", neighbour["host"]), ("instances", neighbour["instances"]))
+               if v not in (False, 1)}
+    plan = [plan_entry(FOUND, "worst found", "the worst neighbour the search found", neighbour["bench"],
+                       neighbour["params"], role="found", **placing)]
+    loaded = {c for cand in cands for c in cand.channels}
+    plan += [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params), why_not(c, kind, options))
+             for c in CHANNELS if c.name in loaded]
+    return plan
+
+
+def write_worst(directory: Path, neighbour: dict, summary_: dict, best_value: float) -> Path:
+    stressor = {"name": FOUND, "bench": neighbour["bench"], "params": neighbour["params"]}
+    if neighbour["host"]:
+        stressor["host"] = True
+    if neighbour["instances"] > 1:
+        stressor["instances"] = neighbour["instances"]
+    head = (f"# the worst neighbour `xtalk search {summary_['name']}` found for {summary_['metric']} "
+            f"({summary_['placement']}): harm {best_value:+.3g} {summary_['harm_unit']} in the search;\n"
+            f"# the confirmation campaign's report gives its multiplier and interval\n")
+    path = directory / "worst-neighbour.toml"
+    path.write_text(head + tomli_w.dumps({"stressors": [stressor]}))
+    return path
+
+
+def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate]) -> dict:
+    study = found["study"]
+    try:
+        best = study.best_trial
+    except ValueError:
+        raise InfrastructureError(f"search {settings.name}: no trial finished, nothing to confirm") from None
+    neighbour = best.user_attrs["neighbour"]
+    plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands)
+    info = summary(found, settings)
+    record = {"kind": "search", "plan": plan, "placements": [settings.placement], "search": info}
+    derived = study_spec(raw, plan, [settings.placement], StudySettings(runs=settings.confirm_runs,
+                                                                         duration_s=settings.duration_s),
+                         suffix=f"search-{settings.name}-confirm")
+    analysis = run_spec(derived, out, "search confirmation", study=record)
+    worst = write_worst(found["directory"], neighbour, info, best.value)
+    return {"analysis": analysis, "campaign": analysis.store_path, "worst": worst, "best": best}

@@ -1,0 +1,230 @@
+"""The search loop of `xtalk search`: an Optuna study (TPE sampler, median pruner) kept in
+a journal file, OUT/search/<name>/journal.log, so a search resumes where Ctrl-C stopped
+it (the trial it cut is marked failed, its runs stay stored) and several hosts or boards
+of a fleet that share OUT work on one search (Optuna's journal takes a lock per write).
+
+First the measurer alone (one campaign, kept for the whole search), then each trial: a
+neighbour the sampler proposes (space.py), as fresh runs in a campaign of its own, in
+two stages: the first half of its runs, reported to the pruner (a candidate below the
+median of earlier trials at that stage is stopped there), then the rest. The trial's
+value is objective.harm over all its runs against the solo runs. Each channel's default
+stressor among the candidates is enqueued first, so the search starts from the untuned
+neighbours a channel study runs. Stops after `trials` finished trials (all workers'), or
+when this process has used `budget_s`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import optuna
+
+from ..analysis.verdict import Context
+from ..channels.names import CHANNELS
+from ..derived import base, run_spec
+from ..errors import Problem, SpecError
+from .objective import harm, harm_unit
+from .space import Candidate, suggest
+
+STATES = optuna.trial.TrialState
+
+
+@dataclass(frozen=True)
+class Settings:
+    name: str
+    placement: str = "other-core"
+    trials: int = 20
+    budget_s: float | None = None
+    runs: int = 4                  # per trial
+    confirm_runs: int = 5
+    duration_s: float = 2.0
+    seed: int = 0
+    max_instances: int = 1
+    metric: str | None = None
+    stressors: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    tunes: tuple[str, ...] = ()
+    extra: dict = field(default_factory=dict)
+
+    def key(self) -> dict:
+        """What must not change when a search resumes (the budget and trial count may)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("trials", "budget_s", "extra")}
+
+
+def search_dir(out: Path, name: str) -> Path:
+    return out / "search" / name
+
+
+def open_study(directory: Path, settings: Settings) -> optuna.Study:
+    directory.mkdir(parents=True, exist_ok=True)
+    settings_file = directory / "settings.json"
+    if settings_file.exists():
+        before = json.loads(settings_file.read_text())
+        changed = sorted(k for k in set(before) | set(settings.key()) if before.get(k) != settings.key().get(k))
+        if changed:
+            raise SpecError("search", [Problem("--name", f"search {settings.name!r} in {directory} was started with "
+                                                         f"other {', '.join(changed)}; give another --name")])
+    else:
+        settings_file.write_text(json.dumps(settings.key(), indent=1))
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(directory / "journal.log")))
+    return optuna.create_study(storage=storage, study_name=settings.name, direction="maximize", load_if_exists=True,
+                               # multivariate: parameters that act together (a steal's length and period)
+                               sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5,
+                                                                  multivariate=True, warn_independent_sampling=False),
+                               pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=0))
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def fail_stale(study: optuna.Study) -> int:
+    """Trials left running by a process of this host that is gone (Ctrl-C, a kill): failed."""
+    host = socket.gethostname()
+    stale = 0
+    for t in study.get_trials(deepcopy=False, states=(STATES.RUNNING,)):
+        owner = str(t.user_attrs.get("worker", ""))
+        name, _, pid = owner.partition(":")
+        if name == host and pid.isdigit() and not _alive(int(pid)):
+            study.tell(t.number, state=STATES.FAIL)
+            stale += 1
+    return stale
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict[str, int]) -> None:
+    """Each channel's default stressor that is a candidate, as the first trials of a new study."""
+    if study.trials:
+        return
+    names = {c.bench: c for c in cands}
+    for channel in CHANNELS:
+        cand = names.get(channel.bench)
+        if cand is None:
+            continue
+        fixed = {d.key: d.start(channel.params.get(d.name, d.default), caches) for d in cand.dims
+                 if d.kind == "choice" or (d.kind != "fixed" and d.low != d.high)}
+        study.enqueue_trial({**({"bench": cand.bench} if len(cands) > 1 else {}), **fixed},
+                            user_attrs={"default_of": channel.name}, skip_if_exists=True)
+
+
+def neighbour_spec(raw: dict, settings: Settings, neighbour: dict, label: str, runs: int) -> dict:
+    spec = base(raw, f"{raw['name']}-search-{settings.name}-{label}", settings.duration_s, runs)
+    spec["measurer"] = dict(raw["measurer"])
+    stressor = {"name": "neighbour", "bench": neighbour["bench"], "params": neighbour["params"]}
+    if neighbour["host"]:
+        stressor["host"] = True
+    if neighbour["instances"] > 1:
+        stressor["instances"] = neighbour["instances"]
+    spec["stressors"] = [stressor]
+    spec["matrix"] = {"placement": [settings.placement], "start_order": ["stressor-first"]}
+    return spec
+
+
+@dataclass
+class Alone:
+    """The measurer alone: its runs' primary statistic, and what it is."""
+    campaign: str
+    metric: str
+    values: list[float]
+    scale: str
+    unit: str
+    better: str
+
+
+def measure_alone(raw: dict, settings: Settings, out: Path, study: optuna.Study) -> Alone:
+    stored = study.user_attrs.get("alone")
+    if stored:
+        return Alone(**stored)
+    spec = base(raw, f"{raw['name']}-search-{settings.name}-alone", settings.duration_s, max(5, settings.runs))
+    spec["measurer"] = dict(raw["measurer"])
+    analysis = run_spec(spec, out, "search baseline (the measurer alone)")
+    ctx = Context.of(analysis)
+    metric = settings.metric or sorted(analysis.infos)[0]
+    if metric not in analysis.infos:
+        raise SpecError("search", [Problem("--metric", f"{metric!r}: the measurer reports {', '.join(analysis.infos)}")])
+    info = analysis.infos[metric]
+    (cid,) = ctx.runs_of
+    alone = Alone(analysis.result["campaign"]["id"], metric, ctx.primary_values(cid, metric),
+                  info.kind.primary.scale, info.kind.primary.unit, info.kind.better)
+    study.set_user_attr("alone", asdict(alone))
+    return alone
+
+
+def _stage(raw, settings, out, neighbour, label, runs, alone: Alone) -> tuple[list[float], str]:
+    analysis = run_spec(neighbour_spec(raw, settings, neighbour, label, runs), out, "search trial")
+    ctx = Context.of(analysis)
+    (cid,) = ctx.runs_of
+    return ctx.primary_values(cid, alone.metric), analysis.result["campaign"]["id"]
+
+
+def run_trial(study, trial, raw, settings, out, cands, alone: Alone) -> None:
+    neighbour = suggest(trial, cands, settings.max_instances)
+    trial.set_user_attr("worker", _worker())
+    trial.set_user_attr("neighbour", neighbour)
+    first = math.ceil(settings.runs / 2)
+    values, campaign = _stage(raw, settings, out, neighbour, f"t{trial.number}a", first, alone)
+    campaigns = [campaign]
+    trial.set_user_attr("campaigns", campaigns)
+    value = harm(values, alone.values, alone.scale, alone.unit, alone.better)
+    if value is None:
+        study.tell(trial, state=STATES.FAIL)
+        return
+    trial.report(value, 0)
+    if trial.should_prune():
+        study.tell(trial, state=STATES.PRUNED)
+        return
+    if settings.runs > first:
+        more, campaign = _stage(raw, settings, out, neighbour, f"t{trial.number}b", settings.runs - first, alone)
+        values += more
+        trial.set_user_attr("campaigns", campaigns + [campaign])
+    trial.set_user_attr("values", values)
+    study.tell(trial, harm(values, alone.values, alone.scale, alone.unit, alone.better))
+
+
+def finished(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(STATES.COMPLETE, STATES.PRUNED)))
+
+
+def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], caches: dict[str, int],
+           say=print) -> dict:
+    """Run (or resume) the search until it has `trials` finished trials or this process
+    used its budget. Returns the study's summary (summary.py)."""
+    directory = search_dir(out, settings.name)
+    study = open_study(directory, settings)
+    stale = fail_stale(study)
+    if stale:
+        say(f"search {settings.name}: {stale} trial(s) cut by an earlier stop marked failed; resuming")
+    enqueue_defaults(study, cands, caches)
+    alone = measure_alone(raw, settings, out, study)
+    started = time.monotonic()
+    while finished(study) < settings.trials:
+        if settings.budget_s is not None and time.monotonic() - started >= settings.budget_s:
+            say(f"search {settings.name}: time budget used ({settings.budget_s:g} s)")
+            break
+        trial = study.ask()
+        try:
+            run_trial(study, trial, raw, settings, out, cands, alone)
+        except BaseException:  # Ctrl-C, a failed campaign: this trial is failed, its runs stay stored
+            if study.trials[trial.number].state == STATES.RUNNING:
+                study.tell(trial, state=STATES.FAIL)
+            raise
+        done = study.trials[trial.number]
+        say(f"trial {trial.number}: {done.state.name.lower()}"
+            + (f", harm {done.value:+.3g} {harm_unit(alone.scale, alone.unit)}" if done.value is not None else "")
+            + f"  {done.user_attrs.get('neighbour')}")
+    return {"study": study, "alone": alone, "directory": directory, "seconds": time.monotonic() - started}
