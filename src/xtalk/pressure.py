@@ -104,3 +104,13 @@ class PressureMeter:
             else:
                 out[name] = pressure(c.passes, int(work), unit, (hi - lo) / 1e9)
         return out
+
+
+def words(record: dict | None) -> str:
+    """A stressor's pressure record (meta.json `pressure`) in a few words, for show and the report."""
+    if not record:
+        return "pressure not recorded"
+    if record.get("rate") is None:
+        return f"pressure not reported ({record.get('not_reported') or 'no reason recorded'})"
+    return (f"pressure {record['rate']:.3g} {record['unit']} ({record['passes']} passes of "
+            f"{record['work_per_pass']} {record['work_unit']} in {record['window_s']:.2f} s)")

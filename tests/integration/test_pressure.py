@@ -35,6 +35,7 @@ name = "spin"
 bench = "cpu_spin"
 [matrix]
 placement = ["other-core"]
+start_order = ["stressor-first"]
 """
 
 
