@@ -6,8 +6,9 @@ work_per_pass=N work_unit=U`, guests/lib/proto.c xt_work) and, given a small sha
 of its own (GuestHandle.passes: a /dev/shm file natively, its RAM file under qemu),
 records one sample per pass there: the ring header's write_seq counts its passes. The
 host reads only that header, never the slots (a stressor's samples never join the
-measurer's), at the window's start, when a stressor is started anew (a timeline start
-after a stop: its new process counts from 0) and at the window's end. Rate = work_per_pass
+measurer's), at the window's start, when the timeline stops a stressor (its process is
+gone, its ring still holds the count; a later start begins a new one from 0) and at the
+window's end. Rate = work_per_pass
 x passes / window seconds, in U/s ("bytes/s", "ops/s", "exits/s", "interrupts/s").
 A stressor that cannot say (no ring: Xen, the POSIX suite, steal, a foreign image; or a
 bench that states no work per pass) gets `not_reported` with the reason instead.
@@ -18,7 +19,7 @@ rate while on: stressors_watch's on_s says how long it was on).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .telemetry.ring import RingReader
 
@@ -39,9 +40,8 @@ class Counter:
 
     why: str | None = None  # why its passes are not counted (no ring)
     passes: int = 0
-    reader: RingReader | None = None
+    reader: RingReader | None = None  # the ring of its current process
     seen: int | None = None  # write_seq at its last reading in the window (None: none yet)
-    done: list[RingReader] = field(default_factory=list)  # earlier processes' rings, to close
 
 
 class PressureMeter:
@@ -61,13 +61,20 @@ class PressureMeter:
         c.seen = seq
 
     def started(self, name: str, passes: RingReader | None, why: str) -> None:
-        """A (new) process or domain for this stressor: its ring (None: it has none, `why`)."""
+        """A (new) process or domain for this stressor (any earlier one was stopped()): its
+        ring (None: it has none, `why`)."""
         c = self.counters[name]
-        self._read(c)  # what the one before did (stopped by the timeline) up to now
-        if c.reader is not None:
-            c.done.append(c.reader)
         c.reader, c.why = passes, None if passes is not None else why
         c.seen = 0 if self._inside() else None  # started in the window: every pass of it counts
+
+    def stopped(self, name: str) -> None:
+        """The timeline stopped this stressor: its last passes are counted and its ring let go
+        (a new start may reuse the ring's file)."""
+        c = self.counters[name]
+        self._read(c)
+        if c.reader is not None:
+            c.reader.close()
+            c.reader = None
 
     def open(self, now: int) -> None:
         self.window[0] = now
@@ -82,10 +89,8 @@ class PressureMeter:
             self.window[1] = now
 
     def release(self) -> None:
-        for c in self.counters.values():
-            for reader in c.done + ([c.reader] if c.reader is not None else []):
-                reader.close()
-            c.reader, c.done = None, []
+        for name in self.counters:
+            self.stopped(name)  # a no-op read once the window is closed
 
     def summary(self, said: dict[str, dict]) -> dict[str, dict]:
         """meta.json's `pressure`: per stressor, from what it said (its XT META) and its passes."""

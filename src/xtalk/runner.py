@@ -197,6 +197,7 @@ class RunState:
                                  killed=event.action == "stop")
                 if event.action == "stop":
                     self.stopped.add(name)
+                    self.pressure.stopped(name)
                     self._drain(handle)
         now = time.monotonic_ns()
         self.watch.sample(self.handles, now, force=True, names=names)  # just after it

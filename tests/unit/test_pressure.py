@@ -37,6 +37,8 @@ def test_only_passes_inside_the_window_count_across_a_restart():
     meter.started("thrash", first, "")
     meter.open(1_000_000_000)
     first.seq = 27  # 20 passes in the window, then the timeline stops it
+    meter.stopped("thrash")
+    first.seq = 0  # its file made anew for the next start: no longer read
     second = Ring()
     meter.started("thrash", second, "")  # started again: a new process counting from 0
     second.seq = 10

@@ -97,8 +97,7 @@ class NativeBackend(Backend):
         argv = [str(program)] + workload_args(guest, run)
         ring = None
         if guest.role == "measurer" or program == self.binary:  # a probe stressor's ring counts its passes
-            # numbered: a stressor the timeline stops and starts again gets a new ring each time
-            ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}-{len(self._rings)}.ring")
+            ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
             create_ring_file(ring, RING_CAPACITY if guest.role == "measurer" else PASS_RING_CAPACITY)
             self._rings.append(ring)
             argv.append(f"ring={ring}")

@@ -342,7 +342,7 @@ class QemuBackend(Backend):
             if self.ring_size(guest):
                 reader = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
                 handle.ring, handle.passes = (reader, None) if guest.role == "measurer" else (None, reader)
-            else:
+            elif guest.role != "measurer":
                 handle.no_passes = f"a {'foreign image' if guest.foreign else 'Linux-RT guest'} counts no passes"
             if not paused:
                 monitor.cmd("cont")
