@@ -4,7 +4,8 @@
  * buffer 1.5x the last-level cache): size= (default llc*1.5) bytes, one pass per
  * iteration. As a stressor it runs until killed or duration_s=; run with
  * role=measurer it records the ticks per pass (how much the stressor itself is
- * slowed down). Caveat: xt_memset is a plain 64-bit store loop, not libc's memset.
+ * slowed down). Pressure (XT META work_per_pass work_unit=bytes): the bytes one pass
+ * stores, size=. Caveat: xt_memset is a plain 64-bit store loop, not libc's memset.
  */
 #include "xt.h"
 
@@ -23,6 +24,7 @@ static int setup(void)
 		return XT_FAIL;
 	}
 	xt_meta("bytes_per_pass=%lu", (unsigned long)size);
+	xt_work(size, "bytes");
 	return XT_PASS;
 }
 

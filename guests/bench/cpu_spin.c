@@ -3,7 +3,8 @@
  * The thesis's Listing 3.1 (an endless empty loop): one iteration = spin= (default
  * 1<<20) steps of a dependent multiply-add chain kept in a register, so the core is
  * busy but caches and memory bus are left alone. Runs until killed or duration_s=;
- * role=measurer records ticks per iteration. Caveat: loads the core's ALUs (an SMT
+ * role=measurer records ticks per iteration. Pressure (XT META work_per_pass,
+ * work_unit=ops): the multiply-add steps of one iteration, spin=. Caveat: loads the core's ALUs (an SMT
  * sibling would feel it); it is not a power virus.
  */
 #include "xt.h"
@@ -14,6 +15,7 @@ static uint64_t spin;
 static int setup(void)
 {
 	spin = xt_key_u64("spin");
+	xt_work(spin, "ops");
 	return XT_PASS;
 }
 

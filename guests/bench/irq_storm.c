@@ -9,7 +9,9 @@
  * (default 1000) interrupts; role=measurer records ticks per batch (rate =
  * batch x freq_hz / value). An interrupt that does not come within 10 periods +
  * timeout_ms= (default 1000) is counted lost and the timer re-armed; after a bounded run
- * META interrupts= lost=, and a measurer with losses ends status=fail.
+ * META interrupts= lost=, and a measurer with losses ends status=fail. Pressure (XT META
+ * work_per_pass, work_unit=interrupts): the interrupts one iteration takes, batch= (a lost
+ * one is not counted: the iteration waits for batch= that came).
  * Caveats: the storm rate is bounded by the cost of arming (a trip through the
  * privileged gate: ring 0 / EL1, emulated on kvm-pvm) as much as by delivery; the timer
  * is the only interrupt source, so this loads one vCPU's interrupt path, not a device's.
@@ -45,6 +47,7 @@ static int setup(void)
 		return XT_FAIL;
 	}
 	xt_meta("period_ticks=%lu batch=%lu", (unsigned long)period, (unsigned long)batch);
+	xt_work(batch, "interrupts");
 	return XT_PASS;
 }
 

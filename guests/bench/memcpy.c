@@ -6,7 +6,9 @@
  * the source buffer to the destination buffer (xt_memcpy, 64-bit word loop). Runs until
  * killed or duration_s=; role=measurer records ticks per copy (bandwidth = 2 x
  * bytes_per_pass x freq_hz / value counting read and write) and checks after the loop
- * that the destination equals the source (status=fail otherwise). Caveats: our word
+ * that the destination equals the source (status=fail otherwise). Pressure (XT META
+ * work_per_pass, work_unit=bytes): the bytes one copy reads and writes, 2 x size= (the
+ * bandwidth above; the destination's read for ownership is not counted). Caveats: our word
  * loop, not a tuned libc memcpy (no non-temporal stores, no vector registers); the
  * destination is read for ownership before it is written, as with any cached store.
  */
@@ -27,6 +29,7 @@ static int setup(void)
 		return XT_FAIL;
 	}
 	xt_meta("bytes_per_pass=%lu", (unsigned long)size);
+	xt_work(2 * (uint64_t)size, "bytes");
 	return XT_PASS;
 }
 

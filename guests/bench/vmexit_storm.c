@@ -9,6 +9,8 @@
  * a stressor it keeps the hypervisor's exit path, and QEMU's for userspace exits, busy
  * for the other guests; role=measurer records ticks per iteration, so the cost of one
  * exit is value / ops (minus the `gate` baseline where the operation needs the gate).
+ * Pressure (XT META work_per_pass, work_unit=exits): the operations of one iteration,
+ * ops=, each counted as one exit (natively one syscall, the hosted analogue).
  * Caveats: which kinds exit depends on the hypervisor (kvm-pvm runs ring-3 CPUID
  * natively and emulates all of ring 0); an unknown or unusable kind is a bad parameter.
  */
@@ -42,6 +44,7 @@ static int setup(void)
 	}
 	ops = xt_key_u64("ops");
 	xt_meta("kind=%s ops_per_sample=%lu kinds=%s", name, (unsigned long)ops, kinds);
+	xt_work(ops, "exits");
 	return XT_PASS;
 }
 

@@ -7,8 +7,9 @@
  * its kind and the bench's KPI), runs the cases (each case = one metric id, followed by
  * XT META window_ticks_<id>=, its measured window; a custom run loop that does not set
  * it is timed around the call), then prints histograms / drained samples and XT END.
- * Role measurer records one sample per iteration; role stressor records nothing and by
- * default runs until killed. The caller has checked the parameters.
+ * Role measurer records one sample per iteration; role stressor records one only into a
+ * shared ring the host gave it (its pass counter, run.c), else nothing, and by default runs
+ * until killed. The caller has checked the parameters.
  */
 #include "xt.h"
 

@@ -61,6 +61,11 @@ void xt_window(unsigned id, uint64_t ticks)
 	xt_meta("window_ticks_%u=%lu", id, (unsigned long)ticks);
 }
 
+void xt_work(uint64_t per_pass, const char *unit)
+{
+	xt_meta("work_per_pass=%lu work_unit=%s", (unsigned long)per_pass, unit);
+}
+
 void xt_error(const char *param, const char *msg)
 {
 	if (param)

@@ -1,9 +1,12 @@
 /* run.c - the generic measured loop for one case of a bench table.
  *
  * prep once, `warmup` unrecorded iterations, then iterations of: reset (untimed),
- * barrier, counter, barrier, exec, barrier, counter, barrier, and (measurer role) one
- * ring sample {t = counter at end, value = end - start, or for a rate case (xt_cfg.rate)
- * the rate that is: *work x freq_hz / (per x (end - start))}. Stops after xt_cfg.iterations
+ * barrier, counter, barrier, exec, barrier, counter, barrier, and one ring sample {t =
+ * counter at end, value = end - start, or for a rate case (xt_cfg.rate) the rate that
+ * is: *work x freq_hz / (per x (end - start))}: always for a measurer; for a stressor only
+ * when the host gave it a shared ring, which then counts its passes (the ring header's
+ * write_seq: the host reads its achieved pressure from it, src/xtalk/pressure.py; without
+ * one nothing is recorded, so a stressor never fills a buffer). Stops after xt_cfg.iterations
  * (0 = no limit) or once xt_cfg.duration_ticks of counter time have passed since the
  * first measured iteration began (0 = no limit), whichever comes first; both 0 =
  * forever (stressors). xt_cfg.window_ticks = first counter read to last. Then post
@@ -24,7 +27,7 @@ long xt_run_case(void *arg)
 	const struct xt_case *c = arg;
 	const uint64_t iters = xt_cfg.iterations;
 	const uint32_t metric = xt_cfg.metric;
-	const bool record = xt_cfg.measurer;
+	const bool record = xt_cfg.measurer || xt_ring_shared();
 	const struct xt_rate *r = xt_cfg.rate;
 	uint64_t n = 0, end = UINT64_MAX, t0, t1, first = 0;
 	int st;

@@ -133,6 +133,10 @@ void xt_metric(unsigned id, const char *name, const char *unit, const char *kind
 	       const char *kpi);
 /* XT META window_ticks_<id>=ticks: the length of metric id's measured window. */
 void xt_window(unsigned id, uint64_t ticks);
+/* XT META work_per_pass=N work_unit=U: what one iteration of a stressor's loop does (N
+ * bytes, ops, exits, interrupts), from which the host turns its passes into the
+ * pressure it achieved (U per second). A bench's setup states it once. */
+void xt_work(uint64_t per_pass, const char *unit);
 void xt_error(const char *param, const char *msg);          /* param may be NULL */
 void xt_end(int status, bool with_samples, const char *reason) __attribute__((noreturn));
 const char *xt_arch_name(void);

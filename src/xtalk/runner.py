@@ -17,7 +17,8 @@ or on the watchdog: duration + grace after the begin, or boot_timeout after the 
 was started while no begin came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
 with everything recorded so far, and propagate. The stressors are watched over the
 measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
-stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure).
+stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure);
+their passes over that window give the pressure each achieved (pressure.py).
 An unexpected exception (a full disk, a bug) ends the run as 'error' with a one-line
 cause, stops every guest, and raises RunAborted: the campaign stops there.
 """
@@ -35,6 +36,7 @@ from .errors import RunAborted, XtalkError, describe_failure
 from .host.metadata import host_facts
 from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
+from .pressure import PressureMeter
 from .results.store import RunWriter
 from .sizes import run_sizes
 from .watch import StressorWatch
@@ -63,6 +65,7 @@ class RunState:
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
         self.noise = NoiseMeter(list(run.spec.cpus)) if backend.measures_local_cpus else None
         self.watch = StressorWatch(run, writer, self.rel_s)
+        self.pressure = PressureMeter([g.name for g in run.stressors])
 
     def pids(self) -> list[int]:
         return [pid for h in self.handles.values() for pid in h.pids]
@@ -82,6 +85,8 @@ class RunState:
             self.writer.save_meta(origin_host_ns=now)
         else:
             self.watch.started(guest.name, now, running=not paused)
+            self.pressure.started(guest.name, handle.passes, handle.no_passes or
+                                  f"the {handle.backend.name} backend counts no stressor passes")
         self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now) if self.begun else None,
                           paused=paused, **handle.facts)
 
@@ -105,6 +110,7 @@ class RunState:
             self.writer.save_meta(origin_host_ns=now, begin_counter=self.begin_counter)
             self.writer.event("measurer_begin", now)
             self.watch.open(now)
+            self.pressure.open(now)
             self._refine_origin()
             if self.report.foreign:  # its t and t0 are host ns: guest clock = host clock
                 self.writer.clock(now, now)
@@ -191,6 +197,7 @@ class RunState:
                                  killed=event.action == "stop")
                 if event.action == "stop":
                     self.stopped.add(name)
+                    self.pressure.stopped(name)
                     self._drain(handle)
         now = time.monotonic_ns()
         self.watch.sample(self.handles, now, force=True, names=names)  # just after it
@@ -198,6 +205,11 @@ class RunState:
         self.writer.event("timeline", now, action=event.action, target=event.target,
                           planned_s=event.at_s, t_s=self.rel_s(now),
                           error_ms=(self.rel_s(now) - event.at_s) * 1e3)
+
+    def close_window(self, now: int) -> None:
+        """The measured window ends (the measurer's END or exit, or the run's duration)."""
+        self.watch.close(self.handles, now)
+        self.pressure.close(now)
 
     def _drain(self, handle: GuestHandle) -> None:
         """Read what a stopped guest left in its console, then stop watching it."""
@@ -223,6 +235,7 @@ class RunState:
     def stop_all(self) -> None:
         """Stop every guest, then keep what they left (consoles, ring)."""
         try:
+            self.pressure.close(time.monotonic_ns())  # a window still open ends here: no END came
             self.sample_noise(self.pids(), force=True)
         finally:
             for handle in self.handles.values():
@@ -235,6 +248,7 @@ class RunState:
             for handle in self.handles.values():
                 if handle.ring is not None:
                     handle.ring.close()
+            self.pressure.release()
 
 
 def _groups(run: RunPlan) -> list[list[GuestPlan]]:
@@ -279,13 +293,13 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
         exit_code = measurer.backend.poll_exit(measurer)
         if state.report.end is not None and ended_at is None:
             ended_at = now
-            state.watch.close(state.handles, now)
+            state.close_window(now)
         if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
             state._drain(measurer)  # its last lines (XT END) may still be in the pipe
-            state.watch.close(state.handles, time.monotonic_ns())
+            state.close_window(time.monotonic_ns())
             return state.report.outcome(exit_code)
         if state.begun and not state.report.ends_itself and now >= state.origin_ns + settings.duration_s * 1e9:
-            state.watch.close(state.handles, now)
+            state.close_window(now)
             return state.report.outcome(exit_code, reached_duration=True)
         if now > deadline:
             begin, end = ("XT BEGIN", "XT END") if run.measurer.output == "xt" else \
@@ -333,6 +347,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
             histograms={str(k): v for k, v in state.report.hist.items()},
             ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
             backend_metadata=backend.metadata(), noise=state.noise_report(), stressors_watch=state.watch.summary(),
+            pressure=state.pressure.summary(state.watch.said()),
             **run_sizes(run, state.report.meta, host_facts()),
             **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
         )

@@ -124,6 +124,10 @@ class StressorWatch:
     def line(self, name: str, text: str) -> None:
         self.guests[name].report.feed(text)
 
+    def said(self) -> dict[str, dict]:
+        """What each stressor said on XT META so far (its work per pass: pressure.py)."""
+        return {name: w.report.meta for name, w in self.guests.items()}
+
     # -- readings ----------------------------------------------------------------------
     def sample(self, handles: dict[str, GuestHandle], now: int, force: bool = False,
                names: list[str] | None = None) -> None:

@@ -69,7 +69,8 @@ def test_a_runner_run_matches_the_schema(tmp_path):
     res = xtalk("run", write_spec(tmp_path, SPEC), "--out", tmp_path / "out")
     assert res.returncode == 0, res.stderr
     meta = checked(campaign_dir(tmp_path / "out") / "runs" / "same-core-r1")
-    assert {"backend_metadata", "guests", "noise", "stressors_watch", "caches", "sizes"} <= set(meta)
+    assert {"backend_metadata", "guests", "noise", "stressors_watch", "pressure", "caches", "sizes"} <= set(meta)
+    assert meta["pressure"]["thrash"]["rate"] > 0 and meta["pressure"]["thrash"]["unit"] == "bytes/s"
     assert meta["stressors_watch"]["thrash"]["timeline"]  # the events' effects were checked and stored
 
 

@@ -4,7 +4,8 @@ Each bench runs as a real process with small parameters; the sample ring is a fi
 test creates and initialises per docs/protocol.md section 3. Checked: BEGIN/END lines,
 sample counts, ring sequence continuity and wrap-around, the drain path (XT SAMPLE lines
 when there is no ring), bad parameters (status=badparam, exit 2, the key named),
-stressors running until killed, size expressions, the freestanding rule for the neutral
+stressors running until killed (and stating their work per pass, counting their passes in
+a ring when given one), size expressions, the freestanding rule for the neutral
 objects, and a small same-core interference check (qsort vs cache_thrash on one CPU).
 Bench-specific checks are in test_native_bench_checks.py.
 """
@@ -278,6 +279,23 @@ def test_stressor_duration_ends(bench, name):
     assert 0.25 < time.monotonic() - t0 < 5
     _, end = check_begin_end(recs, name, role="stressor")
     assert "samples" not in end and not only(recs, "METRIC")
+
+
+# what one pass of each stressor does with STRESSOR_ARGS (guests/bench/*.c header comments)
+WORK = {"cache_thrash": (1 << 20, "bytes"), "cpu_spin": (1000, "ops"), "membus": (4 << 20, "bytes"),
+        "memcpy": (2 * (256 << 10), "bytes"), "vmexit_storm": (100, "exits"), "irq_storm": (10, "interrupts")}
+
+
+@pytest.mark.parametrize("name", sorted(STRESSOR_ARGS))
+def test_a_stressor_states_its_work_per_pass_and_counts_its_passes_in_a_ring(bench, name, tmp_path):
+    ring = make_ring(tmp_path / "ring", 8)
+    rc, recs, out = run(bench, f"bench={name}", "duration_s=0.2", STRESSOR_ARGS[name], f"ring={ring}")
+    assert rc == 0, out
+    meta = {k: v for m in only(recs, "META") for k, v in m.items()}
+    assert (int(meta["work_per_pass"]), meta["work_unit"]) == WORK[name], out
+    hdr, samples = ring_samples(ring)  # the last 8 passes, one sample each: its ticks
+    assert hdr["write_seq"] >= 1 and len(samples) == min(8, hdr["write_seq"]), hdr
+    assert all(s["metric"] == 0 and s["value"] > 0 for s in samples), samples
 
 
 def test_neutral_objects_are_freestanding(bench):

@@ -43,7 +43,9 @@ class GuestHandle:
 
     plan: GuestPlan
     console_fd: int | None = None  # readable, non-blocking; EOF when the guest is gone
-    ring: RingReader | None = None
+    ring: RingReader | None = None  # the measurer's samples
+    passes: RingReader | None = None  # a stressor's own small ring: its header counts its passes (pressure.py)
+    no_passes: str | None = None  # why a stressor has none, where its backend knows (None: the backend gives none)
     pids: list[int] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)  # pinning, policy, command line...
     backend_state: Any = None

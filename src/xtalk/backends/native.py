@@ -7,7 +7,9 @@ obtained is recorded per guest, with the reason when refused) — except steal, 
 sets its own SCHED_FIFO priority (prio=) and reports it as XT META sched= prio=.
 Other backends run their host stressors (`host = true`) through this one.
 
-The measurer writes samples to a ring in /dev/shm; console = the process's stdout.
+The measurer writes samples to a ring in /dev/shm; console = the process's stdout. A
+stressor of the probe program gets a small ring there too, which counts its passes
+(xtalk.pressure); the POSIX suite's and steal have none (their record says so).
 No process is left behind: each workload runs in its own session (so Ctrl-C reaches
 only xtalk, which then stops it), gets PR_SET_PDEATHSIG=SIGKILL (so it dies with xtalk
 even on SIGKILL), and stop() kills and reaps its whole process group.
@@ -26,7 +28,7 @@ from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..spec import catalogue
-from ..telemetry.ring import RingReader, create_ring_file
+from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
 
@@ -91,12 +93,14 @@ class NativeBackend(Backend):
         return self.rt_binary if bench in self.rt_benches else self.binary
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
-        argv = [str(self.program(guest.bench))] + workload_args(guest, run)
-        if guest.role == "measurer":
-            path = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
-            create_ring_file(path, RING_CAPACITY)
-            self._rings.append(path)
-            argv.append(f"ring={path}")
+        program = self.program(guest.bench)
+        argv = [str(program)] + workload_args(guest, run)
+        ring = None
+        if guest.role == "measurer" or program == self.binary:  # a probe stressor's ring counts its passes
+            ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
+            create_ring_file(ring, RING_CAPACITY if guest.role == "measurer" else PASS_RING_CAPACITY)
+            self._rings.append(ring)
+            argv.append(f"ring={ring}")
         proc = spawn(argv, guest.cpus, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
         # steal's class is its own (SCHED_FIFO prio=, default 50): it sets it and says so in XT META
@@ -106,7 +110,7 @@ class NativeBackend(Backend):
         # class from here, after it started, would race with that (an unfair thread-metric interval)
         if guest.bench == STEAL:
             policy = apply_policy(proc.pid, "fifo", int(guest.params.get("prio", 50)))
-        elif self.program(guest.bench) == self.rt_binary:
+        elif program == self.rt_binary:
             policy = {"sched": "own"}
         else:
             policy = apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority)
@@ -116,7 +120,11 @@ class NativeBackend(Backend):
             self.stop(handle)
             raise InfrastructureError(f"{guest.name}: affinity {handle.facts['affinity']} is not {list(guest.cpus)}")
         if guest.role == "measurer":
-            handle.ring = RingReader(self._rings[-1])
+            handle.ring = RingReader(ring)
+        elif ring is not None:
+            handle.passes = RingReader(ring)
+        else:
+            handle.no_passes = f"bench {guest.bench} runs in {program.name}, which counts no passes"
         return handle
 
     def pause(self, handle: GuestHandle) -> None:

@@ -4,7 +4,9 @@ through QMP (`query-cpus-fast` thread ids; affinity verified), then continued.
 
 Console: the guest's serial port on QEMU's stdout (a pipe). Samples: the guest's RAM is a
 shared file (memory-backend-file, share=on) in /dev/shm and the ring lives at a fixed
-guest-physical address in it, so the host reads samples without any VM exit. QEMU's
+guest-physical address in it, so the host reads samples without any VM exit. A probe
+stressor gets a small ring at the same address, which counts its passes (xtalk.pressure);
+a Linux-RT or foreign stressor has none (its record says so). QEMU's
 stderr is kept in the run directory. Emulator threads go to housekeeping_cpus when the
 spec gives them (else they float, and the metadata says so).
 Caveat: on kvm-pvm hosts guest ring 0 is emulated; the probe guest measures in ring 3.
@@ -44,7 +46,7 @@ from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
-from ..telemetry.ring import RingReader, init_ring
+from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
@@ -236,9 +238,16 @@ class QemuBackend(Backend):
                 args.append(f"l{cache['level']}_bytes={cache['size_bytes']}")
         if self.host["llc_bytes"]:
             args.append(f"llc_bytes={self.host['llc_bytes']}")
-        if guest.role == "measurer":
-            args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_bytes}"]
+        if self.ring_size(guest):
+            args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_size(guest)}"]
         return " ".join(args)
+
+    def ring_size(self, guest: GuestPlan) -> int | None:
+        """The bytes of a guest's ring: the measurer's samples, or a probe stressor's passes;
+        None: it has none (a foreign image; a Linux-RT stressor)."""
+        if guest.foreign or (self.linux and guest.role != "measurer"):
+            return None
+        return self.ring_bytes if guest.role == "measurer" else ring_bytes(PASS_RING_CAPACITY)
 
     def accel_of(self, guest: GuestPlan) -> str:
         return self.foreign_accel if guest.foreign else self.accel
@@ -280,11 +289,10 @@ class QemuBackend(Backend):
         ram = self.workdir / f"{guest.name}.ram"
         with open(ram, "wb") as f:
             f.truncate(self.memory_mib(guest) << 20)
-        if guest.role == "measurer":
+        if size := self.ring_size(guest):
             offset = self.ring_gpa - self.arch["ram_base"]
-            capacity = (self.ring_bytes - 64) // 32
             with open(ram, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
-                init_ring(m, offset, capacity)
+                init_ring(m, offset, (size - HEADER_SIZE) // 32)
         return ram
 
     def _connect_qmp(self, qmp: Path, proc: subprocess.Popen, guest: GuestPlan) -> QEMUMonitorProtocol:
@@ -331,8 +339,11 @@ class QemuBackend(Backend):
                     raise InfrastructureError(f"{guest.name}: vCPU {i} affinity {got} is not [{cpu}]")
                 pinning.append({"vcpu": i, "thread_id": tid, "cpu": cpu,
                                 **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
-            if guest.role == "measurer" and ram is not None:
-                handle.ring = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
+            if self.ring_size(guest):
+                reader = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
+                handle.ring, handle.passes = (reader, None) if guest.role == "measurer" else (None, reader)
+            elif guest.role != "measurer":
+                handle.no_passes = f"a {'foreign image' if guest.foreign else 'Linux-RT guest'} counts no passes"
             if not paused:
                 monitor.cmd("cont")
         except BaseException:

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
+from ..pressure import words as pressure_words
 from ..results.query import connect
 from .common import add_out, console, find_campaign
 
@@ -92,8 +93,10 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for name, facts in (meta.get("guests") or {}).items():
         out.print(f"  guest {name}: cpus={facts.get('affinity')} sched={facts.get('sched')} "
                   f"{facts.get('sched_refused', '')}", markup=False)
-    for name, watch in (meta.get("stressors_watch") or {}).items():
-        out.print(f"  stressor {name}: {watch_words(watch)}", markup=False)
+    watched, pressure = meta.get("stressors_watch") or {}, meta.get("pressure") or {}
+    for name in dict.fromkeys([*watched, *pressure]):
+        said = [watch_words(watched[name])] if name in watched else []
+        out.print(f"  stressor {name}: {', '.join(said + [pressure_words(pressure.get(name))])}", markup=False)
     table = Table(title="events")
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)

@@ -1,12 +1,14 @@
 """The setup, stated: what ran where and how (backend and accelerator, hypervisor/QEMU
 version, the guests with their benches, parameters and CPUs, run length, repetitions,
 start order, timeline or paired design), and per run when each stressor actually ran
-inside the measured window (its exposure, when the run recorded it).
+inside the measured window (its exposure, when the run recorded it) and the pressure it
+achieved there (xtalk.pressure).
 """
 from __future__ import annotations
 
 from ..backend_registry import registry
 from ..plan import BACKEND_DIM
+from ..pressure import words as pressure_words
 from ..sizes import LEVELS, human, label as size_label
 from ..spec.model import resolve_backend
 from .configs import config_sizes
@@ -79,17 +81,19 @@ def _values(res: dict, dim: str, values: list) -> list[str]:
 
 
 def exposure_table(res: dict) -> Table:
-    t = Table("exposure", "Stressor exposure per run: the share of its planned time each stressor actually ran",
-              ["run", "stressor", "exposure", "CPU share", "state"],
+    t = Table("exposure", "Stressor exposure per run: the share of its planned time each stressor actually ran, "
+              "and the pressure it achieved over the measured window",
+              ["run", "stressor", "exposure", "CPU share", "state", "pressure achieved"],
               note=f"below {LOW_EXPOSURE:.0%} the stressor was idle for a noticeable share of the window; "
-                   "runs from an xtalk that did not watch stressors say 'not recorded'.")
+                   "runs from an xtalk that did not watch stressors say 'not recorded'; the pressure is the "
+                   "stressor's work per pass x its passes / the window's seconds.")
     for r in res["runs"]:
         if r.get("placement") in (None, "solo") or r.get("warmup"):
             continue
         watch = r.get("stressors_watch")
         if not watch:
             t.rows.append([r["run_id"], ", ".join(s["name"] for s in r.get("stressors") or []) or "-",
-                           "not recorded", "-", r.get("status") or "?"])
+                           "not recorded", "-", r.get("status") or "?", "-"])
             continue
         for name, w in watch.items():
             e, share = w.get("exposure"), w.get("cpu_share")
@@ -97,7 +101,8 @@ def exposure_table(res: dict) -> Table:
             if w.get("errors"):
                 state += "; " + "; ".join(str(x.get("msg", x)) for x in w["errors"])
             t.rows.append([r["run_id"], name, "-" if e is None else f"{e:.0%}",
-                           "-" if share is None else f"{share:.0%}", state])
+                           "-" if share is None else f"{share:.0%}", state,
+                           pressure_words((r.get("pressure") or {}).get(name)).removeprefix("pressure ")])
     return t
 
 

@@ -22,8 +22,13 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      from version 3, where they came without a new version: meta.json `caches` and
      `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py); `platform`,
      the host's cost of one preemption on the run's backend (Platform).
+  5  meta.json `pressure`: per stressor the pressure it achieved over the measured window
+     (rate, unit, passes, work per pass, window seconds) or why it is not known
+     (not_reported; src/xtalk/pressure.py). An older record reads with every stressor's
+     `not_reported` saying its xtalk did not count passes.
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
-(a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks),
+(a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks;
+4's stressors get their `pressure` reason),
 and refuse newer ones. A record that cannot be read raises RecordError naming the file
 and the reason.
 """
@@ -41,7 +46,8 @@ from .. import __version__
 from ..errors import InfrastructureError
 from .run_record import JSON, GuestFacts, Part, Platform, RunRecord
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
 
 _STRING_CODES = pa.dictionary(pa.int32(), pa.string())
 SAMPLES_SCHEMA = pa.schema([
@@ -218,6 +224,9 @@ def migrated(obj: dict, version: int, attempt: int) -> dict:
     """A run record of an older version as the current one (format history above)."""
     if version == 1:
         obj = {**obj, "attempt": attempt}
+    if version < 5:
+        obj = {**obj, "pressure": {s["name"]: {"not_reported": BEFORE_PRESSURE}
+                                   for s in obj.get("stressors") or [] if isinstance(s, dict) and s.get("name")}}
     return {**obj, "schema_version": SCHEMA_VERSION}
 
 

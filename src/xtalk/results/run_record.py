@@ -300,6 +300,20 @@ class StressorWatch(Part):
     timeline: list[TimelineEffect] = []
 
 
+class Pressure(Part):
+    """The pressure one stressor achieved over the measured window (src/xtalk/pressure.py):
+    rate = work_per_pass x passes / window_s in `unit` (work_unit per second: bytes/s,
+    ops/s, exits/s, interrupts/s); or, in not_reported, why it is not known."""
+
+    rate: float | None = None
+    unit: str | None = None
+    passes: int | None = None
+    work_per_pass: int | None = None
+    work_unit: str | None = None
+    window_s: float | None = None
+    not_reported: str | None = None
+
+
 class Caches(Part):
     """The cache sizes a run's size parameters were resolved with, in bytes (sizes.py)."""
 
@@ -404,6 +418,7 @@ class RunRecord(Part):
     host_backend_metadata: BackendMetadata | None = None
     noise: Noise | None = None
     stressors_watch: dict[str, StressorWatch] = {}
+    pressure: dict[str, Pressure] = {}  # stressor name -> what it achieved
     caches: Caches | None = None
     sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
     platform: Platform | None = None  # absent where the host and backend were never calibrated

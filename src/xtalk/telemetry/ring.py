@@ -22,6 +22,7 @@ MAGIC = b"XTRING01"
 HEADER = struct.Struct("<8sIIQQQQQQ")  # magic, version, slot_size, capacity, write_seq, heartbeat, freq, 2x reserved
 HEADER_SIZE = 64
 VERSION = 1
+PASS_RING_CAPACITY = 64  # a stressor's ring: only its header is read (write_seq = its passes, pressure.py)
 
 
 def ring_bytes(capacity: int) -> int:

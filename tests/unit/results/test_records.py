@@ -11,7 +11,7 @@ from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.console_log import console_facts
 from xtalk.analysis.pipeline import analyze
 from xtalk.results.query import connect
-from xtalk.results.records import SCHEMA_VERSION, RecordError
+from xtalk.results.records import BEFORE_PRESSURE, SCHEMA_VERSION, RecordError
 from xtalk.results.store import CampaignStore, catalog
 
 
@@ -51,6 +51,17 @@ def test_a_format_1_run_takes_its_attempt_from_its_directory(tmp_path):
         del old["attempt"]
         path.write_text(json.dumps(dict(old, schema_version=1)))
     assert [(r.meta["attempt"], r.final) for r in store.index().runs] == [(1, False), (2, True)]
+
+
+def test_a_format_4_run_says_why_its_stressors_have_no_pressure(tmp_path):
+    store = new_store(tmp_path, runs=("same-core-r1",))
+    finished(store, "same-core-r1")
+    path = store.run_dir("same-core-r1") / "meta.json"
+    old = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(old, schema_version=4, stressors=[{"name": "thrash", "bench": "cache_thrash"}])))
+    (run,) = store.index().runs
+    assert run.meta["schema_version"] == SCHEMA_VERSION == 5
+    assert run.meta["pressure"] == {"thrash": {"not_reported": BEFORE_PRESSURE}}
 
 
 def test_a_newer_format_is_refused_with_a_message(tmp_path):
