@@ -41,7 +41,7 @@ def _pressure(runs: list[dict], stressor: str) -> dict | None:
            name.startswith(f"{stressor}-")]
     rates = [p["rate"] for p in got if isinstance(p, dict) and p.get("rate") is not None]
     if not rates:
-        reasons = sorted({p.get("reason") for p in got if isinstance(p, dict) and p.get("reason")})
+        reasons = sorted({p.get("not_reported") for p in got if isinstance(p, dict) and p.get("not_reported")})
         return {"rate": None, "unit": None, "reason": "; ".join(reasons) or None}
     return {"rate": sum(rates) / len(rates), "unit": got[0].get("unit"), "runs": len(rates)}
 
