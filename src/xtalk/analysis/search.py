@@ -11,6 +11,7 @@ from __future__ import annotations
 from .effects import assess_runs
 
 NONE_ABOVE = "no channel above the noise floor"
+COMPARED = ("different", "no-difference", "inconclusive")  # found against default: neither is "interference"
 
 
 def _harm(row: dict) -> float:
@@ -27,7 +28,7 @@ def ratio(ctx, found: dict, default: dict) -> dict:
     info = ctx.infos[found["metric"]]
     stat = info.kind.primary
     row = assess_runs(stat, ctx.primary_values(found["config_id"], found["metric"]),
-                      ctx.primary_values(default["config_id"], found["metric"]), ctx.rules, ctx.rng)
+                      ctx.primary_values(default["config_id"], found["metric"]), ctx.rules, ctx.rng, COMPARED)
     higher = info.kind.better == "higher"
     out = {"verdict": row.get("verdict"), "p_value": row.get("p_value"), "units": row.get("units")}
     if row.get("scale") == "log" and row.get("change_pct") is not None:
@@ -58,7 +59,8 @@ def search_outcome(study: dict | None, rows: list[dict], ctx) -> dict | None:
     if found is not None and defaults and ctx.primary_values(found["config_id"], found["metric"]):
         best = max(defaults, key=_harm)
         out["best_default"] = {k: best.get(k) for k in ("channel", "config_id", "stressor", "multiplier",
-                                                        "multiplier_ci", "change", "change_ci", "verdict")}
+                                                        "multiplier_ci", "change", "change_ci", "change_unit",
+                                                        "verdict")}
         out["against_best_default"] = ratio(ctx, found, best)
     if not above:
         out["conclusion"] = (f"{NONE_ABOVE}: neither the worst neighbour the search found nor any channel's default "
@@ -66,6 +68,16 @@ def search_outcome(study: dict | None, rows: list[dict], ctx) -> dict | None:
     elif found is None:
         out["conclusion"] = "the found neighbour has no measurement in the confirmation campaign"
     else:
-        out["conclusion"] = (f"worst neighbour found: {found['stressor']['bench']} "
-                             f"({found['verdict']}); above the noise floor: {', '.join(out['above_noise'])}")
+        out["conclusion"] = (f"above the noise floor: {', '.join(out['above_noise'])}; "
+                             + _against(out["against_best_default"], out["best_default"]))
     return out
+
+
+def _against(vs: dict | None, best: dict | None) -> str:
+    if not vs:
+        return "no channel default to compare the found neighbour with"
+    worse = (vs.get("ratio") or 1) > 1 or (vs.get("difference") or 0) > 0
+    if vs["verdict"] == "different":
+        return (f"the found neighbour is {'worse' if worse else 'milder'} than the best channel default "
+                f"({best['channel']})" + ("" if worse else ": the search space did not reach it; widen it"))
+    return f"the found neighbour and the best channel default ({best['channel']}) are not told apart ({vs['verdict']})"

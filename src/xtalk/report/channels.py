@@ -99,3 +99,32 @@ def evidence(res: dict) -> dict:
             "study": res.get("study"), "hypervisor": {"backend": spec.get("backend"), "cpus": spec.get("cpus")},
             "host": res.get("host"), "images": _hashes(runs), "analysis": res.get("analysis"),
             "channels": channels}
+
+
+def search_table(res: dict) -> Table:
+    """The search's outcome: its conclusion, the ratio found / best default, the trials."""
+    o, s = res["search"], (res.get("study") or {}).get("search") or {}
+    found, best, vs = o.get("found") or {}, o.get("best_default") or {}, o.get("against_best_default") or {}
+    if vs.get("ratio") is not None:
+        lo, hi = vs.get("ratio_ci") or (None, None)
+        ratio = f"×{vs['ratio']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+    elif vs.get("difference") is not None:
+        lo, hi = vs.get("difference_ci") or (None, None)
+        ratio = f"{vs['difference']:+.2f} {vs['unit']}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
+    else:
+        ratio = "-"
+    states = [t["state"] for t in s.get("trials", [])]
+    imp = s.get("importances") or {}
+    mattered = ", ".join(f"{k} {v:.2f}" for k, v in (imp.get("values") or {}).items()) or imp.get("reason") or "-"
+    rows = [["conclusion", o.get("conclusion", "-")],
+            ["worst neighbour found", f"{stressor_text(found.get('stressor'))}: {effect_text(found)} ({found.get('verdict')})"],
+            ["best channel default", f"{best.get('channel', '-')}: {stressor_text(best.get('stressor'))}: "
+                                     f"{effect_text(best) if best else '-'}"],
+            ["found over best default [95% interval]", f"{ratio} ({vs.get('verdict', '-')})"],
+            ["trials", f"{states.count('complete')} finished, {states.count('pruned')} pruned, "
+                       f"{states.count('fail')} failed, in {s.get('seconds', 0):.0f} s (this session)"],
+            ["parameters that mattered", mattered],
+            ["search journal", s.get("directory", "-")]]
+    return Table("search", f"Worst-neighbour search {s.get('name', '')}: {s.get('metric', '')}, {s.get('placement', '')}",
+                 ["", "value"], rows, note="ratio: the measurer's statistic next to the found neighbour over next to "
+                                           "the best default, from the confirmation campaign's fresh runs")

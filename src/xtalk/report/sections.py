@@ -22,7 +22,7 @@ from ..analysis.overhead import BARE
 if TYPE_CHECKING:
     from ..analysis.pipeline import Options
 from .answer import Doubt, answer_rows, doubts
-from .channels import channel_table
+from .channels import channel_table, search_table
 from .setup import exposure_table, low_exposure, setup_table
 from .tables import (Table, boards_table, deadline_table, evt_table, gate_table, host_table, left_out_table,
                      outlier_table, overhead_table, rampup_table, runs_table, stability_table, stats_table,
@@ -171,6 +171,7 @@ SECTIONS = [  # in report order
     Entry(_doubts),
     Entry(_table("setup", "setup", ("spec", "host"), setup_table)),
     Entry(_table("exposure", "setup", ("runs",), exposure_table), lambda res: bool(exposure_table(res).rows)),
+    Entry(_table("search", "answer", ("search", "study"), search_table), _rows("search")),
     Entry(_table("channels", "answer", ("channels", "study"), lambda res: channel_table(res["channels"])),
           _rows("channels")),
     Entry(_gates, _rows("gates")),
