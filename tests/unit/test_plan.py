@@ -112,3 +112,22 @@ def test_a_params_table_named_after_a_bench_is_only_that_benchs():
     runs = make('[measurer.params]\nseed = 3\n[measurer.params.qsort]\nseed = 4\nsize_kib = 64\n'
                 '[matrix]\nplacement = ["solo"]\n')
     assert runs[0].measurer.params == {"seed": 4, "size_kib": 64}
+
+
+TWO_NEIGHBOURS = MINIMAL_SPEC + '[[stressors]]\nname = "spin"\nbench = "cpu_spin"\n'
+
+
+def test_the_stressor_dimension_runs_one_named_stressor_per_configuration():
+    runs = make('[matrix]\nplacement = ["solo", "other-core"]\nstressor = ["thrash", "spin"]\n', TWO_NEIGHBOURS)
+    by_id = {r.config_id: r for r in runs}
+    assert set(by_id) == {"solo", "other-core_stressor-thrash", "other-core_stressor-spin"}
+    assert [g.bench for g in by_id["other-core_stressor-thrash"].stressors] == ["cache_thrash"]
+    assert [g.bench for g in by_id["other-core_stressor-spin"].stressors] == ["cpu_spin"]
+    assert by_id["solo"].stressors == () and "stressor" not in by_id["solo"].config
+
+
+def test_a_stressor_dimension_value_that_names_no_stressor_is_refused():
+    import pytest
+    from xtalk.errors import SpecError
+    with pytest.raises(SpecError, match="matrix.stressor.*no stressor named 'spinn'"):
+        make('[matrix]\nstressor = ["thrash", "spinn"]\n', TWO_NEIGHBOURS)

@@ -7,8 +7,8 @@ log-uniform where the range spans two decades or more, else uniform.
 
 Candidates: the benches named (`--stressor`), else every stressor that declares one of
 the chosen channels (`--channel`), else every stressor that declares a channel; only
-those the backend's guests run. A host stressor (the native `steal` thread) is a
-candidate only when named: it is an injector beside the machine, not a neighbour guest.
+those the backend's guests run. The `steal` injector (a real-time thread, natively or
+beside the VM) is a candidate only when named: it is a known-answer tool, not a neighbour.
 """
 from __future__ import annotations
 
@@ -125,7 +125,8 @@ def candidates(kind: str, options: dict, caches: dict[str, int], stressors: list
     guest_suites = cls.suites(options) or ()
     host_suites = cls.host_suites(options) if cls.measures_local_cpus else ()
     overrides = parse_tunes(tunes)
-    names = stressors or sorted({b.name for s in guest_suites if s in cat.suites
+    images = {s for suites in catalogue.IMAGE_SUITES.values() for s in suites}  # not the steal injector's
+    names = stressors or sorted({b.name for s in guest_suites if s in cat.suites and s in images
                                  for b in cat.suites[s].benches.values()
                                  if b.channels and (not channels or set(channels) & set(b.channels))})
     out = []
