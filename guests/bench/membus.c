@@ -8,8 +8,9 @@
  * that word: the lines become dirty, so evictions also write back). One iteration =
  * one pass. Runs until killed or duration_s=; role=measurer records ticks per pass
  * (how much the stressor itself is slowed down). Pressure (XT META work_per_pass,
- * work_unit=bytes): the bytes of the lines one pass fills, size= rounded down to whole
- * lines (not the 8 bytes it loads of each, nor a write mode's write-backs). Caveats: the hardware prefetcher
+ * work_unit=accesses): the accesses of one pass, size / line, each one line filled from
+ * memory whatever the stride (not the 8 bytes it loads of each, nor a write mode's
+ * write-backs). Caveats: the hardware prefetcher
  * follows the constant stride (as it would for the seed's loop), so this is a
  * bandwidth load, not a latency chain (use pointer_chase for that); line= should be
  * the real line size (128 on some arm64 cores) or a multiple of it.
@@ -53,7 +54,7 @@ static int setup(void)
 	xt_meta("bytes_per_pass=%lu lines_per_pass=%lu line=%lu mode=%s",
 		(unsigned long)size, (unsigned long)(size / line), (unsigned long)line,
 		write_mode ? "write" : "read");
-	xt_work(size, "bytes");
+	xt_work(size / line, "accesses");
 	return XT_PASS;
 }
 

@@ -18,6 +18,7 @@ from .preflight import spec_checks
 from .spec.load import parse_campaign
 
 RUN_KEPT = ("sched", "priority", "boot_timeout_s", "grace_s")  # run settings a derived campaign keeps
+SET_UP_MAX_S = 120  # how long the measurer waits for the stressors to allocate and zero their buffers
 
 
 def base(raw: dict, name: str, duration_s: float, runs: int) -> dict:
@@ -27,6 +28,15 @@ def base(raw: dict, name: str, duration_s: float, runs: int) -> dict:
     run = {k: v for k, v in (raw.get("run") or {}).items() if k in RUN_KEPT}
     run.update(duration_s=duration_s, repetitions=runs, start_gap_s=0.2)
     return {"name": name, **keep, "run": run}
+
+
+def stressors_first(spec: dict) -> dict:
+    """Start the stressors first and the measurer once each has set up (XT META ready=1):
+    a stressor over a large buffer (llc*2 of a big LLC) would otherwise spend a short run
+    zeroing it, and the measurer would be measured next to nothing."""
+    spec["run"].update(start_gap_s=SET_UP_MAX_S, wait_for_stressors=True)
+    spec.setdefault("matrix", {})["start_order"] = ["stressor-first"]
+    return spec
 
 
 def run_spec(spec: dict, out: Path, what: str = "calibration campaign", study: dict | None = None):

@@ -37,9 +37,9 @@ CHANNELS = (
     Channel("l1", "L1 data cache", "core", "cache_thrash", {"size": "l1"}),
     Channel("l2", "L2 cache", "core", "cache_thrash", {"size": "l2"}),
     Channel("llc", "last-level cache", "cores", "cache_thrash", {"size": "llc*0.75"}),
-    Channel("membw", "memory bandwidth", "cores", "memcpy", {"size": "llc*2"}),
+    Channel("membw", "memory bandwidth", "cores", "memcpy", {"size": "llc"}),  # two buffers: 2x the LLC
     Channel("memlat", "memory latency (DRAM banks and rows)", "cores", "membus",
-            {"size": "llc*4", "line": "4k", "mode": "write"}),
+            {"size": "llc*2", "line": "4k", "mode": "write"}),
     Channel("interconnect", "on-chip interconnect", "cores", None,
             why_none="no stressor here loads the interconnect apart from memory bandwidth (membw loads it too); "
                      "it needs a platform-specific stressor (DMA, a device)"),

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..derived import base, run_spec
+from ..derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
 from ..spec.load import STRESSOR_DIM
 from .names import BY_NAME, CHANNELS, Channel, why_not
@@ -85,12 +85,16 @@ def study_spec(raw: dict, plan: list[dict], where: list[str], settings: Settings
     spec["description"] = (f"xtalk {suffix}: {raw['name']}'s measurer alone and next to "
                            + ", ".join(f"{e['name']} ({e['stressor']['bench']})" for e in tested))
     spec["measurer"] = copy.deepcopy(raw["measurer"])
+    # the user's deadlines and statistical rules hold for the study too (its baseline is solo)
+    spec.update({k: copy.deepcopy(raw[k]) for k in ("deadlines",) if raw.get(k)})
+    rules = {k: v for k, v in (raw.get("analysis") or {}).items() if k != "baseline"}
+    if rules:
+        spec["analysis"] = rules
     spec["stressors"] = [{"name": e["name"], **{k: v for k, v in e["stressor"].items() if k != "hash"}}
                          for e in tested]
-    # the stressor first: the measurer's window then sees the neighbour's steady state
-    spec["matrix"] = {**measurer_dims(raw), "placement": ["solo", *where], "start_order": ["stressor-first"],
-                      STRESSOR_DIM: [e["name"] for e in tested]}
-    return spec
+    # the stressor first, set up: the measurer's window then sees the neighbour's steady state
+    spec["matrix"] = {**measurer_dims(raw), "placement": ["solo", *where], STRESSOR_DIM: [e["name"] for e in tested]}
+    return stressors_first(spec)
 
 
 def study(spec, raw: dict, out: Path, settings: Settings) -> dict:

@@ -26,7 +26,7 @@ import optuna
 
 from ..analysis.verdict import Context
 from ..channels.names import CHANNELS
-from ..derived import base, run_spec
+from ..derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
 from .objective import harm, harm_unit
 from .space import Candidate, suggest
@@ -131,8 +131,8 @@ def neighbour_spec(raw: dict, settings: Settings, neighbour: dict, label: str, r
     if neighbour["instances"] > 1:
         stressor["instances"] = neighbour["instances"]
     spec["stressors"] = [stressor]
-    spec["matrix"] = {"placement": [settings.placement], "start_order": ["stressor-first"]}
-    return spec
+    spec["matrix"] = {"placement": [settings.placement]}
+    return stressors_first(spec)
 
 
 @dataclass
