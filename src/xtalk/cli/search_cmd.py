@@ -77,8 +77,8 @@ def run(args) -> int:
                         confirm_runs=args.confirm_runs, duration_s=args.duration_s or spec.run.duration_s,
                         seed=args.seed, max_instances=args.max_instances, metric=args.metric,
                         stressors=tuple(args.stressor), channels=tuple(args.channel), tunes=tuple(args.tune))
-    out = console(markup=False)
-    found = search(raw, args.out, settings, cands, caches, say=lambda text: out.print(text, soft_wrap=True))
+    out, progress = console(markup=False), console(stderr=True, markup=False)  # trials on stderr, as runs are
+    found = search(raw, args.out, settings, cands, caches, say=lambda text: progress.print(text, soft_wrap=True))
     done = confirm(spec, raw, args.out, settings, found, cands)
     outcome = done["analysis"].result["search"]
     print_and_report(done["campaign"], out, not args.json)

@@ -79,7 +79,9 @@ def write_worst(directory: Path, neighbour: dict, summary_: dict, best_value: fl
             f"({summary_['placement']}): harm {best_value:+.3g} {summary_['harm_unit']} in the search;\n"
             f"# the confirmation campaign's report gives its multiplier and interval\n")
     path = directory / "worst-neighbour.toml"
-    path.write_text(head + tomli_w.dumps({"stressors": [stressor]}))
+    params = stressor.pop("params")
+    inline = ", ".join(tomli_w.dumps({k: v}).strip() for k, v in params.items())  # one `key = value` each
+    path.write_text(f"{head}[[stressors]]\n{tomli_w.dumps(stressor)}params = {{ {inline} }}\n")
     return path
 
 

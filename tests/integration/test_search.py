@@ -1,0 +1,121 @@
+"""`xtalk search` as a user runs it, natively (and once on QEMU), at reduced size:
+- a known answer: over the steal injector's length and period, the search converges to the
+  largest stolen share its ranges allow, and the confirmation measures the share the
+  injection implies;
+- a neighbour that only sleeps ends "no channel above the noise floor", not a worst case;
+- pointer_chase and qsort on the other core: the neighbour found is at least as bad as
+  the best channel default, within the confirmation's interval;
+- Ctrl-C stops it with every guest gone; the same command resumes it to the end.
+The closing note's figures come from experiments/search.toml at full size."""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+
+import optuna
+import pytest
+
+from tests.framework.cli import alive, guest_pids, start, write_spec, xtalk
+from xtalk.analysis.search import NONE_ABOVE
+
+SPEC = """
+name = "{name}"
+cpus = [0, 1]
+[backend]
+kind = "{backend}"
+[run]
+duration_s = 0.5
+grace_s = 10
+[measurer]
+bench = "{bench}"
+{params}
+"""
+QSORT = "params = { size_kib = 256 }"
+STEAL_MAX_SHARE = 2000 / 4000  # the catalogue's steal ranges: steal_us [100, 2000], period_us [4000, 20000]
+
+
+@pytest.fixture(autouse=True)
+def built(native_bench):
+    return native_bench
+
+
+def spec(tmp_path, bench="qsort", params=QSORT, backend="native", name="s"):
+    return write_spec(tmp_path, SPEC.format(name=name, backend=backend, bench=bench, params=params))
+
+
+def search(tmp_path, path, *args, timeout=900):
+    res = xtalk("search", path, "--out", tmp_path / "out", "--json", *args, timeout=timeout)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout[res.stdout.index("{"):])
+
+
+def test_a_search_over_the_steal_finds_the_largest_share_and_measures_it(tmp_path):
+    got = search(tmp_path, spec(tmp_path, "hidden_latency", ""), "--stressor", "steal", "--placement",
+                 "same-core", "--trials", "16", "--runs", "2")
+    found = got["outcome"]["found"]
+    params = found["stressor"]["params"]
+    injected = params["steal_us"] / params["period_us"]
+    print(f"\nbest injected share {injected:.3f} (largest allowed {STEAL_MAX_SHARE}); measured "
+          f"{found['change']:+.2f} points {found['change_ci']}")
+    assert injected >= 0.8 * STEAL_MAX_SHARE, params
+    # stolen time = the injected share plus one switch to the stealing thread and back per steal
+    assert 100 * injected - 1 <= found["change"] <= 100 * (params["steal_us"] + 150) / params["period_us"] + 1
+    assert found["verdict"] == "interference"
+
+
+def test_a_neighbour_that_only_sleeps_is_no_channel_above_the_noise_floor(tmp_path):
+    got = search(tmp_path, spec(tmp_path), "--stressor", "steal", "--tune", "steal.steal_us=0",
+                 "--tune", "steal.period_us=1000..20000", "--trials", "5", "--runs", "2")
+    outcome = got["outcome"]
+    assert outcome["conclusion"].startswith(NONE_ABOVE), outcome
+    assert outcome["found"]["verdict"] != "interference" and not outcome["above_noise"]
+
+
+@pytest.mark.parametrize("backend, bench, params", [
+    ("native", "pointer_chase", ""),
+    ("native", "qsort", QSORT),
+    pytest.param("qemu", "qsort", QSORT, marks=[pytest.mark.slow, pytest.mark.skipif(
+        shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed")]),
+])
+def test_the_neighbour_found_is_at_least_as_bad_as_the_best_default(tmp_path, backend, bench, params):
+    got = search(tmp_path, spec(tmp_path, bench, params, backend), "--channel", "llc", "l2", "--trials", "8",
+                 "--runs", "2")
+    vs = got["outcome"]["against_best_default"]
+    print(f"\n{backend} {bench}: found over {got['outcome']['best_default']['channel']}: ×{vs['ratio']:.3f} "
+          f"{vs['ratio_ci']} ({vs['verdict']})")
+    assert vs["ratio_ci"][1] >= 1.0, vs  # not significantly milder than the default
+    toml = (tmp_path / "out" / "search" / "s" / "worst-neighbour.toml").read_text()
+    assert "[[stressors]]" in toml and got["outcome"]["found"]["stressor"]["bench"] in toml
+
+
+def trials(tmp_path) -> list:
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(
+        str(tmp_path / "out" / "search" / "s" / "journal.log")))
+    return optuna.load_study(study_name="s", storage=storage).trials
+
+
+def test_ctrl_c_stops_a_search_and_the_same_command_resumes_it(tmp_path):
+    path = spec(tmp_path)
+    args = ("search", path, "--out", tmp_path / "out", "--channel", "llc", "--trials", "4", "--runs", "2")
+    proc = start(*args)
+    out = tmp_path / "out"
+
+    def in_a_trial():
+        return [p for p in out.glob("s-search-s-t*/runs/*/meta.json")] if out.is_dir() else []
+    from tests.framework.cli import wait_for
+    wait_for(in_a_trial, 300, "a trial's first run")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    pids = {k: p for d in out.glob("s-search-*") for k, p in guest_pids(d).items()}
+    assert pids and not [k for k, p in pids.items() if alive(p)]
+    cut = [t for t in trials(tmp_path) if t.state == optuna.trial.TrialState.FAIL]
+    assert len(cut) == 1, trials(tmp_path)
+    res = xtalk(*args, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]
+    states = [t.state for t in trials(tmp_path)]
+    finished = [s for s in states if s in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
+    assert len(finished) == 4 and optuna.trial.TrialState.RUNNING not in states, states
+    assert len(list(out.glob("s-search-s-alone-*"))) == 1  # the measurer alone, measured once for the search
+    assert list(out.glob("s-search-s-confirm-*/report/evidence.json"))
