@@ -63,9 +63,10 @@ def search_dir(out: Path, name: str) -> Path:
 def open_study(directory: Path, settings: Settings) -> optuna.Study:
     directory.mkdir(parents=True, exist_ok=True)
     settings_file = directory / "settings.json"
+    now = json.loads(json.dumps(settings.key()))  # as stored: tuples are lists
     if settings_file.exists():
         before = json.loads(settings_file.read_text())
-        changed = sorted(k for k in set(before) | set(settings.key()) if before.get(k) != settings.key().get(k))
+        changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
         if changed:
             raise SpecError("search", [Problem("--name", f"search {settings.name!r} in {directory} was started with "
                                                          f"other {', '.join(changed)}; give another --name")])
@@ -76,7 +77,7 @@ def open_study(directory: Path, settings: Settings) -> optuna.Study:
     return optuna.create_study(storage=storage, study_name=settings.name, direction="maximize", load_if_exists=True,
                                # multivariate: parameters that act together (a steal's length and period)
                                sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5,
-                                                                  multivariate=True, warn_independent_sampling=False),
+                                                                  multivariate=True),
                                pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=0))
 
 
