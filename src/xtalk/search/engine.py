@@ -14,6 +14,7 @@ when this process has used `budget_s`.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -147,10 +148,15 @@ class Alone:
     better: str
 
 
-def measure_alone(raw: dict, settings: Settings, out: Path, study: optuna.Study) -> Alone:
-    stored = study.user_attrs.get("alone")
-    if stored:
-        return Alone(**stored)
+def measure_alone(raw: dict, settings: Settings, out: Path, study: optuna.Study, directory: Path) -> Alone:
+    """The search's solo runs: measured by the first worker, under a lock the others wait on."""
+    with open(directory / "alone.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stored = study.user_attrs.get("alone")
+        return Alone(**stored) if stored else _measure_alone(raw, settings, out, study)
+
+
+def _measure_alone(raw: dict, settings: Settings, out: Path, study: optuna.Study) -> Alone:
     spec = base(raw, f"{raw['name']}-search-{settings.name}-alone", settings.duration_s, max(5, settings.runs))
     spec["measurer"] = dict(raw["measurer"])
     analysis = run_spec(spec, out, "search baseline (the measurer alone)")
@@ -211,7 +217,7 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
     if stale:
         say(f"search {settings.name}: {stale} trial(s) cut by an earlier stop marked failed; resuming")
     enqueue_defaults(study, cands, caches)
-    alone = measure_alone(raw, settings, out, study)
+    alone = measure_alone(raw, settings, out, study, directory)
     started = time.monotonic()
     while finished(study) < settings.trials:
         if settings.budget_s is not None and time.monotonic() - started >= settings.budget_s:
