@@ -35,15 +35,19 @@ def _effect(v: dict) -> dict:
             "change_unit": "points" if share else v.get("stat_unit")}
 
 
-def _pressure(runs: list[dict], stressor: str) -> dict | None:
-    """The stressor's achieved pressure, mean over the runs that report it."""
+def _pressure(runs: list[dict], stressor: str, alone: dict | None) -> dict | None:
+    """The stressor's achieved pressure, mean over the runs that report it, and its share
+    of what the stressor reached alone (channels/reach.py) where that was measured."""
     got = [p for r in runs for name, p in ((r.get("pressure") or {}).items()) if name == stressor or
            name.startswith(f"{stressor}-")]
     rates = [p["rate"] for p in got if isinstance(p, dict) and p.get("rate") is not None]
     if not rates:
         reasons = sorted({p.get("not_reported") for p in got if isinstance(p, dict) and p.get("not_reported")})
         return {"rate": None, "unit": None, "reason": "; ".join(reasons) or None}
-    return {"rate": sum(rates) / len(rates), "unit": got[0].get("unit"), "runs": len(rates)}
+    rate, unit = sum(rates) / len(rates), got[0].get("unit")
+    reached = (alone or {}).get("rate") if (alone or {}).get("unit") == unit else None
+    return {"rate": rate, "unit": unit, "runs": len(rates), "alone": reached,
+            "of_alone": rate / reached if reached else None}
 
 
 def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> list[Row]:
@@ -72,7 +76,7 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
             "p99_ns": _ns(secondary.get("p99"), "value", ns), "max_ns": _ns(secondary.get("max"), "value", ns),
             "p99_alone_ns": _ns(secondary.get("p99"), "reference_value", ns),
             "max_alone_ns": _ns(secondary.get("max"), "reference_value", ns),
-            "pressure": _pressure(mine, entry["name"]),
+            "pressure": _pressure(mine, entry["name"], entry.get("reach")),
             "runs": [r["run_id"] for r in mine],
             "baseline": v.get("baseline"), "baseline_runs": [r["run_id"] for r in passed.get(v.get("baseline"), [])],
         })

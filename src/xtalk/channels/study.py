@@ -21,6 +21,7 @@ from ..derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
 from ..spec.load import STRESSOR_DIM
 from .names import BY_NAME, CHANNELS, Channel, why_not
+from .reach import reach
 
 PLACEMENTS = ("same-core", "other-core")
 
@@ -31,6 +32,7 @@ class Settings:
     placements: tuple[str, ...] = ()    # empty: the spec's non-solo placements, else both
     runs: int = 5
     duration_s: float = 2.0
+    reach: bool = True                  # measure each stressor alone first (reach.py)
 
 
 def stressor_hash(stressor: dict) -> str:
@@ -104,6 +106,9 @@ def study(spec, raw: dict, out: Path, settings: Settings) -> dict:
         raise SpecError("channels", [Problem("--channel", "no chosen channel can be exercised here: " + "; ".join(
             f"{e['channel']}: {e['reason']}" for e in plan))])
     where = placements(raw, settings)
+    for entry in plan if settings.reach else ():
+        if entry["tested"]:
+            entry["reach"] = reach(raw, entry, out, settings.duration_s)
     record = {"kind": "channels", "plan": plan, "placements": where}
     analysis = run_spec(study_spec(raw, plan, where, settings), out, "channel study", study=record)
     return {"analysis": analysis, "plan": plan, "campaign": analysis.store_path}

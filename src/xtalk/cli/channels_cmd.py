@@ -26,6 +26,8 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5: the fewest an exact "
                                                        "test needs at alpha 0.01)")
     p.add_argument("--duration-s", type=float, default=None, help="length of each run (default: the spec's)")
+    p.add_argument("--no-reach", action="store_true", help="skip measuring each stressor alone first (the share "
+                                                            "of its reach that the achieved pressure is)")
     p.add_argument("--json", action="store_true", help="print the channel rows as JSON")
     p.set_defaults(handler=run)
 
@@ -36,7 +38,8 @@ def run(args) -> int:
         raise UsageError("channels: --runs must be at least 2 and --duration-s > 0")
     spec, raw, _ = load_spec(args.spec, args.overrides)
     duration = args.duration_s or spec.run.duration_s
-    done = study(spec, raw, args.out, Settings(tuple(args.channel), tuple(args.placement), args.runs, duration))
+    done = study(spec, raw, args.out, Settings(tuple(args.channel), tuple(args.placement), args.runs, duration,
+                                               not args.no_reach))
     rows = print_and_report(done["campaign"], console(markup=False), not args.json)
     if args.json:
         print(json.dumps(rows, indent=1, default=str))
