@@ -10,3 +10,17 @@ iterations = 5
 name = "thrash"
 bench = "cache_thrash"
 """
+
+# a measurer alone on a backend, short runs: what `xtalk channels` and `xtalk search` take
+MEASURER_ONLY = """
+name = "{name}"
+cpus = [0, 1]
+[backend]
+kind = "{backend}"
+[run]
+duration_s = 0.5
+grace_s = 10
+[measurer]
+bench = "{bench}"
+{rest}
+"""

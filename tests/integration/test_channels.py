@@ -8,43 +8,29 @@ experiments/channels.toml."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
+from tests.framework.backends import NEEDS_QEMU
 from tests.framework.cli import write_spec, xtalk
+from tests.framework.specs import MEASURER_ONLY
 from xtalk.channels.names import CHANNELS
 
-BACKENDS = ["native", pytest.param("qemu", marks=[pytest.mark.slow, pytest.mark.skipif(
-    shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed")])]
+BACKENDS = ["native", pytest.param("qemu", marks=[pytest.mark.slow, NEEDS_QEMU])]
 
-SPEC = """
-name = "chan"
-cpus = [0, 1]
-[backend]
-kind = "{backend}"
-[run]
-duration_s = 0.5
-grace_s = 10
-[measurer]
-bench = "qsort"
-params = {{ qsort = {{ size_kib = 256 }} }}
-[matrix]
-"measurer.bench" = ["qsort", "pointer_chase"]
-"""
+BOTH = 'params = { qsort = { size_kib = 256 } }\n[matrix]\n"measurer.bench" = ["qsort", "pointer_chase"]'
 
 
-@pytest.fixture(autouse=True)
-def built(native_bench):
-    return native_bench
+pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, built once
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_channel_has_a_multiplier_or_a_reason(tmp_path, backend):
     out = tmp_path / "out"
     reach = () if backend == "native" else ("--no-reach",)  # each stressor alone: measured natively only, for time
-    res = xtalk("channels", write_spec(tmp_path, SPEC.format(backend=backend)), "--out", out, "--runs", "2",
-                "--placement", "other-core", "--json", *reach, timeout=600)
+    path = write_spec(tmp_path, MEASURER_ONLY.format(name="chan", backend=backend, bench="qsort", rest=BOTH))
+    res = xtalk("channels", path, "--out", out, "--runs", "2", "--placement", "other-core", "--json", *reach,
+                timeout=600)
     assert res.returncode == 0, res.stderr
     rows = json.loads(res.stdout)
     for channel in CHANNELS:

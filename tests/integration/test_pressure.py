@@ -6,14 +6,12 @@ host is shared, so a rate is checked to be real work (over 10 MB/s of memset), n
 figure."""
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
+from tests.framework.backends import BACKENDS
 from tests.framework.cli import run_meta, write_spec, xtalk
 
-BACKENDS = ["native", pytest.param("qemu", marks=pytest.mark.skipif(
-    shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))]
 
 SPEC = """
 name = "pressure"
@@ -39,9 +37,7 @@ start_order = ["stressor-first"]
 """
 
 
-@pytest.fixture(autouse=True)
-def built(native_bench):
-    return native_bench
+pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, built once
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

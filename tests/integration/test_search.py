@@ -10,38 +10,25 @@ The closing note's figures come from experiments/search.toml at full size."""
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 
 import optuna
 import pytest
 
-from tests.framework.cli import alive, guest_pids, start, write_spec, xtalk
+from tests.framework.backends import NEEDS_QEMU
+from tests.framework.cli import alive, guest_pids, start, wait_for, write_spec, xtalk
+from tests.framework.specs import MEASURER_ONLY
 from xtalk.analysis.search import NONE_ABOVE
 
-SPEC = """
-name = "{name}"
-cpus = [0, 1]
-[backend]
-kind = "{backend}"
-[run]
-duration_s = 0.5
-grace_s = 10
-[measurer]
-bench = "{bench}"
-{params}
-"""
 QSORT = "params = { size_kib = 256 }"
 STEAL_MAX_SHARE = 2000 / 4000  # the catalogue's steal ranges: steal_us [100, 2000], period_us [4000, 20000]
 
 
-@pytest.fixture(autouse=True)
-def built(native_bench):
-    return native_bench
+pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, built once
 
 
 def spec(tmp_path, bench="qsort", params=QSORT, backend="native", name="s"):
-    return write_spec(tmp_path, SPEC.format(name=name, backend=backend, bench=bench, params=params))
+    return write_spec(tmp_path, MEASURER_ONLY.format(name=name, backend=backend, bench=bench, rest=params))
 
 
 def search(tmp_path, path, *args, timeout=900):
@@ -75,8 +62,7 @@ def test_a_neighbour_that_only_sleeps_is_no_channel_above_the_noise_floor(tmp_pa
 @pytest.mark.parametrize("backend, bench, params", [
     ("native", "pointer_chase", ""),
     ("native", "qsort", QSORT),
-    pytest.param("qemu", "qsort", QSORT, marks=[pytest.mark.slow, pytest.mark.skipif(
-        shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed")]),
+    pytest.param("qemu", "qsort", QSORT, marks=[pytest.mark.slow, NEEDS_QEMU]),
 ])
 def test_the_neighbour_found_is_at_least_as_bad_as_the_best_default(tmp_path, backend, bench, params):
     got = search(tmp_path, spec(tmp_path, bench, params, backend), "--channel", "llc", "l2", "--trials", "8",
@@ -103,7 +89,6 @@ def test_ctrl_c_stops_a_search_and_the_same_command_resumes_it(tmp_path):
 
     def in_a_trial():
         return [p for p in out.glob("s-search-s-t*/runs/*/meta.json")] if out.is_dir() else []
-    from tests.framework.cli import wait_for
     wait_for(in_a_trial, 300, "a trial's first run")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import threading
 import time
 
 import pytest
 
+from tests.framework.backends import BACKENDS
 from tests.framework.cli import alive, campaign_dir, guest_pids, run_meta, start, wait_for, write_spec, xtalk
 
-BACKENDS = ["native", pytest.param("qemu", marks=pytest.mark.skipif(
-    shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))]
 
 SPEC = """
 name = "watch"

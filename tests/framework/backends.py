@@ -1,0 +1,11 @@
+"""The backends an integration test runs on as a user would: natively everywhere, under
+QEMU where qemu-system-x86_64 is installed (skipped with the reason otherwise)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+NEEDS_QEMU = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
+                                reason="qemu-system-x86_64 is not installed")
+BACKENDS = ["native", pytest.param("qemu", marks=NEEDS_QEMU)]
