@@ -46,7 +46,7 @@ def search_trials(ctx: Context) -> list[Plot]:
     ax.set_title(f"search {s['name']}: {len(done)} finished, {len(pruned)} pruned, {s['placement']}",
                  fontsize=10, loc="left")
     legend_outside(ax)
-    out = [Plot("search-trials", f"search {s['name']}: the measurer's harm against trial", fig, s["metric"])]
+    out = [Plot("search-trials", f"search {s['name']}: the measurer's harm against trial", fig, s["metric"], "answer")]
     values = (s.get("importances") or {}).get("values") or {}
     if values:
         fig2 = Figure(figsize=(11, 0.6 + 0.35 * len(values)), layout="constrained")
@@ -56,5 +56,6 @@ def search_trials(ctx: Context) -> list[Plot]:
         ax2.set_xlabel("importance (PED-ANOVA, share of the spread of harm)")
         ax2.set_ylabel("parameter")
         ax2.set_title("which parameters mattered", fontsize=10, loc="left")
-        out.append(Plot("search-importance", f"search {s['name']}: which parameters mattered", fig2, s["metric"]))
+        out.append(Plot("search-importance", f"search {s['name']}: which parameters mattered", fig2, s["metric"],
+                        "answer"))
     return out
