@@ -20,6 +20,10 @@ FIXED_MIB = 64  # image, ring, stack and page tables
 MARGIN = 1.125  # what benches allocate beside their size parameters
 ALIGN_MIB = 64
 BUFFERS = {"memcpy": 2}  # buffers of `size` bytes each (guests/bench/memcpy.c: source and destination)
+# what a probe guest's buffers can take together: xt_alloc hands out RAM below 4 GiB only
+# (the identity map's end, guests/lib/x86_64/mem.c), under the machine's MMIO hole; a
+# memcpy of 2 x 1.6 GB failed "out of memory" in a microvm of 3.5 GiB
+PROBE_BUFFERS_MAX = 2 << 30
 
 
 def buffer_bytes(guest: GuestPlan, host: dict) -> int:

@@ -6,7 +6,9 @@ of a fleet that share OUT work on one search (Optuna's journal takes a lock per 
 First the measurer alone (one campaign, kept for the whole search), then each trial: a
 neighbour the sampler proposes (space.py), as fresh runs in a campaign of its own, in
 two stages: the first half of its runs, reported to the pruner (a candidate below the
-median of earlier trials at that stage is stopped there), then the rest. The trial's
+median of earlier trials at that stage is stopped there), then the rest. A trial whose
+runs do not all pass is failed with the reason and the search goes on (three in a row
+stop it). The trial's
 value is objective.harm over all its runs against the solo runs. Each channel's default
 stressor among the candidates is enqueued first, so the search starts from the untuned
 neighbours a channel study runs. Stops after `trials` finished trials (all workers'), or
@@ -28,11 +30,12 @@ import optuna
 from ..analysis.verdict import Context
 from ..channels.names import CHANNELS
 from ..derived import base, run_spec, stressors_first
-from ..errors import Problem, SpecError
+from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit
 from .space import Candidate, suggest
 
 STATES = optuna.trial.TrialState
+MAX_FAILED_IN_A_ROW = 3  # then the search stops: the host, not the neighbour, is likely the cause
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,7 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
         say(f"search {settings.name}: {stale} trial(s) cut by an earlier stop marked failed; resuming")
     enqueue_defaults(study, cands, caches)
     alone = measure_alone(raw, settings, out, study, directory)
-    started = time.monotonic()
+    started, failed = time.monotonic(), 0
     while finished(study) < settings.trials:
         if settings.budget_s is not None and time.monotonic() - started >= settings.budget_s:
             say(f"search {settings.name}: time budget used ({settings.budget_s:g} s)")
@@ -226,12 +229,19 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
         trial = study.ask()
         try:
             run_trial(study, trial, raw, settings, out, cands, alone)
-        except BaseException:  # Ctrl-C, a failed campaign: this trial is failed, its runs stay stored
+            failed = 0
+        except XtalkError as err:  # a run of the trial did not pass (a neighbour too big for this host...)
+            failed += 1
+            trial.set_user_attr("error", str(err))
+            study.tell(trial, state=STATES.FAIL)
+            if failed == MAX_FAILED_IN_A_ROW:
+                raise InfrastructureError(f"search {settings.name}: {failed} trials in a row failed; last: {err}") from err
+        except BaseException:  # Ctrl-C: this trial is failed, its runs stay stored
             if study.trials[trial.number].state == STATES.RUNNING:
                 study.tell(trial, state=STATES.FAIL)
             raise
         done = study.trials[trial.number]
         say(f"trial {trial.number}: {done.state.name.lower()}"
             + (f", harm {done.value:+.3g} {harm_unit(alone.scale, alone.unit)}" if done.value is not None else "")
-            + f"  {done.user_attrs.get('neighbour')}")
+            + f"  {done.user_attrs.get('neighbour')}" + (f"  ({done.user_attrs['error']})" if failed else ""))
     return {"study": study, "alone": alone, "directory": directory, "seconds": time.monotonic() - started}

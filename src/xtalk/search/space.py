@@ -3,7 +3,9 @@ of each tunable parameter, as the catalogue declares them (`tune`, guests/lib/ca
 or as the user overrides them (`--tune bench.param=LOW..HIGH`, `=a|b|c`, or `=VALUE` to
 fix one). Sizes are searched in bytes, log-uniform, the cache units of their ranges
 resolved with this host's caches (what the qemu and native guests are given); numbers
-log-uniform where the range spans two decades or more, else uniform.
+log-uniform where the range spans two decades or more, else uniform. In a probe guest
+(every backend but native) a size's range is cut to what the guest can allocate below
+4 GiB (backends/guest_memory.py PROBE_BUFFERS_MAX, over the bench's buffers).
 
 Candidates: the benches named (`--stressor`), else every stressor that declares one of
 the chosen channels (`--channel`), else every stressor that declares a channel; only
@@ -12,10 +14,12 @@ beside the VM) is a candidate only when named: it is a known-answer tool, not a 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 from ..backend_registry import backend_class
+from ..backends.guest_memory import BUFFERS, PROBE_BUFFERS_MAX
 from ..errors import Problem, SpecError
 from ..spec import catalogue
 from ..spec.catalogue import Param
@@ -107,6 +111,13 @@ def dim_of(bench: str, param: Param, text: str, caches: dict[str, int], where: s
     return Dim(bench, param.name, "fixed", value=value)
 
 
+def fitted(d: Dim, limit: int | None) -> Dim:
+    """A size range cut to what a probe guest can allocate (guest_memory.PROBE_BUFFERS_MAX)."""
+    if d.kind != "size" or limit is None or d.high <= limit:
+        return d
+    return dataclasses.replace(d, low=min(d.low, limit), high=limit, default=min(d.default, limit))
+
+
 def parse_tunes(tunes: list[str]) -> dict[tuple[str, str], str]:
     out = {}
     for text in tunes:
@@ -144,7 +155,8 @@ def candidates(kind: str, options: dict, caches: dict[str, int], stressors: list
             if b == name and pname in bench.params:
                 dims.append(dim_of(name, bench.params[pname], text, caches, f"--tune {name}.{pname}"))
                 del overrides[b, pname]
-        out.append(Candidate(name, host, bench.channels, tuple(dims)))
+        limit = None if cls.no_images or host else PROBE_BUFFERS_MAX // BUFFERS.get(name, 1)
+        out.append(Candidate(name, host, bench.channels, tuple(fitted(d, limit) for d in dims)))
     if overrides:
         (b, p), _ = next(iter(overrides.items()))
         raise SpecError("search", [Problem("--tune", f"{b}.{p}: no such parameter of a candidate stressor "

@@ -75,3 +75,13 @@ def test_a_trial_gets_a_neighbour_within_the_ranges():
             assert 16 << 10 <= size <= 64 << 20
         study.tell(trial, 0.0)
     assert seen == {"cache_thrash", "membus"}
+
+
+def test_in_a_probe_guest_the_sizes_are_cut_to_what_it_can_allocate():
+    big = {"l1": 32 << 10, "l2": 1 << 20, "llc": 512 << 20}
+    sizes = {c.bench: next(d for d in c.dims if d.name == "size")
+             for c in space.candidates("qemu", {}, big, ["memcpy", "membus"], [], [])}
+    assert sizes["membus"].high == space.PROBE_BUFFERS_MAX and sizes["membus"].low == 512 << 20
+    assert sizes["memcpy"].high == space.PROBE_BUFFERS_MAX // 2  # a source and a destination of that size
+    (native,) = space.candidates("native", {}, big, ["membus"], [], [])
+    assert native.dims[0].high == 8 * (512 << 20)  # host processes: the catalogue's llc*8
