@@ -67,7 +67,8 @@ def channel_table(rows: list[dict]) -> Table:
                  body, note="multiplier: the statistic under stress over alone, 95% interval over runs; a share "
                             "(stolen time) has no multiplier: its change in percentage points. evidence.json in "
                             "the report directory lists the runs behind every number.",
-                 compact=("channel", "stressor", "placement", "slowdown multiplier [95% interval]", "verdict"))
+                 compact=("channel", "stressor", "placement", "achieved pressure", "slowdown multiplier [95% interval]",
+                          "verdict"))
 
 
 def _hashes(runs: list[dict]) -> dict[str, list[str]]:
