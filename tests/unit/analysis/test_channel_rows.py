@@ -1,0 +1,47 @@
+"""The channel rows of a study's campaign (analysis/channels.py): a multiplier with its
+interval for ratio statistics, points for shares, the pressure as a share of the stressor's
+reach alone, the runs behind each row, and every channel not tested with its reason."""
+from __future__ import annotations
+
+import pytest
+
+from xtalk.analysis.channels import channel_rows
+
+STUDY = {"kind": "channels", "plan": [
+    {"name": "llc", "channel": "llc", "title": "last-level cache", "tested": True, "reason": None,
+     "stressor": {"bench": "cache_thrash", "params": {"size": "llc*0.75"}, "hash": "h"},
+     "reach": {"rate": 2e10, "unit": "bytes/s"}},
+    {"name": "interconnect", "channel": "interconnect", "title": "on-chip interconnect", "tested": False,
+     "reason": "no stressor"}]}
+
+
+def verdict(config_id: str, stressor: str | None, **kw) -> dict:
+    return {"config_id": config_id, "config": {"placement": "other-core", "stressor": stressor}, "metric": "qsort",
+            "baseline": "solo", "verdict": "interference", "better": "lower", **kw}
+
+
+RUNS = [{"run_id": f"{c}-r{i}", "config_id": c, "status": "pass",
+         "pressure": {"llc": {"rate": 1e10, "unit": "bytes/s"}} if c != "solo" else {}}
+        for c in ("solo", "oc") for i in (1, 2)]
+
+
+def test_a_ratio_statistic_gives_a_multiplier_and_the_runs_behind_it():
+    (row, untested) = channel_rows(STUDY, [verdict("oc", "llc", scale="log", change_pct=25.0,
+                                                   ci95_pct=[10.0, 40.0])], RUNS)
+    assert row["multiplier"] == pytest.approx(1.25) and row["multiplier_ci"] == pytest.approx([1.1, 1.4])
+    assert row["runs"] == ["oc-r1", "oc-r2"] and row["baseline_runs"] == ["solo-r1", "solo-r2"]
+    assert row["pressure"]["rate"] == 1e10 and row["pressure"]["of_alone"] == pytest.approx(0.5)
+    assert (untested["channel"], untested["tested"], untested["reason"]) == ("interconnect", False, "no stressor")
+
+
+def test_a_share_gives_points_not_a_multiplier():
+    (row, _) = channel_rows(STUDY, [verdict("oc", "llc", scale="diff", stat_unit="share", change=0.3,
+                                            ci95=[0.25, 0.35])], RUNS)
+    assert row["multiplier"] is None and row["change"] == pytest.approx(30.0)
+    assert row["change_ci"] == pytest.approx([25.0, 35.0]) and row["change_unit"] == "points"
+
+
+def test_a_campaign_without_a_study_has_no_rows_and_other_configurations_are_not_channels():
+    assert channel_rows(None, [verdict("oc", "llc", scale="log", change_pct=1.0)], RUNS) == []
+    rows = channel_rows(STUDY, [verdict("x", None, scale="log", change_pct=1.0)], RUNS)
+    assert [r["channel"] for r in rows] == ["interconnect"]
