@@ -50,18 +50,9 @@ def _problems(args) -> list[str]:
     return bad
 
 
-def _ratio_text(o: dict | None) -> str:
-    if not o:
-        return "no default stressor to compare with"
-    if o.get("ratio") is not None:
-        lo, hi = o.get("ratio_ci") or (None, None)
-        return f"×{o['ratio']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
-    lo, hi = o.get("difference_ci") or (None, None)
-    return f"{o['difference']:+.2f} {o['unit']}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
-
-
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
+    from ..report.channels import ratio_text
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
     from ..search.space import candidates
@@ -89,6 +80,6 @@ def run(args) -> int:
     out.print(outcome["conclusion"], soft_wrap=True)
     best = outcome.get("best_default")
     if best:
-        out.print(f"found over the best default ({best['channel']}): {_ratio_text(outcome['against_best_default'])}")
+        out.print(f"found over the best default ({best['channel']}): {ratio_text(outcome['against_best_default'])}")
     out.print(f"worst neighbour as a stressor: {done['worst']}  ({found['seconds']:.0f} s of search)")
     return EXIT_OK

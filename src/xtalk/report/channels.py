@@ -103,18 +103,23 @@ def evidence(res: dict) -> dict:
             "channels": channels}
 
 
+def ratio_text(vs: dict | None) -> str:
+    """The found neighbour over the best default: ×ratio [95 %], or a difference in points."""
+    vs = vs or {}
+    if vs.get("ratio") is not None:
+        lo, hi = vs.get("ratio_ci") or (None, None)
+        return f"×{vs['ratio']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+    if vs.get("difference") is not None:
+        lo, hi = vs.get("difference_ci") or (None, None)
+        return f"{vs['difference']:+.2f} {vs['unit']}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
+    return "-"
+
+
 def search_table(res: dict) -> Table:
     """The search's outcome: its conclusion, the ratio found / best default, the trials."""
     o, s = res["search"], (res.get("study") or {}).get("search") or {}
     found, best, vs = o.get("found") or {}, o.get("best_default") or {}, o.get("against_best_default") or {}
-    if vs.get("ratio") is not None:
-        lo, hi = vs.get("ratio_ci") or (None, None)
-        ratio = f"×{vs['ratio']:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
-    elif vs.get("difference") is not None:
-        lo, hi = vs.get("difference_ci") or (None, None)
-        ratio = f"{vs['difference']:+.2f} {vs['unit']}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None else "")
-    else:
-        ratio = "-"
+    ratio = ratio_text(vs)
     states = [t["state"] for t in s.get("trials", [])]
     imp = s.get("importances") or {}
     mattered = ", ".join(f"{k} {v:.2f}" for k, v in (imp.get("values") or {}).items()) or imp.get("reason") or "-"

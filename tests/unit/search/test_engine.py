@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 
-import optuna
 import pytest
 
 from xtalk.errors import SpecError
@@ -35,4 +34,3 @@ def test_a_trial_left_running_by_a_dead_process_is_failed_a_live_ones_is_not(tmp
     assert fail_stale(study) == 1
     states = {t.number: t.state for t in study.get_trials()}
     assert states == {cut.number: STATES.FAIL, live.number: STATES.RUNNING}
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
