@@ -43,6 +43,7 @@ class CampaignResult:
     runs: list[dict]
     skipped: list[str]
     not_run: dict[str, str] = field(default_factory=dict)  # run id -> why it was not run (a fleet's lost board)
+    boards_out: dict[str, str] = field(default_factory=dict)  # a fleet's place -> why no more runs went to it
 
 
 @contextmanager

@@ -42,14 +42,14 @@ def nothing_held(lab) -> bool:
 
 
 def workers() -> list[str]:
-    """Command lines of every xtalk worker or lease guard still running."""
+    """Command lines of every xtalk worker (a crafted one too) or lease guard still running."""
     out = []
     for proc in Path("/proc").iterdir():
         try:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if "xtalk.cli.main worker" in cmd or "xtalk.fleet.guard" in cmd:
+        if any(what in cmd for what in ("xtalk.cli.main worker", "xtalk.fleet.guard", "tests.framework.crafted_tar")):
             out.append(cmd)
     return out
 
@@ -125,6 +125,44 @@ def test_a_board_that_dies_fails_its_run_and_the_rest_finish_on_the_other(lab, t
     assert len(runs) == 4 and all(m["status"] == "pass" for m in runs.values() if m not in dead)
     assert nothing_held(lab)
     assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+
+
+def test_a_board_that_sends_a_bad_tar_fails_its_run_is_suspect_and_the_other_finishes(lab, tmp_path):
+    out = tmp_path / "out"
+    spec = small(tmp_path, placements='["solo"]', duration=1, reps=3, iterations=0)
+    res = xtalk("run", spec, "--fleet", lab.fleet(sends={"board-b": "outside"}), "--out", out, "--json")
+    assert res.returncode == 3, res.stderr
+    told = "board board-b sent a run with a member outside its directory: ../x (the board is suspect: no more " \
+           "runs go to it)"
+    runs = metas(out)
+    bad = [m for m in runs.values() if m["fleet"]["place"] == "board-b"]
+    assert len(bad) == 1 and bad[0]["status"] == "error" and bad[0]["reason"] == told, runs
+    assert sorted(runs) == ["solo-r1", "solo-r2", "solo-r3"]
+    assert all(m["status"] == "pass" and m["fleet"]["place"] == "board-a" for m in runs.values() if m not in bad)
+    assert json.loads(res.stdout)["boards_out"] == {"board-b": told} and f"xtalk: error: {told}" in res.stderr
+    stored = campaign_dir(out)
+    assert not (stored / "incoming").exists() and not list(stored.rglob("x"))  # what it sent is gone, none outside
+    assert "suspect" in xtalk("show", "small", "--out", out).stdout
+    assert nothing_held(lab)
+    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+
+
+def test_a_run_over_the_size_limit_is_refused_while_it_streams(lab, tmp_path):
+    out = tmp_path / "out"
+    fleet = lab.fleet(sends={"board-a": "huge", "board-b": "huge"}, top="max_run_mib = 1\n")
+    res = xtalk("run", small(tmp_path, placements='["solo"]', reps=2), "--fleet", fleet, "--out", out, "--json")
+    assert res.returncode == 3, res.stderr
+    runs = metas(out)
+    assert sorted(runs) == ["solo-r1", "solo-r2"] and {m["fleet"]["place"] for m in runs.values()} == {
+        "board-a", "board-b"}
+    for meta in runs.values():  # refused from the member's header: nothing of the 1 GiB was read further
+        assert meta["status"] == "error" and meta["reason"] == (
+            f"board {meta['fleet']['place']} sent a run over the size limit (max_run_mib = 1, 1,048,576 bytes): "
+            "its member samples.bin (1,073,741,824 bytes) takes it to 1,073,741,824 bytes (the board is suspect: "
+            "no more runs go to it)"), meta
+    assert sorted(json.loads(res.stdout)["boards_out"]) == ["board-a", "board-b"]
+    assert nothing_held(lab)
+    assert wait_for(lambda: not workers(), 10, "no crafted worker left")
 
 
 def test_ctrl_c_stops_every_board_and_resume_finishes(lab, tmp_path):

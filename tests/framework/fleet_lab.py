@@ -14,6 +14,7 @@ power-on, then `<board> tick N` every 0.25 s while it is on. Everything is stopp
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import shutil
 import signal
@@ -241,15 +242,27 @@ class FleetLab:
         loop.run_until_complete(session.stop())
         loop.run_until_complete(session.close())
 
-    def fleet(self, mode: str = "spread", extra: str = "") -> Path:
+    def fleet(self, mode: str = "spread", extra: str = "", sends: dict[str, str] | None = None, top: str = "") -> Path:
+        """The fleet file: one kind of every board, with `extra` in it, and `top` keys above it.
+        `sends`: board name -> a case of tests/framework/crafted_tar.py: that board is a kind
+        of its own, whose worker sends that tar stream instead of running anything."""
+        sends = sends or {}
+        rest = [b.name for b in self.boards if b.name not in sends]
+        select = f"places = {json.dumps(rest)}" if sends else 'tags = { board = "loopback" }'
+        kinds = [self._kind("loopback", select, "xtalk.cli.main") + extra] if rest else []
+        kinds += [self._kind(f"sends-{name}", f'places = ["{name}"]', f"tests.framework.crafted_tar {case}")
+                  for name, case in sends.items()]
         path = self.root / f"fleet-{mode}.toml"
-        path.write_text(
-            f'coordinator = "{self.address}"\nmode = "{mode}"\nreserve_timeout_s = 20\n\n'
-            f'[[kinds]]\nname = "loopback"\ntags = {{ board = "loopback" }}\nreach = "worker"\n'
-            f'ssh_identity = "client_key"\nssh_known_hosts = "known_hosts"\n'
-            f'worker_command = "env PYTHONPATH={ROOT / "src"} {sys.executable} -m xtalk.cli.main"\n'
-            f'worker_dir = "{ROOT}"\nboot_timeout_s = 20\n{extra}')
+        path.write_text(f'coordinator = "{self.address}"\nmode = "{mode}"\nreserve_timeout_s = 20\n{top}\n'
+                        + "\n".join(kinds))
         return path
+
+    @staticmethod
+    def _kind(name: str, select: str, module: str) -> str:
+        return (f'[[kinds]]\nname = "{name}"\n{select}\nreach = "worker"\n'
+                f'ssh_identity = "client_key"\nssh_known_hosts = "known_hosts"\n'
+                f'worker_command = "env PYTHONPATH={ROOT / "src"}:{ROOT} {sys.executable} -m {module}"\n'
+                f'worker_dir = "{ROOT}"\nboot_timeout_s = 20\n')
 
     def client(self, *args: str) -> str:
         """labgrid-client's own answer (how a user checks what is held)."""

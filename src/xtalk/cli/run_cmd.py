@@ -1,7 +1,8 @@
 """`xtalk run SPEC`: validate, plan, run every run, store it, then tell the summary
 (report/summary.py) and each report section's findings (report/terminal.py brief). Exit 3
 when a run did not pass (failed, errored, interrupted, or its files cannot be read), else 1
-when a KPI gate failed, else 0. Degraded runs (run.stressor_failure = "degrade") are a
+when a KPI gate failed, else 0. A fleet's boards that went down or became suspect are
+named with why (`boards_out`). Degraded runs (run.stressor_failure = "degrade") are a
 warning: no statistic uses them, and they do not make the exit 3."""
 from __future__ import annotations
 
@@ -73,6 +74,8 @@ def run(args) -> int:
     analysis = analyze(result.store, Options(evt=args.report, extras=args.report))
     summary = run_summary(analysis.result, [r["status"] for r in result.store.runs()], result.not_run, result.skipped)
     data = summary.data
+    if result.boards_out:
+        data["boards_out"] = result.boards_out
     if args.report:
         from ..report.build import write_report
         data["report"] = str(write_report(analysis, result.store.path / "report")["html"])
@@ -89,6 +92,8 @@ def run(args) -> int:
     if summary.degraded:
         print(f"xtalk: warning: {len(summary.degraded)} of {summary.total} runs degraded (kept, used by no statistic): "
               + "; ".join(f"{run} ({why})" for run, why in summary.degraded.items()), file=sys.stderr)
+    for why in result.boards_out.values():
+        print(f"xtalk: error: {why}", file=sys.stderr)
     if summary.not_passed:
         print(f"xtalk: error: {len(summary.not_passed)} of {summary.total} runs did not pass: "
               + ", ".join(f"{run} {why}" for run, why in summary.not_passed.items()), file=sys.stderr)

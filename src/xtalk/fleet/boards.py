@@ -8,7 +8,10 @@ Power goes through the labgrid power driver of the place's power resource; after
 power cycle the board must answer ssh within the kind's boot_timeout_s.
 
 A board that stops answering (ssh's connection lost: status 255 with no run sent back)
-raises BoardDown; the run is stored as 'error' with the reason by the caller.
+raises BoardDown; one that sends back a run xtalk does not take (a bad tar stream, over
+the fleet's max_run_mib, a meta.json that cannot be read: unpack.py) raises BoardSuspect,
+after its worker (or ssh) was stopped and what was unpacked removed. Either way the caller
+stores the run as 'error' with the reason and gives the board no more runs.
 Caveats: labgrid's drivers are not thread-safe (a global step stack), so power cycles of
 the boards take turns. ssh notices a board that vanished without closing its connections (power cut on
 a real network) after ServerAliveInterval x ServerAliveCountMax = 30 s.
@@ -17,10 +20,12 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 from pathlib import Path
@@ -30,14 +35,19 @@ from labgrid import target_factory
 from ..backends.base import BoardAccess
 from ..backends.executors import SshExecutor
 from ..errors import InfrastructureError
+from ..results.records import RecordError
+from ..results.store import read_run_record
 from .lease import Place
 from .model import WORKER, BoardKind
+from .unpack import RunCut, RunRefused, unpack_run
 
 STOP_GRACE_S = 30.0  # how long an interrupted worker may take to store and send its run
+HANG_UP_S = 5.0  # how long a worker whose run was refused may take to go once its stream is closed
 POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDUDaemonDriver",
                  "NetworkUSBPowerPort": "USBPowerDriver", "NetworkYKUSHPowerPort": "YKUSHPowerDriver",
                  "NetworkSiSPMPowerPort": "SiSPMPowerDriver", "TasmotaPowerPort": "TasmotaPowerDriver"}
 SSH_LOST = 255
+STORED = (0, 130, 3)  # the worker's statuses when it stored its run and sent it
 LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
 
 
@@ -55,10 +65,18 @@ def board_values(kind: BoardKind, raw: dict, host: str, port: int | None = None)
 class BoardDown(InfrastructureError):
     """The board stopped answering; the campaign goes on without it."""
 
+    state = "DOWN"
+
+
+class BoardSuspect(BoardDown):
+    """The board sent a run xtalk does not take; the campaign goes on without it."""
+
+    state = "SUSPECT"
+
 
 class Board:
-    def __init__(self, place: Place):
-        self.place, self.kind = place, place.kind
+    def __init__(self, place: Place, max_run_mib: int):
+        self.place, self.kind, self.max_run_mib = place, place.kind, max_run_mib
         service = place.resource("NetworkService")
         if service is None:
             raise InfrastructureError(f"labgrid place {place.name} has no NetworkService resource (how xtalk "
@@ -124,8 +142,8 @@ class Board:
 
     def execute(self, job: dict, incoming: Path, stop: threading.Event, tick) -> Path:
         """Run `job` on the board; returns the directory its run was unpacked to. Raises
-        BoardDown when the board stopped answering, InfrastructureError when the worker
-        failed before storing a run."""
+        BoardDown when the board stopped answering, BoardSuspect when what it sent is not
+        taken, InfrastructureError when the worker failed before storing a run."""
         proc = subprocess.Popen(self.worker_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)  # Ctrl-C is ours to pass on
         tail: collections.deque[str] = collections.deque(maxlen=8)
@@ -139,21 +157,52 @@ class Board:
         except OSError:
             pass  # it is gone already: its status says why
         incoming.mkdir(parents=True)
+        refused = cut = None
         try:
-            with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-                tar.extractall(incoming, filter="data")
-        except tarfile.ReadError as err:
-            if "empty" not in str(err):
-                tail.append(f"(the run came back cut: {err})")
+            unpack_run(proc.stdout, incoming, self.max_run_mib)
+        except RunRefused as err:
+            refused = f"sent a run {err}"
+            self._hang_up(proc)
+        except RunCut as err:
+            cut = f"sent a run cut short ({err})"
+            tail.append(f"(the run came back cut: {err})")
         rc = proc.wait()
         for t in readers:
             t.join(timeout=5)
-        if (incoming / "meta.json").is_file() and rc in (0, 130, 3):
-            return incoming
+        if refused is None and rc in STORED:
+            if cut is not None:
+                refused = f"{cut}, and its worker said it was sent whole"
+            elif (incoming / "meta.json").is_file():
+                refused = self._unreadable(incoming)
+                if refused is None:
+                    return incoming
+        if refused is not None:
+            shutil.rmtree(incoming)  # nothing of it is stored: the run is stored as 'error' with the reason
+            raise BoardSuspect(f"board {self.place.name} {refused} (the board is suspect: no more runs go to it)")
         said = " / ".join(line for line in tail if line) or f"status {rc}"
         if rc == SSH_LOST and self.kind.reach == WORKER:
             raise BoardDown(f"board {self.place.name} stopped answering ({said})")
         raise InfrastructureError(f"board {self.place.name}: the worker failed: {said}")
+
+    @staticmethod
+    def _unreadable(incoming: Path) -> str | None:
+        """Why the meta.json of the run the worker sent cannot be taken, or None."""
+        try:
+            read_run_record(incoming)
+        except RecordError as err:
+            return f"whose meta.json cannot be read ({err.reason})"
+        return None
+
+    @staticmethod
+    def _hang_up(proc: subprocess.Popen) -> None:
+        """Stop reading the worker: closing its stream ends it (or its ssh, and the board's
+        worker with the connection) at its next write; one that does not write is killed,
+        with everything in its session."""
+        proc.stdout.close()
+        try:
+            proc.wait(HANG_UP_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
 
     @staticmethod
     def _stderr(proc: subprocess.Popen, tail, tick) -> None:

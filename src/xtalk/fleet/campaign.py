@@ -10,8 +10,9 @@ One campaign directory; every run's meta.json says where it ran (`fleet`: place,
 reach, ssh address, and the board's host facts). The places are held (lease.py) from
 before the first run until every board is done, on every way out. A board that stops
 answering has its run stored as 'error' with the reason; its remaining runs go to the
-other boards (spread) or are not run (per-board); --resume redoes both. Ctrl-C / SIGTERM
-stop every board's run (each stored as interrupted) and exit 130.
+other boards (spread) or are not run (per-board); --resume redoes both. A board that sent
+back a run xtalk does not take (fleet/unpack.py) is suspect and taken out the same way.
+Ctrl-C / SIGTERM stop every board's run (each stored as interrupted) and exit 130.
 """
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ class Dispatch:
         except BoardDown as err:
             with self.lock:
                 self.down[name] = str(err)
-            self.progress.down(name, str(err))
+            self.progress.down(name, err.state, str(err))
         except BaseException as err:  # noqa: BLE001 - a full disk, a bug: every board stops
             with self.lock:
                 self.fatal = self.fatal or err
@@ -201,7 +202,7 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
     with sigterm_as_interrupt(), Lease(fleet, chosen) as places, \
             FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo),
                           spec.run.duration_s) as progress:
-        boards = [Board(p) for p in places]
+        boards = [Board(p, fleet.max_run_mib) for p in places]
         if spec.run.power_cycle:
             for board in boards:
                 board.power_driver()  # every board can: checked before the first run
@@ -222,4 +223,4 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
     if dispatch.fatal is not None:
         err = dispatch.fatal
         raise err if isinstance(err, RunAborted) else RunAborted("(fleet)", describe_failure(err)) from err
-    return CampaignResult(store, dispatch.results, sorted(done), dispatch.left())
+    return CampaignResult(store, dispatch.results, sorted(done), dispatch.left(), dispatch.down)

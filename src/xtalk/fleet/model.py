@@ -84,6 +84,8 @@ class Fleet(_Strict):
                                  "boards; per-board: the whole campaign on each board, to compare them")
     reserve_timeout_s: float = Field(default=300.0, gt=0, le=86400,
                                      description="how long to wait for labgrid to allocate every place")
+    max_run_mib: int = Field(default=16384, ge=1, le=1 << 30, description="the most a run sent back by a board "
+                             "may hold (its tar stream, MiB): a bigger one is refused and the board set aside")
     kinds: list[BoardKind] = Field(min_length=1, description="the kinds of board, [[kinds]]")
 
 

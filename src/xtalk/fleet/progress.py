@@ -1,9 +1,10 @@
 """The whole fleet on one screen: per board its state (the run it is on and how far:
-starting, booting, N s of the run's duration; a power cycle; done; down and why), runs
+starting, booting, N s of the run's duration; a power cycle; done; down or suspect and
+why), runs
 done and failed, and the campaign's total with the time elapsed and an ETA (the mean
 wall time of a finished run times the runs left, over the boards still up).
 On a terminal a rich Live table redraws; otherwise one line per finished run (and one
-per board that went down). Board threads report through the methods; the lock keeps
+per board that went down or became suspect). Board threads report through the methods; the lock keeps
 the counts consistent. A long state (a down board's reason) is cut to STATE_WIDTH in
 the table; the line printed above it has it whole.
 """
@@ -36,6 +37,7 @@ class FleetProgress:
         self.duration_s = duration_s
         self.rows = {b: {"state": "idle", "done": 0, "failed": 0} for b in boards}
         self.walls: list[float] = []
+        self.out: set[str] = set()  # the boards that are down or suspect
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.live = Live(self.table(), console=console, refresh_per_second=4, transient=False,
@@ -75,12 +77,15 @@ class FleetProgress:
             line += f"  ({meta['reason']})"
         self.console.print(line, highlight=False, markup=False)
 
-    def down(self, board: str, reason: str) -> None:
-        self.state(board, f"DOWN: {reason.removeprefix(f'board {board} ')}")
-        self.console.print(f"{board:<12} DOWN: no more runs on this board", highlight=False, markup=False)
+    def down(self, board: str, state: str, reason: str) -> None:
+        """The board is out of the campaign: `state` says how (DOWN, SUSPECT)."""
+        self.state(board, f"{state}: {reason.removeprefix(f'board {board} ')}")
+        with self.lock:
+            self.out.add(board)
+        self.console.print(f"{board:<12} {state}: no more runs on this board", highlight=False, markup=False)
 
     def eta_s(self) -> float | None:
-        up = sum(not r["state"].startswith("DOWN") for r in self.rows.values())
+        up = len(self.rows) - len(self.out)
         if not self.walls or not up or self.done >= self.total:
             return None
         return sum(self.walls) / len(self.walls) * (self.total - self.done) / up
