@@ -108,3 +108,11 @@ def test_a_reach_backend_named_like_a_key_of_a_fleet_kind_is_refused(monkeypatch
             model.fleet_model()
     finally:
         model.fleet_model.cache_clear()
+
+
+def test_the_size_limit_of_a_run_sent_back_is_16_gib_unless_set():
+    assert parse_fleet(GOOD, "fleet.toml").max_run_mib == 16384
+    assert parse_fleet("max_run_mib = 64\n" + GOOD, "fleet.toml").max_run_mib == 64
+    with pytest.raises(SpecError) as err:
+        parse_fleet("max_run_mib = 0\n" + GOOD, "fleet.toml")
+    assert "max_run_mib (line 1): Input should be greater than or equal to 1" in str(err.value)
