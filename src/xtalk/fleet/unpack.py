@@ -10,7 +10,7 @@ worded to follow "board NAME sent a run ..."; a stream that ends inside a member
 worker or its connection gone) as RunCut; an empty stream (the worker sent nothing) is
 no error. Errors of this machine's disk (full, read-only, I/O) are raised as they are:
 they are not the board's.
-Caveat: the caller removes what was unpacked before a refusal or a cut.
+Caveat: what was unpacked before a refusal or a cut stays in `dest`: the caller removes it.
 """
 from __future__ import annotations
 
@@ -30,6 +30,11 @@ FILTER_WORDS = {
 }
 
 
+def shown(name: str) -> str:
+    """A name the board chose, as it can be printed (control characters escaped)."""
+    return name if name.isprintable() else repr(name)[1:-1]
+
+
 class RunRefused(Exception):
     """What is wrong with the run, e.g. 'with a member outside its directory: ../x'."""
 
@@ -39,7 +44,7 @@ class RunCut(Exception):
 
 
 class _Capped:
-    """The stream, read no further than `limit` bytes."""
+    """The stream, read no further than max_mib MiB (and the read that went over)."""
 
     def __init__(self, stream: BinaryIO, max_mib: int):
         self.stream, self.max_mib, self.read_bytes = stream, max_mib, 0
@@ -63,11 +68,12 @@ def unpack_run(stream: BinaryIO, dest: Path, max_mib: int) -> None:
             member = tarfile.data_filter(member, path)
         except tarfile.FilterError as err:
             words = FILTER_WORDS.get(type(err), "with a member tarfile's data filter refuses: {name} ({err})")
-            raise RunRefused(words.format(name=err.tarinfo.name, link=err.tarinfo.linkname, err=err)) from None
+            raise RunRefused(words.format(name=shown(err.tarinfo.name), link=shown(err.tarinfo.linkname),
+                                          err=err)) from None
         total += member.size
         if total > max_mib * MIB:
             raise RunRefused(f"over the size limit (max_run_mib = {max_mib}, {max_mib * MIB:,} bytes): its member "
-                             f"{member.name} ({member.size:,} bytes) takes it to {total:,} bytes")
+                             f"{shown(member.name)} ({member.size:,} bytes) takes it to {total:,} bytes")
         return member
 
     try:

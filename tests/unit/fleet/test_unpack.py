@@ -59,6 +59,11 @@ def test_a_member_the_data_filter_refuses_is_named(tmp_path, case, said):
     assert not (tmp_path / "x").exists() and not (dest / "passwd").exists() and not (dest / "null").exists()
 
 
+def test_a_name_is_told_without_its_control_characters(tmp_path):
+    with pytest.raises(RunRefused, match=r"^with a member outside its directory: \.\./\\x1b\[2Jx$"):
+        unpack(stream(member("../\x1b[2Jx", b"out")), tmp_path)
+
+
 def test_a_hard_link_to_nothing_is_refused(tmp_path):
     with pytest.raises(RunRefused, match="with a hard link to a member it does not have"):
         unpack(stream(member("h", kind=tarfile.LNKTYPE, link="missing")), tmp_path)
