@@ -173,7 +173,7 @@ class Board:
             if cut is not None:
                 refused = f"{cut}, and its worker said it was sent whole"
             elif (incoming / "meta.json").is_file():
-                refused = self._unreadable(incoming)
+                refused = self._not_taken(incoming, job["as"]["run_id"], job["attempt"])
                 if refused is None:
                     return incoming
         if refused is not None:
@@ -185,12 +185,15 @@ class Board:
         raise InfrastructureError(f"board {self.place.name}: the worker failed: {said}")
 
     @staticmethod
-    def _unreadable(incoming: Path) -> str | None:
-        """Why the meta.json of the run the worker sent cannot be taken, or None."""
+    def _not_taken(incoming: Path, run_id: str, attempt: int) -> str | None:
+        """Why the run the worker sent cannot be taken as attempt `attempt` of `run_id`, or None."""
         try:
-            read_run_record(incoming)
+            meta = read_run_record(incoming)
         except RecordError as err:
             return f"whose meta.json cannot be read ({err.reason})"
+        if (meta.get("run_id"), meta.get("attempt")) != (run_id, attempt):
+            return (f"that is attempt {meta.get('attempt')!r} of {meta.get('run_id')!r}, not the attempt {attempt} "
+                    f"of {run_id!r} it was asked for")
         return None
 
     @staticmethod
