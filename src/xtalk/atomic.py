@@ -2,16 +2,22 @@
 compare pages, samples.parquet) goes to a temporary file in the same directory, is
 flushed to disk and renamed onto its name. A full disk or a kill midway leaves the
 previous file (or none), never a truncated one that looks complete.
+A set of files written together (a report directory) goes to a temporary directory
+`.NAME.<hex>.partial` next to it, put in place of the previous one at the end (two
+renames with SIGINT and SIGTERM held back between them). Caveat: only a SIGKILL or a
+power cut midway leaves the `.partial` directory behind (named so, never the set).
 """
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import InfrastructureError
+from .signals import blocked_interrupts
 
 
 @contextmanager
@@ -40,3 +46,29 @@ def atomic_path(path: Path) -> Iterator[Path]:
 def write_atomic(path: Path, data: str | bytes) -> None:
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         f.write(data.encode() if isinstance(data, str) else data)
+
+
+@contextmanager
+def atomic_dir(path: Path) -> Iterator[Path]:
+    """A new temporary directory next to `path` for the block to fill; put in place of
+    `path` (the previous directory removed) when the block ends, removed when it raises,
+    the previous `path` then untouched."""
+    path = Path(path)
+    token = secrets.token_hex(4)
+    tmp, old = path.with_name(f".{path.name}.{token}.partial"), path.with_name(f".{path.name}.{token}.old")
+    try:
+        tmp.mkdir(parents=True)
+        yield tmp
+        with blocked_interrupts():
+            if path.exists():
+                path.rename(old)
+            tmp.rename(path)
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not path.exists():
+            old.rename(path)
+        raise InfrastructureError(f"cannot write {path}: {err.strerror or err}") from err
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -12,10 +12,8 @@ Each run's meta.json records its host and backend's cost of one preemption where
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from .plan import GuestPlan, RunPlan, backend_kinds, plan
 from .results.platform import platform_fact
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
+from .signals import sigterm_as_interrupt
 from .spec.model import Campaign
 
 
@@ -44,18 +43,6 @@ class CampaignResult:
     skipped: list[str]
     not_run: dict[str, str] = field(default_factory=dict)  # run id -> why it was not run (a fleet's lost board)
     boards_out: dict[str, str] = field(default_factory=dict)  # a fleet's place -> why no more runs went to it
-
-
-@contextmanager
-def sigterm_as_interrupt():
-    """SIGTERM takes the same clean path as Ctrl-C."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,

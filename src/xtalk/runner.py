@@ -38,6 +38,7 @@ from .host.noise import NoiseMeter
 from .plan import GuestPlan, RunPlan
 from .pressure import PressureMeter
 from .results.store import RunWriter
+from .signals import deferred_interrupts
 from .sizes import run_sizes
 from .watch import StressorWatch
 
@@ -330,18 +331,39 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     except Exception as err:  # noqa: BLE001 - a full disk, a bug: recorded, then the campaign stops
         status, reason, fatal = "error", describe_failure(err), err
     finally:
-        try:
-            state.stop_all()
-        except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
-            if fatal is None:
-                status, reason, fatal = "error", describe_failure(err), err
-        finally:
-            for each in state.backends:
-                each.cleanup(run)
+        # a further Ctrl-C or SIGTERM waits until every guest is stopped and the run stored (signals.py)
+        with deferred_interrupts():
+            status, reason, fatal = _stop(state, run, status, reason, fatal)
+            meta = _store(state, backend, run, writer, status, reason, fatal)
+    if interrupted:
+        raise KeyboardInterrupt
+    if fatal is not None:
+        raise RunAborted(run.run_id, reason) from fatal
+    return meta
+
+
+def _stop(state: RunState, run: RunPlan, status: str, reason: str,
+          fatal: Exception | None) -> tuple[str, str, Exception | None]:
+    """Stop every guest and clean up the backends; a failure there makes the run an error
+    (unless it already has a cause)."""
+    try:
+        state.stop_all()
+    except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
+        if fatal is None:
+            status, reason, fatal = "error", describe_failure(err), err
+    finally:
+        for each in state.backends:
+            each.cleanup(run)
+    return status, reason, fatal
+
+
+def _store(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter, status: str, reason: str,
+           fatal: Exception | None) -> dict:
+    """Record the run's end and outcome (RunAborted, not stored, when the disk refuses)."""
     try:
         writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
         lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
-        meta = writer.finish(
+        return writer.finish(
             status, reason, **console_facts(writer.path, writer.meta),
             guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
             histograms={str(k): v for k, v in state.report.hist.items()},
@@ -355,11 +377,6 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         if fatal is None:
             reason, fatal = describe_failure(err), err
         raise RunAborted(run.run_id, reason, stored=False) from fatal
-    if interrupted:
-        raise KeyboardInterrupt
-    if fatal is not None:
-        raise RunAborted(run.run_id, reason) from fatal
-    return meta
 
 
 def _with_stressors(status: str, reason: str, problems: list[str], on_failure: str) -> tuple[str, str]:

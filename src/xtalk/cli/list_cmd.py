@@ -1,5 +1,6 @@
 """`xtalk list`: the campaigns in a results directory, the unreadable ones among them
-(campaign.json, or some of their runs) with what is wrong."""
+(campaign.json, or some of their runs: corrupt, or damaged since their manifest) with
+what is wrong."""
 from __future__ import annotations
 
 from rich.table import Table
@@ -26,11 +27,10 @@ def run(args) -> int:
         runs = index.final()
         passed = sum(r.get("status") == "pass" for r in runs)
         samples = sum(r.get("sample_count") or 0 for r in runs)
-        bad = len(index.damaged)
         rows.append((c.path.name, c.info["name"], c.info["spec"].get("backend", {}).get("kind", "native"),
                      c.info["created_at"][:19].replace("T", " "),
                      f"{passed}/{len(runs)}/{len(c.info.get('planned_runs', []))}", str(samples),
-                     f"{bad} unreadable run{'s' * (bad != 1)} (xtalk show)" if bad else ""))
+                     problems(c.path, index.damaged)))
     for err in damaged:
         rows.append((err.file.parent.name, "?", "?", "?", "-", "-", f"{err.label}: {err.file.name}: {err.reason}"))
     for row in sorted(rows):
@@ -41,3 +41,16 @@ def run(args) -> int:
     else:
         out.print(f"no campaigns in {args.out}")
     return 0
+
+
+def problems(store_path, damaged) -> str:
+    """The runs left out (status, file, what is wrong), the first two in full; earlier
+    attempts (kept by --resume, not used) only counted."""
+    rows = [d.row(store_path) for d in damaged]
+    final = [r for r in rows if r["final"]]
+    text = "; ".join(f"{r['status']}: {r['file'].removeprefix('runs/')}: {r['reason']}" for r in final[:2])
+    if len(final) > 2:
+        text += f"; {len(final) - 2} more"
+    if earlier := len(rows) - len(final):
+        text += f"{'; ' * bool(text)}{earlier} earlier attempt{'s' * (earlier != 1)} unreadable, kept"
+    return f"{text} (xtalk show)" if text else ""

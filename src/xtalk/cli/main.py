@@ -12,6 +12,7 @@ import traceback
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
+from ..signals import ignore_interrupts, sigterm_as_interrupt
 from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
                run_cmd, search_cmd, show_cmd, spec_cmd, worker_cmd)
 
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         "failed, store, host, disk), 130 interrupted.")
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    parser.set_defaults(interrupted="every guest was stopped and what was measured is stored")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.add_parser(sub)
@@ -45,11 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     xen_link.install()  # the xen backend's executor "lab" (the backends do not import the lab)
     try:
-        return args.handler(args)
+        with sigterm_as_interrupt():
+            return args.handler(args)
     except XtalkError as e:
         return _error(str(e), e.exit_code, args.debug)
     except KeyboardInterrupt:
-        print("xtalk: interrupted; every guest was stopped and what was measured is stored", file=sys.stderr)
+        ignore_interrupts()  # everything is cleaned up: a further Ctrl-C must not end xtalk by the signal
+        print(f"xtalk: interrupted; {args.interrupted}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `xtalk query ... | head`: nobody reads the rest
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

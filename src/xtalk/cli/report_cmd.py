@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
                    help="exclude each run's detected start-up ramp (significant MSER-5 warm-up) from the statistics")
     p.add_argument("--no-samples", action="store_true", help="do not write samples.parquet")
     p.add_argument("--json", action="store_true", help="print report.json on stdout instead of a summary")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, interrupted="no report was written; a previous one is kept as it was")
 
 
 def run(args) -> int:

@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
     p.add_argument("id", help="campaign id, name (latest), path, or CAMPAIGN/RUN")
     add_out(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--verify", action="store_true",
+                   help="hash every run's files against its manifest (by default only files whose size or mtime "
+                        "changed are hashed)")
     p.set_defaults(handler=run)
 
 
@@ -40,6 +43,7 @@ def run(args) -> int:
     if "/" in args.id.rstrip("/") and not (Path(args.id) / "campaign.json").exists():
         ident, _, run_id = args.id.rpartition("/")
     store = find_campaign(args.out, ident)
+    store.manifests.verify = args.verify
     out = console(markup=False)
     if run_id:
         return show_run(store, run_id, args.json, out)

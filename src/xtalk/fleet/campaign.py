@@ -28,12 +28,13 @@ from rich.console import Console
 
 from ..analysis.boards import BOARD_DIM
 from ..backend_registry import check_backend_options
-from ..campaign import CampaignResult, open_store, run_meta, sigterm_as_interrupt
+from ..campaign import CampaignResult, open_store, run_meta
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from ..host.metadata import host_facts
 from ..plan import RunPlan, _slug, plan
 from ..preflight import spec_checks
 from ..results.store import CampaignStore, read_run_record
+from ..signals import sigterm_as_interrupt
 from ..spec import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Callable
 
 from ..backend_registry import check_backend_options
-from ..campaign import local_backend, run_meta, sigterm_as_interrupt
+from ..campaign import local_backend, run_meta
 from ..errors import Problem, RunAborted, SpecError
 from ..host.pinning import off_measured_cpu
 from ..plan import plan
 from ..preflight import spec_checks
 from ..results.store import RunWriter
 from ..runner import execute_run
+from ..signals import sigterm_as_interrupt
 from ..spec import parse_campaign
 
 JOB_KEYS = ("spec", "overrides", "values", "run_id", "as", "attempt")

@@ -2,6 +2,9 @@
 plots/*.png, report.json (everything computed, and the report's sections), stats.csv (per configuration and per
 run), evidence.json (a channel study's or search's, report/channels.py), samples.parquet (every stored sample of every run, copied one row group at a time,
 never loaded whole) and junit.xml (the gates).
+The directory is written whole next to its place and put there at the end (atomic.atomic_dir):
+an interrupted report leaves the previous one as it was. A directory there that holds
+files no report writes is refused rather than replaced.
 """
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..analysis.result import clean
-from ..atomic import atomic_path, write_atomic
+from ..atomic import atomic_dir, atomic_path, write_atomic
+from ..errors import Problem, SpecError
 from ..results.store import CampaignStore
 from . import html, interactive, markdown, plots
 from .channels import evidence
@@ -90,14 +94,27 @@ def report_json(res: dict, report: Report) -> dict:
     return {**res, "sections": [s.json() for s in report.computed()]}
 
 
+REPORT_FILES = {"report.html", "report.md", "report.json", "stats.csv", "junit.xml", "plots.json", "evidence.json",
+                "samples.parquet", "plots"}
+
+
 def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
-    dest.mkdir(parents=True, exist_ok=True)
+    """Write the report into `dest` (replacing a previous report there); the paths written."""
+    foreign = sorted({p.name for p in dest.iterdir()} - REPORT_FILES) if dest.is_dir() else []
+    if foreign or (dest.exists() and not dest.is_dir()):
+        raise SpecError(str(dest), [Problem("--dest", f"{dest} is not a report directory (it holds "
+                                                      f"{', '.join(foreign[:5]) or 'a file'}): a report replaces its "
+                                                      "whole directory; name a new or empty one")])
+    with atomic_dir(dest) as tmp:
+        written = _write_files(analysis, tmp, samples)
+    return {key: dest / path.relative_to(tmp) for key, path in written.items()}
+
+
+def _write_files(analysis, dest: Path, samples: bool) -> dict[str, Path]:
     res = analysis.result
     report = report_of(res, analysis.options)
     figs = plots.campaign_plots(analysis)
-    (dest / "plots").mkdir(exist_ok=True)
-    for old in (dest / "plots").glob("*.png"):  # plots of an earlier report of this campaign
-        old.unlink()
+    (dest / "plots").mkdir()
     plot_files = []
     for p in figs:
         name = f"plots/{p['id']}.png"

@@ -26,6 +26,10 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      (rate, unit, passes, work per pass, window seconds) or why it is not known
      (not_reported; src/xtalk/pressure.py). An older record reads with every stressor's
      `not_reported` saying its xtalk did not count passes.
+  6  meta.json `files`: the manifest of the run's files (size, mtime, SHA-256;
+     src/xtalk/results/manifest.py), written when the run is finalised; a listed file
+     missing or changed makes the run `damaged`. An older record has none and is read
+     as before (nothing to check it against).
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks;
 4's stressors get their `pressure` reason),
@@ -46,7 +50,7 @@ from .. import __version__
 from ..errors import InfrastructureError
 from .run_record import JSON, GuestFacts, Part, Platform, RunRecord
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
 
 _STRING_CODES = pa.dictionary(pa.int32(), pa.string())

@@ -372,6 +372,14 @@ class SerialConsole(Part):
     why: str | None = None
 
 
+class ManifestEntry(Part):
+    """A run's file as it was when the run was finalised (results/manifest.py)."""
+
+    bytes: int
+    mtime_ns: int
+    sha256: str
+
+
 class RunRecord(Part):
     # identity and plan (campaign.run_meta, importer)
     schema_version: int
@@ -407,6 +415,7 @@ class RunRecord(Part):
     begin_counter: int | None = None
     clock_offset_ns: float | None = None
     metrics: dict[str, Metric] = {}
+    files: dict[str, ManifestEntry] | None = None  # the run's files (results/manifest.py); absent before format 6
     # what the guests said and were (runner.py)
     guest_begin: dict[str, str] | None = None
     guest_end: dict[str, str] | None = None

@@ -9,9 +9,12 @@ time the campaign is opened for writing.
 Records (records.py) are written only here, each checked against its model on every
 save (a key the model does not declare fails at once), and read only through here.
 
-Reading: a campaign whose campaign.json cannot be read raises RecordError; a run whose
-meta.json, samples.parquet or events.jsonl cannot be read is listed as damaged (file and
-reason) and left out, never its neighbours.
+Once a run's files are final (its end, or its recovery as interrupted) meta.json gets
+their manifest (manifest.py). Reading: a campaign whose campaign.json cannot be read
+raises RecordError; a run whose meta.json, samples.parquet or events.jsonl cannot be
+read (`corrupt`), or one of whose files is missing or changed since its manifest
+(`damaged`), is listed apart (file and reason) and left out, never its neighbours;
+--resume redoes it, its files kept as an earlier attempt.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from .. import __version__
 from ..atomic import write_atomic
 from ..errors import InfrastructureError
 from .finalize import finalize_run
+from .manifest import ManifestChecker, manifest
 from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
                       event_record, load_campaign, load_run, read_events, valid)
 from .schema import SAMPLE_DTYPE
@@ -101,7 +105,7 @@ class RunWriter:
         self.meta.update(fields)
         self.meta.update(status=status, reason=reason, ended_at=now_iso())
         self.meta.update(finalize_run(self.path, self.meta))
-        self.save_meta()
+        self.save_meta(files=manifest(self.path))
         return self.meta
 
 
@@ -169,6 +173,7 @@ class CampaignStore:
     def __init__(self, path: Path):
         self.path = path
         self.info = load_campaign(path / "campaign.json")
+        self.manifests = ManifestChecker()  # manifests.verify: hash every file (xtalk show --verify)
 
     @classmethod
     def create(cls, out: Path, name: str, spec_text: str, spec_raw: dict, host: dict,
@@ -220,6 +225,8 @@ class CampaignStore:
                 meta = load_run(d / "meta.json", attempt)
                 if meta["run_id"] != run_id:
                     raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
+                if meta.get("files") and (wrong := self.manifests.problem(d, meta["files"])):
+                    raise RecordError(*wrong, label="damaged")
                 if meta["status"] != "running":  # a running run's samples are still in samples.bin
                     check_samples(d / "samples.parquet")
                 read_events(d / "events.jsonl")
@@ -253,7 +260,7 @@ class CampaignStore:
                 path = self.run_dir(meta["run_id"])
                 meta.update(console_facts(path, meta))
                 meta.update(finalize_run(path, meta))
-                save_run_record(path, meta)
+                save_run_record(path, dict(meta, files=manifest(path)))
                 recovered.append(meta["run_id"])
         return recovered
 

@@ -1,0 +1,85 @@
+"""How xtalk takes SIGINT and SIGTERM: both stop it the way Ctrl-C does (KeyboardInterrupt,
+exit 130), and once a run tears down (its guests stopped, its ring removed, the run
+stored) further ones wait until that is done, so that a second Ctrl-C cannot leave
+guests running or a run unstored.
+Caveat: signal handlers belong to the main thread; elsewhere both guards do nothing (the
+main thread's handlers stay)."""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+TEARDOWN_LIMIT_S = 30.0  # how long a teardown may go on once a further signal came
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM takes the same clean path as Ctrl-C."""
+    if not _main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def deferred_interrupts(limit_s: float = TEARDOWN_LIMIT_S) -> Iterator[None]:
+    """SIGINT and SIGTERM during the block are noted, not raised, and raised as
+    KeyboardInterrupt once the block has ended (unless it raised itself). The first one
+    sets a hard limit: a block still running `limit_s` later is interrupted anyway (a
+    teardown that hangs must not hold the user forever)."""
+    if not _main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum, frame):
+        if not noted:
+            signal.setitimer(signal.ITIMER_REAL, limit_s)
+            print(f"xtalk: stopping the guests and storing the run first (at most {limit_s:g} s)", file=sys.stderr)
+        noted.append(signum)
+
+    previous = {s: signal.signal(s, note) for s in STOP_SIGNALS}
+    previous_alarm = signal.signal(signal.SIGALRM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if noted:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def blocked_interrupts() -> Iterator[None]:
+    """SIGINT and SIGTERM held back by the kernel during the block (a few renames that must
+    happen together), delivered when it ends."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def ignore_interrupts() -> None:
+    """From now on SIGINT and SIGTERM do nothing: xtalk is on its way out, all cleaned up."""
+    if _main_thread():
+        for s in STOP_SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
