@@ -87,6 +87,8 @@ def _model_problems(err: ValidationError) -> Located:
             msg = "use letters, digits, '_', '.' or '-' (no spaces), starting with a letter or digit"
         elif e["type"] == "finite_number":
             msg = "must be a finite number"
+        elif e["type"] in ("model_type", "dict_type"):
+            msg = f"should be a table, not {shown(e['input'])}"
         elif e["type"].endswith("_type"):  # strict: a string or a boolean is no number
             msg += f", not {shown(e['input'])}"
         problems.append((loc, msg.removeprefix("Value error, ")))
