@@ -6,8 +6,9 @@ built first, so a spec such as off_s = on_s = 1e-9 is refused at once instead of
 planning billions of events.
 
 The limits are generous for real use: the example campaigns (experiments/*.toml) have at
-most 18 windows a run, 72 configurations, 20 repetitions and tables 4 deep; a paired run of
-an hour with 1 s windows has 3,600 windows. Each is far below what loading, checking and
+most 24 configurations, 5 repetitions, 2 timeline events and tables 4 deep, the paired
+design's tests 1 s windows (tens a run); a paired run of an hour with 1 s windows has
+3,600 windows. Each is far below what loading, checking and
 planning a spec can do in about a second (docs/spec.md, "Limits").
 Caveat: configurations are counted before solo collapses (the matrix's full product),
 so a campaign near the limit may plan fewer.

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.framework.spec_fuzz import outcome, specs
 
-EXAMPLES = int(os.environ.get("XTALK_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("XTALK_FUZZ_EXAMPLES", "200"))
 
 
 @settings(max_examples=EXAMPLES, deadline=timedelta(seconds=10), derandomize=True, database=None,
