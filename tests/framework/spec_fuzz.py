@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,9 +133,6 @@ def mutated_spec(draw) -> str:
 random_toml = st.dictionaries(st.sampled_from(SPEC_KEYS), values, max_size=8).map(_dump)
 specs = st.one_of(mutated_spec(), mutated_spec(), mutated_spec(), random_toml)
 
-PROBLEM_LINE = re.compile(r"^  - ", re.M)
-
-
 @dataclass(frozen=True)
 class Outcome:
     code: int
@@ -145,10 +141,6 @@ class Outcome:
     @property
     def unexpected(self) -> bool:
         return "unexpected" in self.stderr or "Traceback" in self.stderr
-
-    @property
-    def traceback(self) -> bool:
-        return "Traceback" in self.stderr
 
     @property
     def lineless(self) -> list[str]:
