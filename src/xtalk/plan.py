@@ -9,6 +9,8 @@ another backend's table ("backend.qemu.machine" on native).
 Runs are repetitions of configurations, interleaved by default so slow drift of the
 host spreads over all configurations; warm-up runs come first and are marked.
 Ids depend only on the spec, so `--resume` can match runs already stored.
+A plan is bounded before it is built: a spec over the limits of xtalk.spec.limits
+(windows, timeline events, configurations, runs) is refused.
 """
 from __future__ import annotations
 
@@ -18,7 +20,10 @@ import re
 from dataclasses import dataclass, field
 
 from . import backend_registry
+from .errors import Problem, SpecError
+from .spec.limits import MAX_TIMELINE_EVENTS, MAX_WINDOWS, paired_switches, size_problems
 from .spec.load import STRESSOR_DIM, set_path
+from .spec.locate import path_text
 from .spec.model import Campaign, TimelineEvent
 
 DEFAULTS = {"placement": None, "start_order": "measurer-first"}
@@ -104,13 +109,16 @@ def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
         return tuple(sorted(spec.timeline, key=lambda e: e.at_s))
     p = spec.paired
     targets = p.stressors or [s.name for s in spec.stressors]
-    events, t, on, first = [], p.off_s, True, True
-    while t < spec.run.duration_s:
-        action = "start" if first else "resume" if on else "pause"
+    switches = paired_switches(spec.run.duration_s, p.off_s, p.on_s)
+    if switches + 1 > MAX_WINDOWS or switches * len(targets) > MAX_TIMELINE_EVENTS:  # the loader refuses these
+        raise SpecError(spec.name, [Problem("paired", f"{switches + 1:g} windows of {len(targets)} stressors: "
+                                                      f"over the limits (xtalk.spec.limits)")])
+    events = []
+    for k in range(int(switches)):  # at off, off + on, 2 off + on, ...
+        cycles, on = divmod(k, 2)
+        action = "start" if k == 0 else "pause" if on else "resume"
+        t = p.off_s + cycles * (p.off_s + p.on_s) + on * p.on_s
         events += [TimelineEvent(at_s=round(t, 9), action=action, target=name) for name in targets]
-        first = False
-        t += p.on_s if on else p.off_s
-        on = not on
     return tuple(events)
 
 
@@ -180,6 +188,10 @@ def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]
 
 
 def plan(spec: Campaign, raw: dict) -> list[RunPlan]:
+    """The campaign's runs; a SpecError where the spec would make more than the limits
+    (xtalk.spec.limits; the loader refuses such a spec, with its lines, first)."""
+    if too_big := size_problems(raw):
+        raise SpecError(spec.name, [Problem(path_text(loc), message) for loc, message in too_big])
     configs = configurations(spec, raw)
     reps = spec.run.repetitions
     order: list[tuple[int, int, bool]] = [(c, w, True) for w in range(spec.run.warmup_runs) for c in range(len(configs))]

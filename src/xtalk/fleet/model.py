@@ -1,6 +1,6 @@
 """The fleet file (TOML): where the labgrid coordinator is, which places (boards) to use,
 and for each kind of board how xtalk reaches its hypervisor. Validated like a campaign
-spec: every problem at once, each with its field path and, where found, its line.
+spec: every problem at once, each with its field path and its line.
 
 Reach of a kind:
   worker    xtalk runs on the board over ssh (`xtalk worker`), with the spec's own backend
@@ -16,7 +16,6 @@ All take the ssh address, port and user from the place's NetworkService resource
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -24,9 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from ..backend_registry import reaches
-from ..errors import Problem, SpecError
-from ..spec.load import read_spec
-from ..spec.locate import locate_line
+from ..errors import SpecError
+from ..spec.load import parse_toml, read_spec
+from ..spec.locate import problem_at
 from ..spec.suggest import did_you_mean
 
 PLACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -119,13 +118,6 @@ def _keys_at(loc: tuple) -> list[str]:
     return list(model.model_fields)
 
 
-def _path(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def _problems(err: ValidationError) -> list[tuple[tuple, str]]:
     out = []
     for e in err.errors():
@@ -143,14 +135,17 @@ def _cross_problems(raw: dict) -> list[tuple[tuple, str]]:
     out, seen = [], {}
     kinds = raw.get("kinds") if isinstance(raw.get("kinds"), list) else []
     for i, kind in enumerate(k for k in kinds if isinstance(k, dict)):
-        for j, place in enumerate(kind.get("places") or []):
-            if isinstance(place, str) and not re.match(PLACE_PATTERN, place):
+        places = kind.get("places") if isinstance(kind.get("places"), list) else []
+        for j, place in enumerate(places):
+            if not isinstance(place, str):
+                continue  # the model says what is wrong with it
+            if not re.match(PLACE_PATTERN, place):
                 out.append((("kinds", i, "places", j), f"{place!r} is not a labgrid place name"))
             elif place in seen:
                 out.append((("kinds", i, "places", j), f"place {place!r} is already in kinds[{seen[place]}]"))
             seen.setdefault(place, i)
         backends = reaches()
-        if kind.get("reach") in backends:
+        if isinstance(kind.get("reach"), str) and kind["reach"] in backends:
             for key in ("worker_command", "worker_dir"):
                 if key in kind:
                     out.append((("kinds", i, key), "only for reach = \"worker\""))
@@ -161,11 +156,7 @@ def _cross_problems(raw: dict) -> list[tuple[tuple, str]]:
 
 
 def parse_fleet(text: str, source: str) -> Fleet:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        m = re.search(r"line (\d+)", str(err))
-        raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
+    raw = parse_toml(text, source)
     found, model = [], None
     try:
         model = fleet_model()[0].model_validate(raw)
@@ -173,7 +164,7 @@ def parse_fleet(text: str, source: str) -> Fleet:
         found += _problems(err)
     found += _cross_problems(raw)
     if found:
-        problems = list(dict.fromkeys(Problem(_path(loc), msg, locate_line(text, loc)) for loc, msg in found))
+        problems = list(dict.fromkeys(problem_at(text, loc, msg) for loc, msg in found))
         raise SpecError(source, sorted(problems, key=lambda p: (p.line or 10**9, p.path)))
     assert model is not None
     return model

@@ -1,7 +1,12 @@
 """The report as Markdown (GitHub-flavoured tables): the report's sections (sections.py)
 in their order under their headings; plots are linked as PNG files written next to it
-(plots/), since Markdown viewers do not all show data: URIs."""
+(plots/), since Markdown viewers do not all show data: URIs. The spec's description is
+the user's text: shown as text (HTML escaped, terminal escapes and control characters
+dropped), never as markup a viewer runs or a terminal obeys."""
 from __future__ import annotations
+
+import html
+import re
 
 from .glossary import TERMS
 from .sections import Report, Section
@@ -10,6 +15,16 @@ from .tables import Table
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])")  # CSI, OSC, others
+
+
+def plain_text(text: str) -> str:
+    """Text of the user's as Markdown shows it: no terminal escapes or control characters
+    (newlines and tabs kept), HTML escaped."""
+    text = "".join(c for c in ESCAPES.sub("", text) if c.isprintable() or c in "\n\t")
+    return html.escape(text, quote=False)
 
 
 def table_md(t: Table) -> str:
@@ -30,7 +45,7 @@ def section_md(s: Section) -> list[str]:
 
 def document(report: Report, plot_files: list[tuple[str, str]], notes: list[str]) -> str:
     h = report.header
-    out = [f"# {h.title}", "", h.description, "",
+    out = [f"# {h.title}", "", plain_text(h.description), "",
            f"**Overall: {h.overall}** — campaign `{h.campaign.get('id')}`, created "
            f"{str(h.campaign.get('created_at'))[:19]}, {h.runs} runs; warm-up samples "
            f"{'included' if h.include_warmup else 'excluded'}, ramp-up {'excluded' if h.exclude_rampup else 'kept'}, "

@@ -27,7 +27,8 @@ from ..backend_registry import backend_kinds
 from ..userfile import read_bounded
 from ..errors import Problem, SpecError, UsageError
 from .assignment import parse_assignment
-from .locate import locate_line
+from .limits import MAX_NESTING, size_problems, too_deep
+from .locate import deep_line, field_at, path_text, problem_at
 from .model import Campaign, RunSettings, resolve_backend
 from .suggest import did_you_mean, shown
 
@@ -49,13 +50,6 @@ class Checks:
 
     configuration: tuple[RawCheck, ...] = ()
     campaign: tuple[RawCheck, ...] = ()
-
-
-def _path_text(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _models(annotation: Any) -> list[type[BaseModel]]:
@@ -93,10 +87,17 @@ def _model_problems(err: ValidationError) -> Located:
             msg = "use letters, digits, '_', '.' or '-' (no spaces), starting with a letter or digit"
         elif e["type"] == "finite_number":
             msg = "must be a finite number"
+        elif e["type"] in ("model_type", "dict_type"):
+            msg = f"should be a table, not {shown(e['input'])}"
         elif e["type"].endswith("_type"):  # strict: a string or a boolean is no number
             msg += f", not {shown(e['input'])}"
         problems.append((loc, msg.removeprefix("Value error, ")))
     return problems
+
+
+def _listed(raw: dict, key: str) -> list:
+    """raw[key] where it is a list, else none (the model says what is wrong with it)."""
+    return raw[key] if isinstance(raw.get(key), list) else []
 
 
 STRESSOR_DIM = "stressor"  # the matrix dimension naming the one stressor a configuration runs
@@ -109,7 +110,7 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
     configuration, the others' parameters apart (a channel study)."""
     parts = dim.split(".")
     if dim == STRESSOR_DIM:
-        stressors = [s for s in raw.get("stressors", []) if isinstance(s, dict)]
+        stressors = [s for s in _listed(raw, "stressors") if isinstance(s, dict)]
         names = [str(s.get("name")) for s in stressors]
         if value not in names:
             return f"no stressor named {value!r}{did_you_mean(str(value), names)}"
@@ -118,7 +119,7 @@ def set_path(raw: dict, dim: str, value: Any) -> str | None:
     if parts[0] == "stressors":
         if len(parts) < 3:
             return "use stressors.<name>.<field>"
-        stressors = [s for s in raw.get("stressors", []) if isinstance(s, dict)]
+        stressors = [s for s in _listed(raw, "stressors") if isinstance(s, dict)]
         match = [s for s in stressors if s.get("name") == parts[1]]
         if not match:
             return f"no stressor named {parts[1]!r}{did_you_mean(parts[1], map(str, (s.get('name') for s in stressors)))}"
@@ -159,7 +160,7 @@ def _paired_problems(raw: dict, names: set, timeline) -> Located:
         out.append((("paired",), "the paired design needs at least one stressor"))
     chosen = paired.get("stressors", [])
     for i, name in enumerate(chosen if isinstance(chosen, list) else []):
-        if name not in names:
+        if isinstance(name, str) and name not in names:
             out.append((("paired", "stressors", i), _no_stressor(name, names)))
     run = raw.get("run") if isinstance(raw.get("run"), dict) else {}
     cycle = [paired.get("off_s", 1.0), paired.get("on_s", 1.0)]
@@ -192,11 +193,12 @@ def _backend_table_problems(backend: object, matrix: object) -> Located:
 def _cross_field_problems(raw: dict) -> Located:
     out: Located = []
     stressors = raw.get("stressors", [])
-    names = {s.get("name") for s in stressors if isinstance(s, dict)} if isinstance(stressors, list) else set()
+    names = {s.get("name") for s in stressors if isinstance(s, dict) and isinstance(s.get("name"), str)} \
+        if isinstance(stressors, list) else set()
     timeline = raw.get("timeline", [])
     if isinstance(timeline, list):
         for i, ev in enumerate(timeline):
-            if isinstance(ev, dict) and "target" in ev and ev["target"] not in names:
+            if isinstance(ev, dict) and isinstance(ev.get("target"), str) and ev["target"] not in names:
                 out.append((("timeline", i, "target"), _no_stressor(ev["target"], names)))
     out += _paired_problems(raw, names, timeline)
     matrix = raw.get("matrix", {})
@@ -299,7 +301,7 @@ def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks
             alone[dim, str(value)] = {loc for loc, _ in new}
             if new:
                 loc, msg = new[0]
-                out.append((("matrix", dim), f"value {shown(value)}: {_path_text(loc)}: {msg}"))
+                out.append((("matrix", dim), f"value {shown(value)}: {path_text(loc)}: {msg}"))
     for (d1, values1), (d2, values2) in itertools.combinations(dims, 2):
         for v1, v2 in itertools.product(values1, values2):
             if alone[d1, str(v1)] or alone[d2, str(v2)]:
@@ -307,7 +309,7 @@ def _matrix_problems(raw: dict, backend_check: BackendOptionCheck | None, checks
             new = [p for p in _applied_problems(raw, {d1: v1, d2: v2}, backend_check, checks) if p[0] not in known]
             if new:
                 loc, msg = new[0]
-                out.append((("matrix", d2), f"value {shown(v2)} with {d1} = {shown(v1)}: {_path_text(loc)}: {msg}"))
+                out.append((("matrix", d2), f"value {shown(v2)} with {d1} = {shown(v1)}: {path_text(loc)}: {msg}"))
     return out
 
 
@@ -354,27 +356,25 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
     structured values at dotted paths, as a fleet's board kind sets them); returns the
     model and the raw dict (for the planner). Image paths are relative to `base` (the
     spec's directory; default the working directory)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        m = re.search(r"line (\d+)", str(err))
-        raise SpecError(source, [Problem("(toml syntax)", str(err), int(m.group(1)) if m else None)]) from None
+    raw = parse_toml(text, source)
     problems: list[Problem] = apply_overrides(raw, list(overrides))
     problems += [Problem(path, reason) for path, value in (values or {}).items()
                  if (reason := set_path(raw, path, value))]
     _resolve_images(raw, base or Path.cwd())
     model = None
-    found: Located = []
+    found: Located = size_problems(raw)
+    too_big = bool(found)  # then what expands the plan (each matrix value, the planned runs) is not checked
     try:
         model = Campaign.model_validate(raw)
     except ValidationError as err:
         found += _model_problems(err)
     found += _configuration_problems(raw, backend_check, checks)
-    found += _matrix_problems(raw, backend_check, checks, {loc for loc, _ in found})
+    if not too_big:
+        found += _matrix_problems(raw, backend_check, checks, {loc for loc, _ in found})
     found += _cross_field_problems(raw)
-    for check in checks.campaign:
+    for check in checks.campaign if not too_big else ():
         found += check(raw)
-    problems += [Problem(_path_text(loc), msg, locate_line(text, loc)) for loc, msg in found]
+    problems += [problem_at(text, loc, msg) for loc, msg in found]
     overridden = {o.partition("=")[0].strip() for o in overrides}
     problems = [Problem(p.path, f"{p.message} (value from --set)", None) if p.path in overridden else
                 Problem(p.path, f"{p.message} (value from the fleet file)", None)
@@ -384,6 +384,25 @@ def parse_campaign(text: str, source: str, backend_check: BackendOptionCheck | N
         raise SpecError(source, sorted(unique, key=lambda p: (p.line or 10**9, p.path)))
     assert model is not None
     return model, raw
+
+
+def parse_toml(text: str, source: str) -> dict:
+    """The TOML document of a spec or fleet file; a syntax error, or tables, arrays or a
+    dotted key nested more than MAX_NESTING deep, is a SpecError naming the line."""
+    too_nested = f"arrays, tables or a dotted key nested more than {MAX_NESTING} deep"
+    if line := deep_line(text, MAX_NESTING):
+        raise SpecError(source, [Problem(field_at(text, line), too_nested, line)])
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"line (\d+)", str(err))
+        line = int(m.group(1)) if m else max(1, len(text.splitlines()))  # "at end of document"
+        raise SpecError(source, [Problem("(toml syntax)", str(err), line)]) from None
+    except RecursionError:  # nesting deep_line did not see (in a multi-line array)
+        raise SpecError(source, [Problem("(toml syntax)", too_nested, 1)]) from None
+    if deep := too_deep(raw):
+        raise SpecError(source, [problem_at(text, deep, f"nested more than {MAX_NESTING} tables or arrays deep")])
+    return raw
 
 
 def read_spec(path: str | Path) -> str:

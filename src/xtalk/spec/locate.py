@@ -2,11 +2,17 @@
 
 A light scanner, not a parser: it follows table headers ([a.b], [[a]]) and `key =`
 lines. It answers the line of the key itself, or of the nearest enclosing table or
-inline-table key, or None. Multi-line strings and arrays are not tracked.
+inline-table key, or of the first header inside the table (a table only a deeper header
+makes: [a.b] for a), or None. `problem_at` makes a spec Problem with that line, line 1
+(the file) where none is found: every problem names a line. Multi-line strings and
+arrays are not tracked.
 """
 from __future__ import annotations
 
+import json
 import re
+
+from ..errors import Problem
 
 _KEY_PART = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_-]+)\s*')
 
@@ -30,6 +36,7 @@ def locate_line(text: str, loc: tuple) -> int | None:
     header: tuple = ()
     array_counts: dict[tuple, int] = {}
     best, best_len = None, 0
+    inner = None  # the first line inside the table at path
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("[["):
@@ -49,4 +56,71 @@ def locate_line(text: str, loc: tuple) -> int | None:
             return number
         if path[: len(full)] == full and len(full) > best_len:
             best, best_len = number, len(full)
-    return best
+        if inner is None and full[: len(path)] == path:
+            inner = number
+    return inner or best
+
+
+def path_text(loc: tuple) -> str:
+    """A field's path as a spec names it: stressors[0].params.size."""
+    out = ""
+    for part in loc:
+        text = str(part) if str(part).isprintable() else json.dumps(part)  # a newline in a key stays on its line
+        out += f"[{part}]" if isinstance(part, int) else (f".{text}" if out else text)
+    return out
+
+
+def problem_at(text: str, loc: tuple, message: str) -> Problem:
+    """The problem of the field at loc, with its line (the file's first where none is found)."""
+    return Problem(path_text(loc), message, locate_line(text, loc) or 1)
+
+
+def _nesting(line: str, depth: int, limit: int) -> tuple[int, bool]:
+    """(depth of arrays and inline tables open after this line, whether it went past
+    limit: more open, or a dotted key of more than limit dots)."""
+    quote, escaped, dots = None, False, 0  # inside a string (its quote), after a backslash in it
+    for char in line:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            break
+        elif char == ".":
+            dots += 1
+        elif char in "=,[]{}":
+            depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(char, 0)
+            dots = 0
+        if depth > limit or dots > limit:
+            return depth, True
+    return depth, False
+
+
+def deep_line(text: str, limit: int) -> int | None:
+    """The first line where arrays and inline tables open more than limit deep, or a key
+    has more than limit dots (None: none). Read before the TOML parser, which recurses
+    into nested arrays and tables and takes quadratic time over the parts of a key."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        depth, exceeded = _nesting(line, depth, limit)
+        if exceeded:
+            return number
+    return None
+
+
+def field_at(text: str, number: int, limit: int = 60) -> str:
+    """The field a line sets, as written (its table's header, then its key), cut to limit."""
+    lines = text.splitlines()[:number]
+    line = lines[-1].strip() if lines else ""
+    header = next((h.strip().strip("[]").strip() for h in reversed(lines[:-1]) if h.strip().startswith("[")), "")
+    if line.startswith("["):
+        field = line.strip("[]").strip()
+    else:
+        field = ".".join(p for p in (header, line.partition("=")[0].strip()) if p)
+    return field if len(field) <= limit else field[:limit - 3] + "..."
+

@@ -155,7 +155,9 @@ def bench_table_problems(raw: dict) -> list[tuple[tuple, str]]:
         (("stressors", i), f"stressors.{s.get('name')}", s) for i, s in enumerate(stressors) if isinstance(s, dict)]
     out = []
     for loc, path, table in workloads:
-        params = table.get("params") if isinstance(table, dict) else None
+        if not isinstance(table, dict):
+            continue  # the model says what is wrong with it
+        params = table.get("params")
         varied = matrix.get(f"{path}.bench")
         runs = [str(table.get("bench"))] + (list(map(str, varied)) if isinstance(varied, list) else [])
         for key, value in params.items() if isinstance(params, dict) else ():

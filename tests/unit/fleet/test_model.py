@@ -86,7 +86,7 @@ xne = { scheduler = "credit2" }
 def test_a_kind_names_its_places_or_its_tags_and_a_coordinator_is_required():
     with pytest.raises(SpecError) as err:
         parse_fleet('[[kinds]]\nname = "x"\nreach = "worker"\n', "f.toml")
-    assert "coordinator: required key is missing" in str(err.value)
+    assert "coordinator (line 1): required key is missing" in str(err.value)  # the file's line: no key to point at
     assert "kinds[0] (line 1): give either places (names) or tags" in str(err.value)
 
 
