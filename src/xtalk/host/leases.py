@@ -108,7 +108,6 @@ class Leases:
     def take(self, leases: dict[str, str]) -> None:
         where = lock_dir()
         wanted = {where / f"{name}.lock": what for name, what in leases.items()}
-        wanted = {path: what for path, what in wanted.items() if path not in self.held}
         told = False
         while busy := self._try(wanted):
             said = "; ".join(f"{', '.join(whats)} {'is' if len(whats) == 1 else 'are'} in use by {holder}"
