@@ -97,6 +97,24 @@ def test_wait_tells_once_and_takes_it_when_given_back(locks, monkeypatch):
     second.release()
 
 
+def test_a_file_given_back_while_it_was_being_locked_is_locked_afresh(locks, monkeypatch):
+    real, calls = leases._open, []
+
+    def given_back_between_open_and_lock(path):
+        fd = real(path)
+        if not calls:
+            path.unlink()  # its holder gave it back: the lock below is on a file nobody else sees
+        calls.append(path)
+        return fd
+
+    monkeypatch.setattr(leases, "_open", given_back_between_open_and_lock)
+    with other() as mine:
+        mine.take(CPU0)
+        assert len(calls) == 2
+        with pytest.raises(UsageError, match="CPU 0 is in use"):
+            other("second").take(CPU0)
+
+
 def test_names_say_whose_cpus_and_which_directory(tmp_path):
     assert cpu_leases("xen root@board:22", [3, 1, 3]) == {"xen-root-board-22-cpu1": "CPU 1 of xen root@board:22",
                                                           "xen-root-board-22-cpu3": "CPU 3 of xen root@board:22"}
