@@ -1,8 +1,10 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
-program, headless Chromium (tests/framework/browser.py), and no `xtalk` a test started
-left running after it. Helpers that test modules import live in tests/framework/, never here."""
+program, headless Chromium (tests/framework/browser.py), no `xtalk` a test started
+left running after it, and xtalk's leases in a lock directory of the session's own.
+Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -17,6 +19,13 @@ from tests.framework.repo import ROOT
 def native_bench() -> Path:
     subprocess.run(["make", "-s", "-C", str(ROOT), "native"], check=True)
     return ROOT / "build" / "native" / "xtalk-bench"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_lock_dir(tmp_path_factory):
+    """The CPU leases of every xtalk a test runs (host/leases.py) in this session's own lock
+    directory: a campaign run beside the tests (another test session's) refuses none of them."""
+    os.environ["XTALK_LOCK_DIR"] = str(tmp_path_factory.mktemp("locks"))
 
 
 @pytest.fixture(autouse=True)

@@ -6,11 +6,16 @@ unexpected exception (a full disk, a bug) stops the campaign after its run is st
 --resume continues the latest campaign of the same name and spec, skipping runs that
 completed (pass, fail or degraded) and redoing interrupted or errored ones.
 
+A campaign holds leases (host/leases.py) on every CPU its runs use, taken before anything
+starts, and on its directory, taken before anything is written there: another xtalk that
+holds one is named and the campaign refused, or with `wait` it waits for them.
+
 Each run's meta.json records its host and backend's cost of one preemption where
 `xtalk calibrate` measured it into the same results directory (results/platform.py).
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -25,6 +30,7 @@ from .backend_registry import backend_class
 from .backends.base import Backend
 from .console_log import console_facts
 from .errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
+from .host.leases import Holder, Leases, cpu_leases, directory_lease
 from .host.metadata import host_facts
 from .host.pinning import off_measured_cpu
 from .host.shm import sweep_stale
@@ -46,9 +52,9 @@ class CampaignResult:
 
 
 def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool,
-               runs: list[RunPlan], host: dict, **extra) -> CampaignStore:
+               runs: list[RunPlan], host: dict, leases: Leases, **extra) -> CampaignStore:
     """A new campaign directory (with `extra` in campaign.json), or with --resume the latest
-    of this spec, checked to be the same spec and to match `extra`."""
+    of this spec, checked to be the same spec and to match `extra`; leased either way."""
     if resume:
         store = CampaignStore.latest(out, spec.name)
         if store is None:
@@ -60,21 +66,43 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
             if store.info.get(key) != value:
                 raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
                                                       f"({store.info.get(key)!r}); run without --resume")])
+        leases.take(directory_lease(store.path))
         store.recover_interrupted(console_facts)
         return store
-    return CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
+    store = CampaignStore.create(out, spec.name, text, raw, host, [r.run_id for r in runs], **extra)
+    leases.take(directory_lease(store.path))
+    return store
 
 
-def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path,
-                 resume: bool = False, console: Console | None = None, study: dict | None = None) -> CampaignResult:
+def used_cpus(runs: list[RunPlan]) -> dict[str, str]:
+    """The CPU leases of every CPU the runs measure on or stress, named by whose CPUs they are."""
+    leases: dict[str, str] = {}
+    for run in runs:
+        scope = backend_class(run.backend).cpu_scope(run.spec.backend.options)
+        leases |= cpu_leases(scope, (cpu for guest in run.guests for cpu in guest.cpus))
+    return leases
+
+
+def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool = False,
+                 console: Console | None = None, study: dict | None = None, wait: bool = False) -> CampaignResult:
+    """`wait`: for the CPUs and directory another xtalk holds, instead of refusing."""
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    tell = functools.partial(console.print, markup=False, highlight=False)
+    with Leases(Holder.me(spec.name, f"results in {out}"), wait, tell) as leases:
+        return _run_campaign(spec, raw, text, source, out, resume, console, study, leases)
+
+
+def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool, console: Console,
+                  study: dict | None, leases: Leases) -> CampaignResult:
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
     runs = plan(spec, raw)
+    leases.take(used_cpus(runs))
     backends = make_backends(runs, host)
     local = any(b.measures_local_cpus for b in backends.values())
     platforms = {kind: platform_fact(out, host.get("hostname"), kind) for kind in backend_kinds(runs)}
-    store = open_store(spec, raw, text, source, out, resume, runs, host, **({"study": study} if study else {}))
+    store = open_store(spec, raw, text, source, out, resume, runs, host, leases,
+                       **({"study": study} if study else {}))
     done = store.completed_run_ids() if resume else set()
     todo = [r for r in runs if r.run_id not in done]
     results = []

@@ -137,7 +137,8 @@ class FakeBoard:
             # bash skips ~/.bashrc when SHLVL says it is not the login's first shell: the host
             # user's start-up files (pyenv rehash and its lock, which a power cut leaves behind
             # for every later login to wait 60 s on) are not a board's
-            "SetEnv SHLVL=1\n")
+            # each board stands for a host of its own: its own xtalk leases (host/leases.py)
+            f"SetEnv SHLVL=1 XTALK_LOCK_DIR={self.dir / 'locks'}\n")
         self.proc: subprocess.Popen | None = None
         self.console = FakeConsole(self)
 

@@ -204,6 +204,12 @@ class Backend(ABC):
     measures_local_cpus: ClassVar[bool] = True
 
     @classmethod
+    def cpu_scope(cls, options: dict[str, Any]) -> str:
+        """Whose CPUs the guests' `cpus` are, as a campaign's CPU leases name them
+        (host/leases.py): '' this host's."""
+        return ""
+
+    @classmethod
     def shared_cpu_refusal(cls, options: dict[str, Any]) -> str | None:
         """Why two guests of this backend (with these options) cannot share a CPU, as
         placements make them (several stressors on one other core, same-core); None:

@@ -136,6 +136,15 @@ class XenBackend(Backend):
         return normalise(options.get("arch")) or ("arm64" if options.get("executor") == "lab" else None)
 
     @classmethod
+    def cpu_scope(cls, options: dict) -> str:
+        """The pCPUs of the Xen the executor drives: the one this host runs under (local),
+        the lab's of its arch, or the one at ssh_host; leased on this host only, so two controllers
+        driving one board do not see each other's leases."""
+        opts = XenOptions.model_validate(options)
+        return {"local": "xen", "lab": f"xen lab {cls.guest_arch(options)}"}.get(opts.executor) or \
+            f"xen {opts.ssh_host}:{opts.ssh_port or 22}"
+
+    @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
         return True, ""  # whether dom0 is reachable is known only once the executor connects
 

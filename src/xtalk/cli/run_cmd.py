@@ -3,7 +3,9 @@
 when a run did not pass (failed, errored, interrupted, or its files cannot be read), else 1
 when a KPI gate failed, else 0. A fleet's boards that went down or became suspect are
 named with why (`boards_out`). Degraded runs (run.stressor_failure = "degrade") are a
-warning: no statistic uses them, and they do not make the exit 3."""
+warning: no statistic uses them, and they do not make the exit 3. CPUs or a campaign
+directory another xtalk holds (host/leases.py) refuse the campaign (exit 2) before
+anything starts; --wait queues behind that xtalk instead."""
 from __future__ import annotations
 
 import json
@@ -26,6 +28,8 @@ def add_parser(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
     p.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of this spec, skipping completed runs")
+    p.add_argument("--wait", action="store_true",
+                   help="wait for the CPUs (or campaign directory) another xtalk uses, instead of refusing")
     p.add_argument("--fleet", metavar="FLEET", help="run on a labgrid-managed fleet of boards (a fleet file, "
                    "docs/fleet.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
@@ -64,9 +68,9 @@ def run(args) -> int:
     if fleet:
         from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet
         result = run_fleet_campaign(spec, raw, text, args.spec, args.out, fleet, args.fleet,
-                                    args.overrides, resume=args.resume)
+                                    args.overrides, resume=args.resume, wait=args.wait)
     else:
-        result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume)
+        result = run_campaign(spec, raw, text, args.spec, args.out, resume=args.resume, wait=args.wait)
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): imported once the runs are done
     from ..report import terminal
     from ..report.sections import report_of

@@ -12,7 +12,9 @@ before the first run until every board is done, on every way out. A board that s
 answering has its run stored as 'error' with the reason; its remaining runs go to the
 other boards (spread) or are not run (per-board); --resume redoes both. A board that sent
 back a run xtalk does not take (fleet/unpack.py) is suspect and taken out the same way.
-Ctrl-C / SIGTERM stop every board's run (each stored as interrupted) and exit 130.
+Ctrl-C / SIGTERM stop every board's run (each stored as interrupted) and exit 130. The
+campaign directory is leased (host/leases.py) as a campaign's here is; the boards' CPUs
+are their workers'.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from ..analysis.boards import BOARD_DIM
 from ..backend_registry import check_backend_options
 from ..campaign import CampaignResult, open_store, run_meta
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
+from ..host.leases import Holder, Leases
 from ..host.metadata import host_facts
 from ..plan import RunPlan, _slug, plan
 from ..preflight import spec_checks
@@ -184,8 +187,17 @@ class Dispatch:
 
 def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, fleet: Fleet,
                        fleet_source: str, overrides: list[str], resume: bool = False,
-                       console: Console | None = None) -> CampaignResult:
+                       console: Console | None = None, wait: bool = False) -> CampaignResult:
+    """`wait`: for the campaign directory another xtalk holds (--resume), instead of refusing."""
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    with Leases(Holder.me(spec.name, f"results in {out}"), wait) as leases:
+        return _run_fleet_campaign(spec, raw, text, source, out, fleet, fleet_source, overrides, resume, console,
+                                   leases)
+
+
+def _run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, fleet: Fleet,
+                        fleet_source: str, overrides: list[str], resume: bool, console: Console,
+                        leases: Leases) -> CampaignResult:
     _check(spec, raw, text, source, overrides, fleet, fleet_source)
     runs = plan(spec, raw)
     with Coordinator(fleet.coordinator) as lab:
@@ -196,7 +208,7 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
     if twice:
         raise SpecError(fleet_source, [Problem("kinds", f"place {', '.join(twice)} is in more than one kind")])
     jobs = jobs_of(runs, names, fleet.mode)
-    store = open_store(spec, raw, text, source, out, resume, [j.run for j in jobs], host_facts(),
+    store = open_store(spec, raw, text, source, out, resume, [j.run for j in jobs], host_facts(), leases,
                        fleet={"mode": fleet.mode})
     done = store.completed_run_ids() if resume else set()
     todo = [j for j in jobs if j.run.run_id not in done]

@@ -6,7 +6,9 @@ The job: {"spec": TOML text, "overrides": [PATH=VALUE...] (the user's --set), "v
 {PATH: value} (structured values the board sets, e.g. a xen-dom0 board's backend
 options), "run_id": the planned run, "attempt": its number in the campaign, "as":
 {"run_id", "config_id", "config"} (the ids it is stored under)}. SIGTERM (and Ctrl-C)
-stop the run like the runner's: its guests stopped, the run stored as interrupted.
+stop the run like the runner's: its guests stopped, the run stored as interrupted. The
+run's CPUs are leased (host/leases.py) while it runs: a board another xtalk measures on
+refuses the job.
 """
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..backend_registry import check_backend_options
-from ..campaign import local_backend, run_meta
+from ..campaign import local_backend, run_meta, used_cpus
 from ..errors import Problem, RunAborted, SpecError
+from ..host.leases import Holder, Leases
 from ..host.pinning import off_measured_cpu
 from ..plan import plan
 from ..preflight import spec_checks
@@ -41,10 +44,12 @@ def run_job(job: dict, tick: Callable[[float | None], None], send: Callable[[Pat
     if not runs:
         raise SpecError("fleet job", [Problem("run_id", f"no run {job['run_id']!r} in the campaign's plan")])
     the_run = dataclasses.replace(runs[0], **job["as"])
-    backend, host = local_backend(runs)
-    ready()
-    interrupted, aborted = False, None
-    with tempfile.TemporaryDirectory(prefix="xtalk-worker-") as tmp:
+    with Leases(Holder.me(spec.name, f"fleet run {the_run.run_id}")) as leases, \
+            tempfile.TemporaryDirectory(prefix="xtalk-worker-") as tmp:
+        leases.take(used_cpus(runs))
+        backend, host = local_backend(runs)
+        ready()
+        interrupted, aborted = False, None
         path = Path(tmp) / the_run.run_id
         with sigterm_as_interrupt(), \
                 off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, backend.measures_local_cpus) as own_cpus:
