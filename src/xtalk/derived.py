@@ -2,24 +2,38 @@
 study, a worst-case search's trials and its confirmation): the spec's backend, CPUs and
 run settings kept, the rest made by the caller; run and stored like any campaign, then
 analysed. A derived campaign whose runs did not all pass is an error: its numbers would
-rest on fewer runs than asked for."""
+rest on fewer runs than asked for. A command of several derived campaigns holds the spec's
+CPUs from its first to its last (holding_cpus): no other xtalk takes them in between."""
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from pathlib import Path
 
 import tomli_w
 
 from .analysis.pipeline import Options, analyze
-from .backend_registry import check_backend_options
+from .backend_registry import backend_class, check_backend_options
 from .campaign import run_campaign
 from .errors import InfrastructureError
+from .host.leases import Holder, Leases, cpu_leases
 from .preflight import spec_checks
 from .spec import catalogue
 from .spec.load import parse_campaign
+from .spec.model import Campaign
 
 RUN_KEPT = ("sched", "priority", "boot_timeout_s", "grace_s")  # run settings a derived campaign keeps
 SET_UP_MAX_S = 120  # how long the measurer waits for the stressors to allocate and zero their buffers
+
+
+@contextmanager
+def holding_cpus(spec: Campaign, out: Path, wait: bool = False):
+    """Every CPU of the spec held for the whole command (each of its campaigns takes them
+    again, in this process); refused, or with `wait` queued, where another xtalk holds one."""
+    scope = backend_class(spec.backend.kind).cpu_scope(spec.backend.options)
+    with Leases(Holder.me(spec.name, f"results in {out}"), wait) as leases:
+        leases.take(cpu_leases(scope, spec.cpus))
+        yield
 
 
 def base(raw: dict, name: str, duration_s: float, runs: int) -> dict:

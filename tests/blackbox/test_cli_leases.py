@@ -73,3 +73,14 @@ def test_ctrl_c_gives_every_lease_back(tmp_path, locks):
     assert not list(locks.iterdir())
     with Leases(Holder.me("after", "results in out")) as after:
         after.take(cpu_leases("", [0]) | directory_lease(campaign_dir(tmp_path / "out")))
+
+
+@pytest.mark.parametrize("command", [["channels"], ["search", "--trials", "1"], ["calibrate"]])
+def test_a_command_of_derived_campaigns_holds_every_cpu_of_the_spec_or_is_refused(tmp_path, locks, command):
+    spec = small(tmp_path, duration=0.5, reps=1, iterations=0, placements='["solo"]')
+    with Leases(Holder.me("holder", "results in elsewhere")) as held:
+        held.take(cpu_leases("", [1]))
+        res = xtalk(*command, spec, "--out", tmp_path / "out")
+    assert res.returncode == 2, res.stderr
+    assert f"CPU 1 is in use by campaign 'holder' (PID {held.holder.pid}" in res.stderr and "--wait" in res.stderr
+    assert not (tmp_path / "out").exists()

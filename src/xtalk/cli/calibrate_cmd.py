@@ -10,7 +10,8 @@ import json
 from rich.table import Table
 
 from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from .common import add_out, add_set, console, load_spec
+from ..derived import holding_cpus
+from .common import add_out, add_set, add_wait, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -19,6 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer are calibrated")
     add_out(p)
     add_set(p)
+    add_wait(p)
     p.add_argument("--steal-us", type=float, nargs="+", default=[300.0, 1000.0], metavar="US",
                    help="lengths of the injected steals, one or more (default 300 1000; with one length L a second "
                         "is added: 2L, or L/2 where 2L is over half the period); after the spec")
@@ -63,7 +65,8 @@ def run(args) -> int:
         raise UsageError(f"calibrate: {'; '.join(bad)}")
     spec, raw, _ = load_spec(args.spec, args.overrides)
     lengths = steal_lengths(args.steal_us, args.period_us)
-    result = calibrate(spec, raw, args.out, Settings(lengths, args.period_us, args.duration_s, args.runs))
+    with holding_cpus(spec, args.out, args.wait):
+        result = calibrate(spec, raw, args.out, Settings(lengths, args.period_us, args.duration_s, args.runs))
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return EXIT_OK if result["ok"] else EXIT_GATE_FAILED

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_out, add_set, console, load_spec
+from ..derived import holding_cpus
+from .common import add_out, add_set, add_wait, console, load_spec
 from .study_output import print_and_report
 
 
@@ -19,6 +20,7 @@ def add_parser(sub) -> None:
                                 "placements are used; its stressors are not")
     add_out(p)
     add_set(p)
+    add_wait(p)
     p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
                    help="only these channels (default: all; docs/channels.md lists them)")
     p.add_argument("--placement", nargs="+", default=[], choices=("same-core", "other-core"),
@@ -38,8 +40,9 @@ def run(args) -> int:
         raise UsageError("channels: --runs must be at least 2 and --duration-s > 0")
     spec, raw, _ = load_spec(args.spec, args.overrides)
     duration = args.duration_s or spec.run.duration_s
-    done = study(spec, raw, args.out, Settings(tuple(args.channel), tuple(args.placement), args.runs, duration,
-                                               not args.no_reach))
+    with holding_cpus(spec, args.out, args.wait):
+        done = study(spec, raw, args.out, Settings(tuple(args.channel), tuple(args.placement), args.runs, duration,
+                                                   not args.no_reach))
     rows = print_and_report(done["campaign"], console(markup=False), not args.json)
     if args.json:
         print(json.dumps(rows, indent=1, default=str))

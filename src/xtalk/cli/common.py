@@ -37,6 +37,11 @@ def add_set(parser) -> None:
                         help="override a spec value, e.g. --set run.repetitions=1 --set backend.accel=tcg")
 
 
+def add_wait(parser) -> None:
+    parser.add_argument("--wait", action="store_true",
+                        help="wait for the CPUs (or campaign directory) another xtalk uses, instead of refusing")
+
+
 def add_out(parser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results directory (default: results/)")
 

@@ -17,7 +17,7 @@ from ..campaign import run_campaign
 from ..errors import EXIT_OK
 from ..plan import plan
 from ..fleet.model import load_fleet
-from .common import add_out, add_set, backends_text, console, load_spec
+from .common import add_out, add_set, add_wait, backends_text, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -28,8 +28,7 @@ def add_parser(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
     p.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of this spec, skipping completed runs")
-    p.add_argument("--wait", action="store_true",
-                   help="wait for the CPUs (or campaign directory) another xtalk uses, instead of refusing")
+    add_wait(p)
     p.add_argument("--fleet", metavar="FLEET", help="run on a labgrid-managed fleet of boards (a fleet file, "
                    "docs/fleet.md)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")

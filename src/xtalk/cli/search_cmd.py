@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_out, add_set, console, load_spec
+from ..derived import holding_cpus
+from .common import add_out, add_set, add_wait, console, load_spec
 from .study_output import print_and_report
 
 
@@ -20,6 +21,7 @@ def add_parser(sub) -> None:
     p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer; its stressors are not used")
     add_out(p)
     add_set(p)
+    add_wait(p)
     p.add_argument("--name", help="the search's name (default: the spec's): the same name resumes it")
     p.add_argument("--placement", default="other-core", choices=("same-core", "other-core"),
                    help="where the neighbour runs (default other-core)")
@@ -69,8 +71,9 @@ def run(args) -> int:
                         seed=args.seed, max_instances=args.max_instances, metric=args.metric,
                         stressors=tuple(args.stressor), channels=tuple(args.channel), tunes=tuple(args.tune))
     out, progress = console(markup=False), console(stderr=True, markup=False)  # trials on stderr, as runs are
-    found = search(raw, args.out, settings, cands, caches, say=lambda text: progress.print(text, soft_wrap=True))
-    done = confirm(spec, raw, args.out, settings, found, cands)
+    with holding_cpus(spec, args.out, args.wait):
+        found = search(raw, args.out, settings, cands, caches, say=lambda text: progress.print(text, soft_wrap=True))
+        done = confirm(spec, raw, args.out, settings, found, cands)
     outcome = done["analysis"].result["search"]
     print_and_report(done["campaign"], out, not args.json)
     if args.json:

@@ -14,9 +14,10 @@ The lock directory: $XTALK_LOCK_DIR; else /run/lock/xtalk, or <tmp>/xtalk-locks 
 xtalk on this host shares them.
 Caveats: xtalks that see different lock directories (another XTALK_LOCK_DIR, a root and a
 user where /run/lock is root's only) do not see each other's leases; a lease is this
-host's, not another controller's driving the same Xen; and a lease is not re-entrant (a
-process is refused what it holds through another Leases): derived campaigns run one
-after another, each taking and giving back its own.
+host's, not another controller's driving the same Xen.
+A process may take again what it holds through another Leases (a search holds its CPUs
+for the whole command, and each of its campaigns takes them too): the file stays locked
+until the last of them gives it back.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from ..errors import UsageError
 ENV = "XTALK_LOCK_DIR"
 SYSTEM_DIR = Path("/run/lock")
 POLL_S = 0.5  # how often a waiting campaign tries again
+_HERE: dict[Path, list[int]] = {}  # a lease file held here -> [its locked descriptor, how many Leases hold it, PID]
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class Leases:
             said = "; ".join(f"{', '.join(whats)} {'is' if len(whats) == 1 else 'are'} in use by {holder}"
                              for holder, whats in busy.items())
             if not self.wait:
-                raise UsageError(f"{said}: wait for it or stop it (`xtalk run --wait` queues behind it)")
+                raise UsageError(f"{said}: wait for it or stop it (`--wait` queues behind it)")
             if not told:
                 self.tell(f"xtalk: waiting: {said}")
                 told = True
@@ -122,12 +124,17 @@ class Leases:
     def _try(self, wanted: dict[Path, str]) -> dict[str, list[str]]:
         """Lock every wanted lease, or none; the busy ones by their holder."""
         got, busy = {}, {}
-        for path, what in wanted.items():
+        for path, what in ((p, w) for p, w in wanted.items() if p not in self.held):
+            if path in _HERE and _HERE[path][2] == self.holder.pid:  # held here already: shared till the last ends
+                _HERE[path][1] += 1
+                got[path] = _HERE[path][0]
+                continue
             fd = _lock(path)
             if fd is None:
                 busy.setdefault(_holder_of(path), []).append(what)
             else:
                 got[path] = fd
+                _HERE[path] = [fd, 1, self.holder.pid]
                 record = json.dumps(dict(asdict(self.holder), lease=what)).encode()
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, record, 0)
@@ -189,6 +196,10 @@ def _holder_of(path: Path) -> str:
 
 def _give_back(held: dict[Path, int]) -> None:
     for path, fd in held.items():
+        _HERE[path][1] -= 1
+        if _HERE[path][1]:  # another Leases of this process holds it still
+            continue
+        del _HERE[path]
         try:
             path.unlink()  # before the lock goes: nobody else removes a file in use
         except OSError:  # another user's file in a sticky directory: it stays, unlocked

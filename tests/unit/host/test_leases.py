@@ -29,8 +29,11 @@ def locks(tmp_path, monkeypatch):
     return tmp_path / "locks"
 
 
-def other(campaign: str = "other", pid: int = 4242) -> Leases:
-    return Leases(Holder(pid, campaign, "results in /elsewhere"))
+PIDS = {"other": 4242, "first": 4242, "second": 4243, "third": 4244}  # other processes (one process shares what it holds)
+
+
+def other(campaign: str = "other") -> Leases:
+    return Leases(Holder(PIDS[campaign], campaign, "results in /elsewhere"))
 
 
 def test_a_held_cpu_is_refused_naming_it_and_its_holder(locks):
@@ -113,6 +116,21 @@ def test_a_file_given_back_while_it_was_being_locked_is_locked_afresh(locks, mon
         assert len(calls) == 2
         with pytest.raises(UsageError, match="CPU 0 is in use"):
             other("second").take(CPU0)
+
+
+def test_a_process_takes_again_what_it_holds_until_the_last_gives_it_back(locks):
+    with Leases(Holder.me("search", "results in out")) as whole:
+        whole.take(cpu_leases("", [0, 1]))
+        with Leases(Holder.me("trial", "results in out")) as trial:
+            trial.take(cpu_leases("", [1]))
+            with pytest.raises(UsageError, match="CPU 0 is in use by campaign 'search'"):
+                other().take(CPU0)
+        assert (locks / "cpu1.lock").exists()  # the trial ended: the search holds it still
+        with pytest.raises(UsageError, match="CPU 1 is in use"):
+            other().take(cpu_leases("", [1]))
+    assert not list(locks.iterdir())
+    with other() as after:
+        after.take(cpu_leases("", [0, 1]))
 
 
 def test_names_say_whose_cpus_and_which_directory(tmp_path):
