@@ -24,7 +24,7 @@ from benchmarks.common import report
 
 GOAL_MB = 200
 SHORT_S = 1  # the run whose peaks show the floor at (almost) no samples
-RUN_IMPORTS = ("xtalk.cli.run_cmd, xtalk.analysis.pipeline, xtalk.report.terminal, xtalk.report.sections, "
+RUN_IMPORTS = ("xtalk.cli.main, xtalk.analysis.pipeline, xtalk.report.terminal, xtalk.report.sections, "
                "xtalk.report.summary")  # what `xtalk run` has imported by its summary
 REPORT_IMPORTS = "xtalk.cli.main, xtalk.report.build"
 SPEC = """
