@@ -246,7 +246,8 @@ class Stream:
         """(values, exact?) of quantile_cont at probabilities qs."""
         values = self.exact
         if values is not None and len(values):
-            return np.percentile(values.astype(np.float64), np.asarray(qs) * 100.0), True
+            # the float copy is percentile's own scratch: no second copy of up to 4 * EXACT_LIMIT values
+            return np.percentile(values.astype(np.float64), np.asarray(qs) * 100.0, overwrite_input=True), True
         return H.quantiles(self.hist, qs, self.vmin, self.vmax), False
 
     @classmethod

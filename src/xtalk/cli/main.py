@@ -9,6 +9,8 @@ import os
 import sys
 import traceback
 
+import pyarrow
+
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
@@ -43,8 +45,18 @@ def _error(message: str, code: int, debug: bool) -> int:
     return code
 
 
+def _lean_arrow_memory() -> None:
+    """Arrow's buffers from the C library's allocator unless ARROW_DEFAULT_MEMORY_POOL names
+    one: mimalloc, the wheels' default, kept 20-35 MB resident after each pass over a run's
+    samples (finalising, analysing, copying them), a third of `xtalk report`'s peak above
+    what its imports take, at the same speed (benchmarks/bench_memory.py, bench_analysis.py)."""
+    if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _lean_arrow_memory()
     xen_link.install()  # the xen backend's executor "lab" (the backends do not import the lab)
     try:
         with sigterm_as_interrupt():

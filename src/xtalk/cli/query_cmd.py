@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import sys
 
-import duckdb
-
 from ..errors import InfrastructureError, UsageError
-from ..results.query import connect
 from .common import add_out, find_campaign
 
 
@@ -26,6 +23,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    import duckdb  # 28 MB resident: loaded by the commands that query, not by every xtalk
+
+    from ..results.query import connect
+
     store = find_campaign(args.out, args.campaign)
     con = connect(store, allow_files=args.allow_files)
     for run_id, status, file, reason in con.execute("SELECT run, status, file, reason FROM damaged").fetchall():

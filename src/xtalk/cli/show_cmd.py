@@ -14,7 +14,6 @@ from rich.text import Text
 
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..pressure import words as pressure_words
-from ..results.query import connect
 from .common import add_out, console, find_campaign
 
 
@@ -63,6 +62,7 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     from ..analysis.scan import scan_run
     from ..report import terminal
     from ..report.tables import stats_table
+    from ..results.query import connect  # DuckDB: loaded by the commands that query (query_cmd)
     index = store.index()
     damaged = next((d for d in index.damaged if d.dir.name == run_id), None)
     if damaged is not None:

@@ -3,12 +3,16 @@
 Derived columns: metric name, value in ns (the counter frequency in the run's metadata),
 t_s (seconds since the measurer started, in host time, via the clock pairs) and warmup
 (t_s < run.warmup_s, or the whole run when it is a warm-up run).
-Chunked through a memory map, so runs larger than memory finalize too.
+Streamed: samples.bin is read CHUNK records at a time into an ordinary buffer (not a
+memory map, whose pages would stay resident until the end: 32 bytes a sample) and each
+chunk is written as one Parquet row group, so memory stays the same whatever the run's
+length (benchmarks/bench_memory.py).
 Caveat: t_s is as good as the clock pairs: the guest-to-host offset is the smallest
 observed (host read time - guest heartbeat), an upper bound tight to the poll interval.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +23,7 @@ from ..atomic import atomic_path
 from .records import SAMPLES_SCHEMA
 from .schema import SAMPLE_DTYPE
 
-CHUNK = 1 << 22
+CHUNK = 1 << 16  # records per read and per row group: ~10 MB of buffers at a time
 
 
 def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
@@ -47,7 +51,6 @@ def finalize_run(path: Path, meta: dict) -> dict:
     raw_path = path / "samples.bin"
     size = raw_path.stat().st_size if raw_path.is_file() else 0
     count = size // SAMPLE_DTYPE.itemsize
-    raw = np.memmap(raw_path, dtype=SAMPLE_DTYPE, mode="r", shape=(count,)) if count else np.zeros(0, SAMPLE_DTYPE)
     offset = clock_offset_ns(path, freq) if freq else None
     origin = meta.get("origin_host_ns")
     if offset is not None and meta.get("begin_counter") is not None:  # BEGIN on the guest clock
@@ -60,9 +63,10 @@ def finalize_run(path: Path, meta: dict) -> dict:
     names_arr = pa.array(names, pa.string())
     highest = -1
     with atomic_path(path / "samples.parquet") as tmp, \
-            pq.ParquetWriter(tmp, SAMPLES_SCHEMA, compression="zstd") as writer:
+            pq.ParquetWriter(tmp, SAMPLES_SCHEMA, compression="zstd") as writer, \
+            (open(raw_path, "rb") if count else contextlib.nullcontext()) as raw:
         for start in range(0, max(count, 1), CHUNK):
-            chunk = np.asarray(raw[start:start + CHUNK])
+            chunk = np.fromfile(raw, SAMPLE_DTYPE, min(CHUNK, count - start)) if raw else np.zeros(0, SAMPLE_DTYPE)
             n = len(chunk)
             uniq, inverse = np.unique(chunk["metric"], return_inverse=True)
             codes = np.array([lookup.get(int(m), name_index["unknown"]) for m in uniq], np.int32)[inverse]

@@ -11,7 +11,8 @@ from tests.framework.campaigns import gated_campaign
 from xtalk.analysis.campaigns import Group, compare_campaigns
 from xtalk.analysis.pipeline import analyze
 from xtalk.report import compare_page
-from xtalk.report.build import write_report
+from xtalk.report.build import EXPORT_BATCH, export_samples, write_report
+from tests.framework.store_data import meta, new_store, samples
 
 
 def test_report_files(tmp_path):
@@ -44,6 +45,22 @@ def test_report_files(tmp_path):
     assert suite.get("tests") == "2" and suite.get("failures") == "1"
     assert len(suite.findall("testcase/failure")) == 1
     assert pq.read_metadata(paths["parquet"]).num_rows == 4 * 5000 + 100
+
+
+def test_samples_export_streams_every_row_in_order_whatever_the_row_groups(tmp_path):
+    store = new_store(tmp_path, runs=("solo-r1", "solo-r2"))
+    for run_id, n in (("solo-r1", 3), ("solo-r2", EXPORT_BATCH + 7)):
+        w = store.start_run(meta(run_id))
+        w.samples(samples(range(n)))
+        w.finish("pass")
+    old = store.run_dir("solo-r2") / "samples.parquet"  # one row group, as an older xtalk wrote it
+    pq.write_table(pq.read_table(old), old, row_group_size=EXPORT_BATCH + 7, compression="zstd")
+    assert export_samples(store.path, tmp_path / "all.parquet") == EXPORT_BATCH + 10
+    pf = pq.ParquetFile(tmp_path / "all.parquet")
+    assert max(pf.metadata.row_group(i).num_rows for i in range(pf.metadata.num_row_groups)) <= EXPORT_BATCH
+    table = pf.read().to_pydict()
+    assert table["value"] == [0, 1, 2, *range(EXPORT_BATCH + 7)]
+    assert table["run_id"] == ["solo-r1"] * 3 + ["solo-r2"] * (EXPORT_BATCH + 7)
 
 
 def test_compare_page(tmp_path):

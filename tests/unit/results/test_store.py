@@ -6,6 +6,7 @@ import pyarrow.parquet as pq
 
 from tests.framework.store_data import meta, new_store, samples
 from xtalk.console_log import console_facts
+from xtalk.results.finalize import CHUNK
 from xtalk.results.query import connect
 from xtalk.results.store import CampaignStore
 
@@ -39,6 +40,23 @@ def test_sequence_gaps_are_counted_as_lost(tmp_path):
     s = samples([1, 2, 3, 4, 5])
     w.samples(s[[0, 1, 4]])
     assert w.finish("pass")["lost_samples"] == 2
+
+
+def test_samples_are_converted_chunk_by_chunk_in_order_and_whole(tmp_path):
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1"))
+    w.save_meta(freq_hz=1e9, metrics={"0": {"name": "a", "unit": "cycles"}, "1": {"name": "b", "unit": "cycles"}})
+    values = np.arange(CHUNK + 5) * 7
+    s = samples(values)
+    s["metric"] = np.arange(CHUNK + 5) % 2
+    w.samples(s)
+    os.write(w._fds["samples"], b"\0" * 10)  # a torn last record, as a kill leaves: not a sample
+    assert w.finish("pass")["sample_count"] == CHUNK + 5
+    pf = pq.ParquetFile(store.run_dir("solo-r1") / "samples.parquet")
+    assert [pf.metadata.row_group(i).num_rows for i in range(pf.metadata.num_row_groups)] == [CHUNK, 5]
+    table = pf.read().to_pydict()
+    assert table["value"] == values.tolist() and table["seq"] == list(range(CHUNK + 5))
+    assert table["metric"][-3:] == ["a", "b", "a"] and table["metric"].count("b") == (CHUNK + 5) // 2
 
 
 def test_a_run_left_running_is_recovered_with_its_samples(tmp_path):
