@@ -10,7 +10,6 @@ import json
 from rich.table import Table
 
 from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from ..derived import holding_cpus
 from .common import add_out, add_set, add_wait, console, load_spec
 
 
@@ -60,6 +59,7 @@ def _switch_cost(injected: dict, platform: dict) -> str:
 
 def run(args) -> int:
     from ..calibrate import Settings, calibrate, steal_lengths  # heavy (scipy): only when this command runs
+    from ..derived import holding_cpus
     bad = _problems(args)
     if bad:
         raise UsageError(f"calibrate: {'; '.join(bad)}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from ..derived import holding_cpus
 from .common import add_out, add_set, add_wait, console, load_spec
 from .study_output import print_and_report
 
@@ -54,6 +53,7 @@ def _problems(args) -> list[str]:
 
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
+    from ..derived import holding_cpus
     from ..report.channels import ratio_text
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
