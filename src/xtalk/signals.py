@@ -20,7 +20,7 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _interrupt(signum, frame):
+def interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
@@ -30,7 +30,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
     if not _main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
     finally:
@@ -55,7 +55,7 @@ def deferred_interrupts(limit_s: float = TEARDOWN_LIMIT_S) -> Iterator[None]:
         noted.append(signum)
 
     previous = {s: signal.signal(s, note) for s in STOP_SIGNALS}
-    previous_alarm = signal.signal(signal.SIGALRM, _interrupt)
+    previous_alarm = signal.signal(signal.SIGALRM, interrupt)
     try:
         yield
     finally:
@@ -76,6 +76,28 @@ def blocked_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+_lost: list[str] = []  # Ctrl-Cs and SIGTERMs raised where Python could not pass them on
+
+
+def keep_lost_interrupts() -> None:
+    """A Ctrl-C or SIGTERM whose KeyboardInterrupt was raised inside a weakref callback or a
+    __del__ (Python prints "Exception ignored" and goes on) is noted, not printed, so the
+    command can still end as interrupted (lost_interrupts()); other such errors go to the
+    hook there was."""
+    previous = sys.unraisablehook
+
+    def note(hook_args) -> None:
+        if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
+            _lost.append(repr(hook_args.object))
+            return
+        previous(hook_args)
+    sys.unraisablehook = note
+
+
+def lost_interrupts() -> bool:
+    return bool(_lost)
 
 
 def ignore_interrupts() -> None:

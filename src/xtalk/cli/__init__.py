@@ -1,1 +1,43 @@
-"""Command line: one module per subcommand, dispatched by main.py."""
+"""Command line: one module per subcommand, dispatched by main.py.
+
+Started as `xtalk` or `python -m xtalk.cli.main`, a Ctrl-C or SIGTERM in the second of
+imports before main() takes the signals ends xtalk at once with 130 (nothing has started
+that needs stopping), not with a traceback or by the signal. Imported by anything else
+(a test, a notebook), the signals are left alone."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from ..signals import ignore_interrupts, interrupt, keep_lost_interrupts
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _quit_while_starting(signum, frame):
+    os.write(2, b"xtalk: interrupted while starting; nothing was started\n")
+    os._exit(130)
+
+
+AS_COMMAND = os.path.basename(sys.argv[0]) in ("xtalk", "-m")  # `-m`: `python -m xtalk.cli.main` importing this
+
+
+def take_signals() -> None:
+    """main() from here on: Ctrl-C and SIGTERM raise KeyboardInterrupt, and one raised where
+    Python cannot pass it on is noted (signals.keep_lost_interrupts)."""
+    if AS_COMMAND:
+        for stop in STOP_SIGNALS:
+            signal.signal(stop, interrupt)
+        keep_lost_interrupts()
+
+
+def finished() -> None:
+    """The command is done (its files whole): a Ctrl-C or SIGTERM from here on changes nothing."""
+    if AS_COMMAND:
+        ignore_interrupts()
+
+
+if AS_COMMAND:
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, _quit_while_starting)

@@ -14,7 +14,8 @@ import pyarrow
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
-from ..signals import ignore_interrupts, sigterm_as_interrupt
+from ..signals import ignore_interrupts, lost_interrupts, sigterm_as_interrupt
+from . import finished, take_signals
 from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
                run_cmd, search_cmd, show_cmd, spec_cmd, worker_cmd)
 
@@ -55,12 +56,18 @@ def _lean_arrow_memory() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    take_signals()
     args = build_parser().parse_args(argv)
     _lean_arrow_memory()
     xen_link.install()  # the xen backend's executor "lab" (the backends do not import the lab)
     try:
         with sigterm_as_interrupt():
-            return args.handler(args)
+            code = args.handler(args)
+        finished()
+        if lost_interrupts():
+            print("xtalk: interrupted as it finished; what it wrote is whole", file=sys.stderr)
+            return 130
+        return code
     except XtalkError as e:
         return _error(str(e), e.exit_code, args.debug)
     except KeyboardInterrupt:

@@ -1,0 +1,67 @@
+"""signals.py and the command's start (cli/__init__.py): a Ctrl-C or SIGTERM raised where
+Python cannot pass it on is kept, not printed; started as the xtalk command, a signal in
+the seconds of imports before main() ends xtalk with 130 and one line, not a traceback."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import weakref
+
+from xtalk import signals
+
+
+class Thing:
+    pass
+
+
+def test_an_interrupt_raised_in_a_weakref_callback_is_kept_not_printed(monkeypatch, capsys):
+    monkeypatch.setattr(signals, "_lost", [])
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    signals.keep_lost_interrupts()
+    thing = Thing()
+
+    def callback(ref):
+        raise KeyboardInterrupt
+
+    ref = weakref.ref(thing, callback)
+    del thing  # the callback runs here; Python cannot raise its exception to anyone
+    assert ref() is None and signals.lost_interrupts()
+    assert "KeyboardInterrupt" not in capsys.readouterr().err
+
+
+def test_other_unraisable_errors_still_go_to_the_previous_hook(monkeypatch):
+    monkeypatch.setattr(signals, "_lost", [])
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda args: seen.append(args.exc_type))
+    signals.keep_lost_interrupts()
+    thing = Thing()
+
+    def callback(ref):
+        raise ValueError("not an interrupt")
+
+    ref = weakref.ref(thing, callback)
+    del thing
+    assert ref() is None and seen == [ValueError] and not signals.lost_interrupts()
+
+
+STARTING = """
+import os, signal, sys, time
+sys.argv[0] = "xtalk"
+import xtalk.cli
+os.kill(os.getpid(), signal.{name})  # as if sent while the commands' modules are imported
+time.sleep(5)
+"""
+
+
+def test_a_signal_while_the_command_starts_ends_it_with_130_and_one_line():
+    for name in ("SIGTERM", "SIGINT"):
+        res = subprocess.run([sys.executable, "-c", STARTING.format(name=name)], capture_output=True, text=True,
+                             timeout=60)
+        assert res.returncode == 130, (name, res.returncode, res.stderr)
+        assert res.stderr == "xtalk: interrupted while starting; nothing was started\n"
+
+
+def test_imported_by_anything_else_the_signals_are_left_alone():
+    import xtalk.cli  # noqa: F401 - imported by pytest, not started as xtalk
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
