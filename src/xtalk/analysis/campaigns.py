@@ -22,7 +22,7 @@ from .host_load import load_difference
 from .kinds import metric_info
 from .levels import Side, assess_sides
 from .verdict import Context
-from .wording import sentence
+from .wording import name_statistics, sentence
 
 LABELS = ("different", "no-difference", "inconclusive")
 
@@ -126,6 +126,7 @@ def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool =
             row.update(unit_word=row.get("level", "runs"), config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
                        better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick,
                        a_vs_baseline=_own(own_a.get((cid_a, metric))), b_vs_baseline=_own(own_b.get((cid_b, metric))))
+            name_statistics([row, *extra], info.unit)
             row["sentence"] = sentence(f"{lb} vs {la} ({cid_b})", metric, row, extra, kind.better,
                                        stream.ns_per_tick, info.unit, row["unit_word"])
             rows.append(row)

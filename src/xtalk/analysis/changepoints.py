@@ -72,6 +72,7 @@ def rampup(stream: Stream, median: float) -> dict:
     """Thesis Table 5.4 (first iteration vs median) plus the automatic warm-up length."""
     first = float(stream.head_v[0]) if len(stream.head_v) else None
     out = {"run_id": stream.run_id, "metric": stream.metric, "first": first, "median": median,
+           "ns_per_tick": stream.ns_per_tick,
            "first_vs_median_pct": (median - first) / median * 100 if first is not None and median else None,
            "warmup_n": 0, "warmup_s": None, "significant": False, "p_value": None, "head_median": None}
     pos, val, ts = stream.subsample()
@@ -202,7 +203,7 @@ def timeline(streams: list[Stream], events_by_run: dict[str, list[dict]], unit: 
                 item["transition_at_s"] = float(series["x"][i])
                 item["transition_vs_before_pct"] = (float(series["median"][i]) - before) / before * 100
             transitions.append(item)
-    return {"segments": segments, "transitions": transitions,
+    return {"segments": segments, "transitions": transitions, "unit": unit, "ns_per_tick": runs[0].ns_per_tick,
             "detected": sum(t["detected"] for t in transitions), "events": len(transitions)}
 
 

@@ -171,12 +171,12 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, test: I.Test, fl: di
                labels: tuple[str, str, str], spread: float | None, paired: bool, units: str | None = None) -> dict:
     """The assessment record of one statistic (report.json verdicts[] / compare rows[]);
     `spread`: the sd of one unit's value, for the units that would decide it; `units`: what
-    a unit is called (runs, cycles, campaigns)."""
+    a unit is called (runs, on/off windows, campaigns)."""
     ci = I.interval(diff, se, df)
     ref = values[1]
     margin = rules.margin(stat, scale, ref)
     verdict, reason = decide(test, diff, ci, fl, margin, rules.alpha, labels,
-                             units or ("cycles" if paired else "runs"))
+                             units or ("windows" if paired else "runs"))
     need = None
     if verdict == labels[2] and margin is not None:
         if abs(diff) > margin:   # a change that matters: units to detect it

@@ -14,6 +14,8 @@ test for independence, two-sample KS of first vs second half for identical distr
 for POT also a KS test that the exceedances' positions are uniform over the runs;
 goodness of fit: KS against the fitted distribution (parameters estimated from the same
 data, so the p-value is lenient) and the Anderson-Darling statistic A^2 (reported).
+Not applicable: a metric that is not a time (a count, a rate in its own unit) or whose
+worst is its lowest value (throughput): it has no execution time to bound.
 Refused: fewer than MIN_N samples or MIN_BLOCKS maxima, a failed check, xi >= 1 (no
 finite mean), or a fit that does not converge. Caveat: block maxima over pooled runs
 assume the runs are repetitions of one distribution (the KS halves test probes that).
@@ -27,6 +29,7 @@ import numpy as np
 import scipy.stats as st
 
 from .accum import Stream
+from .kinds import MetricInfo, in_ticks
 
 ALPHA = 0.01
 MIN_N = 1000
@@ -181,8 +184,22 @@ def fit_pot(pooled: Stream, runs: list[Stream]) -> dict:
     return out
 
 
-def pwcet(pooled: Stream, runs: list[Stream]) -> dict:
-    """GEV and POT estimates for one configuration; `best` is the first that passed."""
+def not_applicable(info: MetricInfo) -> str | None:
+    """Why a metric has no pWCET: a WCET is the largest time a sample took, so a count or a
+    rate (its own unit) or a metric whose worst is its lowest value (throughput) has none."""
+    if not in_ticks(info.unit):
+        return f"not a time: {info.name} is in {info.unit}, a pWCET is an execution time"
+    if info.kind.better == "higher":
+        return f"a {info.kind.name} metric: its worst case is its lowest value, not an execution time"
+    return None
+
+
+def pwcet(pooled: Stream, runs: list[Stream], info: MetricInfo) -> dict:
+    """GEV and POT estimates for one configuration; `best` is the first that passed; status
+    'not applicable' with the reason for a metric that has no WCET."""
+    why = not_applicable(info)
+    if why:
+        return {"status": "not applicable", "reasons": [why], "gev": None, "pot": None, "best": None}
     if pooled.n < MIN_N:
         why = f"too few samples: n={pooled.n} < {MIN_N}"
         return {"status": "refused", "reasons": [why], "gev": None, "pot": None, "best": None}

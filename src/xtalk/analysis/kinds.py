@@ -48,7 +48,7 @@ class Stat:
 
 MEDIAN = Stat("median", "median", "ticks", "log")
 P99 = Stat("p99", "p99", "ticks", "log")
-MAX = Stat("max", "max (WCET)", "ticks", "log")
+MAX = Stat("max", "max", "ticks", "log")
 MIN = Stat("min", "min", "ticks", "log")
 MEAN = Stat("mean", "mean", "ticks", "log")
 STOLEN = Stat("stolen_share", "stolen time", "share", "diff")

@@ -40,6 +40,7 @@ import scipy.stats
 from . import inference as I
 from .effects import Rules, assess_runs, assessment, typical
 from .kinds import Stat, to_pct, transform
+from .wording import num
 
 
 @dataclass(frozen=True)
@@ -144,9 +145,9 @@ def _groups_text(drift_a: Drift, drift_b: Drift, shared: bool, borrowed: bool) -
 def _size_text(stat: Stat, scale: str, delta: float, ref: float | None) -> str:
     """A spread on the analysis scale as a person reads it: % for ratios, points for shares."""
     if scale == "diff" and stat.unit in ("share", "fraction"):
-        return f"{delta * 100:.3g} points"
+        return f"{num(delta * 100)} points"
     pct = to_pct(delta, scale, ref)
-    return f"{pct:.3g} %" if pct is not None else f"{delta:.3g}"
+    return f"{num(pct)} %" if pct is not None else num(delta)
 
 
 def unmeasured_drift(stat: Stat, b_runs: list[float], a_runs: list[float], rules: Rules,

@@ -50,6 +50,7 @@ def largest(stream: Stream, row: dict, k: int = 5) -> list[dict]:
         out.append({
             "run_id": run, "index": int(ti[j]), "t_s": None if np.isnan(tt[j]) else float(tt[j]),
             "value": value, "value_ns": value * stream.ns_per_tick if stream.ns_per_tick else None,
+            "ns_per_tick": stream.ns_per_tick,
             "x_median": value / row["median"] if row.get("median") else None,
         })
     return out

@@ -23,7 +23,7 @@ from .describe import stats_rows
 from .gates import baseline_of, evaluate
 from .effects import Rules
 from .inference import POWER
-from .kinds import metrics_of
+from .kinds import metric_info, metrics_of
 from .boards import board_rows
 from .channels import channel_rows
 from .search import search_outcome
@@ -145,8 +145,11 @@ def compute(c: Loaded, opt: Options) -> Analysis:
 
     evts = {}
     if opt.evt:
+        infos = metrics_of(runs)
         for (cid, metric), s in pooled.items():
-            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **evt.pwcet(s, by_config[(cid, metric)]))
+            info = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})
+            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric,
+                                           **evt.pwcet(s, by_config[(cid, metric)], info))
 
     gate_models = []
     for g in raw_gates:

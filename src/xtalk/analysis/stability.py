@@ -9,9 +9,12 @@ LATE_EVENT_MS for a timeline event.
 """
 from __future__ import annotations
 
+from .wording import share
+
 RUN_SPREAD_PCT = 5.0
 OVERHEAD_PCT = 1.0
 LATE_EVENT_MS = 50.0
+MAX_NAMED = 5  # metrics named in one grouped warning
 
 
 def _w(level: str, scope: str, message: str) -> dict:
@@ -57,19 +60,41 @@ def run_warnings(runs: list[dict], events_by_run: dict[str, list[dict]]) -> list
     return out
 
 
-def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict]) -> list[dict]:
+def few_samples(per_config: list[dict]) -> list[dict]:
+    """Metrics with few samples or with tail quantiles resting on few samples: one warning
+    per configuration and kind of doubt, naming the metrics (an imported log of 47
+    operations with one sample each gives two lines, not 94)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for row in per_config:
+        if not row.get("n"):
+            continue
+        if row["n"] < 100:
+            doubt = ("warning", f"only {row['n']} samples: percentiles above the median are coarse")
+        elif row.get("unresolved"):
+            doubt = ("info", f"fewer than 10 samples above {', '.join(row['unresolved'])}: shown, but they are "
+                             "(close to) the observed maximum, not a tail estimate")
+        else:
+            continue
+        groups.setdefault((row["config_id"], *doubt), []).append(row["metric"])
     out = []
+    for (cid, level, message), metrics in groups.items():
+        if len(metrics) == 1:
+            out.append(_w(level, f"{cid}/{metrics[0]}", message))
+            continue
+        named = ", ".join(metrics[:MAX_NAMED]) + (f" and {len(metrics) - MAX_NAMED} more" if len(metrics) > MAX_NAMED
+                                                  else "")
+        out.append(_w(level, cid, f"{len(metrics)} metrics ({named}): {message}"))
+    return out
+
+
+def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict]) -> list[dict]:
+    out = few_samples(per_config)
     overhead = {r["run_id"]: measuring_overhead(r) for r in runs}
     for row in per_config:
         scope = f"{row['config_id']}/{row['metric']}"
         if not row.get("n"):
             out.append(_w("error", scope, "no samples"))
             continue
-        if row["n"] < 100:
-            out.append(_w("warning", scope, f"only {row['n']} samples: percentiles above the median are coarse"))
-        if row.get("unresolved"):
-            out.append(_w("info", scope, f"fewer than 10 samples above {', '.join(row['unresolved'])}: "
-                          "shown, but they are (close to) the observed maximum, not a tail estimate"))
         if row.get("overflow"):
             out.append(_w("warning", scope, f"{row['overflow']} samples flagged overflow/saturated (flags bit 0): "
                           "kept, but their value is a lower bound"))
@@ -92,6 +117,13 @@ def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict])
 
 
 def noise_flags(host: dict, runs: list[dict]) -> list[str]:
+    """What of the host may have disturbed the runs; nothing of the host where the campaign
+    holds no host facts (logs imported from elsewhere: xtalk never saw that host)."""
+    flags = host_flags(host) if host else []
+    return flags + run_flags(runs)
+
+
+def host_flags(host: dict) -> list[str]:
     flags = []
     iso = host.get("isolation") or {}
     if not iso.get("isolcpus"):
@@ -108,6 +140,11 @@ def noise_flags(host: dict, runs: list[dict]) -> list[str]:
     kvm = host.get("kvm") or {}
     if kvm.get("emulates_ring0") or kvm.get("kind") == "kvm_pvm":
         flags.append("the host is itself a virtual machine (kvm-pvm): its hypervisor adds noise xtalk cannot see")
+    return flags
+
+
+def run_flags(runs: list[dict]) -> list[str]:
+    flags = []
     scheds = {g.get("sched") for r in runs for g in (r.get("guests") or {}).values()}
     if "other" in scheds:
         flags.append("workloads ran with SCHED_OTHER (not real-time)")
@@ -115,6 +152,6 @@ def noise_flags(host: dict, runs: list[dict]) -> list[str]:
         noise = r.get("noise") or {}
         for cpu in noise.get("noisy_cpus") or []:
             pct = noise["cpus"][cpu]["foreign_pct"]
-            flags.append(f"run {r['run_id']}: CPU {cpu} spent {pct:.1f}% of the run on work outside it "
+            flags.append(f"run {r['run_id']}: CPU {cpu} spent {share(pct)} of the run on work outside it "
                          f"(threshold {noise.get('threshold_pct', 5):g}%)")
     return flags

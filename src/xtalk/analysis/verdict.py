@@ -20,7 +20,7 @@ import numpy as np
 from . import paired
 from .effects import LABELS, Rules, assess_runs, describe_change, run_sample, typical, unit_stats
 from .kinds import MetricInfo, in_ns, metric_info, transform
-from .wording import sentence
+from .wording import name_statistics, sentence
 
 LONG_TERM = "long-term stability"
 DRIFT_PCT = 5.0
@@ -141,12 +141,13 @@ def complete(ctx: Context, row: dict, extra: list[dict], cid: str, info: MetricI
              design: str, reference: str | None, label: str, gates: list[dict] = ()) -> dict:
     """A verdict row with what every report shows of it: the configuration, the metric's
     kind and KPI class, the design and reference, the gates on it and its sentence."""
-    unit_word = "cycles" if design == "paired" else "runs"
+    unit_word = "windows" if design == "paired" else "runs"
     config = (ctx.runs_of.get(cid) or [{}])[0].get("config") or {}
     row.update(config_id=cid, config=config, metric=info.name, kind=info.kind.name, kind_declared=info.declared,
                kpi=info.kpi, kpi_label=info.kpi_label, better=info.kind.better, design=design, baseline=reference,
                unit_word=unit_word, metric_unit=info.unit, ns_per_tick=ns_per_tick, secondary=extra,
                gates=[f"{g['stat']} {'pass' if g['passed'] else 'FAIL'}: {g['detail']}" for g in gates])
+    name_statistics([row, *extra], info.unit)
     row["sentence"] = sentence(label, info.name, row, extra, info.kind.better, ns_per_tick, info.unit, unit_word)
     return row
 

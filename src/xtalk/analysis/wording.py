@@ -1,6 +1,15 @@
-"""The verdict in one sentence a safety engineer can quote, from an assessment
-(effects.py): what changed, from what to what in the unit a person thinks in, how sure,
-against which noise floor, and the verdict; or why it cannot be decided yet.
+"""The one formatter of numbers with units, and the verdict in one sentence a safety
+engineer can quote.
+
+Numbers: every number xtalk shows (show, report tables, compare, calibrate) goes through
+here. A time (unit `cycles`: counter ticks, or `ns`) is shown as a time, converted with
+the run's ns per tick; any other unit (`count`, a rate such as `MB/s`, `iter/s`,
+`DMIPS`) keeps its own unit and is never converted. Shares of the CPU and of samples
+cannot exceed 100 % (a share measured a clock tick over is shown as 100 %). No exponents.
+
+Sentences: from an assessment (effects.py): what changed, from what to what in the unit a
+person thinks in, how sure, against which noise floor, and the verdict; or why it cannot
+be decided yet.
 """
 from __future__ import annotations
 
@@ -17,30 +26,63 @@ def duration(ns: float | None) -> str:
 
 
 def num(v: float, signed: bool = False) -> str:
-    """Three significant digits without exponents: 0.0123, 4.56, 789, 12,345."""
+    """Three significant digits without exponents: 0.0123, 4.56, 789, 12,345, 2,574,966."""
     sign = "+" if signed and v > 0 else ""
-    if abs(v) >= 1e6:
-        return f"{sign}{v:.2g}"
-    if abs(v) >= 1000:
+    if abs(float(f"{v:.3g}")) >= 1000:
         return f"{sign}{v:,.0f}"
-    return sign + f"{v:.3g}" if abs(v) >= 1e-3 or v == 0 else sign + f"{v:.1e}"
+    if abs(v) >= 1e-3 or v == 0:
+        return sign + f"{v:.3g}"
+    return sign + f"{v:.6f}".rstrip("0") if abs(v) >= 1e-6 else f"{sign}{v:.1e}"
 
 
 def value(v: float | None, stat_unit: str, ns_per_tick: float | None, metric_unit: str = "cycles") -> str:
-    """A statistic's value as a person reads it: time, % of the CPU, per second."""
+    """A statistic's value as a person reads it: time, its own unit, % of the CPU, per second."""
     if v is None:
         return "-"
     if stat_unit == "share":
-        return f"{num(v * 100)} % of the CPU"
+        return f"{share(v * 100)} of the CPU"
     if stat_unit == "fraction":
-        return f"{num(v * 100)} % of samples"
+        return f"{share(v * 100)} of samples"
     if stat_unit == "per_s":
         return f"{num(v)}/s"
     if not in_ticks(metric_unit):
-        return f"{v:,.4g}" + ("" if metric_unit == "count" else f" {metric_unit}")
+        return f"{num(v)} {metric_unit}"
     if ns_per_tick:
         return duration(v * ns_per_tick)
     return f"{v:,.0f} cycles"
+
+
+def quantity(v: float | None, metric_unit: str, ns_per_tick: float | None) -> str:
+    """One sample's value (a median, a maximum) of a metric in its unit: a time or its own unit."""
+    return value(v, "ticks", ns_per_tick, metric_unit)
+
+
+def percent(v: float | None, signed: bool = True) -> str:
+    """A change in %: '+12.3 %', '-0.5 %'."""
+    return "-" if v is None else f"{num(v, signed)} %"
+
+
+def share(pct: float | None) -> str:
+    """A share that cannot exceed 100 % (of a CPU, of samples): a measurement a clock tick
+    over (busy time from /proc/stat in 10 ms ticks against a wall clock) is shown as 100 %."""
+    return "-" if pct is None else f"{num(min(max(pct, 0.0), 100.0))} %"
+
+
+def times(ratio: float | None) -> str:
+    """A ratio of two values of one metric: '189×'."""
+    return "-" if ratio is None else f"{num(ratio)}×"
+
+
+def stat_label(key: str, label: str, metric_unit: str) -> str:
+    """A statistic's name for this metric: its maximum is a WCET only where it is a time."""
+    return f"{label} (WCET)" if key == "max" and in_ticks(metric_unit) else label
+
+
+def name_statistics(assessments: list[dict], metric_unit: str) -> None:
+    """Each assessment's `statistic_label` for this metric (stat_label)."""
+    for a in assessments:
+        if a.get("statistic") and a.get("statistic_label"):
+            a["statistic_label"] = stat_label(a["statistic"], a["statistic_label"], metric_unit)
 
 
 def change(a: dict) -> str:

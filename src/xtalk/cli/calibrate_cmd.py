@@ -9,6 +9,7 @@ import json
 
 from rich.table import Table
 
+from ..analysis import wording as W
 from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
 from .common import add_out, add_set, add_wait, console, load_spec
 
@@ -31,9 +32,7 @@ def add_parser(sub) -> None:
 
 
 def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:,.4g}"
-    return str(v)
+    return W.num(v) if isinstance(v, float) else str(v)
 
 
 def _problems(args) -> list[str]:
@@ -86,12 +85,12 @@ def run(args) -> int:
               f"{row.get('sentence') or row['verdict']}")
     floor, mde, unit = result.get("noise_floor"), result.get("mde"), result["unit"]
     if floor is not None:
-        out.print(f"noise floor ±{floor:.3g} {unit}, minimum detectable effect ±{mde:.3g} {unit} with "
+        out.print(f"noise floor ±{W.num(floor)} {unit}, minimum detectable effect ±{W.num(mde)} {unit} with "
                   f"{row['units'][0]} runs per configuration")
     per = aa["mde_per_minute"]
     for design in ("runs", "paired"):
         value = per[design]
-        text = f"±{value:.3g} {unit}" if value is not None else "not measurable"
+        text = f"±{W.num(value)} {unit}" if value is not None else "not measurable"
         out.print(f"minimum detectable effect with one minute of measurement per configuration ({design}): {text}")
     out.print(f"campaigns: {result['campaigns']['steal']}, {result['campaigns']['aa']}")
     return EXIT_OK if result["ok"] else EXIT_GATE_FAILED

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from ..analysis import wording as W
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..pressure import words as pressure_words
 from .common import add_out, console, find_campaign
@@ -115,7 +116,7 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
 def watch_words(w: dict) -> str:
     """How a stressor did over the measured window (meta.json stressors_watch), in one line."""
     def pct(v):
-        return "-" if v is None else f"{v:.0%}"
+        return W.share(None if v is None else v * 100)
 
     parts = [f"exposure {pct(w.get('exposure'))}", f"cpu share {pct(w.get('cpu_share'))}",
              f"on-time {w.get('on_s') or 0:.1f} s"]

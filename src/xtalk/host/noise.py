@@ -88,7 +88,7 @@ class NoiseMeter:
         for cpu in self.cpus:
             busy_s = (busy.get(cpu, 0) - self.start_busy.get(cpu, 0)) / TICK
             ours_s = ours.get(cpu, 0) / TICK
-            foreign = max(busy_s - ours_s, 0.0)
+            foreign = min(max(busy_s - ours_s, 0.0), wall)  # /proc/stat's 10 ms ticks can overshoot the wall clock
             per_cpu[str(cpu)] = {"busy_s": round(busy_s, 3), "ours_s": round(ours_s, 3),
                                  "foreign_s": round(foreign, 3),
                                  "foreign_pct": round(100 * foreign / wall, 2) if wall > 0 else 0.0}

@@ -52,7 +52,7 @@ def verdict_cell(v: dict) -> str:
         return f"inconclusive: {n} {unit}" + (f", need {need}" if need else f" ({v.get('reason', '')})")
     words = f" ({v['magnitude']})" if v.get("magnitude") else ""
     if v["verdict"] in SIGNIFICANT:
-        return f"{W.num(v['change_pct'], True) + ' %' if v.get('change_pct') is not None else W.change(v)}" \
+        return f"{W.percent(v['change_pct']) if v.get('change_pct') is not None else W.change(v)}" \
                f"{words}: {v['verdict']}"
     return f"{W.short(v, unit)}"
 
@@ -106,7 +106,7 @@ CATEGORIES = (  # (pattern in the message, title, level)
     (r"overhead", "measurement overhead above 1 % of the median", "info"),
     (r"warm-up run", "warm-up runs (excluded by design)", "info"),
 )
-RUN_NOISE = re.compile(r"^run (?P<run>\S+): CPU (?P<cpu>\d+) spent (?P<pct>[\d.]+)% of the run on work outside it")
+RUN_NOISE = re.compile(r"^run (?P<run>\S+): CPU (?P<cpu>\d+) spent (?P<pct>[\d.]+) ?% of the run on work outside it")
 
 
 def doubts(res: dict) -> list[Doubt]:

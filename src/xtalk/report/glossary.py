@@ -6,11 +6,12 @@ TERMS = {
     "baseline": "the reference configuration: placement solo (or the spec's [analysis] baseline) with the same "
                 "values on every other dimension; in the paired design, the off-windows of the same runs",
     "run": "one boot of the measuring guest (a fresh VM or process): the unit of evidence",
-    "cycle": "in the paired design, one on-window with the off-windows next to it: the unit of evidence",
+    "window": "in the paired design, one on-window with the off-windows next to it: the unit of evidence (not a CPU "
+              "clock cycle)",
     "change": "the configuration's value of the statistic against the baseline's, in its unit and in %; over "
               "runs the geometric mean of the runs' values (arithmetic for shares)",
-    "95% interval": "the 95% confidence interval of the change, from the spread between runs (or cycles)",
-    "p": "the p-value of the exact permutation test over runs (sign-flip test over cycles): how often a "
+    "95% interval": "the 95% confidence interval of the change, from the spread between runs (or on/off windows)",
+    "p": "the p-value of the exact permutation test over runs (sign-flip test over on/off windows): how often a "
          "change this large comes from relabelling alone",
     "noise floor": "the change an A/A comparison (the same setup twice) stays within with probability "
                    "1 - alpha, measured from the baseline's own runs",
@@ -21,7 +22,7 @@ TERMS = {
                     "negligible change",
     "no interference": "the 95% interval of the change lies inside the negligible change",
     "inconclusive": "neither: too few runs, or a change between the noise floor and what the runs resolve; "
-                    "the verdict says how many runs (or cycles) would decide it",
+                    "the verdict says how many runs (or on/off windows) would decide it",
     "bare machine": "the native backend: the same bench programs as host processes, no hypervisor; the baseline "
                     "of the backend dimension",
     "overhead": "a guest configuration against the same configuration on the bare machine: the change is "

@@ -6,6 +6,7 @@ achieved there (xtalk.pressure).
 """
 from __future__ import annotations
 
+from ..analysis import wording as W
 from ..backend_registry import registry
 from ..plan import BACKEND_DIM
 from ..pressure import words as pressure_words
@@ -100,8 +101,8 @@ def exposure_table(res: dict) -> Table:
             state = "ok" if w.get("alive", True) else f"exited ({w.get('exit')})"
             if w.get("errors"):
                 state += "; " + "; ".join(str(x.get("msg", x)) for x in w["errors"])
-            t.rows.append([r["run_id"], name, "-" if e is None else f"{e:.0%}",
-                           "-" if share is None else f"{share:.0%}", state,
+            t.rows.append([r["run_id"], name, W.share(None if e is None else e * 100),
+                           W.share(None if share is None else share * 100), state,
                            pressure_words((r.get("pressure") or {}).get(name)).removeprefix("pressure ")])
     return t
 

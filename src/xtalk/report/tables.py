@@ -1,9 +1,11 @@
 """The report's tables as plain data (title, headers, rows of strings, note), built from
 an analysis result by sections.py and rendered by html.py, markdown.py and terminal.py.
 
-Counter ticks and time are shown side by side in one cell, "ticks (time)", the time
-converted with the counter frequency of the runs. Quantiles resting on fewer than 10
-samples above them are marked with '*'. Nothing is filtered out.
+Every number is formatted by analysis/wording.py (the one formatter) and every table
+says its unit (a column or its note). A time metric's counter ticks and time are shown side
+by side in one cell, "ticks (time)", the time converted with the counter frequency of the
+runs; a count or rate keeps its own unit in every cell and has no WCET. Quantiles resting
+on fewer than 10 samples above them are marked with '*'. Nothing is filtered out.
 """
 from __future__ import annotations
 
@@ -39,10 +41,6 @@ def sig(v, digits: int = 3) -> str:
     return "-" if v is None else f"{v:.{digits}g}"
 
 
-def pct(v, digits: int = 2) -> str:
-    return "-" if v is None else f"{v:+.{digits}f}%"
-
-
 def ci(pair) -> str:
     return "" if not pair else f" [{pair[0]:+.1f}, {pair[1]:+.1f}]"
 
@@ -55,26 +53,29 @@ def tick_cell(row: dict, key: str, unit: str = "cycles") -> str:
     v = row.get(key)
     if v is None:
         return "-"
-    text = num(v, 0 if in_ticks(unit) else 1)
-    if f"{key}_ns" in row and in_ticks(unit):
-        text += f" ({W.duration(row[f'{key}_ns'])})"
+    if not in_ticks(unit):
+        text = W.quantity(v, unit, None)
+    else:
+        text = num(v, 0) + (f" ({W.duration(row[f'{key}_ns'])})" if f"{key}_ns" in row else "")
     if key in (row.get("unresolved") or []):
         text += " *"
     return text
 
 
-STAT_COLS = (("min", "min"), ("q1", "Q1"), ("median", "median"), ("q3", "Q3"), ("max", "max = WCET"),
+STAT_COLS = (("min", "min"), ("q1", "Q1"), ("median", "median"), ("q3", "Q3"), ("max", "max"),
              ("mean", "mean"), ("sd", "sd"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"),
              ("p9999", "p99.99"))
 
 
 def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
     first = ["run", "config"] if per_run else ["config", "runs"]
-    compact = (*first, "metric", "n", "median", "p99", "max = WCET")
+    compact = (*first, "metric", "n", "median", "p99", "max")
     t = Table("stats_runs" if per_run else "stats", "Statistics per run" if per_run else
               "Statistics per configuration", first + ["metric", "n"] + [h for _, h in STAT_COLS] +
               ["skewness", "kurtosis", "quantiles", "unit"],
-              note="ticks (time); * = fewer than 10 samples above this quantile; skewness G1 and excess "
+              note="times: counter ticks (time), the max is the observed WCET; counts and rates: the value in "
+                   "its own unit (the unit column), no WCET; * = fewer than 10 samples above this quantile; "
+                   "skewness G1 and excess "
                    "kurtosis G2 (bias-corrected, 0 for a normal distribution); sd with n-1.", compact=compact,
               empty="no statistics: no passing run has samples")
     for r in rows:
@@ -93,32 +94,46 @@ def deadline_table(rows: list[dict]) -> Table:
         limit = W.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
         t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
                        f"{r['rate']:.3g}" if r.get("rate") is not None else "-",
-                       f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", pct(r.get("margin_pct"), 1)])
+                       f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", W.percent(r.get("margin_pct"))])
     return t
 
 
-def outlier_table(rows: list[dict]) -> Table:
+def measured(v, unit: str, ns_per_tick: float | None) -> str:
+    """A sample's value: a time as "ticks (time)", a count or rate in its own unit."""
+    if v is None or not in_ticks(unit):
+        return W.quantity(v, unit, None)
+    return num(v, 0) + (f" ({W.duration(v * ns_per_tick)})" if ns_per_tick else " cycles")
+
+
+def outlier_table(rows: list[dict], units: dict) -> Table:
     t = Table("outliers", "Largest samples (thesis Table 5.1)",
-              ["metric", "config", "rank", "median", "outlier", "outlier (time)", "x median", "run", "sample #",
-               "t in run (s)"], note="never trimmed: these samples are in every statistic above.")
+              ["metric", "config", "rank", "median", "outlier", "x median", "run", "sample #", "t in run (s)"],
+              note="times: counter ticks (time); counts and rates in their own unit. Never trimmed: these "
+                   "samples are in every statistic above.")
     for r in rows:
-        t.rows.append([r["metric"], r["config_id"], str(r["rank"]), num(r["median"]), num(r["value"]),
-                       W.duration(r.get("value_ns")), f"{r['x_median']:.2f}" if r.get("x_median") else "-",
+        unit, per_tick = units.get(r["metric"], "cycles"), r.get("ns_per_tick")
+        t.rows.append([r["metric"], r["config_id"], str(r["rank"]), measured(r["median"], unit, per_tick),
+                       measured(r["value"], unit, per_tick), W.times(r.get("x_median")),
                        r["run_id"], num(r["index"]), f"{r['t_s']:.3f}" if r.get("t_s") is not None else "-"])
     return t
 
 
-def rampup_table(rows: list[dict], excluded: dict) -> Table:
+def rampup_table(rows: list[dict], excluded: dict, units: dict) -> Table:
     t = Table("rampup", "Start-up ramp (thesis Table 5.4)",
-              ["run", "metric", "first sample", "median", "(median - first) / median", "warm-up (MSER-5)",
+              ["run", "metric", "first sample", "median", "first / median", "warm-up (MSER-5)",
                "head vs steady", "p", "significant", "excluded"],
-              note="warm-up length by MSER-5 on the run's samples; significant = Mann-Whitney p < 0.001 and "
-                   ">= 1% median difference; only significant warm-ups are excluded by --exclude-rampup.")
+              note="first / median: the first sample as a multiple of the run's median (a cold start: caches, "
+                   "page faults); warm-up length by MSER-5 on the run's samples; significant = Mann-Whitney "
+                   "p < 0.001 and >= 1% median difference; only significant warm-ups are excluded by "
+                   "--exclude-rampup.")
     for r in rows:
+        unit, per_tick = units.get(r["metric"], "cycles"), r.get("ns_per_tick")
+        first, median = r.get("first"), r.get("median")
         warm = f"{num(r['warmup_n'])} samples" + (f" / {r['warmup_s']:.2f} s" if r.get("warmup_s") else "")
-        t.rows.append([r["run_id"], r["metric"], num(r.get("first")), num(r.get("median")),
-                       pct(r.get("first_vs_median_pct")), warm if r["warmup_n"] else "none",
-                       pct(r.get("head_vs_steady_pct")), pval(r.get("p_value")), num(r["significant"]),
+        t.rows.append([r["run_id"], r["metric"], measured(first, unit, per_tick), measured(median, unit, per_tick),
+                       W.times(first / median) if first is not None and median else "-",
+                       warm if r["warmup_n"] else "none", W.percent(r.get("head_vs_steady_pct")),
+                       pval(r.get("p_value")), num(r["significant"]),
                        num(excluded.get(f"{r['run_id']}/{r['metric']}")) if excluded else "-"])
     return t
 
@@ -126,13 +141,16 @@ def rampup_table(rows: list[dict], excluded: dict) -> Table:
 def timeline_tables(timelines: list[dict]) -> list[Table]:
     out = []
     for tl in timelines:
+        unit, per_tick = tl.get("unit", "cycles"), tl.get("ns_per_tick")
+        value = lambda v: measured(v, unit, per_tick)  # noqa: E731
         seg = Table(f"timeline-{tl['config_id']}-{tl['metric']}",
                     f"Timeline {tl['config_id']} / {tl['metric']}: segments (thesis Table 5.5)",
                     ["segment", "n", "median", "change vs before", "p99", "max"],
-                    note="segments cut at each run's executed event times, runs pooled.")
+                    note="segments cut at each run's executed event times, runs pooled; times: counter ticks "
+                         "(time), counts and rates in their own unit.")
         for s in tl["segments"]:
-            seg.rows.append([s["label"], num(s["n"]), num(s["median"]), pct(s.get("change_pct")),
-                             num(s["p99"]), num(s["max"])])
+            seg.rows.append([s["label"], num(s["n"]), value(s["median"]), W.percent(s.get("change_pct")),
+                             value(s["p99"]), value(s["max"])])
         tr = Table(f"transitions-{tl['config_id']}-{tl['metric']}",
                    f"Timeline {tl['config_id']} / {tl['metric']}: transitions and change points "
                    f"({tl['detected']} of {tl['events']} events have a change point within tolerance)",
@@ -142,8 +160,8 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
             tr.rows.append([x["run_id"], x["event"], f"{x['t_s']:.3f}",
                             f"{x['nearest_change_s']:.3f}" if x.get("nearest_change_s") is not None else "none",
                             f"{x['distance_s']:+.3f}" if x.get("distance_s") is not None else "-",
-                            f"{num(x['detected'])} (±{x['tolerance_s']:.2f} s)", num(x.get("transition_extreme")),
-                            pct(x.get("transition_vs_before_pct"))])
+                            f"{num(x['detected'])} (±{x['tolerance_s']:.2f} s)", value(x.get("transition_extreme")),
+                            W.percent(x.get("transition_vs_before_pct"))])
         out += [seg, tr]
     return out
 
@@ -187,7 +205,7 @@ VERDICT_COLS = ["statistic", "baseline → config", "change [95% CI]", "noise fl
 
 
 VERDICT_NOTE = ("design runs: the configuration's runs against its baseline's (a run is one unit of evidence); "
-                "paired: on- against off-windows inside the same runs (a cycle is one unit). interference = p < alpha "
+                "paired: on- against off-windows inside the same runs (an on-window with its neighbouring off-windows is one unit, a window). interference = p < alpha "
                 "(exact permutation / sign-flip test; Welch's / one-sample t-test where too few units let it reach "
                 "alpha), the 95% interval excludes no change, and a change above the noise floor and the negligible "
                 "change; no interference = the 95% interval inside the negligible change.")
@@ -245,7 +263,7 @@ def runs_table(runs: list[dict]) -> Table:
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
         noisy = r.get("noisy_cpus")
-        noise = "not measured" if noisy is None else ", ".join(f"cpu{c} {pct:.0f}%" for c, pct in noisy.items())
+        noise = "not measured" if noisy is None else ", ".join(f"cpu{c} {W.share(pct)}" for c, pct in noisy.items())
         t.rows.append([r["run_id"] + (" (warm-up)" if r.get("warmup") else ""),
                        *([r.get("board") or "-"] if boards else []), r.get("config_id") or "-",
                        r.get("status") or "?", num(r.get("sample_count")), num(lost),

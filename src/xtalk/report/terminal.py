@@ -13,7 +13,7 @@ from rich.table import Table as RichTable
 from .sections import Report, Section
 from .tables import Table
 
-STATS = ("metric", "unit", "n", "min", "Q1", "median", "Q3", "max = WCET", "mean", "sd", "p99")
+STATS = ("metric", "unit", "n", "min", "Q1", "median", "Q3", "max", "mean", "sd", "p99")
 NARROW = {"evt": ("config", "metric", "status", "pWCET 1e-3", "pWCET 1e-6", "pWCET 1e-9", "reasons"),
           "stats": ("config", "runs", *STATS), "stats_runs": ("run", "config", *STATS)}
 LONG = ("KPI", "gates", "sentence")  # columns told under the table instead (the sentence) or left to the report

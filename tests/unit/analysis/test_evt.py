@@ -7,6 +7,9 @@ import scipy.stats as st
 
 from xtalk.analysis import accum, evt
 from xtalk.analysis.accum import Stream
+from xtalk.analysis.kinds import metric_info
+
+DURATION = metric_info("m", {"unit": "cycles", "kind": "duration"})
 
 
 def stream_of(values, batch=50000):
@@ -27,7 +30,7 @@ def test_gev_recovers_gumbel_tail():
     loc, scale = 1e6, 2e4
     x = st.gumbel_r.rvs(loc=loc, scale=scale, size=200_000, random_state=1)
     p, runs = pooled(np.round(x))
-    res = evt.pwcet(p, runs)
+    res = evt.pwcet(p, runs, DURATION)
     gev = res["gev"]
     assert gev["status"] == "ok", gev["reasons"]
     assert abs(gev["xi"]) < 0.1
@@ -52,7 +55,7 @@ def test_pot_recovers_gpd_tail():
 
 def test_refuses_a_trend():
     x = st.gumbel_r.rvs(loc=1e6, scale=2e4, size=100_000, random_state=4) + np.linspace(0, 2e5, 100_000)
-    res = evt.pwcet(*pooled(np.round(x)))
+    res = evt.pwcet(*pooled(np.round(x)), DURATION)
     assert res["status"] == "refused"
     assert any("GEV: not identically distributed" in r for r in res["reasons"])
     assert any("POT: exceedances not spread uniformly" in r for r in res["reasons"])
@@ -66,14 +69,24 @@ def test_refuses_strong_autocorrelation():
     phi = 0.995
     for i in range(1, len(e)):  # AR(1), phi close to 1
         ar[i] = phi * ar[i - 1] + e[i]
-    res = evt.pwcet(*pooled(np.round(1e6 + 1e3 * ar)))
+    res = evt.pwcet(*pooled(np.round(1e6 + 1e3 * ar)), DURATION)
     assert res["status"] == "refused"
     assert any("not independent" in r for r in res["reasons"])
 
 
 def test_refuses_too_few_samples():
-    res = evt.pwcet(*pooled(np.arange(500) + 1000))
+    res = evt.pwcet(*pooled(np.arange(500) + 1000), DURATION)
     assert res["status"] == "refused" and "too few samples" in res["reasons"][0]
+
+
+@pytest.mark.parametrize("declared, why", [({"unit": "count", "kind": "loss"}, "not a time"),
+                                           ({"unit": "MB/s", "kind": "throughput"}, "not a time"),
+                                           ({"unit": "cycles", "kind": "throughput"}, "lowest value")])
+def test_no_pwcet_for_counts_rates_and_throughputs(declared, why):
+    # a Gumbel tail that a time metric fits: skipped all the same, with the reason
+    x = st.gumbel_r.rvs(loc=1e6, scale=2e4, size=20_000, random_state=1)
+    res = evt.pwcet(*pooled(np.round(x)), metric_info("m", declared))
+    assert res["status"] == "not applicable" and why in res["reasons"][0] and res["best"] is None
 
 
 def test_iid_checks_on_iid_data_pass():
