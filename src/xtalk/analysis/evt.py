@@ -188,9 +188,9 @@ def not_applicable(info: MetricInfo) -> str | None:
     """Why a metric has no pWCET: a WCET is the largest time a sample took, so a count or a
     rate (its own unit) or a metric whose worst is its lowest value (throughput) has none."""
     if not in_ticks(info.unit):
-        return f"not a time: {info.name} is in {info.unit}, a pWCET is an execution time"
+        return f"not a time: {info.name} is in {info.unit} (no execution time to bound)"
     if info.kind.better == "higher":
-        return f"a {info.kind.name} metric: its worst case is its lowest value, not an execution time"
+        return f"a {info.kind.name} metric: its worst case is its lowest value, not a longest time"
     return None
 
 

@@ -147,9 +147,9 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     if opt.evt:
         infos = metrics_of(runs)
         for (cid, metric), s in pooled.items():
-            info = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})
+            what = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})
             evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric,
-                                           **evt.pwcet(s, by_config[(cid, metric)], info))
+                                           **evt.pwcet(s, by_config[(cid, metric)], what))
 
     gate_models = []
     for g in raw_gates:

@@ -1,6 +1,7 @@
 """`xtalk import NAME --output PARSER [--set DIMENSION=VALUE ...] LOG...`: console logs
 of earlier runs as a campaign (xtalk.importer); `--append` adds another configuration's
-logs to the latest campaign NAME."""
+logs to the latest campaign NAME. Prints one line per log, each problem the logs had
+once with its count, the campaign, and how to add a second configuration where it has one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,12 +43,33 @@ def _options(items: list[str]) -> dict:
 
 def run(args) -> int:
     from ..importer import Request, import_logs
+    from ..report.second_config import second_config_hint
     req = Request(name=args.name, output=args.output, logs=args.logs, out=args.out, sets=args.sets,
                   options=_options(args.options), bench=args.bench, append=args.append)
     store, metas = import_logs(req)
     out = console(markup=False)
-    for meta in metas:
-        line = f"{meta['run_id']:<32} {meta['status']:<6} {meta.get('sample_count', 0):>8} samples  {meta['imported_from']}"
-        out.print(line + (f"  ({meta['reason']})" if meta.get("reason") else ""))
-    out.print(f"campaign: {store.path}  (xtalk show {store.path}; xtalk report {store.path})")
+    for line in summary(metas):
+        out.print(line)
+    configs = {m.get("config_id"): m.get("config") or {} for m in store.runs()}
+    out.print(f"campaign: {store.path}: {len(configs)} configuration{'s' * (len(configs) != 1)} "
+              f"({', '.join(configs)}), {len(store.runs())} runs  (xtalk show {store.path}; xtalk report {store.path})")
+    hint = second_config_hint(args.name, store.info.get("spec") or {}, configs, str(store.path.parent))
+    if hint:
+        out.print(hint, soft_wrap=True)
     return EXIT_OK
+
+
+def summary(metas: list[dict]) -> list[str]:
+    """One line per log (run, status, metrics and samples read, the log), then each kind
+    of problem the logs had once, with how many logs had it."""
+    lines, problems = [], {}
+    for meta in metas:
+        metrics = len(meta.get("metrics") or {})
+        lines.append(f"{meta['run_id']:<24} {meta['status']:<6} {metrics:>4} metric{'s' * (metrics != 1)} "
+                     f"{meta.get('sample_count', 0):>9,} samples  {meta['imported_from']}")
+        said = ([f"{meta['status']}: {meta['reason']}"] if meta.get("reason") else []) + \
+            [f"guest error: {e.get('msg', e)}" for e in meta.get("guest_errors") or []]
+        for text in dict.fromkeys(said):
+            problems[text] = problems.get(text, 0) + 1
+    lines += [f"  {n} of {len(metas)} logs: {text}" for text, n in problems.items()]
+    return lines

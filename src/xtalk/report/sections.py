@@ -13,6 +13,7 @@ computed, so the terminal names it; the report always computes everything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..analysis import wording as W
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..analysis.pipeline import Options
 from .answer import Doubt, answer_rows, doubts
 from .channels import channel_table, search_table
+from .second_config import second_config_hint
 from .setup import exposure_table, low_exposure, setup_table
 from .tables import (Table, boards_table, deadline_table, evt_table, gate_table, host_table, left_out_table,
                      outlier_table, overhead_table, rampup_table, runs_table, stability_table, stats_table,
@@ -118,6 +120,10 @@ def _doubts(res: dict) -> Section:
     idle = low_exposure(res)
     if idle:
         groups.insert(0, Doubt("stressors idle for a noticeable share of a non-solo run", "warning", idle))
+    hint = second_config_hint(res["campaign"].get("name") or "NAME", res.get("spec") or {}, res["configs"],
+                              str(Path(res.get("path") or "results/x").parent))
+    if hint:
+        groups.insert(0, Doubt("no second configuration to compare with", "info", [hint]))
     return Section("doubts", HEADINGS["doubts"][1], "doubts", ("warnings", "noise_flags"), doubts=groups,
                    brief=[f"{d.level}: {d.title}: {len(d.items)}" for d in groups])
 
