@@ -121,3 +121,30 @@ def test_bad_input_is_refused_before_anything_is_stored(tmp_path):
         assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
         assert words in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert campaigns(out) == [], args
+
+
+def test_a_solo_import_is_compact_has_no_host_doubts_and_says_how_to_add_a_configuration(tmp_path):
+    out = tmp_path / "results"
+    log = tmp_path / "solo.log"
+    log.write_text(LATENCY)
+    first = xtalk("import", "one", "--output", "zephyr-latency-measure", "--out", out, log)
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    ops = len(OP_LINE.findall(LATENCY))
+    assert len(lines) == 3 and f"{ops} metrics" in lines[0], first.stdout  # the log, the campaign, the hint
+    command = f"xtalk import one --output zephyr-latency-measure --set placement=same-core --append --out {out} LOG..."
+    assert lines[2].endswith(command), lines[2]
+    (campaign,) = campaigns(out)
+
+    shown = xtalk("show", campaign)
+    assert shown.returncode == 0, shown.stderr
+    doubts = shown.stdout.split("What makes a number doubtful")[1].split("Setup")[0]
+    assert "isolated CPUs" not in doubts and "nohz_full" not in doubts  # no host facts: nothing said of a host
+    assert command in " ".join(doubts.split())                           # the hint, as the import printed it
+    assert len(doubts.strip().splitlines()) <= 6, doubts                 # one line per kind of doubt, not per metric
+    assert f"{ops} metrics (" in doubts
+
+    argv = command.removeprefix("xtalk ").replace("LOG...", "").split()
+    added = xtalk(*argv, *logs(tmp_path, "same", 1.6, 1, 3))            # the hint's command, as given
+    assert added.returncode == 0, added.stderr
+    assert "one configuration only" not in added.stdout and "2 configurations (solo, same-core)" in added.stdout

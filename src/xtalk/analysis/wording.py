@@ -68,6 +68,11 @@ def share(pct: float | None) -> str:
     return "-" if pct is None else f"{num(min(max(pct, 0.0), 100.0))} %"
 
 
+def seconds(s: float | None) -> str:
+    """A time in a run, in a column that says (s): '1.250'."""
+    return "-" if s is None else f"{s:.3f}"
+
+
 def times(ratio: float | None) -> str:
     """A ratio of two values of one metric: '189×'."""
     return "-" if ratio is None else f"{num(ratio)}×"

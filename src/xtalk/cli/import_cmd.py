@@ -49,10 +49,12 @@ def run(args) -> int:
     store, metas = import_logs(req)
     out = console(markup=False)
     for line in summary(metas):
-        out.print(line)
+        out.print(line, soft_wrap=True)
     configs = {m.get("config_id"): m.get("config") or {} for m in store.runs()}
+    runs = len(store.runs())
     out.print(f"campaign: {store.path}: {len(configs)} configuration{'s' * (len(configs) != 1)} "
-              f"({', '.join(configs)}), {len(store.runs())} runs  (xtalk show {store.path}; xtalk report {store.path})")
+              f"({', '.join(configs)}), {runs} run{'s' * (runs != 1)}  (xtalk show {store.path}; "
+              f"xtalk report {store.path})", soft_wrap=True)
     hint = second_config_hint(args.name, store.info.get("spec") or {}, configs, str(store.path.parent))
     if hint:
         out.print(hint, soft_wrap=True)

@@ -29,12 +29,6 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=run)
 
 
-def _fmt(v, digits=0) -> str:
-    if v is None:
-        return "-"
-    return f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
-
-
 def run(args) -> int:
     from ..analysis.pipeline import Options, analyze  # heavy (scipy): only when a command needs it
     from ..report import terminal
@@ -106,7 +100,7 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)
     for kind, t_s, action, target, planned in events:
-        table.add_row(kind, _fmt(t_s, 3), action or "", target or "", _fmt(planned, 3))
+        table.add_row(kind, W.seconds(t_s), action or "", target or "", W.seconds(planned))
     out.print(table)
     units = {m.get("name"): m.get("unit") or "cycles" for m in (meta.get("metrics") or {}).values()}
     terminal.table(stats_table(rows, units, per_run=True), out)

@@ -114,7 +114,7 @@ def outlier_table(rows: list[dict], units: dict) -> Table:
         unit, per_tick = units.get(r["metric"], "cycles"), r.get("ns_per_tick")
         t.rows.append([r["metric"], r["config_id"], str(r["rank"]), measured(r["median"], unit, per_tick),
                        measured(r["value"], unit, per_tick), W.times(r.get("x_median")),
-                       r["run_id"], num(r["index"]), f"{r['t_s']:.3f}" if r.get("t_s") is not None else "-"])
+                       r["run_id"], num(r["index"]), W.seconds(r.get("t_s"))])
     return t
 
 
@@ -157,8 +157,8 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
                    ["run", "event", "t (s)", "nearest change point (s)", "distance (s)", "detected",
                     "transition extreme (bin median)", "vs segment before"])
         for x in tl["transitions"]:
-            tr.rows.append([x["run_id"], x["event"], f"{x['t_s']:.3f}",
-                            f"{x['nearest_change_s']:.3f}" if x.get("nearest_change_s") is not None else "none",
+            tr.rows.append([x["run_id"], x["event"], W.seconds(x["t_s"]),
+                            W.seconds(x["nearest_change_s"]) if x.get("nearest_change_s") is not None else "none",
                             f"{x['distance_s']:+.3f}" if x.get("distance_s") is not None else "-",
                             f"{num(x['detected'])} (±{x['tolerance_s']:.2f} s)", value(x.get("transition_extreme")),
                             W.percent(x.get("transition_vs_before_pct"))])
