@@ -13,7 +13,7 @@ Decision (docs/analysis.md, "Verdicts"):
   and the 95% confidence interval of the change lies inside +/- the negligible change
   (Rules: 5 % for ratios, 1 point for shares), an equivalence test in the manner of TOST:
   any effect is too small to matter; "within +/-X %" quotes the interval's far end;
-* `inconclusive` otherwise, with the reason and the units (runs, cycles) that would
+* `inconclusive` otherwise, with the reason and the units (runs, on/off windows) that would
   decide it: for a change larger than negligible, the units that detect it with 80%
   power; else the units whose 95% interval would fit inside the negligible change (never
   fewer than an exact test needs to reach alpha).

@@ -105,7 +105,7 @@ def min_p(na: int, nb: int | None = None) -> float:
 
 
 def min_units(alpha: float = ALPHA, paired: bool = False) -> int:
-    """Fewest units (runs per configuration, or cycles) an exact test needs to reach alpha."""
+    """Fewest units (runs per configuration, or on/off windows) an exact test needs to reach alpha."""
     k = 1
     while (min_p(k) if paired else min_p(k, k)) >= alpha:
         k += 1
@@ -238,7 +238,7 @@ def paired_floor(aa: np.ndarray, d: np.ndarray, alpha: float = ALPHA, power: flo
     ref, source = (np.asarray(aa, float), f"{len(aa)} off/off differences") if len(aa) >= 2 else \
         (np.asarray(d, float), f"the {len(d)} on/off differences themselves (too few off/off ones)")
     if n < 1 or len(ref) < 2:
-        return {"floor": None, "mde": None, "sd": None, "source": "not measurable: fewer than 2 cycles"}
+        return {"floor": None, "mde": None, "sd": None, "source": "not measurable: fewer than 2 on/off windows"}
     sd = float(ref.std(ddof=1))
     df = len(ref) - 1
     t_a = float(scipy.stats.t.ppf(1 - alpha / 2, df))
