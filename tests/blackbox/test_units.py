@@ -139,6 +139,8 @@ def test_counts_and_rates_keep_their_units_in_show_report_and_compare(tmp_path):
         assert (e["status"] == "not applicable") == (e["metric"] in OWN), e
         if e["metric"] in OWN:
             assert "not a time" in e["reasons"][0] and not e.get("pwcet")
+    for row in data["stats"] + data["stats_runs"]:  # a count or rate: no ns twin, no WCET
+        assert (row["metric"] in OWN) != ("median_ns" in row and "wcet" in row), row
     for v in data["verdicts"]:
         said = [v["statistic_label"], v["sentence"], *(s["statistic_label"] for s in v["secondary"])]
         if v["metric"] in OWN:

@@ -1,6 +1,7 @@
 """Descriptive statistics of a stream (one run, or a configuration's pooled runs):
 count, min, Q1, median, Q3, max, mean, sd, skewness, kurtosis, p90/p99/p99.9/p99.99 and
-the observed worst case (WCET = max), in counter ticks and in ns side by side.
+the observed worst case (WCET = max), in counter ticks and in ns side by side; a count or
+a rate in its own unit (no WCET, no ns).
 
 Quantiles: quantile_cont (linear interpolation, numpy's default) computed exactly while
 the raw values are kept (accum.EXACT_LIMIT per run), else from the log-linear histogram
@@ -13,6 +14,7 @@ ns = ticks x 1e9 / counter frequency (the pooled value uses the mean tick length
 from __future__ import annotations
 
 from .accum import Stream
+from .kinds import in_ticks
 
 QUANTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75, "p90": 0.90, "p99": 0.99, "p999": 0.999, "p9999": 0.9999}
 STAT_KEYS = ("n", "min", "q1", "median", "q3", "max", "mean", "sd", "skew", "kurtosis",
@@ -20,18 +22,23 @@ STAT_KEYS = ("n", "min", "q1", "median", "q3", "max", "mean", "sd", "skew", "kur
 NS_KEYS = ("min", "q1", "median", "q3", "max", "mean", "sd", "p90", "p99", "p999", "p9999", "wcet")
 
 
-def describe(stream: Stream) -> dict:
+def describe(stream: Stream, unit: str) -> dict:
+    """The statistics of one stream of a metric in `unit`: a count or rate (not a time) has
+    no WCET and no ns values."""
     row: dict = {"n": stream.n}
     if stream.n == 0:
         return row
     values, exact = stream.quantiles(list(QUANTILES.values()))
-    row["min"], row["max"], row["wcet"] = float(stream.vmin), float(stream.vmax), float(stream.vmax)
+    row["min"], row["max"] = float(stream.vmin), float(stream.vmax)
+    time = in_ticks(unit)
+    if time:
+        row["wcet"] = float(stream.vmax)
     row.update({k: float(v) for k, v in zip(QUANTILES, values)})
     row.update(stream.moments.stats())
     row["exact_quantiles"] = exact
     row["unresolved"] = [k for k, q in QUANTILES.items() if stream.n * (1 - q) < 10]
     row["ns_per_tick"] = stream.ns_per_tick
-    if stream.ns_per_tick:
+    if stream.ns_per_tick and time:
         for k in NS_KEYS:
             if row.get(k) is not None:
                 row[f"{k}_ns"] = row[k] * stream.ns_per_tick
@@ -39,23 +46,25 @@ def describe(stream: Stream) -> dict:
     return row
 
 
-def stats_rows(streams: dict, configs_of: dict[str, str]) -> tuple[list[dict], list[dict], dict]:
+def stats_rows(streams: dict, configs_of: dict[str, str], units: dict[str, str]) -> tuple[list[dict], list[dict], dict]:
     """Per-run rows, per-configuration rows and the pooled streams {(config, metric): Stream}.
 
-    `configs_of` maps run_id -> config_id; configurations keep the order of first appearance.
+    `configs_of` maps run_id -> config_id; configurations keep the order of first appearance;
+    `units` metric -> unit (a metric missing there is in cycles).
     """
     per_run = []
     pooled: dict[tuple[str, str], list[Stream]] = {}
     for (run_id, metric), s in streams.items():
         cid = configs_of.get(run_id, "?")
-        per_run.append({"run_id": run_id, "config_id": cid, "metric": metric, **describe(s)})
+        unit = units.get(metric, "cycles")
+        per_run.append({"run_id": run_id, "config_id": cid, "metric": metric, **describe(s, unit)})
         pooled.setdefault((cid, metric), []).append(s)
     merged = {key: Stream.merged(group) for key, group in pooled.items()}
     order = {c: i for i, c in enumerate(dict.fromkeys(configs_of.values()))}
     per_config = []
     for (cid, metric), s in merged.items():
         per_config.append({"config_id": cid, "metric": metric, "runs": len(s.runs),
-                           "freq_spread": s.freq_spread, **describe(s)})
+                           "freq_spread": s.freq_spread, **describe(s, units.get(metric, "cycles"))})
     per_config.sort(key=lambda r: (r["metric"], order.get(r["config_id"], 1 << 30)))
     per_run.sort(key=lambda r: (r["metric"], order.get(r["config_id"], 1 << 30), r["run_id"]))
     return per_run, per_config, merged

@@ -110,7 +110,8 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     used = [r for r in used if r["run_id"] not in unreadable]
     left_out, left_out_warnings = c.index.left_out(c.path, unreadable, used)
     configs_of = {r["run_id"]: r.get("config_id", "?") for r in used}
-    per_run, per_config, pooled = stats_rows(streams, configs_of)
+    units = _units(runs)
+    per_run, per_config, pooled = stats_rows(streams, configs_of, units)
     medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
     ramp = [CP.rampup(s, medians[k]) for k, s in streams.items() if s.n] if opt.extras or opt.exclude_rampup else []
     skipped = {}
@@ -118,9 +119,8 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         skipped = {(r["run_id"], r["metric"]): r["warmup_n"] for r in ramp if r["significant"]}
         if skipped:
             streams = scan(c.path, used, events, deadlines, opt.include_warmup, skip=skipped, threads=opt.threads)
-            per_run, per_config, pooled = stats_rows(streams, configs_of)
+            per_run, per_config, pooled = stats_rows(streams, configs_of, units)
     stats = {(r["config_id"], r["metric"]): r for r in per_config}
-    units = _units(runs)
 
     all_configs = {}
     for r in runs:

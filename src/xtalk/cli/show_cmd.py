@@ -73,8 +73,9 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
                                     "AND attempt = ? ORDER BY host_ns", [meta["run_id"], meta["attempt"]]).fetchall()
     deadlines = list((store.info.get("spec") or {}).get("deadlines") or [])
     streams = scan_run(run.dir, meta, deadlines, include_warmup=False) if meta["status"] != "running" else {}
+    units = {m.get("name"): m.get("unit") or "cycles" for m in (meta.get("metrics") or {}).values()}
     rows = stats_rows({(meta["run_id"], m): s for m, s in streams.items()},
-                      {meta["run_id"]: meta.get("config_id", "?")})[0]
+                      {meta["run_id"]: meta.get("config_id", "?")}, units)[0]
     if as_json:
         print(json.dumps({"meta": meta, "events": events, "stats": rows}, indent=2, default=str))
         return 0
@@ -102,7 +103,6 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for kind, t_s, action, target, planned in events:
         table.add_row(kind, W.seconds(t_s), action or "", target or "", W.seconds(planned))
     out.print(table)
-    units = {m.get("name"): m.get("unit") or "cycles" for m in (meta.get("metrics") or {}).values()}
     terminal.table(stats_table(rows, units, per_run=True), out)
     return 0
 

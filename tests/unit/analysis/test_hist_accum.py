@@ -64,7 +64,7 @@ def test_stream_statistics_exact_and_histogram_paths(monkeypatch, exact_limit):
     monkeypatch.setattr(accum, "EXACT_LIMIT", exact_limit)
     x = heavy(60000, seed=5)
     s = feed(x, deadlines=(5000.0, np.inf))
-    row = describe(s)
+    row = describe(s, "cycles")
     xf = x.astype(float)
     assert row["n"] == len(x) and row["min"] == xf.min() and row["max"] == row["wcet"] == xf.max()
     assert row["exact_quantiles"] is (exact_limit > len(x))
@@ -98,7 +98,7 @@ def test_merged_streams_pool_runs():
     a, b = heavy(20000, seed=1), heavy(30000, seed=2)
     m = Stream.merged([feed(a), feed(b)])
     both = np.concatenate([a, b]).astype(float)
-    row = describe(m)
+    row = describe(m, "cycles")
     assert row["n"] == 50000 and row["median"] == pytest.approx(np.median(both))
     assert row["sd"] == pytest.approx(both.std(ddof=1), rel=1e-10)
     assert m.top[0][0] == both.max() and m.runs[m.top_run[0]] == "r"
