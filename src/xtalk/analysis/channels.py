@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .kinds import in_ticks
+
 Row = dict[str, Any]
 
 
 def _ns(entry: dict | None, key: str, ns_per_tick: float | None) -> float | None:
+    """A time statistic in ns; None without a counter frequency or for a count or rate
+    (`ns_per_tick` None: it has no time)."""
     value = (entry or {}).get(key)
-    return value * ns_per_tick if value is not None and ns_per_tick and entry.get("stat_unit") == "ticks" else value
+    return value * ns_per_tick if value is not None and ns_per_tick and entry.get("stat_unit") == "ticks" else None
 
 
 def _effect(v: dict) -> dict:
@@ -64,7 +68,7 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
         if entry is None:
             continue
         secondary = {s["statistic"]: s for s in v.get("secondary") or []}
-        ns = v.get("ns_per_tick")
+        ns = v.get("ns_per_tick") if in_ticks(v.get("metric_unit", "cycles")) else None
         mine = passed.get(v["config_id"], [])
         rows.append({
             "channel": entry["channel"], "title": entry["title"], "role": entry.get("role", "default"),
