@@ -20,9 +20,9 @@ def duration(ns: float | None) -> str:
     if ns is None:
         return "-"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+        if abs(float(f"{ns:.3g}")) >= scale:  # 999.7 ns is 1 µs
+            return f"{num(ns / scale)} {unit}"
+    return f"{num(ns)} ns"
 
 
 def num(v: float, signed: bool = False) -> str:

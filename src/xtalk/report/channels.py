@@ -42,7 +42,7 @@ def pressure_text(p: dict | None) -> str:
     if p.get("rate") is None:
         return f"not reported: {p['reason']}" if p.get("reason") else "not reported"
     alone = f" ({p['of_alone']:.0%} of alone)" if p.get("of_alone") is not None else ""
-    return f"{p['rate']:.3g} {p.get('unit') or ''}{alone}".strip()
+    return f"{W.num(p['rate'])} {p.get('unit') or ''}{alone}".strip()
 
 
 def _time(ns) -> str:

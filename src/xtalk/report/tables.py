@@ -93,7 +93,7 @@ def deadline_table(rows: list[dict]) -> Table:
     for r in rows:
         limit = W.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
         t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
-                       f"{r['rate']:.3g}" if r.get("rate") is not None else "-",
+                       W.num(r["rate"]) if r.get("rate") is not None else "-",
                        f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", W.percent(r.get("margin_pct"))])
     return t
 

@@ -21,3 +21,8 @@ def test_counts_and_rates_keep_their_unit_times_are_times():
     assert W.value(20_000.0, "ticks", 0.5, "cycles") == "10 µs"
     assert W.stat_label("max", "max", "count") == "max" and W.stat_label("max", "max", "cycles") == "max (WCET)"
     assert W.times(188.476) == "188×"
+
+
+def test_times_pick_their_unit_after_rounding():
+    assert [W.duration(v) for v in (76.0, 999.7, 11_374.0, 2.5e6, 1.234e12)] == \
+        ["76 ns", "1 µs", "11.4 µs", "2.5 ms", "1,234 s"]
