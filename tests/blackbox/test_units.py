@@ -26,13 +26,13 @@ VALUE_HEADERS = {"min", "Q1", "median", "Q3", "max", "mean", "sd", "p90", "p99",
 
 
 def xt_log(path, slower: float, seed: int) -> str:
-    """One run's console in xtalk's protocol: 200 samples of each metric, times `slower`
+    """One run's console in xtalk's protocol: 400 samples of each metric (1,200 a configuration: enough for pWCET), times `slower`
     worse than solo (longer times, more misses, fewer operations)."""
     rng = random.Random(seed)
     lines = ["XT BEGIN run=r1 bench=mix role=measurer arch=x86_64 freq_hz=2000000000 platform=native t0=0"]
     lines += [f"XT METRIC run=r1 id={i} name={n} unit={u} kind={k}" for i, (n, u, k, _) in enumerate(METRICS)]
     seq = 0
-    for j in range(200):
+    for j in range(400):
         for i, (_, _, kind, typical) in enumerate(METRICS):
             factor = 1 / slower if kind == "throughput" else slower
             lines.append(f"XT SAMPLE run=r1 seq={seq} metric={i} t={j * 10_000_000} "
@@ -146,8 +146,10 @@ def test_counts_and_rates_keep_their_units_in_show_report_and_compare(tmp_path):
         if v["metric"] in OWN:
             assert not any(TIME.search(t) for t in said), said
             assert OWN[v["metric"]] in v["sentence"], v["sentence"]
-    pwcet_rows = [r for h, rows in html_tables(page) if "pWCET 1e-3" in h for r in rows]
+    (headers, pwcet_rows), = [(h, rows) for h, rows in html_tables(page) if "pWCET 1e-3" in h]
     assert {r[1] for r in pwcet_rows if r[2] == "not applicable"} == set(OWN)
+    fitted = [r[headers.index("pWCET 1e-6")] for r in pwcet_rows if r[2] == "ok"]
+    assert fitted and all(c.endswith("µs)") for c in fitted), fitted  # ticks (time), as every time
 
     compared = xtalk("compare", a, b, "--out", tmp_path / "results")
     assert compared.returncode in (0, 1), compared.stderr

@@ -148,7 +148,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         infos = metrics_of(runs)
         for (cid, metric), s in pooled.items():
             what = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})
-            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric,
+            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, ns_per_tick=s.ns_per_tick,
                                            **evt.pwcet(s, by_config[(cid, metric)], what))
 
     gate_models = []

@@ -194,7 +194,7 @@ SECTIONS = [  # in report order
           _rows("overhead")),
     Entry(_table("boards", "detail", ("boards",), lambda res: boards_table(res["boards"])), _rows("boards")),
     Entry(_timelines, _rows("timelines"), "extras", _timeline_spec),
-    Entry(_table("evt", "worst", ("evt",), lambda res: evt_table(res["evt"])), needs="evt"),
+    Entry(_table("evt", "worst", ("evt",), lambda res: evt_table(res["evt"], res["units"])), needs="evt"),
     Entry(_table("stats_runs", "details", ("stats_runs",),
                  lambda res: stats_table(res["stats_runs"], res["units"], per_run=True))),
     Entry(_table("runs", "details", ("runs",), lambda res: runs_table(res["runs"]))),

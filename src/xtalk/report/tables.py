@@ -166,21 +166,24 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
     return out
 
 
-def evt_table(rows: list[dict]) -> Table:
+def evt_table(rows: list[dict], units: dict) -> Table:
     t = Table("evt", "pWCET by extreme-value theory",
               ["config", "metric", "status", "method", "fit size", "xi", "KS p (fit)", "A² (fit)",
                "Ljung-Box p", "runs p", "KS halves p", "pWCET 1e-3", "pWCET 1e-6", "pWCET 1e-9", "reasons"],
-              note="pWCET(p): value exceeded by one sample with probability p. Checks at alpha = 0.01 on the "
-                   "series fitted (block maxima / exceedances in time order).")
+              note="pWCET(p): value exceeded by one sample with probability p, in counter ticks (time). Checks "
+                   "at alpha = 0.01 on the series fitted (block maxima / exceedances in time order). A count, a rate "
+                   "or a throughput has none (not applicable).")
     for r in rows:
+        value = lambda v, r=r: measured(v, units.get(r["metric"], "cycles"), r.get("ns_per_tick"))  # noqa: E731
         best = r.get(r.get("best") or "gev") or r.get("pot") or {}
         iid, gof, pw = best.get("iid") or {}, best.get("gof") or {}, r.get("pwcet") or {}
         size = (f"{best['n_fit']} maxima of {best['block']}" if "block" in best else
-                f"{best['n_fit']} over {num(best.get('threshold'))}" if best.get("n_fit") else "-")
+                f"{best['n_fit']} over {value(best.get('threshold'))}" if best.get("n_fit") else "-")
         t.rows.append([r["config_id"], r["metric"], r["status"], best.get("method", "-"), size,
                        sig(best.get("xi")), pval(gof.get("ks_p")), sig(gof.get("ad_a2")),
                        pval(iid.get("ljung_box_p")), pval(iid.get("runs_p")), pval(iid.get("ks_halves_p"))]
-                      + [num(pw.get(k)) for k in ("0.001", "1e-06", "1e-09")] + ["; ".join(r.get("reasons") or [])])
+                      + [value(pw.get(k)) if pw.get(k) is not None else "-" for k in ("0.001", "1e-06", "1e-09")]
+                      + ["; ".join(r.get("reasons") or [])])
     return t
 
 
