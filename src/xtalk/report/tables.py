@@ -89,11 +89,13 @@ def stats_table(rows: list[dict], units: dict, per_run: bool = False) -> Table:
 
 def deadline_table(rows: list[dict]) -> Table:
     t = Table("deadlines", "Samples above the spec's deadlines",
-              ["metric", "config", "deadline", "n", "above", "rate", "WCET", "WCET vs deadline"])
+              ["metric", "config", "deadline", "n", "above", "share above", "WCET", "WCET vs deadline"],
+              note="above: samples above the deadline, of n; WCET: the largest sample, ticks (time); WCET vs "
+                   "deadline: how far it is above (+) or below (-) the deadline, in %.")
     for r in rows:
         limit = W.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
         t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
-                       W.num(r["rate"]) if r.get("rate") is not None else "-",
+                       W.share(r["rate"] * 100) if r.get("rate") is not None else "-",
                        f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", W.percent(r.get("margin_pct"))])
     return t
 
