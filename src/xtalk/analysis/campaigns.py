@@ -22,7 +22,7 @@ from .host_load import load_difference
 from .kinds import metric_info
 from .levels import Side, assess_sides
 from .verdict import Context
-from .wording import name_statistics, sentence
+from .wording import name_statistics, sentence, share
 
 LABELS = ("different", "no-difference", "inconclusive")
 
@@ -152,7 +152,7 @@ def _mind_host_load(row: dict, runs_a: list[dict], runs_b: list[dict], la: str, 
     if load and load["confounded"] and row["verdict"] == LABELS[0]:
         row["verdict"] = LABELS[2]
         row["reason"] = (f"the runs differ, but so did the host's own load on the measured CPU (median "
-                         f"{load['a_pct']:g} % of each run in {la}, {load['b_pct']:g} % in {lb}): the difference "
+                         f"{share(load['a_pct'])} of each run in {la}, {share(load['b_pct'])} in {lb}): the difference "
                          f"may be the host's; run both on an equally quiet host")
         row["need_units"] = None
 

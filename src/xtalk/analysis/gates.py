@@ -7,6 +7,7 @@ The statistics are the analysis's per-configuration rows (describe.py): the repo
 from __future__ import annotations
 
 from ..spec.model import Gate
+from .wording import duration, num, percent
 
 
 def change_pct(value: float | None, baseline: float | None) -> float | None:
@@ -50,18 +51,18 @@ def evaluate(gates: list[Gate], rows: list[dict], all_configs: dict[str, dict]) 
             res["observed"] = observed
             checks = []
             if gate.max_cycles is not None:
-                checks.append((observed <= gate.max_cycles, f"{observed:.0f} cycles vs limit {gate.max_cycles:.0f}"))
+                checks.append((observed <= gate.max_cycles, f"{num(observed)} cycles vs limit {num(gate.max_cycles)}"))
             if gate.max_ns is not None:
                 ns = observed * row["ns_per_tick"] if row["ns_per_tick"] else None
                 checks.append((ns is not None and ns <= gate.max_ns,
-                               f"{ns:.0f} ns vs limit {gate.max_ns:.0f}" if ns else "no counter frequency"))
+                               f"{duration(ns)} vs limit {duration(gate.max_ns)}" if ns else "no counter frequency"))
             if gate.max_increase_pct is not None:
                 base_id = baseline_of(config, all_configs, dim, value)
                 base = stats.get((base_id, gate.metric)) if base_id else None
                 pct = change_pct(observed, base[gate.stat]) if base else None
                 res["baseline_config"], res["change_pct"] = base_id, pct
                 checks.append((pct is not None and pct <= gate.max_increase_pct,
-                               f"{pct:+.2f}% vs {base_id} (limit +{gate.max_increase_pct:g}%)" if pct is not None
+                               f"{percent(pct)} vs {base_id} (limit {percent(gate.max_increase_pct)})" if pct is not None
                                else f"no baseline data for {gate.baseline}"))
             res["passed"] = all(ok for ok, _ in checks)
             res["detail"] = "; ".join(text for _, text in checks)
