@@ -137,7 +137,7 @@ def test_a_failing_stressor_degrades_the_run_when_the_spec_allows(tmp_path, back
     (warning,) = [w for w in result["warnings"] if w["scope"] == "same-core-r1" and "run status" in w["message"]]
     assert warning["level"] == "warning" and warning["message"].startswith("run status degraded: stressor thrash")
     shown = xtalk("show", "watch/same-core-r1", "--out", out)
-    assert "status=degraded" in shown.stdout and "stressor thrash: exposure 0%" in shown.stdout, shown.stdout
+    assert "status=degraded" in shown.stdout and "stressor thrash: exposure 0 %" in shown.stdout, shown.stdout
     no_workload_left(out)
 
 
