@@ -86,8 +86,8 @@ def run(args) -> int:
         print(json.dumps(data, indent=2, default=str))
     else:
         out = console(markup=False)
-        out.print(f"campaign {data['campaign']}: {data['passed']}/{data['runs']} runs passed; "
-                  f"results in {data['path']}")
+        out.print(f"campaign {data['campaign']}: results in {data['path']}", soft_wrap=True)
+        terminal.headline(data["headline"], out)
         terminal.brief(report_of(analysis.result, analysis.options), out)
         out.print(f"  see: xtalk show {data['campaign']} --out {args.out}")
         if "report" in data:
