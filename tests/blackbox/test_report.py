@@ -78,7 +78,7 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     dest = tmp_path / "report"
     res = xtalk("report", camp.name, "--out", out, "--dest", dest)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert "overall FAIL" in res.stdout and "same-core: qsort median" in res.stdout
+    assert "gates:      FAIL: 1 of 2 failed" in res.stdout and "same-core: qsort median" in res.stdout
     for name in ("report.html", "report.md", "report.json", "stats.csv", "samples.parquet", "junit.xml"):
         assert (dest / name).is_file(), name
     html = (dest / "report.html").read_text()

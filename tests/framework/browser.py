@@ -1,7 +1,10 @@
-"""Headless Chromium for report tests: find it, screenshot a page, dump its DOM, and
-list what a page would fetch from outside (a self-contained report has nothing)."""
+"""Headless Chromium for report tests: find it, screenshot a page, dump its DOM, measure
+where its elements lie in a window of a given size, and list what a page would fetch from
+outside (a self-contained report has nothing)."""
 from __future__ import annotations
 
+import html
+import json
 import re
 import shutil
 import subprocess
@@ -42,3 +45,37 @@ def dump_dom(chromium: str, page: Path, profile: Path, offline: bool = False) ->
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     return dom.stdout
+
+
+BOXES_SCRIPT = """<script>(function () {
+  const out = {viewport: [window.innerWidth, window.innerHeight]};
+  for (const [key, selector] of Object.entries(%s)) {
+    out[key] = Array.from(document.querySelectorAll(selector), e => {
+      const r = e.getBoundingClientRect();
+      return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, text: e.textContent};
+    });
+  }
+  const pre = document.createElement("pre");
+  pre.id = "xt-boxes";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();</script>"""
+
+
+def element_boxes(chromium: str, page: Path, selectors: dict[str, str], profile: Path,
+                  size: str = "1366,768") -> dict:
+    """Where the elements matching each CSS selector lie once the page is laid out in a
+    window of `size` (a copy of the page with a script that measures them, run in the
+    page as it loads; the report's CSP lets inline scripts run): {key: [{top, bottom,
+    left, right, text}]} in CSS pixels from the top of the page, and `viewport`."""
+    probe = page.with_name(page.stem + ".boxes.html")
+    probe.write_text(page.read_text().replace("</body>", BOXES_SCRIPT % json.dumps(selectors) + "</body>"))
+    try:
+        dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={size}",
+                              "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    finally:
+        probe.unlink()
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="xt-boxes">(.*?)</pre>', dom.stdout, re.S)
+    assert found, "the measuring script did not run"
+    return json.loads(html.unescape(found.group(1)))

@@ -2,16 +2,21 @@
 report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --json`).
 
 1. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
-   their statuses and the first reason) or never ran (planned, not stored);
-2. **verdict**: the strongest one: the largest significant change for the worse
-   ("interference: timer_latency p99 +84 % on same-core"), else the largest significant
-   one, else "no interference found in N rows", else "inconclusive: N of M rows";
+   what failed them in a word, `hung`, and the first one's reason) or never ran (planned,
+   not stored): "6 of 6 runs passed", "no run passed: 6 of 6 failed (6 hung)";
+2. **verdict**: the strongest one over the verdicts, the overhead and the boards rows:
+   the largest significant change for the worse ("interference: timer_latency p99 +84 %
+   on same-core (vs solo)"), else the largest significant one, else "no interference
+   found in N comparisons", else "inconclusive: N of M comparisons undecided (about K
+   runs per side would decide them)";
 3. **worst**: per metric the worst case measured over its configurations. A time (unit
    cycles or ns, kind not throughput): the maximum and the highest quantile that rests on
-   at least 10 samples above it (describe.py's `unresolved`), against each of the spec's
-   deadlines for it ("max 41 µs vs deadline 100 µs: met" / "missed by 12 µs, 37 of 52,000
-   samples above"). Any other metric: the worst value in its own unit (the minimum of a
-   throughput, the maximum of a count), no quantile and no deadline.
+   at least 10 samples above it in some configuration (describe.py's `unresolved`; the
+   tables mark the others '*'), against each of the spec's deadlines for it
+   ("timer_latency: max 41 µs (same-core), p99.9 30 µs; vs deadline 100 µs: met, 0 of
+   52,000 samples above" / "missed by 12 µs, 37 of 52,000 samples above (same-core
+   37)"). Any other metric: the worst value in its own unit (the minimum of a throughput,
+   the maximum of a count), no quantile and no deadline.
 **gates**: only where the spec has gates (None otherwise): the overall and how many failed.
 
 Caveat: runs that never ran are known from `xtalk run` (`not_run`) or from the plan kept
@@ -76,22 +81,33 @@ def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     total = len({r["run_id"] for r in res["runs"]} | set(failed) | set(missing))
     passed = total - len(failed) - len(missing) - len(degraded)
     reasons = {r["run_id"]: r.get("reason") or "" for r in res["runs"]}
-    statuses: dict[str, int] = {}
-    for status in failed.values():
-        statuses[status] = statuses.get(status, 0) + 1
+    whys: dict[str, int] = {}
+    for run, status in failed.items():
+        why = _why(status, reasons.get(run, ""))
+        whys[why] = whys.get(why, 0) + 1
     first = next((f"{run}: {reasons[run]}" for run in failed if reasons.get(run)), "")
     state = "failed" if failed or missing else "degraded" if degraded else "passed" if total else "none"
-    text = f"{passed} of {total} runs passed" + "".join(
-        f", {n} {word}" for n, word in ((len(degraded), "degraded"), (len(failed), "failed"),
-                                        (len(missing), "never ran")) if n)
-    if statuses:
-        text += " (" + ", ".join(f"{n} {status}" for status, n in statuses.items()) + ")"
+    parts = [(n, word) for n, word in ((len(degraded), "degraded"), (len(failed), "failed"),
+                                       (len(missing), "never ran")) if n]
+    text = ("no run passed: " + ", ".join(f"{n} of {total} {word}" for n, word in parts) if total and not passed
+            else f"{passed} of {total} runs passed" + "".join(f", {n} {word}" for n, word in parts))
+    if whys:
+        text += " (" + ", ".join(f"{n} {why}" for why, n in whys.items()) + ")"
     return {"state": state, "total": total, "passed": passed, "degraded": len(degraded), "failed": len(failed),
             "never_ran": len(missing), "text": text, "first_failure": first,
             "not_passed": {**failed, **missing}, "degraded_runs": degraded}
 
 
 SOURCES = {"verdicts": "v", "overhead": "o", "boards": "b"}  # result key: the answer rows' anchor prefix
+
+
+def _why(status: str, reason: str) -> str:
+    """What a failed run's status says in a word: its status, or for `fail` the reason's
+    first part (`hung`, `guest error`, ...)."""
+    if status != "fail" or not reason:
+        return status
+    head = reason.split(":")[0].strip()
+    return head if len(head) <= 40 else status
 
 
 def _rows(res: dict) -> list[dict]:
@@ -236,5 +252,5 @@ def gates_part(res: dict) -> dict | None:
     gates = res.get("gates") or []
     failed = sum(not g["passed"] for g in gates)
     return {"overall": res["overall"], "failed": failed, "total": len(gates),
-            "text": f"gates {res['overall']}" + (f": {failed} of {len(gates)} failed" if failed else
-                                                 f": {len(gates)} passed" if gates else "")}
+            "text": res["overall"] + (f": {failed} of {len(gates)} failed" if failed else
+                                      f": {len(gates)} of {len(gates)} passed" if gates else "")}

@@ -172,10 +172,10 @@ def headline_html(head: dict) -> str:
             "answer" if part == "verdict" else "runs" if part == "runs" and state == "failed" else ""
         body = f'<a href="#{html.escape(link)}">{html.escape(text)}</a>' if link else html.escape(text)
         out.append(f'<p class="hl hl-{part} {tone}" data-headline="{part}" data-state="{html.escape(state)}">'
-                   f'<span class="hl-label">{html.escape(label)}</span><span>{body}</span></p>')
+                   f'<span class="hl-label">{html.escape(label)}</span> <span>{body}</span></p>')
     gates = head["gates"]
     badge = (f'<p data-headline="gates"><span class="badge {gates["overall"].replace(" ", "")}">'
-             f'{html.escape(gates["text"])}</span></p>' if gates else "")
+             f'gates {html.escape(gates["text"])}</span></p>' if gates else "")
     return f'<div id="headline">{"".join(out)}{badge}</div>'
 
 
@@ -202,7 +202,7 @@ def page(report: Report, plots: list[dict], notes: list[str], interactive: str =
 <style>{CSS}</style></head><body>
 <h1>{html.escape(h.title)}</h1>
 {headline_html(h.headline)}
-<p class="note">{html.escape(h.description)} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
+<p class="note">{html.escape(h.description) + ' — ' if h.description else ''}campaign <b>{html.escape(str(camp.get('id')))}</b>,
  {h.runs} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
  Warm-up samples {'included' if h.include_warmup else 'excluded'}; outliers never trimmed.</p>
 {chr(10).join(body)}
