@@ -9,7 +9,8 @@ report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --jso
    on same-core (vs solo)"), else the largest significant one, else "no interference
    found in N comparisons", else "inconclusive: N of M comparisons undecided (about K
    runs per side would decide them)";
-3. **worst**: per metric the worst case measured over its configurations. A time (unit
+3. **worst**: per metric the worst case measured over its configurations (a missed
+   deadline first, then the metrics with a deadline, then the times). A time (unit
    cycles or ns, kind not throughput): the maximum and the highest quantile that rests on
    at least 10 samples above it in some configuration (describe.py's `unresolved`; the
    tables mark the others '*'), against each of the spec's deadlines for it
@@ -31,6 +32,7 @@ from .answer import SIGNIFICANT, anchor
 from .configs import labels
 from .tables import STAT_COLS
 
+SHOWN = 3  # metrics whose worst case the headline shows unfolded (an import can have 47)
 RELIABLE = ("p9999", "p999", "p99", "p90", "q3", "median")  # the highest first
 QUANTILE_LABELS = dict(STAT_COLS)
 
@@ -46,14 +48,15 @@ def headline(res: dict, not_run: dict[str, str] | None = None) -> dict:
 
 def lines(head: dict) -> list[tuple[str, str, str, str]]:
     """The headline as (part, state, label, text) lines, in order, for the renderers: the
-    runs (with the first failure's reason), the verdict, one line per metric's worst case,
-    the gates where there are gates."""
+    runs (with the first failure's reason), the verdict, one line per metric's worst case
+    (part `worst` for the first SHOWN, `worst-more` for the others, which a renderer may
+    fold), the gates where there are gates."""
     runs = head["runs"]
     out = [("runs", runs["state"], "runs", runs["text"] + (f"; first: {runs['first_failure']}"
                                                            if runs["first_failure"] else "")),
            ("verdict", head["verdict"]["state"], "verdict", head["verdict"]["text"])]
-    worst = [("worst", "missed" if any(d["met"] is False for d in w["deadlines"]) else "measured", "worst case",
-              w["text"]) for w in head["worst"]]
+    worst = [("worst" if i < SHOWN else "worst-more", "missed" if any(d["met"] is False for d in w["deadlines"])
+              else "measured", "worst case", w["text"]) for i, w in enumerate(head["worst"])]
     out += worst or [("worst", "none", "worst case", "nothing measured")]
     gates = head["gates"]
     return out + ([("gates", gates["overall"], "gates", gates["text"])] if gates else [])
@@ -90,7 +93,7 @@ def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     parts = [(n, word) for n, word in ((len(degraded), "degraded"), (len(failed), "failed"),
                                        (len(missing), "never ran")) if n]
     text = ("no run passed: " + ", ".join(f"{n} of {total} {word}" for n, word in parts) if total and not passed
-            else f"{passed} of {total} runs passed" + "".join(f", {n} {word}" for n, word in parts))
+            else f"{passed} of {total} run{'s' if total > 1 else ''} passed" + "".join(f", {n} {word}" for n, word in parts))
     if whys:
         text += " (" + ", ".join(f"{n} {why}" for why, n in whys.items()) + ")"
     return {"state": state, "total": total, "passed": passed, "degraded": len(degraded), "failed": len(failed),
@@ -134,7 +137,11 @@ def verdict_part(res: dict) -> dict:
     counts: dict[str, int] = {}
     for v in rows:
         counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    out = {"state": "none", "text": "no verdict: nothing was compared (only a baseline, or no data)",
+    bases = sorted({labels(res).get(v["config_id"], v["config_id"]) for v in res.get("verdicts") or []
+                    if v["verdict"] == "baseline"})
+    nothing = (f"no verdict: only the baseline ran ({', '.join(bases)}), nothing to compare it with" if bases
+               else "no verdict: no samples to compare")
+    out = {"state": "none", "text": nothing,
            "rows": len(rows), "counts": counts, "metric": None, "config_id": None, "anchor": None}
     significant = sorted((v for v in rows if v["verdict"] in SIGNIFICANT), key=lambda v: (_worse(v), _size(v)),
                          reverse=True)
@@ -198,7 +205,8 @@ def worst_part(res: dict) -> list[dict]:
                          + (f", {entry['quantile_text']}" if entry["quantile_text"] else "")
                          + "".join(f"; {d['text']}" for d in entry["deadlines"]))
         out.append(entry)
-    return out
+    return sorted(out, key=lambda w: (not any(d["met"] is False for d in w["deadlines"]), not w["deadlines"],
+                                      not w["time"]))
 
 
 def _quantile(rows: list[dict], fmt, named: dict[str, str], max_config: str) -> dict:

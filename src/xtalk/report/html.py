@@ -40,7 +40,7 @@ td.text,th.text{text-align:left;max-width:560px}
 border-left:6px solid #90a4ae;background:#f5f7f8}
 .hl a{color:inherit;text-decoration:none} .hl a:hover{text-decoration:underline}
 .hl-label{flex:0 0 110px;font-size:13px;font-weight:bold;text-transform:uppercase;color:#555}
-.hl-verdict{font-weight:bold;font-size:21px}
+.hl-verdict{font-weight:bold;font-size:21px} .hl-more{margin:2px 0;font-size:14px}
 .hl.bad{border-color:#c62828;background:#ffebee}.hl.warn{border-color:#ef6c00;background:#fff3e0}
 .hl.good{border-color:#2e7d32;background:#e8f5e9}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
@@ -161,18 +161,27 @@ HEADLINE_CLASS = {"runs": {"failed": "bad", "degraded": "warn", "passed": "good"
 
 def headline_html(head: dict) -> str:
     """The headline (headline.py): the runs, the strongest verdict (linked to its row) and
-    each metric's worst case, large, first on the page; the gates a small badge after it,
-    only where the spec has gates."""
+    each metric's worst case (one box; beyond the first few folded), large, first on the
+    page; the gates a small badge after it, only where the spec has gates."""
+    parts: dict[str, list[tuple[str, str]]] = {}
+    for part, state, _, text in lines(head):
+        parts.setdefault(part, []).append((state, text))
+    verdict = head["verdict"]["anchor"] or "answer"
+    links = {"runs": "runs" if head["runs"]["state"] == "failed" else "", "verdict": verdict}
     out = []
-    for part, state, label, text in lines(head):
-        if part == "gates":
-            continue
-        tone = HEADLINE_CLASS.get(part, {}).get(state, "plain")
-        link = head["verdict"]["anchor"] if part == "verdict" and head["verdict"]["anchor"] else \
-            "answer" if part == "verdict" else "runs" if part == "runs" and state == "failed" else ""
-        body = f'<a href="#{html.escape(link)}">{html.escape(text)}</a>' if link else html.escape(text)
-        out.append(f'<p class="hl hl-{part} {tone}" data-headline="{part}" data-state="{html.escape(state)}">'
-                   f'<span class="hl-label">{html.escape(label)}</span> <span>{body}</span></p>')
+    for part, label in (("runs", "runs"), ("verdict", "verdict"), ("worst", "worst case")):
+        rows = parts.get(part) or []
+        states = [state for state, _ in rows]
+        tone = next((HEADLINE_CLASS.get(part, {}).get(state) for state in states
+                     if HEADLINE_CLASS.get(part, {}).get(state)), "plain")
+        link = links.get(part)
+        texts = [f'<a href="#{html.escape(link)}">{html.escape(text)}</a>' if link else html.escape(text)
+                 for _, text in rows]
+        more = [f"<li>{html.escape(text)}</li>" for _, text in parts.get("worst-more", [])] if part == "worst" else []
+        fold = (f'<details class="hl-more"><summary>worst case of {len(more)} more metric{"s" if len(more) > 1 else ""}'
+                f'</summary><ul>{"".join(more)}</ul></details>' if more else "")
+        out.append(f'<div class="hl hl-{part} {tone}" data-headline="{part}" data-state="{html.escape(states[0])}">'
+                   f'<span class="hl-label">{html.escape(label)}</span> <div>{"<br>".join(texts)}{fold}</div></div>')
     gates = head["gates"]
     badge = (f'<p data-headline="gates"><span class="badge {gates["overall"].replace(" ", "")}">'
              f'gates {html.escape(gates["text"])}</span></p>' if gates else "")

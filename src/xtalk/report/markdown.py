@@ -46,9 +46,15 @@ def section_md(s: Section) -> list[str]:
 
 def headline_md(head: dict) -> list[str]:
     """The headline (headline.py), one bold-labelled line each; the runs and the verdict in bold."""
-    cells = [(part, label, _cell(plain_text(text))) for part, _, label, text in lines(head)]
-    return [f"- **{label.capitalize()}:** " + (f"**{text}**" if part in ("runs", "verdict") else text)
-            for part, label, text in cells]
+    out, last = [], ""
+    for part, _, label, text in lines(head):
+        text = _cell(plain_text(text))
+        if part.startswith("worst"):
+            out += [f"- **{label.capitalize()}:**"] * (last != label) + [f"  - {text}"]
+        else:
+            out.append(f"- **{label.capitalize()}:** " + (f"**{text}**" if part in ("runs", "verdict") else text))
+        last = label
+    return out
 
 
 def document(report: Report, plot_files: list[tuple[str, str]], notes: list[str]) -> str:

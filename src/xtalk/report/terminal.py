@@ -70,9 +70,18 @@ STYLES = {"failed": "bold red", "degraded": "yellow", "passed": "green", "interf
 
 
 def headline(head: dict, out: Console, indent: str = "  ") -> None:
-    """The headline (headline.py), a labelled line each, coloured by what it says."""
-    for _, state, label, text in lines(head):
-        out.print(f"{indent}{label + ':':<12}{text}", style=STYLES.get(state), soft_wrap=True)
+    """The headline (headline.py), a labelled line each, coloured by what it says; the
+    worst case of the metrics beyond the first few counted in one line."""
+    every = lines(head)
+    more = sum(part == "worst-more" for part, *_ in every)
+    for i, (part, state, label, text) in enumerate(every):
+        if part != "worst-more":
+            label = "" if i and every[i - 1][2] == label else label + ":"
+            out.print(f"{indent}{label:<12}{text}", style=STYLES.get(state), soft_wrap=True)
+        elif more:
+            out.print(f"{indent}{'':<12}and {more} more metric{'s' if more > 1 else ''}: see the statistics",
+                      soft_wrap=True)
+            more = 0
 
 
 def full(report: Report, out: Console) -> None:

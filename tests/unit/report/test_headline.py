@@ -36,6 +36,8 @@ def test_the_largest_change_for_the_worse_leads_over_a_larger_improvement():
 
 
 def test_no_significant_change_is_no_interference_or_inconclusive_with_what_would_decide_it():
+    alone = result(verdicts=[verdict("solo", "lat", "baseline", None)])
+    assert headline(alone)["verdict"]["text"] == "no verdict: only the baseline ran (solo), nothing to compare it with"
     clean = result(verdicts=[verdict("same", "lat", "no-interference", 1.0), verdict("x", "lat", "no-interference", 0)])
     assert headline(clean)["verdict"]["text"] == "no interference found in 2 comparisons"
     mixed = result(verdicts=[verdict("same", "lat", "inconclusive", 30.0, need_units=8, unit_word="cycles"),
@@ -98,3 +100,14 @@ def test_failed_and_never_run_runs_come_first_and_gates_only_where_there_are_gat
     gated = headline(result(overall="FAIL", gates=[{"passed": True}, {"passed": False}]))
     assert gated["runs"]["text"] == "2 of 2 runs passed" and gated["gates"]["text"] == "FAIL: 1 of 2 failed"
     assert lines(gated)[-1] == ("gates", "FAIL", "gates", "FAIL: 1 of 2 failed")
+
+
+def test_a_missed_deadline_leads_the_worst_cases_and_the_many_metrics_of_an_import_fold():
+    metrics = [f"m{i}" for i in range(6)]
+    res = result(units=dict.fromkeys(metrics, "cycles"),
+                 stats=[stats("solo", m, 100, [], max=100.0 + i) for i, m in enumerate(metrics)],
+                 deadlines=[{"metric": "m4", "config_id": "solo", "deadline": 50.0, "unit": "cycles", "n": 100,
+                             "above": 1, "wcet": 104.0, "wcet_ns": 1040.0}])
+    head = headline(res)
+    assert [w["metric"] for w in head["worst"]] == ["m4", "m0", "m1", "m2", "m3", "m5"]
+    assert [part for part, *_ in lines(head)] == ["runs", "verdict"] + ["worst"] * 3 + ["worst-more"] * 3
