@@ -2,7 +2,7 @@
 report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --json`).
 
 1. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
-   what failed them in a word, `hung`, and the first one's reason) or never ran (planned,
+   what failed them in a word, `hung`, and the first one's reason) or were not run (planned,
    not stored): "6 of 6 runs passed", "no run passed: 6 of 6 failed (6 hung)";
 2. **verdict**: the strongest one over the verdicts, the overhead and the boards rows:
    the largest significant change for the worse ("interference: timer_latency p99 +84 %
@@ -20,9 +20,9 @@ report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --jso
    the maximum of a count), no quantile and no deadline.
 **gates**: only where the spec has gates (None otherwise): the overall and how many failed.
 
-Caveat: runs that never ran are known from `xtalk run` (`not_run`) or from the plan kept
+Caveat: runs that were not run are known from `xtalk run` (`not_run`) or from the plan kept
 in campaign.json (`planned_runs`, analysis result `campaign`); a campaign still running
-counts its runs to come as never run.
+counts its runs to come as not run.
 """
 from __future__ import annotations
 
@@ -70,15 +70,15 @@ def not_passed(res: dict) -> dict[str, str]:
     return out
 
 
-def never_ran(res: dict) -> dict[str, str]:
+def unstored(res: dict) -> dict[str, str]:
     stored = {r["run_id"] for r in res["runs"]} | {d["run"] for d in res["left_out"]}
     planned = (res.get("campaign") or {}).get("planned_runs") or []
-    return {rid: "never ran" for rid in planned if rid not in stored}
+    return {rid: "not run" for rid in planned if rid not in stored}
 
 
 def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     failed = not_passed(res)
-    missing = never_ran(res) if not_run is None else dict(not_run)
+    missing = unstored(res) if not_run is None else dict(not_run)
     missing = {k: v for k, v in missing.items() if k not in failed}
     degraded = {r["run_id"]: r.get("reason") or "" for r in res["runs"] if r["status"] == "degraded"}
     total = len({r["run_id"] for r in res["runs"]} | set(failed) | set(missing))
@@ -91,13 +91,13 @@ def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     first = next((f"{run}: {reasons[run]}" for run in failed if reasons.get(run)), "")
     state = "failed" if failed or missing else "degraded" if degraded else "passed" if total else "none"
     parts = [(n, word) for n, word in ((len(degraded), "degraded"), (len(failed), "failed"),
-                                       (len(missing), "never ran")) if n]
+                                       (len(missing), "not run")) if n]
     text = ("no run passed: " + ", ".join(f"{n} of {total} {word}" for n, word in parts) if total and not passed
             else f"{passed} of {total} run{'s' if total > 1 else ''} passed" + "".join(f", {n} {word}" for n, word in parts))
     if whys:
         text += " (" + ", ".join(f"{n} {why}" for why, n in whys.items()) + ")"
     return {"state": state, "total": total, "passed": passed, "degraded": len(degraded), "failed": len(failed),
-            "never_ran": len(missing), "text": text, "first_failure": first,
+            "not_run": len(missing), "text": text, "first_failure": first,
             "not_passed": {**failed, **missing}, "degraded_runs": degraded}
 
 

@@ -1,6 +1,6 @@
 """report/headline.py on analysis results made by hand: which verdict leads, which
 quantile is reliable enough to be the worst case, a deadline met or missed, counts and
-throughputs in their own unit, runs that failed or never ran, gates only where there are."""
+throughputs in their own unit, runs that failed or were not run, gates only where there are."""
 from xtalk.report.headline import headline, lines
 
 NS = 10.0  # ns per tick
@@ -93,8 +93,8 @@ def test_failed_and_never_run_runs_come_first_and_gates_only_where_there_are_gat
     res = result(runs=[{"run_id": "solo-r1", "config_id": "solo", "status": "fail", "reason": "hung: no XT END"}],
                  overall="NO GATES")
     head = headline(res)
-    assert head["runs"]["text"] == "no run passed: 1 of 2 failed, 1 of 2 never ran (1 hung)"
-    assert head["runs"]["not_passed"] == {"solo-r1": "fail", "same-r1": "never ran"}
+    assert head["runs"]["text"] == "no run passed: 1 of 2 failed, 1 of 2 not run (1 hung)"
+    assert head["runs"]["not_passed"] == {"solo-r1": "fail", "same-r1": "not run"}
     assert lines(head)[0] == ("runs", "failed", "runs", head["runs"]["text"] + "; first: solo-r1: hung: no XT END")
     assert head["verdict"]["text"] == "no verdict: no run passed" and head["gates"] is None
     gated = headline(result(overall="FAIL", gates=[{"passed": True}, {"passed": False}]))
