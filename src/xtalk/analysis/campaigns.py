@@ -126,7 +126,8 @@ def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool =
             row.update(unit_word=row.get("level", "runs"), config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
                        better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick,
                        a_vs_baseline=_own(own_a.get((cid_a, metric))), b_vs_baseline=_own(own_b.get((cid_b, metric))))
-            row["sentence"] = sentence(f"{lb} vs {la} ({cid_b})", metric, row, extra, kind.better,
+            _in_argument_order(row)
+            row["sentence"] = sentence(f"{la} vs {lb} ({cid_b})", metric, row, extra, kind.better,
                                        stream.ns_per_tick, info.unit, row["unit_word"])
             rows.append(row)
     only_a = sorted(f"{c}/{m}" for c, m in set(first_a.pooled) - matched_a)
@@ -134,6 +135,17 @@ def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool =
     return {"a": _side(la, a), "b": _side(lb, b), "alpha": rules.alpha, "rows": rows, "only_a": only_a,
             "only_b": only_b, "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
             "noise_flags": {"a": ra["noise_flags"], "b": rb["noise_flags"]}}
+
+
+def _in_argument_order(row: dict) -> None:
+    """The counts of a row, computed B first (B against A), in the order the campaigns were
+    named (A first), as its sentence and table read them: reference -> value is A -> B, so
+    "3 vs 5 campaigns" is A's 3 and B's 5. Nothing that decides the verdict reads them."""
+    for key in ("units", "runs"):
+        if row.get(key):
+            row[key] = list(reversed(row[key]))
+    if (row.get("drift") or {}).get("campaigns"):
+        row["drift"]["campaigns"] = list(reversed(row["drift"]["campaigns"]))
 
 
 def _side(lab: str, side: Group) -> dict:

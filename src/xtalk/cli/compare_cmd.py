@@ -77,7 +77,9 @@ def run(args) -> int:
     dest = args.dest or args.out / f"compare-{stores_a[0].info['id']}-vs-{stores_b[0].info['id']}"
     dest.mkdir(parents=True, exist_ok=True)
     tabs = compare_page.tables(cmp)
-    write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))
+    groups = {"a": compare_page.side_doubts(a.campaigns[0].result),
+              "b": compare_page.side_doubts(b.campaigns[0].result)}
+    write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b), groups))
     write_atomic(dest / "compare.json", json.dumps(cmp, indent=1))
     if args.json:
         print(json.dumps(cmp, indent=1))
@@ -95,5 +97,20 @@ def run(args) -> int:
         out.print(f"  {r['sentence']}")
     if cmp["only_a"] or cmp["only_b"]:
         out.print(f"  only in A: {', '.join(cmp['only_a']) or 'none'}; only in B: {', '.join(cmp['only_b']) or 'none'}")
+    _print_doubts(out, cmp, groups, [stores_a[0], stores_b[0]], dest / "compare.html")
     out.print(f"written: {dest / 'compare.html'}, {dest / 'compare.json'}")
     return EXIT_OK
+
+
+def _print_doubts(out, cmp: dict, groups: dict, stores: list, page: Path) -> None:
+    """After the answer: per side, one line per kind of doubt with its count, and where
+    the items are."""
+    if not any(groups.values()):
+        return
+    out.print("What makes a number doubtful (count per kind):")
+    for key, store in zip(("a", "b"), stores):
+        out.print(f"  {key.upper()} = {cmp[key]['label']}:" + ("" if groups[key] else " nothing"), soft_wrap=True)
+        for d in groups[key]:
+            out.print(f"    {d.level}: {d.title}: {len(d.items)}", soft_wrap=True)
+    out.print(f"  each item: {page} (What makes a number doubtful), or xtalk show "
+              f"{stores[0].info['id']} / {stores[1].info['id']}", soft_wrap=True)
