@@ -32,9 +32,9 @@ def backends_text(runs) -> str:
     return f"backend{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
 
 
-def add_set(parser) -> None:
+def add_set(parser, example: str = "--set run.repetitions=1 --set backend.accel=tcg") -> None:
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
-                        help="override a spec value, e.g. --set run.repetitions=1 --set backend.accel=tcg")
+                        help=f"override a spec value, e.g. {example}")
 
 
 def add_wait(parser) -> None:
