@@ -33,10 +33,11 @@ def detectable(result: dict) -> str:
 
 
 def _why(check: dict) -> str:
-    """'steals seen (300 µs): missed (412 against 500 steals)'; a verdict by its own words."""
+    """'steals seen (300 µs): missed (412 against 500 steals)'; 'the verdict of the 1000 µs
+    steal was inconclusive (...; about 5 runs per side would decide it)'."""
     measured, expected = check["measured"], check["expected"]
     if check.get("reason"):
-        return f"{check['name']}: {check['reason']}"
+        return f"the {check['name']} was {check['reason']}"
     if not isinstance(expected, float):
         return f"{check['name']}: {check['status']} ({measured})"
     unit = f" {check['unit']}" if check.get("unit") else ""

@@ -58,7 +58,7 @@ def test_the_sentence_says_why_a_steal_was_not_recovered():
                            "the injected steals were not recovered, because ")
     assert "steals seen (300 µs): missed (412 against 500 steals)" in text
     assert f"{SLOPE_CHECK}: off scale (not within 5% of 1) (1.2 against 1)" in text
-    assert "verdict of the 1000 µs steal: inconclusive (p=0.2; about 8 runs per side would decide it)" in text
+    assert "the verdict of the 1000 µs steal was inconclusive (p=0.2; about 8 runs per side would decide it)" in text
     assert ("stolen share added, 1000 µs (95% interval): not separated from zero (0.75 [-11.3, 12.8] against 9.72 "
             "points of the CPU)") in text
 
