@@ -76,3 +76,13 @@ def test_the_box_plot_shows_both_sides_in_the_reports_time_unit_each_from_its_ow
     median_a, median_b = (float(np.median(compare_page.in_unit(s, unit))) for s in (stream_a, stream_b))
     assert median_a == pytest.approx(2.2, rel=0.1) and median_b / median_a == pytest.approx(1.3, rel=0.05)
     assert compare_page.box_plot(cmp, a, b, "work", unit)[:4] == b"\x89PNG"
+
+
+def test_the_verdict_compares_times_each_from_its_own_clock(sides):
+    """A slower counter counts fewer ticks for the same time: +30 % in time is +30 %, not
+    the ticks' -48 % (2.5 GHz against 1 GHz)."""
+    a, _, _, tmp = sides
+    slower_clock = Group([campaign(tmp, "kvm-1ghz-v", 3, 1e9, factor=1.3)])
+    (row,) = compare_campaigns(a, slower_clock)["rows"]
+    assert row["change_pct"] == pytest.approx(30, abs=3) and row["ns_per_tick"] == 1.0
+    assert "work median 2." in row["sentence"]
