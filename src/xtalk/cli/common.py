@@ -7,11 +7,11 @@ from pathlib import Path
 from rich.console import Console
 
 from ..backend_registry import check_backend_options
-from ..errors import InfrastructureError, SpecError, Problem
+from ..errors import InfrastructureError, Problem, SpecError, did_you_mean
 from ..plan import backend_kinds
 from ..preflight import spec_checks
 from ..results.records import RecordError
-from ..results.store import BoardStore, CampaignStore, catalog, named
+from ..results.store import BoardStore, CampaignStore, catalog, named, started
 from ..spec import parse_campaign
 from ..spec.load import read_spec
 
@@ -62,7 +62,7 @@ def find_campaign(out: Path, ident: str) -> CampaignStore:
         return view
     campaigns, damaged = catalog(out)
     entries = sorted([(c.path.name, c) for c in campaigns] + [(e.file.parent.name, e) for e in damaged],
-                     key=lambda entry: entry[0])
+                     key=lambda entry: started(entry[0]))  # the newest last, whatever its name
     exact = [x for n, x in entries if n == ident]
     by_name = [x for n, x in entries if (x.info["name"] == ident if isinstance(x, CampaignStore) else named(n, ident))]
     prefix = [x for n, x in entries if n.startswith(ident)]
@@ -74,8 +74,9 @@ def find_campaign(out: Path, ident: str) -> CampaignStore:
     if prefix:
         why = f"{ident!r} matches several campaigns: {', '.join(n for n, _ in entries if n.startswith(ident))}"
     else:
-        known = ", ".join(n for n, _ in entries[-5:]) or "none"
-        why = f"no campaign {ident!r} in {out} (latest: {known})"
+        known = ", ".join(n for n, _ in reversed(entries[-5:])) or "none"
+        names = {x.info["name"] for _, x in entries if isinstance(x, CampaignStore)}
+        why = f"no campaign {ident!r} in {out}{did_you_mean(ident, names)} (the newest: {known})"
     raise SpecError(ident, [Problem("ID", why)])
 
 
