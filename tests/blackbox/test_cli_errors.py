@@ -110,6 +110,17 @@ def test_show_of_no_such_campaign_names_the_newest_whatever_their_names(campaign
     assert "(did you mean small?)" in xtalk("show", "smll", "--out", out).stderr
 
 
+def test_resume_of_a_changed_spec_names_what_changed(campaign, tmp_path):
+    out = campaign.parent
+    changed = small(tmp_path, duration=2, reps=3, iterations=30, placements='["solo", "other-core"]',
+                    extra='[backend]\nkind = "native"\n')
+    res = xtalk("run", changed, "--resume", "--out", out)
+    assert res.returncode == 2 and (f"the spec changed since {campaign.name} was started (run.duration_s: 1 -> 2, measurer.iterations: "
+            '20 -> 30, matrix.placement[1]: "same-core" -> "other-core" and 1 more)') in res.stderr, res.stderr
+    same_values = xtalk("run", small(tmp_path, duration=2, reps=3), "--resume", "--out", out, "--set", "run.duration_s=1")
+    assert "(its text only: comments, layout or the order of --set)" in same_values.stderr, same_values.stderr
+
+
 def test_show_takes_a_path_and_a_campaign_whose_runs_all_fail_exits_3(tmp_path, stored):
     shown = xtalk("show", str(stored.resolve()), "--out", tmp_path)
     assert shown.returncode == 0 and "solo-r1" in shown.stdout, shown.stderr
