@@ -38,7 +38,7 @@ from .plan import GuestPlan, RunPlan, backend_kinds, plan
 from .results.platform import platform_fact
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
-from .signals import sigterm_as_interrupt
+from .signals import interrupts_name, sigterm_as_interrupt
 from .spec.diff import describe_changes
 from .spec.model import Campaign
 
@@ -112,7 +112,7 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-    with sigterm_as_interrupt(), \
+    with sigterm_as_interrupt(), interrupts_name(store.path), \
             off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, local) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))

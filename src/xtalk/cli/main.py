@@ -14,7 +14,7 @@ import pyarrow
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
-from ..signals import ignore_interrupts, lost_interrupts, sigterm_as_interrupt
+from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
 from . import finished, take_signals
 from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
                run_cmd, search_cmd, show_cmd, spec_cmd, worker_cmd)
@@ -46,6 +46,15 @@ def _error(message: str, code: int, debug: bool) -> int:
     return code
 
 
+def _interrupted(args, stop: KeyboardInterrupt) -> str:
+    """What was kept; for a campaign, which one and the command that goes on with it."""
+    if not isinstance(stop, CampaignInterrupted):
+        return args.interrupted
+    told = f"{args.interrupted} in campaign {stop.campaign.name} ({stop.campaign})"
+    go_on = getattr(args, "resume_command", None)
+    return f"{told}; continue it with: {go_on(args)}" if go_on else told
+
+
 def _lean_arrow_memory() -> None:
     """Arrow's buffers from the C library's allocator unless ARROW_DEFAULT_MEMORY_POOL names
     one: mimalloc, the wheels' default, kept 20-35 MB resident after each pass over a run's
@@ -70,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except XtalkError as e:
         return _error(str(e), e.exit_code, args.debug)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         ignore_interrupts()  # everything is cleaned up: a further Ctrl-C must not end xtalk by the signal
-        print(f"xtalk: interrupted; {args.interrupted}", file=sys.stderr)
+        print(f"xtalk: interrupted; {_interrupted(args, stop)}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `xtalk query ... | head`: nobody reads the rest
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

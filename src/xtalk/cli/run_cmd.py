@@ -9,6 +9,7 @@ anything starts; --wait queues behind that xtalk instead."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 from rich.table import Table
@@ -34,7 +35,15 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--report", action="store_true",
                    help="write the report (HTML, Markdown, JSON, CSV) into the campaign's report/ when it ends")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, resume_command=resume_command)
+
+
+def resume_command(args) -> str:
+    """The command that goes on with an interrupted campaign: the same spec, --set and
+    fleet (--resume refuses another), and results directory."""
+    words = ["xtalk", "run", args.spec, "--resume", "--out", str(args.out)]
+    words += [w for o in args.overrides for w in ("--set", o)] + (["--fleet", args.fleet] if args.fleet else [])
+    return shlex.join(words)
 
 
 def print_plan(spec, runs) -> None:
