@@ -96,7 +96,7 @@ def test_a_corrupt_campaign_is_listed_next_to_healthy_ones_and_never_replaced_by
     assert xtalk("show", campaign.name, "--out", out).returncode == 0
 
 
-def test_show_of_no_such_campaign_names_the_newest_whatever_their_names(campaign):
+def test_show_of_no_such_campaign_names_the_newest_whatever_their_names(campaign, monkeypatch):
     out = campaign.parent
     older = [f"zz{i}-2020010{i}-000000" for i in range(1, 7)]  # last by name, first by time
     for name in older:
@@ -108,6 +108,8 @@ def test_show_of_no_such_campaign_names_the_newest_whatever_their_names(campaign
     listed = res.stderr.split("(the newest: ", 1)[1].split(")", 1)[0].split(", ")
     assert listed == [newest, "aa-29990101-000000.9", campaign.name, older[5], older[4]], res.stderr
     assert "(did you mean small?)" in xtalk("show", "smll", "--out", out).stderr
+    monkeypatch.setenv("XTALK_OUT", str(out))  # the results directory without --out
+    assert xtalk("show", "nosuch").stderr == res.stderr
 
 
 def test_resume_of_a_changed_spec_names_what_changed(campaign, tmp_path):

@@ -10,23 +10,29 @@ import json
 from rich.table import Table
 
 from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from .common import add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_out, add_set, add_wait, console, load_spec
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("calibrate", help="check that this setup recovers known injected steals; the switch cost "
-                                         "per preemption, noise floor and minimum detectable effect per minute (A/A)")
-    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer are calibrated")
+    p = add_command(sub, "calibrate", "check that this setup recovers known injected steals; the switch cost "
+                                      "per preemption, noise floor and minimum detectable effect per minute (A/A)", [
+        "xtalk calibrate experiments/quickstart.toml",
+        "xtalk calibrate experiments/quickstart.toml --steal-us 500 --runs 3 --json"])
+    p.add_argument("spec", metavar="SPEC",
+                   help="campaign spec (TOML file): its backend, CPUs and measurer are calibrated")
     add_out(p)
-    add_set(p)
+    add_set(p, "--set backend.kind=native")
     add_wait(p)
     p.add_argument("--steal-us", type=float, nargs="+", default=[300.0, 1000.0], metavar="US",
                    help="lengths of the injected steals, one or more (default 300 1000; with one length L a second "
                         "is added: 2L, or L/2 where 2L is over half the period); after the spec")
-    p.add_argument("--period-us", type=float, default=10000.0, help="one steal every ... µs (default 10000)")
-    p.add_argument("--duration-s", type=float, default=2.0, help="length of each calibration run (default 2)")
-    p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5; the A/A gets twice)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--period-us", type=float, default=10000.0, metavar="US",
+                   help="one steal every ... µs (default 10000)")
+    p.add_argument("--duration-s", type=float, default=2.0, metavar="S",
+                   help="length of each run in seconds (default 2)")
+    p.add_argument("--runs", type=int, default=5, metavar="N",
+                   help="runs per configuration (default 5; the A/A gets twice)")
+    add_json(p, "the result")
     p.set_defaults(handler=run)
 
 
