@@ -10,7 +10,7 @@ import json
 from rich.table import Table
 
 from ..errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from .common import add_command, add_json, add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 
 
 def add_parser(sub) -> None:
@@ -18,11 +18,7 @@ def add_parser(sub) -> None:
                                       "per preemption, noise floor and minimum detectable effect per minute (A/A)", [
         "xtalk calibrate experiments/quickstart.toml",
         "xtalk calibrate experiments/quickstart.toml --steal-us 500 --runs 3 --json"])
-    p.add_argument("spec", metavar="SPEC",
-                   help="campaign spec (TOML file): its backend, CPUs and measurer are calibrated")
-    add_out(p)
-    add_set(p, "--set backend.kind=native")
-    add_wait(p)
+    add_study_inputs(p, "its backend, CPUs and measurer are calibrated", "--set backend.kind=native")
     p.add_argument("--steal-us", type=float, nargs="+", default=[300.0, 1000.0], metavar="US",
                    help="lengths of the injected steals, one or more (default 300 1000; with one length L a second "
                         "is added: 2L, or L/2 where 2L is over half the period); after the spec")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_command, add_json, add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
@@ -17,12 +17,8 @@ def add_parser(sub) -> None:
                                      "channel's default stressor, the slowdown multiplier per channel and placement", [
         "xtalk channels experiments/channels.toml",
         "xtalk channels experiments/channels.toml --channel llc membw --placement same-core --runs 5 --json"])
-    p.add_argument("spec", metavar="SPEC",
-                   help="campaign spec (TOML file): its backend, CPUs, measurer (and measurer. dimensions) and "
-                                "placements are used; its stressors are not")
-    add_out(p)
-    add_set(p, "--set measurer.bench=qsort")
-    add_wait(p)
+    add_study_inputs(p, "its backend, CPUs, measurer (and measurer. dimensions) and placements are used; its "
+                        "stressors are not", "--set measurer.bench=qsort")
     p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
                    help="only these channels (default: all; docs/channels.md lists them)")
     p.add_argument("--placement", nargs="+", default=[], choices=("same-core", "other-core"),

@@ -72,6 +72,15 @@ def add_set(parser, example: str = "--set run.repetitions=1 --set backend.accel=
                              f"{example}; repeatable")
 
 
+def add_study_inputs(parser, used: str, set_example: str) -> None:
+    """What a command that runs campaigns of its own from a spec (calibrate, channels,
+    search) takes: the spec (`used`: which of its parts), --out, --set, --wait."""
+    parser.add_argument("spec", metavar="SPEC", help=f"campaign spec (TOML file): {used}")
+    add_out(parser)
+    add_set(parser, set_example)
+    add_wait(parser)
+
+
 def add_wait(parser) -> None:
     parser.add_argument("--wait", action="store_true",
                         help="wait for the CPUs (or campaign directory) another xtalk uses, instead of refusing")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_command, add_json, add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
@@ -19,11 +19,7 @@ def add_parser(sub) -> None:
                                    "parameters, then a confirmation against each channel's default stressor", [
         "xtalk search experiments/search.toml --trials 20",
         "xtalk search experiments/search.toml --set measurer.bench=qsort --name search-qsort --channel llc membw"])
-    p.add_argument("spec", metavar="SPEC",
-                   help="campaign spec (TOML file): its backend, CPUs and measurer; its stressors are not used")
-    add_out(p)
-    add_set(p, "--set measurer.bench=qsort")
-    add_wait(p)
+    add_study_inputs(p, "its backend, CPUs and measurer; its stressors are not used", "--set measurer.bench=qsort")
     p.add_argument("--name", help="the search's name (default: the spec's): the same name resumes it")
     p.add_argument("--placement", default="other-core", choices=("same-core", "other-core"),
                    help="where the stressor runs next to the measurer (default other-core)")
