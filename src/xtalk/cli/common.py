@@ -23,7 +23,7 @@ from ..spec import parse_campaign
 from ..spec.load import read_spec
 
 OUT_ENV = "XTALK_OUT"
-EXAMPLES = "examples:"
+EXAMPLES_HEADING = "examples:"
 
 
 def default_out() -> Path:
@@ -35,13 +35,13 @@ class HelpFormatter(argparse.HelpFormatter):
     """Wraps the description and each option's help, keeps the examples' lines as written."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if text.startswith(EXAMPLES):
+        if text.startswith(EXAMPLES_HEADING):
             return "".join(indent + line for line in text.splitlines(keepends=True))
         return super()._fill_text(text, width, indent)
 
 
 def examples_text(examples: Sequence[str], after: str = "") -> str:
-    return "\n".join([EXAMPLES, *(f"  {e}" for e in examples)]) + (f"\n\n{after}" if after else "")
+    return "\n".join([EXAMPLES_HEADING, *(f"  {e}" for e in examples)]) + (f"\n\n{after}" if after else "")
 
 
 def add_command(sub, name: str, summary: str, examples: Sequence[str], more: str = "") -> argparse.ArgumentParser:

@@ -22,7 +22,7 @@ from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, i
 
 COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd, channels_cmd,
             search_cmd, import_cmd, images_cmd, lab_cmd, worker_cmd)
-EXAMPLES = ("xtalk spec check experiments/quickstart.toml", "xtalk run experiments/quickstart.toml --report",
+TOP_EXAMPLES = ("xtalk spec check experiments/quickstart.toml", "xtalk run experiments/quickstart.toml --report",
             "xtalk show quickstart")
 ENDING = f"""exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage, 3 infrastructure failure
   (runs that failed, store, host, disk), 130 interrupted.
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xtalk", description="Measure how much a critical guest's timing suffers from the guests next to it "
         "(temporal isolation between virtual machines): run campaigns, report verdicts. "
         "`xtalk COMMAND --help` tells a command's options, with examples.",
-        epilog=examples_text(EXAMPLES, ENDING), formatter_class=HelpFormatter)
+        epilog=examples_text(TOP_EXAMPLES, ENDING), formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     parser.set_defaults(interrupted="every guest was stopped and what was measured is stored")
