@@ -7,15 +7,14 @@ see with these runs, and whether the injected steals were recovered, or why not
 (calibrate_answer.py). Exit codes: EXIT_CODES."""
 from __future__ import annotations
 
-import argparse
 import json
 
 from rich.table import Table
 
-from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_USAGE, UsageError
 from ..analysis.wording import num
 from ..calibrate_answer import TABLE_NOTE, sentence
-from .common import add_out, add_set, add_wait, console, load_spec
+from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_USAGE, UsageError
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 
 EXIT_CANNOT_MEASURE = 1
 EXIT_CODES = {EXIT_OK: "this setup can measure: every injected steal was recovered and the A/A runs were not told "
@@ -24,28 +23,29 @@ EXIT_CODES = {EXIT_OK: "this setup can measure: every injected steal was recover
                                    "runs differ; the last sentence says why",
               EXIT_USAGE: "bad input (the spec, an option)",
               EXIT_INFRASTRUCTURE: "a calibration run failed (the message names it)"}
-EPILOG = ("example:\n  xtalk calibrate experiments/quickstart.toml --runs 10 --set backend.accel=tcg\n\nexit codes:\n"
-          + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items()))
+EXIT_TEXT = "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("calibrate", help="check that this setup recovers known injected steals; the switch cost "
-                                         "per preemption, noise floor and minimum detectable effect per minute (A/A)",
-                       description="Inject known steals on the measured CPU and run an A/A of the spec's measurer; "
-                                   "ends with one sentence: the smallest effect this setup can see with these runs "
-                                   "and whether the injected steals were recovered, or why not.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer are calibrated")
-    add_out(p)
-    add_set(p, example="--set backend.accel=tcg (the number of runs is --runs)")
-    add_wait(p)
+    p = add_command(sub, "calibrate", "check that this setup recovers known injected steals; the switch cost "
+                                      "per preemption, noise floor and minimum detectable effect per minute (A/A)", [
+        "xtalk calibrate experiments/quickstart.toml",
+        "xtalk calibrate experiments/quickstart.toml --steal-us 500 --runs 3 --json"],
+        more="Ends with one sentence: the smallest effect this setup can see with these runs and whether the "
+             "injected steals were recovered, or why not.")
+    p.epilog += "\n\n" + EXIT_TEXT
+    add_study_inputs(p, "its backend, CPUs and measurer are calibrated", "--set backend.accel=tcg (the number of runs "
+                                                                        "is --runs)")
     p.add_argument("--steal-us", type=float, nargs="+", default=[300.0, 1000.0], metavar="US",
                    help="lengths of the injected steals, one or more (default 300 1000; with one length L a second "
                         "is added: 2L, or L/2 where 2L is over half the period); after the spec")
-    p.add_argument("--period-us", type=float, default=10000.0, help="one steal every ... µs (default 10000)")
-    p.add_argument("--duration-s", type=float, default=2.0, help="length of each calibration run (default 2)")
-    p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5; the A/A gets twice)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--period-us", type=float, default=10000.0, metavar="US",
+                   help="one steal every ... µs (default 10000)")
+    p.add_argument("--duration-s", type=float, default=2.0, metavar="S",
+                   help="length of each run in seconds (default 2)")
+    p.add_argument("--runs", type=int, default=5, metavar="N",
+                   help="runs per configuration (default 5; the A/A gets twice)")
+    add_json(p, "the result")
     p.set_defaults(handler=run)
 
 

@@ -13,24 +13,26 @@ from rich.table import Table
 
 from ..atomic import write_atomic
 from ..errors import EXIT_OK, Problem, SpecError
-from .common import add_out, console, find_campaign
+from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
 
 SEPARATOR = "vs"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("compare", help="compare campaigns side by side, one or several a side (HTML + table)")
+    p = add_command(sub, "compare", "compare campaigns side by side, one or several a side (HTML + table)", [
+        "xtalk compare quickstart-20250101-120000 quickstart", f"xtalk compare a1 a2 {SEPARATOR} b1 b2 --json"])
     p.add_argument("campaigns", nargs="+", metavar="CAMPAIGN",
                    help=f"A B, or A1 A2 ... {SEPARATOR} B1 B2 ... (several campaigns, e.g. boots, a side); each an "
-                   "id, name or path (CAMPAIGN@PLACE: one board of a per-board fleet campaign); A is the reference")
+                   "id, name (its latest) or path (CAMPAIGN@PLACE: one board of a per-board fleet campaign); A is the "
+                   "reference")
     add_out(p)
     p.add_argument("--no-replicates", action="store_true",
                    help="do not measure the drift between campaigns from other stored campaigns of the same spec "
                    "on this host")
-    p.add_argument("--dest", type=Path, help="output directory (default: OUT/compare-A-vs-B)")
-    p.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
-    p.add_argument("--exclude-rampup", action="store_true", help="exclude each run's detected start-up ramp")
-    p.add_argument("--json", action="store_true", help="print compare.json on stdout")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="directory to write the comparison into (default: "
+                                                            "OUT/compare-A-vs-B)")
+    add_sample_selection(p)
+    add_json(p, "the comparison (compare.json)")
     p.set_defaults(handler=run)
 
 
