@@ -66,18 +66,18 @@ def _group_text(pattern: str, name: str) -> str | None:
     return None
 
 
-def _printed_units(sample: str) -> list[str]:
+def _printed_units(sample: str) -> list[str] | None:
     """The units `sample` can read: those its `unit` group matches, else the rates it
-    spells out (`(?P<value>\\d+) MB/s`); [] where it says nothing of units."""
+    spells out (`(?P<value>\\d+) MB/s`); None where it says nothing of units."""
     group = _group_text(sample, "unit")
     if group is not None:
         try:
             return [u for u in U.UNITS if re.fullmatch(group, u)]
         except re.error:  # a group that refers to others: only a run tells
-            return list(U.UNITS)
+            return None
     text = sample.replace("\\/", "/")
     return [u for u, unit in U.UNITS.items() if unit.is_rate and "/" in u
-            and re.search(rf"(?<![\w/]){re.escape(u)}(?![\w/])", text)]
+            and re.search(rf"(?<![\w/]){re.escape(u)}(?![\w/])", text)] or None
 
 
 class RegexOptions(BaseModel):
@@ -119,6 +119,8 @@ class RegexOptions(BaseModel):
         if value not in U.UNITS:
             raise ValueError(f"no unit {value!r}{U.closest(value)}: the units a sample can be stored in are {U.known()}")
         printed = _printed_units(info.data.get("sample") or "")
+        if printed == []:
+            raise ValueError(f"the group `unit` of `sample` matches no unit a sample can be stored in ({U.known()})")
         if printed and not any(U.convert(1, u, value) is not None for u in printed):
             quantity = U.UNITS[value].quantity
             raise ValueError(f"`sample` reads values in {', '.join(printed[:6])}, which do not convert into "

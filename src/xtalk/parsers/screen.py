@@ -23,8 +23,8 @@ import re
 SETTLE_NS = 500_000_000
 TOKEN = re.compile(
     r"\x1b\[(?P<params>[0-?]*)[ -/]*(?P<final>[@-~])"  # CSI
-    r"|(?P<esc>\x1b[ -/]*[0-~])"                         # other escapes (ESC c, ESC 7, charset)
     r"|(?P<unfinished>\x1b(?:\[[0-?]*[ -/]*|[ -/]*)\Z)"  # an escape cut by the end of a read
+    r"|(?P<esc>\x1b[ -/]*[0-Z\\-~])"                     # other escapes (ESC c, ESC 7, charset)
     r"|(?P<end>\r\n?|\n)"
     r"|(?P<text>[^\x1b\r\n]+)"
     r"|\x1b")                                            # a stray ESC: dropped
@@ -98,7 +98,7 @@ class ConsoleLines:
             self.screen = True
             row, col = (numbers + [0, 0])[:2]
             self._move(max(row, 1), max(col, 1), out)
-        elif final == "G" and self._row is not None:
+        elif final == "G":
             self._move(self._row, max(numbers[0], 1), out)
         elif final == "C":
             self._move(self._row, self._col + max(numbers[0], 1), out)
