@@ -59,6 +59,17 @@ class ConsoleLines:
     def feed_text(self, text: str) -> list[str]:
         text, self._held = self._held + text, ""
         out: list[str] = []
+        if "\x1b" not in text and "\r" not in text:  # plain lines (XT): the fast way
+            *done, rest = CONTROLS.sub("", text).split("\n")
+            if done:
+                self._text.append(done[0])
+                self._end_line(out)
+                out += [line for line in map(str.rstrip, done[1:]) if line]
+                self.last_line = out[-1] if out else self.last_line
+                self._row = None if self._row is None else self._row + len(done)
+                self._col = 1
+            self._write(rest)
+            return out
         for m in TOKEN.finditer(text):
             if m["text"] is not None:
                 self._write(m["text"])
@@ -116,7 +127,7 @@ class ConsoleLines:
     def _end_line(self, out: list[str]) -> None:
         line = "".join(self._text).rstrip()
         self._text.clear()
-        if line.strip():
+        if line:
             out.append(line)
             self.last_line = line
 

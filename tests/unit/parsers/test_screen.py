@@ -3,6 +3,8 @@
 the regex parser into throughput samples in MB/s."""
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from xtalk.parsers import option_problems, parse_log
@@ -11,6 +13,7 @@ from xtalk.parsers.screen import SETTLE_NS, ConsoleLines, console_lines
 from xtalk.parsers.units import convert
 
 from tests.framework import screen_image
+from tests.framework.repo import ROOT
 
 SCREEN_LINES = [" BWBENCH 2.1  cache & memory bandwidth", "pass 1 of 2 running", "testing   0%", "testing  50%",
                 "testing 100%", "L1: 95.2 GB/s L2: 48.7 GB/s L3: 30.1 GB/s", "Memory: 9850 MB/s"]
@@ -104,3 +107,9 @@ def test_spec_check_refuses_a_unit_the_samples_cannot_be_stored_in(sample, unit,
 ])
 def test_units_that_convert_pass(sample, unit):
     assert option_problems("regex", {"sample": sample, "metric": "bw", "unit": unit}) == []
+
+
+def test_the_documented_screen_example_is_the_one_tested():
+    guide = (ROOT / "docs" / "guests.md").read_text().split("A full-screen bandwidth tool", 1)[1]
+    documented = tomllib.loads(guide.split("```toml\n", 1)[1].split("```", 1)[0])["measurer"]["parser"]
+    assert documented == screen_image.PARSER
