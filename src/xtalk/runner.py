@@ -316,16 +316,25 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
             state._drain(measurer)  # its last lines (XT END) may still be in the pipe
             state.settle_consoles(now, final=True)
             state.close_window(time.monotonic_ns())
-            return state.report.outcome(exit_code)
+            return _outcome(state, exit_code)
         if state.begun and not state.report.ends_itself and now >= state.origin_ns + settings.duration_s * 1e9:
             state.close_window(now)
-            return state.report.outcome(exit_code, reached_duration=True)
+            return _outcome(state, exit_code, reached_duration=True)
         if now > deadline:
             return "fail", _hung(state)
         wait = POLL_S
         if pending and state.begun:
             wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
         state.read_consoles(wait)
+
+
+def _outcome(state: RunState, exit_code: int | None, reached_duration: bool = False) -> tuple[str, str]:
+    """The parser's verdict on the measurer; where it saw no begin or no sample, with what
+    the console showed."""
+    status, reason = state.report.outcome(exit_code, reached_duration)
+    if status == "fail" and not state.report.errors and (state.report.begin is None or not state.report.sample_count):
+        reason = f"{reason} ({state.console_seen()})"
+    return status, reason
 
 
 def _hung(state: RunState) -> str:
