@@ -14,8 +14,10 @@ the host time the line arrived stands in. A foreign parser stamps with host time
 clock pair (now, now) says so. A run ends on the parser's end (`XT END`), on the
 measurer's exit, at the run's duration for a parser whose guest never ends by itself,
 or on the watchdog: duration + grace after the begin, or boot_timeout after the measurer
-was started while no begin came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
-with everything recorded so far, and propagate. The stressors are watched over the
+was started while no begin came (the reason then says what the measurer's console
+showed: bytes and last text). Consoles are split into lines by parsers/screen.py
+(newlines, carriage returns, cursor addressing). Ctrl-C / SIGTERM stop the guests,
+store the run as 'interrupted' with everything recorded so far, and propagate. The stressors are watched over the
 measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
 stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure);
 their passes over that window give the pressure each achieved (pressure.py).

@@ -151,7 +151,7 @@ class RegexParser(OutputParser):
 
     def awaited_begin(self) -> str:
         if self._begin is not None:
-            return super().awaited_begin()
+            return f"{super().awaited_begin()} (no line matched `begin`)"
         return "sample of output 'regex' (no line matched `sample`; without `begin` the first sample begins)"
 
     def parse(self, line: str, now_ns: int) -> Event | None:
