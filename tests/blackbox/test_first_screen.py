@@ -7,11 +7,13 @@ has gates. The same headline in `xtalk run` (terminal and --json), `xtalk show` 
 report.json/report.md."""
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
-from tests.framework.browser import element_boxes, screenshot
+from tests.framework.browser import layout, screenshot
 from tests.framework.cli import campaign_dir, write_spec, xtalk
 
 LAPTOP = "1366,768"
@@ -62,7 +64,7 @@ placement = ["solo", "same-core"]
 
 HEADLINE = {"runs": '[data-headline="runs"]', "verdict": '[data-headline="verdict"]',
             "worst": '[data-headline="worst"]', "gates": '[data-headline="gates"]',
-            "verdict_cells": "table.answer td.verdict", "headings": "h2"}
+            "first_verdict": "table.answer tbody tr:first-child td.verdict", "headings": "h2"}
 
 
 @pytest.fixture(autouse=True)
@@ -70,11 +72,19 @@ def built(native_bench):
     return native_bench
 
 
-def above_fold(boxes: dict, key: str) -> dict:
-    (box,) = boxes[key][:1] or [None]
+def above_fold(boxes: dict, key: str) -> list[float]:
+    """[top, bottom] of what `key` names, checked to lie on the first screen."""
+    box = boxes[key]
     assert box is not None, f"no {key} on the page"
-    assert 0 <= box["top"] and box["bottom"] <= boxes["viewport"][1], (key, box, boxes["viewport"])
+    assert 0 <= box[0] and box[1] <= boxes["viewport"][1], (key, box, boxes["viewport"])
     return box
+
+
+def headline_text(page: str, part: str) -> str:
+    """The text of the headline's box `part` in the page, as a reader sees it."""
+    found = re.search(rf'<div class="hl hl-{part} [^"]*" data-headline="{part}"[^>]*>(.*?)</div></div>', page, re.S)
+    assert found, part
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
 
 
 def test_first_screen_shows_the_runs_the_verdict_and_the_worst_case(tmp_path, chromium):
@@ -104,17 +114,18 @@ def test_first_screen_shows_the_runs_the_verdict_and_the_worst_case(tmp_path, ch
     assert "runs:       2 of 2 runs passed" in first and head["verdict"]["text"] in first.replace("\n", " ")
 
     page = dest / "report.html"
-    assert "NO GATES" not in page.read_text()
+    text = page.read_text()
+    assert "NO GATES" not in text
     screenshot(chromium, page, tmp_path / "first-screen.png", tmp_path / "chrome", LAPTOP)
-    boxes = element_boxes(chromium, page, HEADLINE, tmp_path / "chrome2", LAPTOP)
-    runs, verdict, worst_box = (above_fold(boxes, k) for k in ("runs", "verdict", "worst"))
-    assert runs["top"] < verdict["top"] < worst_box["top"]
-    assert "2 of 2 runs passed" in runs["text"] and head["verdict"]["text"] in verdict["text"]
-    assert "max " in worst_box["text"] and "vs deadline 1 ms" in worst_box["text"]
-    gates = above_fold(boxes, "gates")
-    assert gates["text"] == "gates PASS: 1 of 1 passed" and gates["top"] > worst_box["top"]
-    above_fold(boxes, "verdict_cells")  # the answer's first row
-    assert boxes["headings"][0]["top"] > gates["bottom"]  # the headline comes before every section
+    boxes = layout(chromium, page, tmp_path / "chrome2", HEADLINE, LAPTOP)
+    runs_box, verdict, worst_box, gates = (above_fold(boxes, k) for k in ("runs", "verdict", "worst", "gates"))
+    assert runs_box[1] <= verdict[0] and verdict[1] <= worst_box[0] and worst_box[1] <= gates[0]
+    assert "2 of 2 runs passed" in headline_text(text, "runs")
+    assert head["verdict"]["text"] in headline_text(text, "verdict")
+    assert "max " in headline_text(text, "worst") and "vs deadline 1 ms" in headline_text(text, "worst")
+    assert re.search(r'<span class="badge PASS">gates PASS: 1 of 1 passed</span>', text)
+    above_fold(boxes, "first_verdict")  # the answer's first row
+    assert boxes["headings"][0] >= gates[1]  # the headline comes before every section
 
 
 def test_a_campaign_whose_runs_failed_shows_failure_first(tmp_path, chromium):
@@ -128,12 +139,15 @@ def test_a_campaign_whose_runs_failed_shows_failure_first(tmp_path, chromium):
     assert lines[at + 3] == "  worst case: nothing measured"
 
     page = campaign_dir(out) / "report" / "report.html"
-    assert "NO GATES" not in page.read_text()
+    text = page.read_text()
+    assert "NO GATES" not in text and 'class="badge' not in text.split("<h2")[0]  # no gates in the spec: no badge
     screenshot(chromium, page, tmp_path / "failed-screen.png", tmp_path / "chrome", LAPTOP)
-    boxes = element_boxes(chromium, page, HEADLINE, tmp_path / "chrome2", LAPTOP)
+    boxes = layout(chromium, page, tmp_path / "chrome2", HEADLINE, LAPTOP)
     runs = above_fold(boxes, "runs")
-    assert runs["text"].startswith("runs no run passed: 2 of 2 failed (2 hung)"), runs["text"]
-    assert runs["top"] < min(b["top"] for key in ("verdict", "worst", "headings") for b in boxes[key])
-    assert boxes["gates"] == []  # no gates in the spec: no badge
+    assert runs[1] <= min(boxes[key][0] for key in ("verdict", "worst", "headings"))
+    assert boxes["gates"] is None
+    shown = headline_text(text, "runs")
+    assert shown.startswith("runs no run passed: 2 of 2 failed (2 hung)"), shown
+    assert 'data-headline="runs" data-state="failed"' in text and "hl-runs bad" in text  # red
     report = json.loads((page.parent / "report.json").read_text())
     assert report["headline"]["runs"]["state"] == "failed" and report["headline"]["gates"] is None

@@ -1,9 +1,8 @@
 """Headless Chromium for report tests: find it, screenshot a page, dump its DOM, measure
-where its elements lie in a window of a given size, and list what a page would fetch from
+where elements lie on a screen of a given size, and list what a page would fetch from
 outside (a self-contained report has nothing)."""
 from __future__ import annotations
 
-import html
 import json
 import re
 import shutil
@@ -47,35 +46,33 @@ def dump_dom(chromium: str, page: Path, profile: Path, offline: bool = False) ->
     return dom.stdout
 
 
-BOXES_SCRIPT = """<script>(function () {
-  const out = {viewport: [window.innerWidth, window.innerHeight]};
-  for (const [key, selector] of Object.entries(%s)) {
-    out[key] = Array.from(document.querySelectorAll(selector), e => {
-      const r = e.getBoundingClientRect();
-      return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, text: e.textContent};
-    });
+LAYOUT_SCRIPT = """<script>(() => {
+  const out = {viewport: [innerWidth, innerHeight]};
+  for (const [name, sel] of Object.entries(%s)) {
+    const boxes = [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect());
+    out[name] = boxes.length ? [Math.min(...boxes.map(b => b.top + scrollY)),
+                                Math.max(...boxes.map(b => b.bottom + scrollY))] : null;
   }
   const pre = document.createElement("pre");
-  pre.id = "xt-boxes";
+  pre.id = "xt-layout";
   pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 })();</script>"""
 
 
-def element_boxes(chromium: str, page: Path, selectors: dict[str, str], profile: Path,
-                  size: str = "1366,768") -> dict:
-    """Where the elements matching each CSS selector lie once the page is laid out in a
-    window of `size` (a copy of the page with a script that measures them, run in the
-    page as it loads; the report's CSP lets inline scripts run): {key: [{top, bottom,
-    left, right, text}]} in CSS pixels from the top of the page, and `viewport`."""
-    probe = page.with_name(page.stem + ".boxes.html")
-    probe.write_text(page.read_text().replace("</body>", BOXES_SCRIPT % json.dumps(selectors) + "</body>"))
+def layout(chromium: str, page: Path, profile: Path, selectors: dict[str, str],
+           size: str = "1366,768") -> dict:
+    """Where the elements matching each CSS selector lie on the page laid out in a window of
+    `size` (CSS pixels from the top of the page: [top of the first, bottom of the last], None
+    where nothing matches), and the viewport: [width, height]. A copy of the page with a
+    script that measures them is rendered; the page itself is not touched."""
+    probe = page.with_name(f".layout-{page.name}")
+    probe.write_text(page.read_text().replace("</body>", LAYOUT_SCRIPT % json.dumps(selectors) + "</body>"))
     try:
         dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={size}",
                               "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
     finally:
         probe.unlink()
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    found = re.search(r'<pre id="xt-boxes">(.*?)</pre>', dom.stdout, re.S)
-    assert found, "the measuring script did not run"
-    return json.loads(html.unescape(found.group(1)))
+    found = re.search(r'<pre id="xt-layout">(.*?)</pre>', dom.stdout, re.S)
+    assert dom.returncode == 0 and found, dom.stderr[-2000:]
+    return json.loads(found.group(1))
