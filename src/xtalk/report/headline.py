@@ -26,6 +26,8 @@ counts its runs to come as not run.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from ..analysis import wording as W
 from ..analysis.kinds import in_ticks
 from .answer import SIGNIFICANT, anchor
@@ -35,6 +37,7 @@ from .tables import STAT_COLS
 SHOWN = 3  # metrics whose worst case the headline shows unfolded (an import can have 47)
 RELIABLE = ("p9999", "p999", "p99", "p90", "q3", "median")  # the highest first
 QUANTILE_LABELS = dict(STAT_COLS)
+SOURCES = {"verdicts": "v", "overhead": "o", "boards": "b"}  # result key: the answer rows' anchor prefix
 
 
 def headline(res: dict, not_run: dict[str, str] | None = None) -> dict:
@@ -84,10 +87,7 @@ def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     total = len({r["run_id"] for r in res["runs"]} | set(failed) | set(missing))
     passed = total - len(failed) - len(missing) - len(degraded)
     reasons = {r["run_id"]: r.get("reason") or "" for r in res["runs"]}
-    whys: dict[str, int] = {}
-    for run, status in failed.items():
-        why = _why(status, reasons.get(run, ""))
-        whys[why] = whys.get(why, 0) + 1
+    whys = Counter(_why(status, reasons.get(run, "")) for run, status in failed.items())
     first = next((f"{run}: {reasons[run]}" for run in failed if reasons.get(run)), "")
     state = "failed" if failed or missing else "degraded" if degraded else "passed" if total else "none"
     parts = [(n, word) for n, word in ((len(degraded), "degraded"), (len(failed), "failed"),
@@ -99,9 +99,6 @@ def runs_part(res: dict, not_run: dict[str, str] | None = None) -> dict:
     return {"state": state, "total": total, "passed": passed, "degraded": len(degraded), "failed": len(failed),
             "not_run": len(missing), "text": text, "first_failure": first,
             "not_passed": {**failed, **missing}, "degraded_runs": degraded}
-
-
-SOURCES = {"verdicts": "v", "overhead": "o", "boards": "b"}  # result key: the answer rows' anchor prefix
 
 
 def _why(status: str, reason: str) -> str:
@@ -133,11 +130,9 @@ def _worse(v: dict) -> bool:
 
 
 def verdict_part(res: dict) -> dict:
-    rows = _rows(res)
-    counts: dict[str, int] = {}
-    for v in rows:
-        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    bases = sorted({labels(res).get(v["config_id"], v["config_id"]) for v in res.get("verdicts") or []
+    rows, named = _rows(res), labels(res)
+    counts = dict(Counter(v["verdict"] for v in rows))
+    bases = sorted({named.get(v["config_id"], v["config_id"]) for v in res.get("verdicts") or []
                     if v["verdict"] == "baseline"})
     nothing = (f"no verdict: only the baseline ran ({', '.join(bases)}), nothing to compare it with" if bases
                else "no verdict: no samples to compare")
@@ -147,7 +142,6 @@ def verdict_part(res: dict) -> dict:
                          reverse=True)
     if significant:
         v = significant[0]
-        named = labels(res)
         change = W.num(v["change_pct"], True) + " %" if v.get("change_pct") is not None else W.change(v)
         against = (" (on- vs off-windows)" if v.get("design") == "paired" else
                    f" (vs {named.get(v['baseline'], v['baseline'])})" if v.get("baseline") else "")
