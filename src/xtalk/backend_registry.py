@@ -21,7 +21,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from .errors import InfrastructureError
+from .errors import InfrastructureError, did_you_mean
 
 PACKAGE = "xtalk.backends"
 ENTRY_POINTS = "xtalk.backends"  # group of the entry points that name a module defining backends
@@ -70,7 +70,7 @@ def check_backend_options(kind: str, options: dict[str, Any]) -> list[tuple[str,
     """Problems with a backend's options as (key, message); an unknown kind is one on `kind`."""
     cls = backend_class(kind)
     if cls is None:
-        return [("kind", f"unknown backend {kind!r} (known: {', '.join(registry()) or 'none'})")]
+        return [("kind", f"unknown backend {kind!r}{did_you_mean(kind, registry())} (known: {', '.join(registry()) or 'none'})")]
     return cls.check_options(options)
 
 

@@ -115,7 +115,8 @@ def aa_result(analysis, settings: Settings) -> dict:
                   "unit": "points" if row.get("scale") == "diff" and stat.unit in ("share", "fraction") else "%"}
     return {"metric": metric, "statistic": stat.label, "assessment": row, "mde_per_minute": per_minute,
             "check": {"name": "A/A: odd against even runs", "expected": "not different",
-                      "measured": row["verdict"], "unit": "", "ok": row["verdict"] != "different"}}
+                      "measured": row["verdict"], "unit": "", "ok": row["verdict"] != "different",
+                      "status": "no false alarm" if row["verdict"] != "different" else "false alarm"}}
 
 
 def _as_pct(delta: float, scale: str | None, row: dict) -> float | None:

@@ -23,6 +23,9 @@ injected share: the control's wake-ups carry the same switches, so they cancel; 
 not stolen twice, so where the host already takes a share N of the CPU in the control,
 the steals that land on it add nothing and the share added is injected x (1 - N)) and its
 verdict `interference`: the end-to-end check that the analysis flags a known effect.
+Each check's `status` says what its outcome means: `recovered` (then `ok`), or how it was
+missed: an interval that holds the injected share but also zero is `not separated from
+zero`, not recovered (the steal could not be told from nothing).
 The shorter lengths are there for the fit: whether an effect as small as theirs shows
 with this many runs is what the A/A part's noise floor and minimum detectable effect
 answer, and an interval per length would add a 5 % false alarm each.
@@ -37,11 +40,13 @@ import pyarrow.parquet as pq
 import scipy.stats
 
 from .analysis.effects import run_window_s
+from .analysis.wording import short
 
 TOLERANCE = 0.05
 MATCH_S = 3e-4  # a steal's gap begins and ends this close to it: the switches, the clock mapping's error (tens of µs)
 STEAL_US = "stressors.steal.params.steal_us"
 SLOPE_CHECK = "slope of measured against injected"
+RECOVERED = "recovered"  # a check's status where what was measured agrees with what was injected
 
 
 @dataclass(frozen=True)
@@ -87,16 +92,20 @@ def fit_gaps(injected_s: np.ndarray, measured_s: np.ndarray) -> Fit:
                                     float(r.intercept + t * r.intercept_stderr)), len(injected_s))
 
 
-def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE) -> dict:
+def check(name: str, expected: float, measured: float, unit: str, tolerance: float = TOLERANCE,
+          missed: str = "missed") -> dict:
+    """A measured figure against the injected one, within `tolerance`; its status says
+    what that means: recovered, or `missed`."""
     ok = bool(expected) and bool(abs(float(measured) / expected - 1) <= tolerance)  # a JSON bool, never numpy's
-    return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok}
+    return {"name": name, "expected": expected, "measured": measured, "unit": unit, "tolerance": tolerance, "ok": ok,
+            "status": RECOVERED if ok else missed}
 
 
 def slope_check(fit: Fit | None) -> dict:
     if fit is None:
         return {"name": SLOPE_CHECK, "expected": 1.0, "measured": "no fit: fewer than two lengths seen", "unit": "",
-                "tolerance": TOLERANCE, "ok": False}
-    return check(SLOPE_CHECK, 1.0, fit.slope, "")
+                "tolerance": TOLERANCE, "ok": False, "status": "no fit"}
+    return check(SLOPE_CHECK, 1.0, fit.slope, "", missed=f"off scale (not within {TOLERANCE:.0%} of 1)")
 
 
 def _run_steals(store: Path, meta: dict, window_s: float) -> np.ndarray:
@@ -159,6 +168,15 @@ def _verdict_of(analysis, steal_us: float) -> dict | None:
                  and float((v.get("config") or {}).get(STEAL_US, -1)) == steal_us), None)
 
 
+def share_status(share: float, lo: float, hi: float) -> str:
+    """The injected share against the measured 95 % interval: recovered only where the
+    interval holds it and excludes no change (an interval that also holds zero could not
+    tell the steal from nothing)."""
+    if not lo <= share <= hi:
+        return "missed (outside the interval)"
+    return RECOVERED if lo > 0 or hi < 0 else "not separated from zero"
+
+
 def _share_and_verdict(one: Length, verdict: dict | None) -> list[dict]:
     out = []
     if verdict is not None and verdict.get("ci95") and one.measured_s:
@@ -166,10 +184,12 @@ def _share_and_verdict(one: Length, verdict: dict | None) -> list[dict]:
         share = 100 * one.stolen_s / one.measured_s * (1 - (verdict.get("reference_value") or 0.0))
         out.append({"name": f"stolen share added, {one.label} (95% interval)", "expected": share,
                     "measured": f"{100 * verdict['change']:.3g} [{lo:.3g}, {hi:.3g}]", "unit": "points of the CPU",
-                    "ok": bool(lo <= share <= hi)})
+                    "ok": share_status(share, lo, hi) == RECOVERED, "status": share_status(share, lo, hi)})
+    found = bool(verdict and verdict["verdict"] == "interference")
     out.append({"name": f"verdict of the {one.label} steal", "expected": "interference",
-                "measured": verdict["verdict"] if verdict else "none", "unit": "",
-                "ok": bool(verdict and verdict["verdict"] == "interference")})
+                "measured": verdict["verdict"] if verdict else "none", "unit": "", "ok": found,
+                "status": RECOVERED if found else f"missed: {verdict['verdict'] if verdict else 'no verdict'}",
+                "reason": None if found or not verdict else short(verdict)})
     return out
 
 

@@ -38,7 +38,8 @@ from .plan import GuestPlan, RunPlan, backend_kinds, plan
 from .results.platform import platform_fact
 from .results.store import CampaignStore, spec_hash
 from .runner import execute_run
-from .signals import sigterm_as_interrupt
+from .signals import interrupts_name, sigterm_as_interrupt
+from .spec.diff import describe_changes
 from .spec.model import Campaign
 
 
@@ -60,8 +61,11 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
         if store is None:
             raise SpecError(source, [Problem("name", f"--resume: no campaign named {spec.name!r} in {out}")])
         if store.info.get("spec_hash") != spec_hash(text):
+            what = describe_changes(store.info.get("spec") or {}, json.loads(json.dumps(raw, default=str))) \
+                or "its text only: comments, layout or the order of --set"
             raise SpecError(source, [Problem("(file)", f"--resume: the spec changed since {store.path.name} "
-                                                       "was started; run without --resume for a new campaign")])
+                                                       f"was started ({what}); run without --resume for a new "
+                                                       "campaign")])
         for key, value in extra.items():
             if store.info.get(key) != value:
                 raise SpecError(source, [Problem(key, f"--resume: {store.path.name} was not run with this {key} "
@@ -108,7 +112,7 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
     results = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-    with sigterm_as_interrupt(), \
+    with sigterm_as_interrupt(), interrupts_name(store.path), \
             off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, local) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))

@@ -8,13 +8,35 @@ MeasurementError: data lost or unstable; recorded, and the campaign goes on.
 RunAborted: an unexpected exception during a run (a full disk, a bug): the run is stored
 as 'error' with the cause (describe_failure) and the campaign stops; --resume goes on.
 """
+import difflib
 import errno
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INFRASTRUCTURE = 3
+
+
+def did_you_mean(word: object, choices: Iterable[object]) -> str:
+    """' (did you mean X?)' with the closest choice, or '' when none is close: difflib's
+    closest match, else the one choice that abbreviates the word or that the word
+    abbreviates (membw for mem_bandwidth: the same first letter, the rest in order)."""
+    names, said = sorted({str(c) for c in choices}), str(word)
+    close = difflib.get_close_matches(said, names, n=1, cutoff=0.6)
+    if not close:
+        close = [n for n in names if _abbreviates(n, said) or _abbreviates(said, n)]
+    return f" (did you mean {close[0]}?)" if len(close) == 1 else ""
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    short, long = (re.sub(r"[^a-z0-9]", "", w.lower()) for w in (short, long))
+    if not 2 <= len(short) < len(long) or short[0] != long[0]:
+        return False
+    rest = iter(long)
+    return all(letter in rest for letter in short)
 
 
 class XtalkError(Exception):

@@ -21,13 +21,12 @@ from pathlib import Path
 import tomli_w
 
 from . import parsers
-from .errors import Problem, SpecError, UsageError
+from .errors import Problem, SpecError, UsageError, did_you_mean
 from .plan import DEFAULTS, config_name
 from .results.store import CampaignStore
 from .userfile import read_bounded
 from .spec.assignment import parse_assignment
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
-from .spec.suggest import did_you_mean
 
 LOG_LIMIT = 1 << 30  # a console log larger than this is not a log
 # control bytes a console does not print (tab, newlines, form feed and ESC it does);

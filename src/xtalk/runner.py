@@ -14,8 +14,10 @@ the host time the line arrived stands in. A foreign parser stamps with host time
 clock pair (now, now) says so. A run ends on the parser's end (`XT END`), on the
 measurer's exit, at the run's duration for a parser whose guest never ends by itself,
 or on the watchdog: duration + grace after the begin, or boot_timeout after the measurer
-was started while no begin came. Ctrl-C / SIGTERM stop the guests, store the run as 'interrupted'
-with everything recorded so far, and propagate. The stressors are watched over the
+was started while no begin came (the reason then says what the measurer's console
+showed: bytes and last text). Consoles are split into lines by parsers/screen.py
+(newlines, carriage returns, cursor addressing). Ctrl-C / SIGTERM stop the guests,
+store the run as 'interrupted' with everything recorded so far, and propagate. The stressors are watched over the
 measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
 stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure);
 their passes over that window give the pressure each achieved (pressure.py).
@@ -31,6 +33,7 @@ from typing import Callable
 
 from .backends.base import Backend, GuestHandle
 from . import parsers
+from .parsers.screen import ConsoleLines
 from .console_log import console_facts
 from .errors import RunAborted, XtalkError, describe_failure
 from .host.metadata import host_facts
@@ -53,7 +56,7 @@ class RunState:
         self.owners = {g.name: backend.host_backend() if g.host else backend for g in run.guests}
         self.backends = list({id(b): b for b in self.owners.values()}.values())
         self.handles: dict[str, GuestHandle] = {}
-        self.partial: dict[str, bytes] = {}
+        self.consoles: dict[str, ConsoleLines] = {}  # each guest's console, split into lines
         self.report = parsers.create(run.measurer.output, run.run_id, run.measurer.parser)
         self.origin_ns: int | None = None  # measurer start, then its BEGIN (see above)
         self.begun = False
@@ -93,20 +96,35 @@ class RunState:
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)
-        lines = (self.partial.get(name, b"") + data).split(b"\n")
-        self.partial[name] = lines.pop()
+        self._lines(name, self.consoles.setdefault(name, ConsoleLines()).feed(data, time.monotonic_ns()))
+
+    def settle_consoles(self, now: int, final: bool = False) -> None:
+        """Pass on what screens drew last once they are quiet (every unfinished line: final)."""
+        for name, console in self.consoles.items():
+            self._lines(name, console.flush() if final else console.settled(now))
+
+    def _lines(self, name: str, lines: list[str]) -> None:
         for line in lines:
             if self.handles[name].plan.role == "measurer":
-                self._measurer_line(line.decode(errors="replace"))
+                self._measurer_line(line)
             else:
-                self.watch.line(name, line.decode(errors="replace"))
+                self.watch.line(name, line)
+
+    def console_seen(self) -> str:
+        """What the measurer's console showed, for the reason of a run that hung."""
+        console = self.consoles.get("measurer")
+        if console is None or not console.received:
+            return "console: nothing received"
+        text = console.last_text
+        text = text if len(text) <= 80 else text[:77] + "..."
+        return f"console: {console.received:,} bytes, last text: {text!r}"
 
     def _measurer_line(self, line: str) -> None:
         rec = self.report.feed(line)
-        if rec and rec.kind == "BEGIN" and not self.begun:
+        if self.report.begin is not None and not self.begun:  # a BEGIN, or a line that began and sampled
             now = time.monotonic_ns()
             self.begun, self.origin_ns = True, now
-            t0 = rec.fields.get("t0")
+            t0 = self.report.begin.get("t0")
             self.begin_counter = int(t0) if t0 and t0.isdigit() else None
             self.writer.save_meta(origin_host_ns=now, begin_counter=self.begin_counter)
             self.writer.event("measurer_begin", now)
@@ -136,6 +154,7 @@ class RunState:
                 continue
             if data:
                 self.console(fds[fd], data)
+        self.settle_consoles(time.monotonic_ns())
 
     def read_ring(self) -> None:
         for handle in self.handles.values():
@@ -297,20 +316,39 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
             state.close_window(now)
         if exit_code is not None or (ended_at and now - ended_at > AFTER_END_S * 1e9):
             state._drain(measurer)  # its last lines (XT END) may still be in the pipe
+            state.settle_consoles(now, final=True)
             state.close_window(time.monotonic_ns())
-            return state.report.outcome(exit_code)
+            return _outcome(state, exit_code)
         if state.begun and not state.report.ends_itself and now >= state.origin_ns + settings.duration_s * 1e9:
             state.close_window(now)
-            return state.report.outcome(exit_code, reached_duration=True)
+            return _outcome(state, exit_code, reached_duration=True)
         if now > deadline:
-            begin, end = ("XT BEGIN", "XT END") if run.measurer.output == "xt" else \
-                (f"begin of output {run.measurer.output!r}", f"end of output {run.measurer.output!r}")
-            return "fail", (f"hung: no {end} within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
-                            if state.begun else f"hung: no {begin} within boot_timeout_s = {settings.boot_timeout_s:g} s")
+            return "fail", _hung(state)
         wait = POLL_S
         if pending and state.begun:
             wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
         state.read_consoles(wait)
+
+
+def _outcome(state: RunState, exit_code: int | None, reached_duration: bool = False) -> tuple[str, str]:
+    """The parser's verdict on the measurer; where it saw no begin or no sample, with what
+    the console showed."""
+    status, reason = state.report.outcome(exit_code, reached_duration)
+    if status == "fail" and not state.report.errors and (state.report.begin is None or not state.report.sample_count):
+        reason = f"{reason} ({state.console_seen()})"
+    return status, reason
+
+
+def _hung(state: RunState) -> str:
+    """Why a run that never began, or never ended, failed, with what its console showed."""
+    settings, xt = state.run.spec.run, state.run.measurer.output == "xt"
+    if state.begun:
+        end = "XT END" if xt else f"end of output {state.run.measurer.output!r}"
+        waited = f"{end} within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+    else:
+        begin = "XT BEGIN" if xt else state.report.awaited_begin()
+        waited = f"{begin} within boot_timeout_s = {settings.boot_timeout_s:g} s"
+    return f"hung: no {waited} ({state.console_seen()})"
 
 
 def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,

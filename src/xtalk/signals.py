@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 TEARDOWN_LIMIT_S = 30.0  # how long a teardown may go on once a further signal came
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -22,6 +23,26 @@ def _main_thread() -> bool:
 
 def interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+class CampaignInterrupted(KeyboardInterrupt):
+    """A Ctrl-C or SIGTERM that stopped a campaign whose directory exists: which one, so
+    that the message can name it and how to go on."""
+
+    def __init__(self, campaign: Path):
+        super().__init__(str(campaign))
+        self.campaign = campaign
+
+
+@contextmanager
+def interrupts_name(campaign: Path) -> Iterator[None]:
+    """A KeyboardInterrupt out of the block becomes a CampaignInterrupted of `campaign`."""
+    try:
+        yield
+    except CampaignInterrupted:
+        raise
+    except KeyboardInterrupt as stop:
+        raise CampaignInterrupted(campaign) from stop
 
 
 @contextmanager

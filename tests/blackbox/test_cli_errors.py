@@ -96,6 +96,33 @@ def test_a_corrupt_campaign_is_listed_next_to_healthy_ones_and_never_replaced_by
     assert xtalk("show", campaign.name, "--out", out).returncode == 0
 
 
+def test_show_of_no_such_campaign_names_the_newest_whatever_their_names(campaign, monkeypatch):
+    out = campaign.parent
+    older = [f"zz{i}-2020010{i}-000000" for i in range(1, 7)]  # last by name, first by time
+    for name in older:
+        shutil.copytree(campaign, out / name)
+    newest = shutil.copytree(campaign, out / "aa-29990101-000000.10").name
+    shutil.copytree(campaign, out / "aa-29990101-000000.9")
+    res = xtalk("show", "nosuch", "--out", out)
+    assert res.returncode == 2 and "no campaign 'nosuch'" in res.stderr, res.stderr
+    listed = res.stderr.split("(the newest: ", 1)[1].split(")", 1)[0].split(", ")
+    assert listed == [newest, "aa-29990101-000000.9", campaign.name, older[5], older[4]], res.stderr
+    assert "(did you mean small?)" in xtalk("show", "smll", "--out", out).stderr
+    monkeypatch.setenv("XTALK_OUT", str(out))  # the results directory without --out
+    assert xtalk("show", "nosuch").stderr == res.stderr
+
+
+def test_resume_of_a_changed_spec_names_what_changed(campaign, tmp_path):
+    out = campaign.parent
+    changed = small(tmp_path, duration=2, reps=3, iterations=30, placements='["solo", "other-core"]',
+                    extra='[backend]\nkind = "native"\n')
+    res = xtalk("run", changed, "--resume", "--out", out)
+    assert res.returncode == 2 and (f"the spec changed since {campaign.name} was started (run.duration_s: 1 -> 2, measurer.iterations: "
+            '20 -> 30, matrix.placement[1]: "same-core" -> "other-core" and 1 more)') in res.stderr, res.stderr
+    same_values = xtalk("run", small(tmp_path, duration=2, reps=3), "--resume", "--out", out, "--set", "run.duration_s=1")
+    assert "(its text only: comments, layout or the order of --set)" in same_values.stderr, same_values.stderr
+
+
 def test_show_takes_a_path_and_a_campaign_whose_runs_all_fail_exits_3(tmp_path, stored):
     shown = xtalk("show", str(stored.resolve()), "--out", tmp_path)
     assert shown.returncode == 0 and "solo-r1" in shown.stdout, shown.stderr

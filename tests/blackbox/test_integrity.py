@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import time
@@ -120,12 +121,17 @@ def test_a_second_ctrl_c_during_teardown_does_not_skip_it_and_resume_finishes(tm
     proc.send_signal(signal.SIGINT)  # during the teardown
     time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 130, proc.stderr.read()
+    assert proc.wait(timeout=60) == 130
     pids = guest_pids(out)
     assert pids and not any(alive(p) for p in pids.values()), pids
     assert not list(Path("/dev/shm").glob(f"xtalk-{proc.pid}-*"))
     assert run_meta(out, "same-core-r1")["status"] == "interrupted"
-    res = xtalk("run", spec, "--out", out, "--resume", "--json")
+    told = proc.stderr.read().strip().splitlines()[-1]
+    assert told.startswith(f"xtalk: interrupted; every guest was stopped and what was measured is stored in campaign "
+                           f"{campaign_dir(out).name} ({campaign_dir(out)}); continue it with: xtalk run "), told
+    command = shlex.split(told.split("continue it with: ", 1)[1])
+    assert command == ["xtalk", "run", str(spec), "--resume", "--out", str(out)], told
+    res = xtalk(*command[1:], "--json")  # the command as told
     assert res.returncode == 0 and json.loads(res.stdout)["passed"] == 1, res.stderr
     assert run_meta(out, "same-core-r1")["attempt"] == 2
 

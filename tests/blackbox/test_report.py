@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.framework.browser import dump_dom, external_refs, screenshot
+from tests.framework.browser import dump_dom, external_refs, layout, screenshot
 from tests.framework.cli import campaign_dir, write_spec, xtalk
 
 SPEC = """
@@ -78,7 +78,7 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     dest = tmp_path / "report"
     res = xtalk("report", camp.name, "--out", out, "--dest", dest)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert "overall FAIL" in res.stdout and "same-core: qsort median" in res.stdout
+    assert "gates:      FAIL: 1 of 2 failed" in res.stdout and "same-core: qsort median" in res.stdout
     for name in ("report.html", "report.md", "report.json", "stats.csv", "samples.parquet", "junit.xml"):
         assert (dest / name).is_file(), name
     html = (dest / "report.html").read_text()
@@ -107,6 +107,24 @@ def test_report_of_a_native_campaign_renders_in_chromium(tmp_path, chromium):
     assert external_refs(cmp_html) == [] and len(re.findall(r'src="data:image/png', cmp_html)) == 2
     rows = json.loads((tmp_path / "cmp" / "compare.json").read_text())["rows"]
     assert rows and {r["verdict"] for r in rows} <= {"no-difference", "inconclusive"}  # a campaign against itself
+    assert res.stdout.index("A → B") < res.stdout.index(rows[0]["sentence"][:40]) \
+        < res.stdout.index("What makes a number doubtful")  # the terminal: the answer, then the doubts counted
+    compare_first_screen(chromium, tmp_path / "cmp" / "compare.html", tmp_path)
+
+
+def compare_first_screen(chromium, page, tmp_path):
+    """compare.html on a 1366x768 screen: the verdict table first, whole on the first screen,
+    above every warning (which sit folded further down); its verdict cells drawn there."""
+    where = layout(chromium, page, tmp_path / "chrome3", {"verdicts": "#compare + .scroll table",
+                                                          "doubts": "ul.doubts li, ul.doubts details"})
+    assert where["verdicts"][1] <= where["viewport"][1], where
+    assert where["doubts"] is None or where["verdicts"][1] < where["doubts"][0], where
+    shot = tmp_path / "compare-first-screen.png"
+    screenshot(chromium, page, shot, tmp_path / "chrome4", size="1366,768")
+    from PIL import Image
+    with Image.open(shot) as im:
+        colors = {c for _, c in im.convert("RGB").getcolors(1 << 20)}
+    assert colors & {(0xFF, 0xE0, 0xB2), (0xC8, 0xE6, 0xC9)}  # an inconclusive or no-difference cell shows
 
 
 def test_timeline_campaign_gets_segments_an_event_zoom_and_interactive_plots_offline(tmp_path, chromium):

@@ -1,7 +1,9 @@
-"""Headless Chromium for report tests: find it, screenshot a page, dump its DOM, and
-list what a page would fetch from outside (a self-contained report has nothing)."""
+"""Headless Chromium for report tests: find it, screenshot a page, dump its DOM, measure
+where elements lie on a screen of a given size, and list what a page would fetch from
+outside (a self-contained report has nothing)."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -42,3 +44,35 @@ def dump_dom(chromium: str, page: Path, profile: Path, offline: bool = False) ->
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     return dom.stdout
+
+
+LAYOUT_SCRIPT = """<script>(() => {
+  const out = {viewport: [innerWidth, innerHeight]};
+  for (const [name, sel] of Object.entries(%s)) {
+    const boxes = [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect());
+    out[name] = boxes.length ? [Math.min(...boxes.map(b => b.top + scrollY)),
+                                Math.max(...boxes.map(b => b.bottom + scrollY))] : null;
+  }
+  const pre = document.createElement("pre");
+  pre.id = "xt-layout";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();</script>"""
+
+
+def layout(chromium: str, page: Path, profile: Path, selectors: dict[str, str],
+           size: str = "1366,768") -> dict:
+    """Where the elements matching each CSS selector lie on the page laid out in a window of
+    `size` (CSS pixels from the top of the page: [top of the first, bottom of the last], None
+    where nothing matches), and the viewport: [width, height]. A copy of the page with a
+    script that measures them is rendered; the page itself is not touched."""
+    probe = page.with_name(f".layout-{page.name}")
+    probe.write_text(page.read_text().replace("</body>", LAYOUT_SCRIPT % json.dumps(selectors) + "</body>"))
+    try:
+        dom = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={size}",
+                              "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="xt-layout">(.*?)</pre>', dom.stdout, re.S)
+    assert dom.returncode == 0 and found, dom.stderr[-2000:]
+    return json.loads(found.group(1))

@@ -15,7 +15,7 @@ class _Exact(Result):
 
 
 EXACT = TypeAdapter(_Exact)
-REPORT_ONLY = ("sections",)  # report.json's keys beyond the analysis result
+REPORT_ONLY = ("sections", "headline")  # report.json's keys beyond the analysis result
 
 
 def check_result(data: dict) -> None:

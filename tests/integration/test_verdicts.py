@@ -129,6 +129,9 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
     assert 0 < injected["switch_cost_us"] < 200, injected["switch_cost_ci_us"]
     assert result["noise_floor"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
     assert res.returncode == (0 if result["ok"] else 1)
+    assert all(c["ok"] is (c["status"] in ("recovered", "no false alarm")) for c in checks.values()), checks
+    assert result["answer"].startswith("This setup can see effects of ±") and "with 5 runs per configuration" in \
+        result["answer"] and ("steals were recovered" in result["answer"]) is result["ok"], result["answer"]
     platform = json.loads(Path(result["platform"]["file"]).read_text())
     assert platform["backend"] == backend and platform["preemption_cost_us"] == injected["switch_cost_us"]
     assert platform["source"] == Path(result["campaigns"]["steal"]).name
@@ -139,6 +142,26 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
         (meta,) = [json.loads(p.read_text()) for p in out.glob("after-*/runs/*/meta.json")]
         assert meta["platform"] == {k: platform[k] for k in ("preemption_cost_us", "slope", "calibrated_at",
                                                              "source")}
+
+
+@pytest.mark.slow
+def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_path):
+    """Two short runs a configuration (seconds): the table's statuses, explained above it, and
+    one sentence last: what the setup can see with 2 runs, and whether the steals were
+    recovered or why not; exit 0 or 1 by that."""
+    res = xtalk("calibrate", write_spec(tmp_path, CALIBRATE.format(backend="native")), "--out", tmp_path / "out",
+                "--runs", "2", "--duration-s", "0.5", timeout=300)
+    lines = res.stdout.strip().splitlines()
+    assert res.stdout.index("columns: expected: what was injected") < res.stdout.index("│ steals seen (300 µs)")
+    statuses = [line.split("│")[-2].strip() for line in lines if line.startswith("│ ")]
+    assert len(statuses) == 6 and all(s.startswith(("recovered", "missed", "no false alarm", "false alarm", "not "
+                                                    "separated from zero", "off scale", "no fit")) for s in statuses)
+    answer = lines[-1]
+    assert answer.startswith("This setup can see effects of ±") and "with 2 runs per configuration; the injected " \
+        "steals were " in answer and answer.endswith("."), res.stdout
+    recovered = "the injected steals were recovered" in answer
+    assert res.returncode == (0 if recovered and "false alarm" not in answer else 1), res.stdout + res.stderr
+    assert recovered or "were not recovered, because " in answer
 
 
 @pytest.mark.slow

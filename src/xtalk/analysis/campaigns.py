@@ -73,10 +73,10 @@ class Group:
         self.config_maps = [{ca: cb for ca, cb, _ in match(first, x.result["configs"])}
                             for x in self.campaigns + self.siblings]
 
-    def units(self, cid: str, info) -> tuple[list[list[dict]], list[list[dict]]]:
+    def units(self, cid: str, info, ns: bool) -> tuple[list[list[dict]], list[list[dict]]]:
         """Every run's statistics of the configuration `cid` (of the first campaign), per
-        campaign of the side and per sibling."""
-        per = [ctx.run_units(m[cid], info) if cid in m else [] for ctx, m in
+        campaign of the side and per sibling; `ns`: times in ns by each run's own clock."""
+        per = [ctx.run_units(m[cid], info, ns) if cid in m else [] for ctx, m in
                zip(self.contexts + self.sibling_contexts, self.config_maps)]
         return [[u for _, u in runs] for runs in per[:len(self.campaigns)]], \
             [[u for _, u in runs] for runs in per[len(self.campaigns):]]
@@ -113,7 +113,11 @@ def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool =
             matched_a.add((cid_a, metric))
             matched_b.add((cid_b, metric))
             info = b.contexts[0].infos.get(metric) or metric_info(metric, None)
-            (mine, mine_sib), (ref, ref_sib) = b.units(cid_b, info), a.units(cid_a, info)
+            # in ns where both sides know their clocks: the counters of two hosts or
+            # backends need not tick at one rate (a 1 GHz and a 2.5 GHz one read +225 % for +30 %)
+            ns = bool(stream.ns_per_tick and first_b.pooled[(cid_b, metric)].ns_per_tick)
+            (mine, mine_sib), (ref, ref_sib) = b.units(cid_b, info, ns), a.units(cid_a, info, ns)
+            ns_per_tick = 1.0 if ns else stream.ns_per_tick
             kind = info.kind
             key = kind.primary.key
             pick = lambda groups, k=key: [[u[k] for u in g] for g in groups]  # noqa: E731
@@ -124,17 +128,29 @@ def compare_campaigns(a: Group, b: Group, seed: int = 0, shared_siblings: bool =
                      for s in kind.secondary]
             _mind_host_load(row, a.runs_of(cid_a), b.runs_of(cid_b), la, lb)
             row.update(unit_word=row.get("level", "runs"), config_id=cid_b, config_id_a=cid_a, config=dims, metric=metric, kind=kind.name,
-                       better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=stream.ns_per_tick,
+                       better=kind.better, secondary=extra, metric_unit=info.unit, ns_per_tick=ns_per_tick,
                        a_vs_baseline=_own(own_a.get((cid_a, metric))), b_vs_baseline=_own(own_b.get((cid_b, metric))))
+            _in_argument_order(row)
             name_statistics([row, *extra], info.unit)
-            row["sentence"] = sentence(f"{lb} vs {la} ({cid_b})", metric, row, extra, kind.better,
-                                       stream.ns_per_tick, info.unit, row["unit_word"])
+            row["sentence"] = sentence(f"{la} vs {lb} ({cid_b})", metric, row, extra, kind.better,
+                                       ns_per_tick, info.unit, row["unit_word"])
             rows.append(row)
     only_a = sorted(f"{c}/{m}" for c, m in set(first_a.pooled) - matched_a)
     only_b = sorted(f"{c}/{m}" for c, m in set(first_b.pooled) - matched_b)
     return {"a": _side(la, a), "b": _side(lb, b), "alpha": rules.alpha, "rows": rows, "only_a": only_a,
             "only_b": only_b, "warnings": {"a": ra["warnings"], "b": rb["warnings"]},
             "noise_flags": {"a": ra["noise_flags"], "b": rb["noise_flags"]}}
+
+
+def _in_argument_order(row: dict) -> None:
+    """The counts of a row, computed B first (B against A), in the order the campaigns were
+    named (A first), as its sentence and table read them: reference -> value is A -> B, so
+    "3 vs 5 campaigns" is A's 3 and B's 5. Nothing that decides the verdict reads them."""
+    for key in ("units", "runs"):
+        if row.get(key):
+            row[key] = list(reversed(row[key]))
+    if (row.get("drift") or {}).get("campaigns"):
+        row["drift"]["campaigns"] = list(reversed(row["drift"]["campaigns"]))
 
 
 def _side(lab: str, side: Group) -> dict:

@@ -139,7 +139,7 @@ def _groups_text(drift_a: Drift, drift_b: Drift, shared: bool, borrowed: bool) -
     if shared or borrowed:
         n = max(drift_a.campaigns, drift_b.campaigns)
         return f"{n} replicate campaigns" + (" of one side" if borrowed else "")
-    return f"{drift_b.campaigns} + {drift_a.campaigns} replicate campaigns"
+    return f"{drift_a.campaigns} + {drift_b.campaigns} replicate campaigns"  # A's first: the argument order
 
 
 def _size_text(stat: Stat, scale: str, delta: float, ref: float | None) -> str:

@@ -184,7 +184,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     channels = channel_rows(info.get("study"), verdicts, run_rows)
     result = Result(
         campaign={k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
-                                           "spec_hash")},
+                                           "spec_hash", "planned_runs")},
         description=spec.get("description", ""), path=str(c.path), host=info.get("host") or {},
         options={"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
         units=units, spec=spec, runs=run_rows, configs=all_configs, baselines=baselines, study=info.get("study"),

@@ -28,7 +28,7 @@ RUN_KEYS = ("run_id", "config_id", "status", "reason", "warmup", "repetition", "
 
 class Result(TypedDict):
     # header: the campaign as stored
-    campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash
+    campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash, planned_runs
     description: str
     path: str
     host: dict[str, Any]          # campaign.json host facts

@@ -8,28 +8,29 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("channels", help="characterise the interference channels: the measurer next to each "
-                                        "channel's default stressor, the slowdown multiplier per channel and placement")
-    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs, measurer (and measurer. dimensions) and "
-                                "placements are used; its stressors are not")
-    add_out(p)
-    add_set(p)
-    add_wait(p)
+    p = add_command(sub, "channels", "characterise the interference channels: the measurer next to each "
+                                     "channel's default stressor, the slowdown multiplier per channel and placement", [
+        "xtalk channels experiments/channels.toml",
+        "xtalk channels experiments/channels.toml --channel llc membw --placement same-core --runs 5 --json"])
+    add_study_inputs(p, "its backend, CPUs, measurer (and measurer. dimensions) and placements are used; its "
+                        "stressors are not", "--set measurer.bench=qsort")
     p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
                    help="only these channels (default: all; docs/channels.md lists them)")
     p.add_argument("--placement", nargs="+", default=[], choices=("same-core", "other-core"),
-                   help="placements of the stressors (default: the spec's non-solo placements, else both)")
-    p.add_argument("--runs", type=int, default=5, help="runs per configuration (default 5: the fewest an exact "
-                                                       "test needs at alpha 0.01)")
-    p.add_argument("--duration-s", type=float, default=None, help="length of each run (default: the spec's)")
+                   help="where the stressors run next to the measurer, one or more (default: the spec's non-solo "
+                        "placements, else both)")
+    p.add_argument("--runs", type=int, default=5, metavar="N", help="runs per configuration (default 5: the fewest an "
+                                                                    "exact test needs at alpha 0.01)")
+    p.add_argument("--duration-s", type=float, default=None, metavar="S",
+                   help="length of each run in seconds (default: the spec's run.duration_s)")
     p.add_argument("--no-reach", action="store_true", help="skip measuring each stressor alone first (the share "
                                                             "of its reach that the achieved pressure is)")
-    p.add_argument("--json", action="store_true", help="print the channel rows as JSON")
+    add_json(p, "the channel rows")
     p.set_defaults(handler=run)
 
 

@@ -1,21 +1,55 @@
-"""Helpers shared by subcommands: loading specs with every check (xtalk.preflight), finding campaigns."""
+"""Helpers shared by subcommands: their --help (a description, examples, the options
+several commands share, worded once so they mean the same everywhere), loading specs with
+every check (xtalk.preflight), finding campaigns. The results directory is --out, else
+$XTALK_OUT, else results/."""
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
+from ..arches import ARCHES, normalise
 from ..backend_registry import check_backend_options
-from ..errors import InfrastructureError, SpecError, Problem
+from ..errors import InfrastructureError, Problem, SpecError, did_you_mean
 from ..plan import backend_kinds
 from ..preflight import spec_checks
 from ..results.records import RecordError
-from ..results.store import BoardStore, CampaignStore, catalog, named
+from ..results.store import BoardStore, CampaignStore, catalog, named, started
 from ..spec import parse_campaign
 from ..spec.load import read_spec
 
-DEFAULT_OUT = Path("results")
+OUT_ENV = "XTALK_OUT"
+EXAMPLES_HEADING = "examples:"
+
+
+def default_out() -> Path:
+    """The results directory when no --out is given: $XTALK_OUT, else results/."""
+    return Path(os.environ.get(OUT_ENV) or "results")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps the description and each option's help, keeps the examples' lines as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def examples_text(examples: Sequence[str], after: str = "") -> str:
+    return "\n".join([EXAMPLES_HEADING, *(f"  {e}" for e in examples)]) + (f"\n\n{after}" if after else "")
+
+
+def add_command(sub, name: str, summary: str, examples: Sequence[str], more: str = "") -> argparse.ArgumentParser:
+    """A subcommand: `summary` in the list of commands and, with `more`, at the top of its
+    --help; the examples (commands as typed, starting with `xtalk`) at its end."""
+    described = f"{summary[0].upper()}{summary[1:]}." + (f" {more}" if more else "")
+    return sub.add_parser(name, help=summary, description=described, epilog=examples_text(examples),
+                          formatter_class=HelpFormatter)
 
 
 def load_spec(path: str, overrides: list[str] = ()):
@@ -32,9 +66,19 @@ def backends_text(runs) -> str:
     return f"backend{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
 
 
-def add_set(parser) -> None:
+def add_set(parser, example: str = "--set run.repetitions=1 --set backend.accel=tcg") -> None:
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
-                        help="override a spec value, e.g. --set run.repetitions=1 --set backend.accel=tcg")
+                        help=f"override one spec value (a dotted path, a TOML value) for this command only, e.g. "
+                             f"{example}; repeatable")
+
+
+def add_study_inputs(parser, used: str, set_example: str) -> None:
+    """What a command that runs campaigns of its own from a spec (calibrate, channels,
+    search) takes: the spec (`used`: which of its parts), --out, --set, --wait."""
+    parser.add_argument("spec", metavar="SPEC", help=f"campaign spec (TOML file): {used}")
+    add_out(parser)
+    add_set(parser, set_example)
+    add_wait(parser)
 
 
 def add_wait(parser) -> None:
@@ -43,7 +87,28 @@ def add_wait(parser) -> None:
 
 
 def add_out(parser) -> None:
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results directory (default: results/)")
+    parser.add_argument("--out", type=Path, default=default_out(), metavar="DIR",
+                        help=f"results directory, where campaigns are stored (default: ${OUT_ENV} if set, else "
+                             f"results/{'; now ' + os.environ[OUT_ENV] if os.environ.get(OUT_ENV) else ''})")
+
+
+def add_arch(parser, default: str | None, default_text: str) -> None:
+    """--arch, in the spellings arches.py knows (aarch64, amd64 name the same)."""
+    parser.add_argument("--arch", default=default, choices=sorted(ARCHES), type=lambda text: normalise(text) or text,
+                        help=f"machine architecture: {' or '.join(sorted(ARCHES))} (aarch64, amd64: the same; "
+                             f"default {default_text})")
+
+
+def add_json(parser, what: str) -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what} on stdout as JSON instead of text")
+
+
+def add_sample_selection(parser) -> None:
+    """Which samples the statistics take (report and compare)."""
+    parser.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
+    parser.add_argument("--exclude-rampup", action="store_true",
+                        help="exclude each run's detected start-up ramp (significant MSER-5 warm-up) from the "
+                             "statistics")
 
 
 def find_campaign(out: Path, ident: str) -> CampaignStore:
@@ -62,7 +127,7 @@ def find_campaign(out: Path, ident: str) -> CampaignStore:
         return view
     campaigns, damaged = catalog(out)
     entries = sorted([(c.path.name, c) for c in campaigns] + [(e.file.parent.name, e) for e in damaged],
-                     key=lambda entry: entry[0])
+                     key=lambda entry: started(entry[0]))  # the newest last, whatever its name
     exact = [x for n, x in entries if n == ident]
     by_name = [x for n, x in entries if (x.info["name"] == ident if isinstance(x, CampaignStore) else named(n, ident))]
     prefix = [x for n, x in entries if n.startswith(ident)]
@@ -74,8 +139,9 @@ def find_campaign(out: Path, ident: str) -> CampaignStore:
     if prefix:
         why = f"{ident!r} matches several campaigns: {', '.join(n for n, _ in entries if n.startswith(ident))}"
     else:
-        known = ", ".join(n for n, _ in entries[-5:]) or "none"
-        why = f"no campaign {ident!r} in {out} (latest: {known})"
+        known = ", ".join(n for n, _ in reversed(entries[-5:])) or "none"
+        names = {x.info["name"] for _, x in entries if isinstance(x, CampaignStore)}
+        why = f"no campaign {ident!r} in {out}{did_you_mean(ident, names)} (the newest: {known})"
     raise SpecError(ident, [Problem("ID", why)])
 
 

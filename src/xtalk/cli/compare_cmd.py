@@ -13,24 +13,26 @@ from rich.table import Table
 
 from ..atomic import write_atomic
 from ..errors import EXIT_OK, Problem, SpecError
-from .common import add_out, console, find_campaign
+from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
 
 SEPARATOR = "vs"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("compare", help="compare campaigns side by side, one or several a side (HTML + table)")
+    p = add_command(sub, "compare", "compare campaigns side by side, one or several a side (HTML + table)", [
+        "xtalk compare quickstart-20250101-120000 quickstart", f"xtalk compare a1 a2 {SEPARATOR} b1 b2 --json"])
     p.add_argument("campaigns", nargs="+", metavar="CAMPAIGN",
                    help=f"A B, or A1 A2 ... {SEPARATOR} B1 B2 ... (several campaigns, e.g. boots, a side); each an "
-                   "id, name or path (CAMPAIGN@PLACE: one board of a per-board fleet campaign); A is the reference")
+                   "id, name (its latest) or path (CAMPAIGN@PLACE: one board of a per-board fleet campaign); A is the "
+                   "reference")
     add_out(p)
     p.add_argument("--no-replicates", action="store_true",
                    help="do not measure the drift between campaigns from other stored campaigns of the same spec "
                    "on this host")
-    p.add_argument("--dest", type=Path, help="output directory (default: OUT/compare-A-vs-B)")
-    p.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
-    p.add_argument("--exclude-rampup", action="store_true", help="exclude each run's detected start-up ramp")
-    p.add_argument("--json", action="store_true", help="print compare.json on stdout")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="directory to write the comparison into (default: "
+                                                            "OUT/compare-A-vs-B)")
+    add_sample_selection(p)
+    add_json(p, "the comparison (compare.json)")
     p.set_defaults(handler=run)
 
 
@@ -77,7 +79,9 @@ def run(args) -> int:
     dest = args.dest or args.out / f"compare-{stores_a[0].info['id']}-vs-{stores_b[0].info['id']}"
     dest.mkdir(parents=True, exist_ok=True)
     tabs = compare_page.tables(cmp)
-    write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b)))
+    groups = {"a": compare_page.side_doubts(a.campaigns[0].result),
+              "b": compare_page.side_doubts(b.campaigns[0].result)}
+    write_atomic(dest / "compare.html", compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b), groups))
     write_atomic(dest / "compare.json", json.dumps(cmp, indent=1))
     if args.json:
         print(json.dumps(cmp, indent=1))
@@ -95,5 +99,20 @@ def run(args) -> int:
         out.print(f"  {r['sentence']}")
     if cmp["only_a"] or cmp["only_b"]:
         out.print(f"  only in A: {', '.join(cmp['only_a']) or 'none'}; only in B: {', '.join(cmp['only_b']) or 'none'}")
+    _print_doubts(out, cmp, groups, [stores_a[0], stores_b[0]], dest / "compare.html")
     out.print(f"written: {dest / 'compare.html'}, {dest / 'compare.json'}")
     return EXIT_OK
+
+
+def _print_doubts(out, cmp: dict, groups: dict, stores: list, page: Path) -> None:
+    """After the answer: per side, one line per kind of doubt with its count, and where
+    the items are."""
+    if not any(groups.values()):
+        return
+    out.print("What makes a number doubtful (count per kind):")
+    for key, store in zip(("a", "b"), stores):
+        out.print(f"  {key.upper()} = {cmp[key]['label']}:" + ("" if groups[key] else " nothing"), soft_wrap=True)
+        for d in groups[key]:
+            out.print(f"    {d.level}: {d.title}: {len(d.items)}", soft_wrap=True)
+    out.print(f"  each item: {page} (What makes a number doubtful), or xtalk show "
+              f"{stores[0].info['id']} / {stores[1].info['id']}", soft_wrap=True)

@@ -8,14 +8,15 @@ from rich.table import Table
 
 from ..backend_registry import registry
 from ..host.metadata import host_facts
-from .common import console
+from .common import add_command, add_json, console
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("host", help="show facts about this host")
+    p = add_command(sub, "host", "show facts about this host", ["xtalk host show"])
     inner = p.add_subparsers(dest="host_command", required=True, metavar="ACTION")
-    show = inner.add_parser("show", help="CPU, caches, isolation, governor, kernel, and what each backend adds")
-    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show = add_command(inner, "show", "CPU, caches, isolation, governor, kernel, and what each backend adds",
+                       ["xtalk host show", "xtalk host show --json"])
+    add_json(show, "the host facts")
     show.set_defaults(handler=show_host)
 
 

@@ -6,23 +6,25 @@ from __future__ import annotations
 
 import json
 
-from ..arches import ARCHES, host_arch, normalise
+from ..arches import host_arch
 from ..images import RECIPES, cache_dir
+from .common import add_arch, add_command, add_json
 from .common import console as make_console
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("images", help="build guest images from distribution packages (linux-rt)")
+    p = add_command(sub, "images", "build guest images from distribution packages (linux-rt)", [
+        "xtalk images build linux-rt", "xtalk images list"])
     inner = p.add_subparsers(dest="images_command", required=True, metavar="ACTION")
-    b = inner.add_parser("build", help="build an image, or reuse the cached one with the same inputs")
-    b.add_argument("name", choices=RECIPES)
-    b.add_argument("--arch", type=lambda a: normalise(a) or a, choices=ARCHES, default=host_arch() or "x86_64",
-                   help="x86_64 or arm64 (aarch64: the same)")
+    b = add_command(inner, "build", "build an image, or reuse the cached one with the same inputs", [
+        "xtalk images build linux-rt", "xtalk images build linux-rt --arch arm64 --refresh"])
+    b.add_argument("name", choices=RECIPES, help=f"the image to build: {', '.join(RECIPES)}")
+    add_arch(b, host_arch() or "x86_64", "this host's")
     b.add_argument("--refresh", action="store_true", help="apt-get update the private package lists first")
     b.add_argument("--force", action="store_true", help="rebuild even when a cached build has the same hash")
-    b.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(b, "the build")
     b.set_defaults(handler=build_image)
-    ls = inner.add_parser("list", help="cached image builds")
+    ls = add_command(inner, "list", "list the cached image builds", ["xtalk images list"])
     ls.set_defaults(handler=list_images)
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import EXIT_OK, Problem, SpecError
-from .common import add_out, console
+from .common import add_command, add_out, console
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("import", help="turn console logs of earlier runs into a campaign (one run per log)")
+    p = add_command(sub, "import", "turn console logs of earlier runs into a campaign (one run per log)", [
+        "xtalk import thesis --output zephyr-latency-measure solo-*.log",
+        "xtalk import thesis --output zephyr-latency-measure --set placement=same-core --append same-*.log"])
     p.add_argument("name", help="campaign name; the campaign is NAME-<timestamp> in --out")
     p.add_argument("logs", nargs="+", type=Path, metavar="LOG", help="console logs, one run each")
     p.add_argument("--output", required=True, metavar="PARSER",
@@ -20,7 +22,8 @@ def add_parser(sub) -> None:
                    help="a parser option (TOML value), e.g. --parser 'sample=\"lat: (?P<value>\\d+)\"'")
     p.add_argument("--bench", help="what the logs measured (default: the parser's first bench)")
     p.add_argument("--set", action="append", default=[], metavar="DIMENSION=VALUE", dest="sets",
-                   help="the logs' configuration, e.g. --set placement=same-core (default placement=solo)")
+                   help="the logs' configuration: a matrix dimension and its value (not a spec value, as in "
+                        "`xtalk run --set`), e.g. --set placement=same-core (default placement=solo); repeatable")
     p.add_argument("--append", action="store_true",
                    help="add the runs to the latest campaign NAME (another configuration) instead of a new one")
     add_out(p)

@@ -6,42 +6,44 @@ from __future__ import annotations
 
 import sys
 
-from ..arches import ARCHES, normalise
+from ..arches import ARCHES
+from .common import add_arch, add_command
 
 LAB_ARCHES = sorted(ARCHES)  # arm64 first: the default, and the order stop and status go through
-
-
-def _add_arch(parser, default: str | None = "arm64") -> None:
-    # the other spellings arches.py knows (aarch64, amd64) name the same lab
-    parser.add_argument("--arch", default=default, choices=LAB_ARCHES, type=lambda text: normalise(text) or text)
+KIND_HELP = "the lab: xen (Xen + dom0)"
+XEN_HELP = ("Debian's Xen (credit, credit2) or one built from Debian's source with RTDS, null and ARINC653 too "
+            "(arm64; minutes to build the first time); default debian")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("lab", help="start/stop the Xen lab (Xen + dom0 under QEMU)")
+    p = add_command(sub, "lab", "start/stop the Xen lab (Xen + dom0 under QEMU)", [
+        "xtalk lab start xen --arch arm64", "xtalk lab stop"])
     inner = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
-    start = inner.add_parser("start", help="build if needed, boot, wait until dom0 answers over ssh")
-    start.add_argument("kind", choices=["xen"], help="what to boot (xen)")
-    _add_arch(start)
+    start = add_command(inner, "start", "build if needed, boot, wait until dom0 answers over ssh", [
+        "xtalk lab start xen", "xtalk lab start xen --arch x86_64 --cpus 4 --xen all-schedulers"])
+    start.add_argument("kind", choices=["xen"], help=KIND_HELP)
+    add_arch(start, "arm64", "arm64")
     start.add_argument("--cpus", type=int, default=None, help="pCPUs of the lab (default 3; dom0 gets pCPU 0)")
     start.add_argument("--memory-mib", type=int, default=None, help="RAM of the lab (default 3072)")
-    start.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"],
-                       help="Debian's Xen (credit, credit2) or one built from Debian's source with RTDS, "
-                            "null and ARINC653 too (arm64; minutes to build the first time)")
+    start.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"], help=XEN_HELP)
     start.set_defaults(handler=do_start)
-    build = inner.add_parser("build", help="build the lab's boot files only")
-    build.add_argument("kind", choices=["xen"])
-    _add_arch(build)
-    build.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"])
+    build = add_command(inner, "build", "build the lab's boot files only", [
+        "xtalk lab build xen", "xtalk lab build xen --xen all-schedulers"])
+    build.add_argument("kind", choices=["xen"], help=KIND_HELP)
+    add_arch(build, "arm64", "arm64")
+    build.add_argument("--xen", default="debian", choices=["debian", "all-schedulers"], help=XEN_HELP)
     build.set_defaults(handler=do_build)
-    stop = inner.add_parser("stop", help="stop the lab (both arches unless --arch)")
-    stop.add_argument("kind", nargs="?", choices=["xen"], default="xen")
-    _add_arch(stop, default=None)
+    stop = add_command(inner, "stop", "stop the lab (both arches unless --arch)", [
+        "xtalk lab stop", "xtalk lab stop xen --arch arm64"])
+    stop.add_argument("kind", nargs="?", choices=["xen"], default="xen", help=KIND_HELP)
+    add_arch(stop, None, "both")
     stop.set_defaults(handler=do_stop)
-    status = inner.add_parser("status", help="which labs run, their ports and boot times")
+    status = add_command(inner, "status", "which labs run, their ports and boot times", ["xtalk lab status"])
     status.set_defaults(handler=do_status)
-    run = inner.add_parser("exec", help="run a command in the lab's dom0, e.g. xtalk lab exec -- xl list")
-    _add_arch(run)
-    run.add_argument("argv", nargs="+", help="the command and its arguments")
+    run = add_command(inner, "exec", "run a command in the lab's dom0", [
+        "xtalk lab exec -- xl list", "xtalk lab exec --arch x86_64 -- xl info"])
+    add_arch(run, "arm64", "arm64")
+    run.add_argument("argv", nargs="+", metavar="COMMAND", help="the command and its arguments (after --)")
     run.set_defaults(handler=do_exec)
 
 

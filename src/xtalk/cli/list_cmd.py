@@ -7,11 +7,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..results.store import catalog
-from .common import add_out, console
+from .common import add_command, add_out, console
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("list", help="list stored campaigns")
+    p = add_command(sub, "list", "list stored campaigns", ["xtalk list", "xtalk list --out /data/xtalk-results"])
     add_out(p)
     p.set_defaults(handler=run)
 

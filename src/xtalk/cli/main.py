@@ -14,22 +14,28 @@ import pyarrow
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
-from ..signals import ignore_interrupts, lost_interrupts, sigterm_as_interrupt
+from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
 from . import finished, take_signals
+from .common import OUT_ENV, HelpFormatter, examples_text
 from . import (calibrate_cmd, channels_cmd, compare_cmd, host_cmd, images_cmd, import_cmd, lab_cmd, list_cmd, query_cmd, report_cmd,
                run_cmd, search_cmd, show_cmd, spec_cmd, worker_cmd)
 
 COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_cmd, compare_cmd, calibrate_cmd, channels_cmd,
             search_cmd, import_cmd, images_cmd, lab_cmd, worker_cmd)
+TOP_EXAMPLES = ("xtalk spec check experiments/quickstart.toml", "xtalk run experiments/quickstart.toml --report",
+            "xtalk show quickstart")
+ENDING = f"""exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage, 3 infrastructure failure
+  (runs that failed, store, host, disk), 130 interrupted.
+environment: {OUT_ENV} the results directory when --out is not given (default results/)."""
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xtalk", description="Measure how much a critical guest's timing suffers from the guests next to it "
-        "(temporal isolation between virtual machines): run campaigns, report verdicts.",
-        epilog="Exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage, 3 infrastructure failure (runs that "
-        "failed, store, host, disk), 130 interrupted.")
+        "(temporal isolation between virtual machines): run campaigns, report verdicts. "
+        "`xtalk COMMAND --help` tells a command's options, with examples.",
+        epilog=examples_text(TOP_EXAMPLES, ENDING), formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     parser.set_defaults(interrupted="every guest was stopped and what was measured is stored")
@@ -44,6 +50,15 @@ def _error(message: str, code: int, debug: bool) -> int:
         traceback.print_exc()
     print(f"xtalk: error: {message}", file=sys.stderr)
     return code
+
+
+def _interrupted(args, stop: KeyboardInterrupt) -> str:
+    """What was kept; for a campaign, which one and the command that goes on with it."""
+    if not isinstance(stop, CampaignInterrupted):
+        return args.interrupted
+    told = f"{args.interrupted} in campaign {stop.campaign.name} ({stop.campaign})"
+    go_on = getattr(args, "resume_command", None)
+    return f"{told}; continue it with: {go_on(args)}" if go_on else told
 
 
 def _lean_arrow_memory() -> None:
@@ -70,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except XtalkError as e:
         return _error(str(e), e.exit_code, args.debug)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         ignore_interrupts()  # everything is cleaned up: a further Ctrl-C must not end xtalk by the signal
-        print(f"xtalk: interrupted; {args.interrupted}", file=sys.stderr)
+        print(f"xtalk: interrupted; {_interrupted(args, stop)}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `xtalk query ... | head`: nobody reads the rest
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

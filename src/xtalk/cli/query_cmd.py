@@ -7,13 +7,15 @@ from __future__ import annotations
 import sys
 
 from ..errors import InfrastructureError, UsageError
-from .common import add_out, find_campaign
+from .common import add_command, add_out, find_campaign
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("query", help="run SQL over a campaign (tables: runs, samples, events; all_runs, "
-                                     "all_samples, all_events with every attempt; damaged)")
-    p.add_argument("campaign", help="campaign id, name (latest) or path")
+    p = add_command(sub, "query", "run SQL over a campaign (tables: runs, samples, events; all_runs, "
+                                  "all_samples, all_events with every attempt; damaged)", [
+        'xtalk query quickstart "SELECT config_id, median(value) FROM samples GROUP BY 1"',
+        'xtalk query quickstart "SELECT run_id, status FROM runs" --csv'])
+    p.add_argument("campaign", help="campaign id, name (its latest) or path")
     p.add_argument("sql", help="e.g. \"SELECT config_id, median(value) FROM samples GROUP BY 1\"")
     add_out(p)
     p.add_argument("--csv", action="store_true", help="CSV output instead of a table")

@@ -7,20 +7,20 @@ import json
 from pathlib import Path
 
 from ..errors import EXIT_GATE_FAILED, EXIT_OK
-from .common import add_out, console, find_campaign
+from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="statistics, comparisons, pWCET, verdicts and plots of a campaign (HTML, MD, "
-                                      "JSON, CSV, JUnit)")
-    p.add_argument("campaign", help="campaign id, name (latest) or path")
+    p = add_command(sub, "report", "statistics, comparisons, pWCET, verdicts and plots of a campaign (HTML, MD, "
+                                   "JSON, CSV, JUnit)",
+                    ["xtalk report quickstart", "xtalk report quickstart --dest /tmp/quickstart-report --json"])
+    p.add_argument("campaign", help="campaign id, name (its latest) or path")
     add_out(p)
-    p.add_argument("--dest", type=Path, help="report directory (default: CAMPAIGN/report)")
-    p.add_argument("--include-warmup", action="store_true", help="include warm-up samples and warm-up runs")
-    p.add_argument("--exclude-rampup", action="store_true",
-                   help="exclude each run's detected start-up ramp (significant MSER-5 warm-up) from the statistics")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="directory to write the report into (default: "
+                                                            "CAMPAIGN/report)")
+    add_sample_selection(p)
     p.add_argument("--no-samples", action="store_true", help="do not write samples.parquet")
-    p.add_argument("--json", action="store_true", help="print report.json on stdout instead of a summary")
+    add_json(p, "the report (report.json)")
     p.set_defaults(handler=run, interrupted="no report was written; a previous one is kept as it was")
 
 

@@ -9,6 +9,7 @@ anything starts; --wait queues behind that xtalk instead."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 from rich.table import Table
@@ -17,12 +18,15 @@ from ..campaign import run_campaign
 from ..errors import EXIT_OK
 from ..plan import plan
 from ..fleet.model import load_fleet
-from .common import add_out, add_set, add_wait, backends_text, console, load_spec
+from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("run", help="run a campaign")
-    p.add_argument("spec", help="campaign spec (TOML)")
+    p = add_command(sub, "run", "run a campaign: every planned run, stored in a new campaign directory", [
+        "xtalk run experiments/quickstart.toml --report",
+        "xtalk run experiments/quickstart.toml --set run.repetitions=1 --dry-run"],
+        more="An interrupted campaign goes on with --resume.")
+    p.add_argument("spec", metavar="SPEC", help="campaign spec (TOML file)")
     add_out(p)
     add_set(p)
     p.add_argument("--dry-run", action="store_true", help="print the planned runs and stop")
@@ -31,10 +35,18 @@ def add_parser(sub) -> None:
     add_wait(p)
     p.add_argument("--fleet", metavar="FLEET", help="run on a labgrid-managed fleet of boards (a fleet file, "
                    "docs/fleet.md)")
-    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    add_json(p, "the summary (with --dry-run: the plan)")
     p.add_argument("--report", action="store_true",
                    help="write the report (HTML, Markdown, JSON, CSV) into the campaign's report/ when it ends")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, resume_command=resume_command)
+
+
+def resume_command(args) -> str:
+    """The command that goes on with an interrupted campaign: the same spec, --set and
+    fleet (--resume refuses another), and results directory."""
+    words = ["xtalk", "run", args.spec, "--resume", "--out", str(args.out)]
+    words += [w for o in args.overrides for w in ("--set", o)] + (["--fleet", args.fleet] if args.fleet else [])
+    return shlex.join(words)
 
 
 def print_plan(spec, runs) -> None:
@@ -86,8 +98,8 @@ def run(args) -> int:
         print(json.dumps(data, indent=2, default=str))
     else:
         out = console(markup=False)
-        out.print(f"campaign {data['campaign']}: {data['passed']}/{data['runs']} runs passed; "
-                  f"results in {data['path']}")
+        out.print(f"campaign {data['campaign']}: results in {data['path']}", soft_wrap=True)
+        terminal.headline(data["headline"], out)
         terminal.brief(report_of(analysis.result, analysis.options), out)
         out.print(f"  see: xtalk show {data['campaign']} --out {args.out}")
         if "report" in data:

@@ -10,20 +10,19 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_out, add_set, add_wait, console, load_spec
+from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("search", help="find the worst neighbour for the measurer: Optuna over the stressors' "
-                                      "parameters, then a confirmation against each channel's default stressor")
-    p.add_argument("spec", help="campaign spec (TOML): its backend, CPUs and measurer; its stressors are not used")
-    add_out(p)
-    add_set(p)
-    add_wait(p)
+    p = add_command(sub, "search", "find the worst neighbour for the measurer: Optuna over the stressors' "
+                                   "parameters, then a confirmation against each channel's default stressor", [
+        "xtalk search experiments/search.toml --trials 20",
+        "xtalk search experiments/search.toml --set measurer.bench=qsort --name search-qsort --channel llc membw"])
+    add_study_inputs(p, "its backend, CPUs and measurer; its stressors are not used", "--set measurer.bench=qsort")
     p.add_argument("--name", help="the search's name (default: the spec's): the same name resumes it")
     p.add_argument("--placement", default="other-core", choices=("same-core", "other-core"),
-                   help="where the neighbour runs (default other-core)")
+                   help="where the stressor runs next to the measurer (default other-core)")
     p.add_argument("--channel", nargs="+", default=[], metavar="NAME",
                    help="search only stressors that load these channels (default: every channel)")
     p.add_argument("--stressor", nargs="+", default=[], metavar="BENCH",
@@ -31,15 +30,21 @@ def add_parser(sub) -> None:
     p.add_argument("--tune", action="append", default=[], metavar="BENCH.PARAM=RANGE",
                    help="override a search range: LOW..HIGH (sizes may be in cache units: l2..llc*4), a|b|c, "
                         "or one VALUE to fix it; repeatable")
-    p.add_argument("--trials", type=int, default=20, help="finished trials to reach, all workers together (default 20)")
-    p.add_argument("--budget-min", type=float, default=None, help="stop starting trials after this many minutes")
-    p.add_argument("--runs", type=int, default=4, help="runs per trial (default 4; the first half decides pruning)")
-    p.add_argument("--confirm-runs", type=int, default=5, help="runs per configuration of the confirmation (default 5)")
-    p.add_argument("--duration-s", type=float, default=None, help="length of each run (default: the spec's)")
-    p.add_argument("--max-instances", type=int, default=1, help="search the number of interferers up to this (default 1)")
+    p.add_argument("--trials", type=int, default=20, metavar="N",
+                   help="finished trials to reach, all workers together (default 20)")
+    p.add_argument("--budget-min", type=float, default=None, metavar="MIN",
+                   help="stop starting trials after this many minutes")
+    p.add_argument("--runs", type=int, default=4, metavar="N",
+                   help="runs per trial (default 4; the first half decides pruning)")
+    p.add_argument("--confirm-runs", type=int, default=5, metavar="N",
+                   help="runs per configuration of the confirmation (default 5)")
+    p.add_argument("--duration-s", type=float, default=None, metavar="S",
+                   help="length of each run in seconds (default: the spec's run.duration_s)")
+    p.add_argument("--max-instances", type=int, default=1, metavar="N",
+                   help="search the number of interferers up to this (default 1)")
     p.add_argument("--metric", help="the measurer's metric to make worse (default: its first)")
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_json(p, "the outcome")
     p.set_defaults(handler=run)
 
 

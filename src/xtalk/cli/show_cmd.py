@@ -15,14 +15,15 @@ from rich.text import Text
 from ..analysis import wording as W
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..pressure import words as pressure_words
-from .common import add_out, console, find_campaign
+from .common import add_command, add_json, add_out, console, find_campaign
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("show", help="show a campaign or one of its runs (CAMPAIGN/RUN)")
-    p.add_argument("id", help="campaign id, name (latest), path, or CAMPAIGN/RUN")
+    p = add_command(sub, "show", "show a campaign or one of its runs (CAMPAIGN/RUN)", [
+        "xtalk show quickstart", "xtalk show quickstart/same-core-r1 --json"])
+    p.add_argument("id", metavar="CAMPAIGN", help="campaign id, name (its latest), path, or CAMPAIGN/RUN")
     add_out(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json(p, "the campaign or run")
     p.add_argument("--verify", action="store_true",
                    help="hash every run's files against its manifest (by default only files whose size or mtime "
                         "changed are hashed)")

@@ -7,17 +7,21 @@ import json
 
 from ..plan import plan
 from ..spec.model import Campaign
-from .common import add_set, backends_text, console, load_spec
+from .common import add_command, add_set, backends_text, console, load_spec
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("spec", help="check a campaign spec or print its JSON Schema")
+    p = add_command(sub, "spec", "check a campaign spec or print its JSON Schema", [
+        "xtalk spec check experiments/quickstart.toml", "xtalk spec schema > campaign.schema.json"])
     inner = p.add_subparsers(dest="spec_command", required=True, metavar="ACTION")
-    check = inner.add_parser("check", help="validate a spec; every problem is listed with its field")
-    check.add_argument("spec")
+    check = add_command(inner, "check", "validate a spec and run nothing; every problem is listed with its field and "
+                        "line", ["xtalk spec check experiments/quickstart.toml",
+                                 "xtalk spec check experiments/quickstart.toml --set run.repetitions=5"])
+    check.add_argument("spec", metavar="SPEC", help="campaign spec (TOML file)")
     add_set(check)
     check.set_defaults(handler=check_spec)
-    schema = inner.add_parser("schema", help="print the JSON Schema of campaign specs")
+    schema = add_command(inner, "schema", "print the JSON Schema of campaign specs (for an editor's completion)",
+                         ["xtalk spec schema > campaign.schema.json"])
     schema.set_defaults(handler=print_schema)
 
 

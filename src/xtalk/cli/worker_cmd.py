@@ -24,13 +24,17 @@ from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
 from ..fleet.worker import JOB_KEYS, run_job
+from .common import add_command
 
 PROGRESS_EVERY_S = 0.5
 EXIT_INTERRUPTED = 130
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("worker", help="run one run of a fleet campaign (started by `xtalk run --fleet`)")
+    p = add_command(sub, "worker", "run one run of a fleet campaign (started by `xtalk run --fleet`, not by people)",
+                    ["xtalk worker < job.json > run.tar"],
+                    more="It reads the job, one JSON line, on stdin; writes progress (@@xtalk t_s=SECONDS) on stderr "
+                         "and the stored run as a tar stream on stdout; EOF on stdin stops the run like SIGTERM.")
     p.set_defaults(handler=run)
 
 

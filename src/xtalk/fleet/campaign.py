@@ -37,7 +37,7 @@ from ..host.metadata import host_facts
 from ..plan import RunPlan, _slug, plan
 from ..preflight import spec_checks
 from ..results.store import CampaignStore, read_run_record
-from ..signals import sigterm_as_interrupt
+from ..signals import interrupts_name, sigterm_as_interrupt
 from ..spec import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values
@@ -212,7 +212,7 @@ def _run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: 
                        fleet={"mode": fleet.mode})
     done = store.completed_run_ids() if resume else set()
     todo = [j for j in jobs if j.run.run_id not in done]
-    with sigterm_as_interrupt(), Lease(fleet, chosen) as places, \
+    with sigterm_as_interrupt(), interrupts_name(store.path), Lease(fleet, chosen) as places, \
             FleetProgress(console, spec.name, names, len(jobs), len(jobs) - len(todo),
                           spec.run.duration_s) as progress:
         boards = [Board(p, fleet.max_run_mib) for p in places]

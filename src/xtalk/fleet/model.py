@@ -23,10 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from ..backend_registry import reaches
-from ..errors import SpecError
+from ..errors import SpecError, did_you_mean
 from ..spec.load import parse_toml, read_spec
 from ..spec.locate import problem_at
-from ..spec.suggest import did_you_mean
 
 PLACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MODES = ("spread", "per-board")

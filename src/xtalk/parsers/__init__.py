@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .base import Event, OutputParser
+from .screen import console_lines
 
 __all__ = ["Event", "OutputParser", "registry", "get", "create", "option_problems", "parse_log"]
 
@@ -57,8 +58,9 @@ def option_problems(name: str, options: dict[str, Any]) -> list[tuple[tuple, str
 
 def parse_log(text: str, output: str = "xt", run_id: str | None = None,
               options: dict[str, Any] | None = None) -> OutputParser:
-    """A whole console log through one parser (no arrival times: t 0 for foreign parsers)."""
+    """A whole console log through one parser, split as a live console is (screen.py; no
+    arrival times: t 0 for foreign parsers)."""
     parser = create(output, run_id, options)
-    for line in text.splitlines():
+    for line in console_lines(text):
         parser.feed(line, 0)
     return parser

@@ -1,9 +1,10 @@
 """What every output parser is: console lines in; samples, metadata, begin, end and the
 guest's outcome (pass, or fail with a reason) out. docs/guests.md says how to write one.
 
-A parser is fed a guest's console line by line as it arrives (`feed(line, now_ns)`, with
-the host CLOCK_MONOTONIC ns it arrived; now when not given, 0 when importing a log:
-`parse_log`) and keeps what it learnt: `begin` (set once the guest starts measuring: the
+A parser is fed a guest's console line by line as it arrives (`feed(line, now_ns)`,
+with the host CLOCK_MONOTONIC ns it arrived; now when not given, 0 when importing a log:
+`parse_log`; screen.py makes the lines: newlines, carriage returns and cursor
+addressing end one) and keeps what it learnt: `begin` (set once the guest starts measuring: the
 run's time origin), `meta`, `metrics` (id -> name, unit, kind, kpi), `hist`, `errors`,
 `end`; `take_samples()` drains the samples parsed so far (results.schema.SAMPLE_DTYPE).
 `outcome()` is the verdict on the guest once the run is over.
@@ -92,6 +93,10 @@ class OutputParser(ABC):
         """The metric names a guest with this output and these options can report (None:
         only the run tells); `spec check` holds deadlines and gates against them."""
         return cls.metric_names
+
+    def awaited_begin(self) -> str:
+        """What the run waits for to begin, for the reason of a run that never began."""
+        return f"begin of output {self.name!r}"
 
     def feed(self, line: str, now_ns: int | None = None) -> Event | None:
         return self.parse(line.rstrip("\r\n"), time.monotonic_ns() if now_ns is None else now_ns)

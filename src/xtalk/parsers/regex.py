@@ -1,20 +1,27 @@
-"""The `regex` output: any guest, read with patterns the spec gives ([….parser]).
+r"""The `regex` output: any guest, read with patterns the spec gives ([….parser]).
 
 Options: `sample` (required): a Python regex with a named group `value` (the number) and
-optionally `metric` (its name), `unit` (ns, us, ms, s, count or cycles) and `t` (the
-guest's time of the sample, in seconds after the begin); `metric`: the name of samples
-whose match has no metric group (default: the one name in `metrics`); `unit` (default
-ns) and `kind` (duration, throughput, latency, gap or loss; default duration) for every
-sample; `begin`, `end`, `fail`: patterns of the line that starts the measurement, the one
-that ends it and one that fails the guest; `metrics`: every metric name it can report
-(spec check holds deadlines and gates against them; without it only a fixed `metric`
-is known before a run). A line is searched (not matched whole) once ANSI escapes are
-gone; it gives at most one sample (its first match). Without `begin` the first sample
-is the begin; samples before the begin and lines after the end are ignored; `fail`
-counts on any line. Without `end` the guest runs for the run's duration
-(ends_itself is False).
-Caveats: times are stored in ns and counts as printed; a sample whose unit group holds
-something else, or whose value or t is no number, fails the guest.
+optionally `metric` (its name), `unit` (the unit it is printed in) and `t` (the guest's
+time of the sample, in seconds after the begin); `metric`: the name of samples whose
+match has no metric group (default: the one name in `metrics`); `unit` (default ns): the
+unit every metric is stored in (units.py: times, count, cycles, rates such as MB/s, GB/s,
+MiB/s, iter/s, ops/s, Hz; a printed unit of the same quantity is converted into it, e.g.
+12.3 GB/s into 12,300 MB/s) and `kind` (duration, throughput, latency, gap or loss;
+default throughput for a rate, else duration); `begin`, `end`, `fail`: patterns of the
+line that starts the measurement, the one that ends it and one that fails the guest;
+`metrics`: every metric name it can report (spec check holds deadlines and gates against
+them; without it only a fixed `metric` is known before a run).
+A line (screen.py: newlines, carriage returns and cursor addressing end one) is searched,
+not matched whole, once ANSI escapes are gone; every match of `sample` in it is a sample
+(`bw=(?P<value>[\d.]+) (?P<unit>[MG]B/s)` reads both figures of `bw=1.5 GB/s bw=900 MB/s`).
+Without `begin` the first sample is the begin; samples before the begin and lines after
+the end are ignored; `fail` counts on any line. Without `end` the guest runs for the
+run's duration (ends_itself is False).
+Options are checked before a run: `unit` must be known, and a `unit` group (or a rate
+written in `sample`) must be able to give a unit that converts into `unit`.
+Caveats: values are stored as integers in the metric's unit; a sample whose unit group
+holds a unit that does not convert into `unit`, or whose value or t is no number, fails
+the guest.
 """
 from __future__ import annotations
 
@@ -23,10 +30,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from . import units as U
 from .base import Event, OutputParser, plain
 from .xt import METRIC_KINDS
-
-UNITS = ("ns", "us", "ms", "s", "count", "cycles")
 
 
 def _compiled(pattern: str) -> re.Pattern:
@@ -36,13 +42,51 @@ def _compiled(pattern: str) -> re.Pattern:
         raise ValueError(f"not a regular expression: {err}") from None
 
 
+def _group_text(pattern: str, name: str) -> str | None:
+    """The text of the named group `name` in `pattern` (None when it has none)."""
+    start = pattern.find(f"(?P<{name}>")
+    if start < 0:
+        return None
+    i, depth, in_class = start + len(name) + 5, 1, False
+    body = i
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            i += 1 if pattern[i + 1:i + 2] in ("]", "^") else 0
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+            if not depth:
+                return pattern[body:i]
+        i += 1
+    return None
+
+
+def _printed_units(sample: str) -> list[str] | None:
+    """The units `sample` can read: those its `unit` group matches, else the rates it
+    spells out (`(?P<value>\\d+) MB/s`); None where it says nothing of units."""
+    group = _group_text(sample, "unit")
+    if group is not None:
+        try:
+            return [u for u in U.UNITS if re.fullmatch(group, u)]
+        except re.error:  # a group that refers to others: only a run tells
+            return None
+    text = sample.replace("\\/", "/")
+    return [u for u, unit in U.UNITS.items() if unit.is_rate and "/" in u
+            and re.search(rf"(?<![\w/]){re.escape(u)}(?![\w/])", text)] or None
+
+
 class RegexOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     sample: str
     metrics: list[str] | None = None
     metric: str | None = Field(default=None, validate_default=True)
-    unit: Literal[UNITS] = "ns"  # type: ignore[valid-type]
-    kind: Literal[METRIC_KINDS] = "duration"  # type: ignore[valid-type]
+    unit: str = Field(default="ns", validate_default=True)
+    kind: Literal[METRIC_KINDS] | None = None  # type: ignore[valid-type]
     begin: str | None = None
     end: str | None = None
     fail: str | None = None
@@ -69,6 +113,20 @@ class RegexOptions(BaseModel):
             return metrics[0]
         return value
 
+    @field_validator("unit")
+    @classmethod
+    def _storable(cls, value: str, info: ValidationInfo) -> str:
+        if value not in U.UNITS:
+            raise ValueError(f"no unit {value!r}{U.closest(value)}: the units a sample can be stored in are {U.known()}")
+        printed = _printed_units(info.data.get("sample") or "")
+        if printed == []:
+            raise ValueError(f"the group `unit` of `sample` matches no unit a sample can be stored in ({U.known()})")
+        if printed and not any(U.convert(1, u, value) is not None for u in printed):
+            quantity = U.UNITS[value].quantity
+            raise ValueError(f"`sample` reads values in {', '.join(printed[:6])}, which do not convert into "
+                             f"{value!r} ({quantity}): set `unit` to the one to store them in, e.g. {printed[0]!r}")
+        return value
+
 
 class RegexParser(OutputParser):
     name: ClassVar[str] = "regex"
@@ -82,6 +140,7 @@ class RegexParser(OutputParser):
         self._begin, self._end, self._fail = (re.compile(p) if p is not None else None
                                               for p in (opts.begin, opts.end, opts.fail))
         self.ends_itself = self._end is not None
+        self._kind = opts.kind or U.default_kind(opts.unit)
 
     @classmethod
     def declared_metrics(cls, options: dict) -> tuple[str, ...] | None:
@@ -89,6 +148,11 @@ class RegexParser(OutputParser):
         if opts.metrics is not None:
             return tuple(opts.metrics)
         return None if opts.metric is None else (opts.metric,)
+
+    def awaited_begin(self) -> str:
+        if self._begin is not None:
+            return f"{super().awaited_begin()} (no line matched `begin`)"
+        return "sample of output 'regex' (no line matched `sample`; without `begin` the first sample begins)"
 
     def parse(self, line: str, now_ns: int) -> Event | None:
         text = plain(line)
@@ -100,19 +164,21 @@ class RegexParser(OutputParser):
             return self.began(now_ns) if self._begin.search(text) else None
         if self.begin is not None and self._end is not None and self._end.search(text):
             return self.ended()
-        m = self._sample.search(text)
-        return None if m is None else self._record(m.groupdict(), text, now_ns)
+        events = [self._record(m.groupdict(), text, now_ns) for m in self._sample.finditer(text)]
+        return next((e for e in events if e.kind != "SAMPLE"), events[-1] if events else None)
 
     def _record(self, groups: dict[str, str | None], text: str, now_ns: int) -> Event:
-        self.began(now_ns)
+        began = self.began(now_ns)
         name = groups.get("metric") or self.options.metric
-        unit = groups.get("unit") or self.options.unit
+        printed = groups.get("unit") or self.options.unit
         value, t = _number(groups["value"]), _number(groups.get("t") or "0")
-        if name is None or unit not in UNITS or value is None or t is None:
-            return self.failed(f"no sample in {text!r}: its metric, unit ({', '.join(UNITS)}), value or t is "
-                               "missing or wrong")
+        stored = None if value is None else U.convert(value, printed, self.options.unit)
+        if name is None or stored is None or t is None:
+            return self.failed(f"no sample in {text!r}: its metric, value or t is missing or wrong, or its unit "
+                               f"{printed!r} does not convert into the parser's `unit` {self.options.unit!r}")
         t_ns = now_ns if groups.get("t") is None else int(self.begin["t0"]) + round(t * 1e9)
-        return self.sample(name, value, t_ns, unit, self.options.kind)
+        event = self.sample(name, stored, t_ns, U.stored_unit(self.options.unit), self._kind)
+        return began or event
 
 
 def _number(text: str | None) -> float | None:

@@ -1,5 +1,5 @@
 """Write a campaign's report directory: report.html (self-contained), report.md with
-plots/*.png, report.json (everything computed, and the report's sections), stats.csv (per configuration and per
+plots/*.png, report.json (everything computed, the headline and the report's sections), stats.csv (per configuration and per
 run), evidence.json (a channel study's or search's, report/channels.py), samples.parquet (every stored sample of every run, copied 64 Ki rows at a time,
 never loaded whole) and junit.xml (the gates).
 The directory is written whole next to its place and put there at the end (atomic.atomic_dir):
@@ -93,9 +93,9 @@ def export_samples(store_path: Path, path: Path) -> int:
 
 
 def report_json(res: dict, report: Report) -> dict:
-    """report.json: the analysis result, and the sections the report shows (key, title,
-    heading, the keys of their data)."""
-    return {**res, "sections": [s.json() for s in report.computed()]}
+    """report.json: the analysis result, its headline (headline.py) and the sections the
+    report shows (key, title, heading, the keys of their data)."""
+    return {**res, "headline": report.header.headline, "sections": [s.json() for s in report.computed()]}
 
 
 REPORT_FILES = {"report.html", "report.md", "report.json", "stats.csv", "junit.xml", "plots.json", "evidence.json",

@@ -1,21 +1,28 @@
 """`xtalk compare` output: tables and plots of two campaigns side by side, as one
 self-contained HTML page (embedded PNG, no external reference) and plain tables for
-the terminal. Plots per metric: box plots of each configuration for A and B next to
-each other (stored samples / subsample of every campaign of the side), each campaign's
-value of the compared statistic (where a side has several campaigns or replicates: the
-drift between campaigns, seen), and each campaign's median change versus its own
-baseline with 95% CIs (which platform isolates better).
+the terminal. The page opens with the answer: the verdict table (A, the first campaign
+named, the reference), each row's sentence, then what makes a number doubtful on each
+side (the report's groups, report/answer.py: one line per kind with its count, the
+items behind a click), the sides' hosts, the plots. Plots per metric: box plots of each
+configuration for A and B next to each other (stored samples / subsample of every
+campaign of the side, in the report's time unit, each side's ticks converted with its
+own counter frequency), each campaign's value of the compared statistic (where a side
+has several campaigns or replicates: the drift between campaigns, seen), and each
+campaign's median change versus its own baseline with 95% CIs (which platform isolates
+better).
 """
 from __future__ import annotations
 
+import dataclasses
 import html as _html
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from ..analysis import wording as W
-from .html import CSS, img, table_html
-from .plots.common import COLORS, png
+from .answer import Doubt, doubts
+from .html import CSS, doubts_html, img, table_html
+from .plots.common import COLORS, TIME_UNITS, Context, Unit, png, value_label
 from .plots.distribution import values as _values
 from .tables import VERDICT_COLS, Table, ci, verdict_cells
 
@@ -24,8 +31,9 @@ def tables(cmp: dict) -> list[Table]:
     la, lb = cmp["a"], cmp["b"]
     a_name, b_name = f"A = {la['label']} ({la['backend']})", f"B = {lb['label']} ({lb['backend']})"
     cols = ["A → B" if c == "baseline → config" else c for c in VERDICT_COLS]
-    t = Table("compare", f"{b_name} versus {a_name}",
+    t = Table("compare", f"{a_name} → {b_name}",
               ["config", "metric"] + cols + ["drift between campaigns", "host load A → B", "sentence"],
+              compact=("config", "metric", "statistic", "A → B", "change [95% CI]", "p (units)", "verdict"),
               note="the campaign is a level of the design: each campaign's value is the mean of its runs, and the "
                    "noise floor counts the drift between campaigns, measured from each side's campaigns and the "
                    "stored campaigns of the same spec on this host (replicates); where no side has two, the runs "
@@ -59,14 +67,23 @@ def drift_cell(row: dict) -> str:
         f"±{drift['sd_text']} (sd), from {max(n)} campaigns of one side"
 
 
-def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
+def in_unit(stream, unit: Unit) -> np.ndarray:
+    """A side's samples in the report's unit: ticks converted with the stream's own counter
+    frequency (the sides may count in different clocks), other units as they are."""
+    scale_ns = dict(TIME_UNITS).get(unit.name)
+    if scale_ns and stream.ns_per_tick:
+        return _values(stream) * (stream.ns_per_tick / scale_ns)
+    return unit.of(_values(stream))
+
+
+def box_plot(cmp: dict, a, b, metric: str, unit: Unit) -> bytes | None:
     rows = [r for r in cmp["rows"] if r["metric"] == metric]
     if not rows:
         return None
     data, pos, colors = [], [], []
     for i, r in enumerate(rows):
         for j, (side, cid) in enumerate(((a, r["config_id_a"]), (b, r["config_id"]))):
-            data.append(np.concatenate([_values(s) for s in side.streams(cid, metric)]))
+            data.append(np.concatenate([in_unit(s, unit) for s in side.streams(cid, metric)]))
             pos.append(i * 3 + j)
             colors.append(COLORS[j])
     fig = Figure(figsize=(10, 4.6))
@@ -79,7 +96,7 @@ def box_plot(cmp: dict, a, b, metric: str, unit: str) -> bytes | None:
     if lo > 0 and hi / lo > 50:
         ax.set_yscale("log")
     ax.set_xticks([i * 3 + 0.5 for i in range(len(rows))], [r["config_id"] for r in rows])
-    ax.set_ylabel(unit)
+    ax.set_ylabel(value_label(metric, unit))
     for j, name in enumerate((cmp["a"]["label"], cmp["b"]["label"])):
         ax.plot([], [], color=COLORS[j], lw=6, alpha=0.45, label=name)
     ax.legend(fontsize=8)
@@ -142,7 +159,7 @@ def isolation_plot(cmp: dict, metric: str) -> bytes | None:
 def plots(cmp: dict, a, b) -> list[dict]:
     out = []
     for metric in sorted({r["metric"] for r in cmp["rows"]}):
-        unit = b.campaigns[0].result["units"].get(metric, "cycles")
+        unit = Context.of(a.campaigns[0]).unit(metric)  # the unit A's report shows this metric in
         for kind, data in (("box", box_plot(cmp, a, b, metric, unit)), ("campaigns", campaigns_plot(cmp, metric)),
                            ("isolation", isolation_plot(cmp, metric))):
             if data:
@@ -150,27 +167,43 @@ def plots(cmp: dict, a, b) -> list[dict]:
     return out
 
 
-def page(cmp: dict, tabs: list[Table], figs: list[dict]) -> str:
-    def side(key):
-        s = cmp[key]
-        warn = "".join(f"<li class=\"{w['level']}\">{_html.escape(w['scope'])}: {_html.escape(w['message'])}</li>"
-                       for w in cmp["warnings"][key])
-        flags = "".join(f"<li class=\"warning\">{_html.escape(f)}</li>" for f in cmp["noise_flags"][key])
-        many = len(s.get("campaigns") or []) > 1
-        names = ", ".join(s.get("campaigns") or [str(s.get("id"))])
-        reps = ("; replicates (same spec, same host) measuring the drift: " + ", ".join(s["siblings"])
-                if s.get("siblings") else "")
-        return (f"<h3>{key.upper()}: {_html.escape(str(s['label']))}</h3><p>campaign{'s' if many else ''} "
-                f"{_html.escape(names + reps)}, "
-                f"overall {_html.escape(s['overall'])}, host "
-                f"{_html.escape(', '.join(str(v) for v in s['host'].values() if v))}</p>"
-                f"<ul>{warn}{flags}</ul>")
+def side_doubts(result: dict) -> list[Doubt]:
+    """A side's warnings and noise flags grouped as its report groups them; without the
+    links to the report's verdict rows, which this page does not have."""
+    return [dataclasses.replace(d, links=[]) for d in doubts(result)]
+
+
+def _side_line(cmp: dict, key: str) -> str:
+    s = cmp[key]
+    names = ", ".join(s.get("campaigns") or [str(s.get("id"))])
+    many = len(s.get("campaigns") or []) > 1
+    return (f"<li><b>{key.upper()} = {_html.escape(str(s['label']))}</b> ({_html.escape(s['backend'])}): "
+            f"campaign{'s' if many else ''} {_html.escape(names)}, overall {_html.escape(s['overall'])}</li>")
+
+
+def _side_details(cmp: dict, key: str) -> str:
+    s = cmp[key]
+    reps = ("replicates (same spec, same host) measuring the drift: " + ", ".join(s["siblings"])
+            if s.get("siblings") else "no replicates")
+    host = ", ".join(str(v) for v in s["host"].values() if v)
+    return f"<li>{key.upper()}: host {_html.escape(host)}; {_html.escape(reps)}</li>"
+
+
+def page(cmp: dict, tabs: list[Table], figs: list[dict], groups: dict[str, list[Doubt]]) -> str:
+    """The answer first (the sides named, the verdict table, its sentences), then what
+    makes a number doubtful per side (grouped, folded), the hosts, the plots."""
     unmatched = ""
     if cmp["only_a"] or cmp["only_b"]:
         unmatched = (f"<p>only in A: {_html.escape(', '.join(cmp['only_a']) or 'none')}; only in B: "
                      f"{_html.escape(', '.join(cmp['only_b']) or 'none')}</p>")
+    sentences = "".join(f"<li>{_html.escape(r['sentence'])}</li>" for r in cmp["rows"])
+    doubtful = "".join(f"<h3>{key.upper()}: {_html.escape(str(cmp[key]['label']))}</h3>{doubts_html(groups[key])}"
+                       for key in ("a", "b"))
     title = f"xtalk compare: {cmp['a']['label']} vs {cmp['b']['label']}"
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_html.escape(title)}</title>"
-            f"<style>{CSS}</style></head><body><h1>{_html.escape(title)}</h1>{side('a')}{side('b')}{unmatched}"
-            + "".join(table_html(t) for t in tabs) + "<h2>Plots</h2>"
+            f"<style>{CSS}</style></head><body><h1>{_html.escape(title)}</h1>"
+            f"<ul>{_side_line(cmp, 'a')}{_side_line(cmp, 'b')}</ul>"
+            + "".join(table_html(t) for t in tabs) + f"<ul class=\"sentences\">{sentences}</ul>{unmatched}"
+            f"<h2 id=\"doubts\">What makes a number doubtful</h2>{doubtful}"
+            f"<h2>Sides</h2><ul>{_side_details(cmp, 'a')}{_side_details(cmp, 'b')}</ul><h2>Plots</h2>"
             + "".join(img(f["title"], f["png"]) for f in figs) + "</body></html>\n")

@@ -2,7 +2,9 @@
 the interactive time plots' library and data inline (no external reference of any
 kind: it opens offline, can be archived or attached as it is).
 
-The page renders the report's sections (sections.py) in their order, under their
+The page opens with the headline (headline.py: the runs, the strongest verdict, each
+metric's worst case against its deadline; the gates a small badge, only where the spec has
+gates), then renders the report's sections (sections.py) in their order, under their
 headings, each in a <div data-section="KEY">: the answer first (verdict per metric and
 configuration, each guest's overhead against the bare machine where the backend is a
 dimension, with the plots of the answer: the headline, a sweep over sizes, the overhead),
@@ -16,6 +18,7 @@ import base64
 import html
 
 from .answer import Doubt
+from .headline import lines
 from .glossary import TERMS
 from .sections import Report, Section
 from .tables import Table
@@ -31,7 +34,15 @@ th[title]{text-decoration:underline dotted;cursor:help}
 td.text,th.text{text-align:left;max-width:560px}
 .note{color:#555;font-size:12px;margin:2px 0 10px 0}
 .badge{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:bold;color:#fff}
-.PASS{background:#2e7d32}.FAIL{background:#c62828}.NOGATES,.NOTEVALUATED{background:#757575}
+.PASS{background:#2e7d32}.FAIL{background:#c62828}.NOTEVALUATED{background:#757575}
+#headline{margin:8px 0 6px 0} #headline .badge{font-size:13px;padding:2px 8px}
+.hl{display:flex;align-items:baseline;font-size:19px;line-height:1.35;margin:4px 0;padding:5px 12px;
+border-left:6px solid #90a4ae;background:#f5f7f8}
+.hl a{color:inherit;text-decoration:none} .hl a:hover{text-decoration:underline}
+.hl-label{flex:0 0 110px;font-size:13px;font-weight:bold;text-transform:uppercase;color:#555}
+.hl-verdict{font-weight:bold;font-size:21px} .hl-more{margin:2px 0;font-size:14px}
+.hl.bad{border-color:#c62828;background:#ffebee}.hl.warn{border-color:#ef6c00;background:#fff3e0}
+.hl.good{border-color:#2e7d32;background:#e8f5e9}
 .error{color:#b71c1c;font-weight:bold}.warning{color:#e65100}.info{color:#455a64}
 .vFAIL,.vinterference,.vdifferent,.voverhead{background:#ffcdd2}
 .vPASS,.vno-interference,.vno-difference,.vno-overhead{background:#c8e6c9}
@@ -142,6 +153,41 @@ def section_html(s: Section) -> str:
     return f'<div data-section="{html.escape(s.key)}">{body}</div>'
 
 
+HEADLINE_CLASS = {"runs": {"failed": "bad", "degraded": "warn", "passed": "good"},
+                  "verdict": {"interference": "bad", "overhead": "bad", "different": "bad", "inconclusive": "warn",
+                              "no-interference": "good"},
+                  "worst": {"missed": "bad"}}
+
+
+def headline_html(head: dict) -> str:
+    """The headline (headline.py): the runs, the strongest verdict (linked to its row) and
+    each metric's worst case (one box; beyond the first few folded), large, first on the
+    page; the gates a small badge after it, only where the spec has gates."""
+    parts: dict[str, list[tuple[str, str]]] = {}
+    for part, state, _, text in lines(head):
+        parts.setdefault(part, []).append((state, text))
+    verdict = head["verdict"]["anchor"] or "answer"
+    links = {"runs": "runs" if head["runs"]["state"] == "failed" else "", "verdict": verdict}
+    out = []
+    for part, label in (("runs", "runs"), ("verdict", "verdict"), ("worst", "worst case")):
+        rows = parts.get(part) or []
+        states = [state for state, _ in rows]
+        tone = next((HEADLINE_CLASS.get(part, {}).get(state) for state in states
+                     if HEADLINE_CLASS.get(part, {}).get(state)), "plain")
+        link = links.get(part)
+        texts = [f'<a href="#{html.escape(link)}">{html.escape(text)}</a>' if link else html.escape(text)
+                 for _, text in rows]
+        more = [f"<li>{html.escape(text)}</li>" for _, text in parts.get("worst-more", [])] if part == "worst" else []
+        fold = (f'<details class="hl-more"><summary>worst case of {len(more)} more metric{"s" if len(more) > 1 else ""}'
+                f'</summary><ul>{"".join(more)}</ul></details>' if more else "")
+        out.append(f'<div class="hl hl-{part} {tone}" data-headline="{part}" data-state="{html.escape(states[0])}">'
+                   f'<span class="hl-label">{html.escape(label)}</span> <div>{"<br>".join(texts)}{fold}</div></div>')
+    gates = head["gates"]
+    badge = (f'<p data-headline="gates"><span class="badge {gates["overall"].replace(" ", "")}">'
+             f'gates {html.escape(gates["text"])}</span></p>' if gates else "")
+    return f'<div id="headline">{"".join(out)}{badge}</div>'
+
+
 def page(report: Report, plots: list[dict], notes: list[str], interactive: str = "") -> str:
     h = report.header
     camp = h.campaign
@@ -164,8 +210,8 @@ def page(report: Report, plots: list[dict], notes: list[str], interactive: str =
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <style>{CSS}</style></head><body>
 <h1>{html.escape(h.title)}</h1>
-<p><span class="badge {h.overall.replace(' ', '')}">{html.escape(h.overall)}</span>
- {html.escape(h.description)} — campaign <b>{html.escape(str(camp.get('id')))}</b>,
+{headline_html(h.headline)}
+<p class="note">{html.escape(h.description) + ' — ' if h.description else ''}campaign <b>{html.escape(str(camp.get('id')))}</b>,
  {h.runs} runs, xtalk {html.escape(str(camp.get('xtalk_version')))}.
  Warm-up samples {'included' if h.include_warmup else 'excluded'}; outliers never trimmed.</p>
 {chr(10).join(body)}

@@ -1,5 +1,5 @@
-"""The report as Markdown (GitHub-flavoured tables): the report's sections (sections.py)
-in their order under their headings; plots are linked as PNG files written next to it
+"""The report as Markdown (GitHub-flavoured tables): the headline (headline.py) under the
+title, then the report's sections (sections.py) in their order under their headings; plots are linked as PNG files written next to it
 (plots/), since Markdown viewers do not all show data: URIs. The spec's description is
 the user's text: shown as text (HTML escaped, terminal escapes and control characters
 dropped), never as markup a viewer runs or a terminal obeys."""
@@ -9,6 +9,7 @@ import html
 import re
 
 from .glossary import TERMS
+from .headline import lines
 from .sections import Report, Section
 from .tables import Table
 
@@ -43,10 +44,23 @@ def section_md(s: Section) -> list[str]:
     return [table_md(t) for t in s.tables]
 
 
+def headline_md(head: dict) -> list[str]:
+    """The headline (headline.py), one bold-labelled line each; the runs and the verdict in bold."""
+    out, last = [], ""
+    for part, _, label, text in lines(head):
+        text = _cell(plain_text(text))
+        if part.startswith("worst"):
+            out += [f"- **{label.capitalize()}:**"] * (last != label) + [f"  - {text}"]
+        else:
+            out.append(f"- **{label.capitalize()}:** " + (f"**{text}**" if part in ("runs", "verdict") else text))
+        last = label
+    return out
+
+
 def document(report: Report, plot_files: list[tuple[str, str]], notes: list[str]) -> str:
     h = report.header
-    out = [f"# {h.title}", "", plain_text(h.description), "",
-           f"**Overall: {h.overall}** — campaign `{h.campaign.get('id')}`, created "
+    out = [f"# {h.title}", ""] + headline_md(h.headline) + ["", plain_text(h.description), "",
+           f"Campaign `{h.campaign.get('id')}`, created "
            f"{str(h.campaign.get('created_at'))[:19]}, {h.runs} runs; warm-up samples "
            f"{'included' if h.include_warmup else 'excluded'}, ramp-up {'excluded' if h.exclude_rampup else 'kept'}, "
            "outliers never trimmed.", ""]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..analysis.pipeline import Options
 from .answer import Doubt, answer_rows, doubts
 from .channels import channel_table, search_table
+from .headline import headline
 from .second_config import second_config_hint
 from .setup import exposure_table, low_exposure, setup_table
 from .tables import (Table, boards_table, deadline_table, evt_table, gate_table, host_table, left_out_table,
@@ -67,6 +68,7 @@ class Header:
     path: str
     include_warmup: bool
     exclude_rampup: bool
+    headline: dict            # headline.headline: runs, strongest verdict, worst case, gates
 
 
 @dataclass
@@ -220,7 +222,7 @@ def report_of(res: dict, options: Options) -> Report:
     opts = res.get("options") or {}
     header = Header(f"xtalk report: {camp.get('name')}", camp, res.get("description") or "", res["overall"],
                     len(res["runs"]), res.get("path") or "", bool(opts.get("include_warmup")),
-                    bool(opts.get("exclude_rampup")))
+                    bool(opts.get("exclude_rampup")), headline(res))
     headings = dict(HEADINGS, answer=("answer", "The answer: what the neighbours"
                                       + (" and the hypervisor" if res["overhead"] else "")
                                       + " change, by how much, how sure"))

@@ -1,12 +1,14 @@
-"""What `xtalk run` tells when a campaign ends: the runs that passed, were degraded or did
-not pass (left out of the statistics, or never run), the gates, the verdicts, and the exit
-status that follows (3: a run did not pass, else 1: a KPI gate failed, else 0)."""
+"""What `xtalk run` tells when a campaign ends: the headline (headline.py: the runs that
+passed, were degraded or did not pass, the strongest verdict, the worst case), the gates,
+the verdicts, and the exit status that follows (3: a run did not pass, else 1: a KPI gate
+failed, else 0)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import EXIT_GATE_FAILED, EXIT_INFRASTRUCTURE, EXIT_OK
+from .headline import headline
 
 VERDICT_KEYS = ("config_id", "metric", "verdict", "statistic", "change_pct", "ci95_pct", "noise_floor_pct",
                 "sentence")
@@ -28,11 +30,8 @@ class RunSummary:
 def run_summary(res: dict, statuses: list[str], not_run: dict[str, str], skipped: int) -> RunSummary:
     """`res`: the campaign's analysis result; `statuses`: the stored runs' statuses;
     `not_run`: runs that never ran, and why; `skipped`: runs a resume found completed."""
-    not_passed = {r["run_id"]: r["status"] for r in res["runs"] if r["status"] not in ("pass", "degraded")}
-    degraded = {r["run_id"]: r["reason"] for r in res["runs"] if r["status"] == "degraded"}
-    not_passed.update({d["run"]: f"{d['status']} ({d['file']})" for d in res["left_out"] if d["final"]})
-    not_passed.update(not_run)
-    total = len({r["run_id"] for r in res["runs"]} | set(not_passed))
+    head = headline(res, not_run)
+    runs = head["runs"]
     data = {
         "campaign": Path(res["path"]).name, "path": res["path"],
         "runs": len(statuses), "passed": statuses.count("pass"),
@@ -42,5 +41,6 @@ def run_summary(res: dict, statuses: list[str], not_run: dict[str, str], skipped
         "left_out": res["left_out"],
         "gates": res["gates"], "gates_failed": sum(not g["passed"] for g in res["gates"]),
         **{key: [{k: v.get(k) for k in VERDICT_KEYS} for v in res[key]] for key in ("verdicts", "overhead", "boards")},
+        "headline": head,
     }
-    return RunSummary(data, degraded, not_passed, total)
+    return RunSummary(data, runs["degraded_runs"], runs["not_passed"], runs["total"])

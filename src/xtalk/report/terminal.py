@@ -1,5 +1,5 @@
-"""The report's sections (sections.py) on a terminal, with rich: `full` for `xtalk show`
-and `xtalk report` (every section under its heading, wide tables narrowed to their main
+"""The report's sections (sections.py) on a terminal, with rich, after the headline
+(headline.py): `full` for `xtalk show` and `xtalk report` (every section under its heading, wide tables narrowed to their main
 columns, each verdict's sentence under its table), `brief` for the end of `xtalk run`
 (each section's one-line findings; the titles of the others, to see with `xtalk show`).
 Sections the analysis did not compute (show and run skip what only the report needs)
@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from .headline import lines
 from .sections import Report, Section
 from .tables import Table
 
@@ -63,10 +64,31 @@ def _not_computed(report: Report, out: Console, indent: str = "") -> None:
         out.print(f"{indent}not computed here, see xtalk report: " + "; ".join(skipped), soft_wrap=True)
 
 
+STYLES = {"failed": "bold red", "degraded": "yellow", "passed": "green", "interference": "bold red",
+          "overhead": "bold red", "different": "bold red", "inconclusive": "bold yellow", "no-interference": "bold green",
+          "missed": "red", "FAIL": "red", "PASS": "green"}
+
+
+def headline(head: dict, out: Console, indent: str = "  ") -> None:
+    """The headline (headline.py), a labelled line each, coloured by what it says; the
+    worst case of the metrics beyond the first few counted in one line."""
+    every = lines(head)
+    more = sum(part == "worst-more" for part, *_ in every)
+    for i, (part, state, label, text) in enumerate(every):
+        if part != "worst-more":
+            label = "" if i and every[i - 1][2] == label else label + ":"
+            out.print(f"{indent}{label:<12}{text}", style=STYLES.get(state), soft_wrap=True)
+        elif more:
+            out.print(f"{indent}{'':<12}and {more} more metric{'s' if more > 1 else ''}: see the statistics",
+                      soft_wrap=True)
+            more = 0
+
+
 def full(report: Report, out: Console) -> None:
     h = report.header
     out.print(f"{h.campaign.get('id')} — campaign {h.campaign.get('name')!r}, created "
-              f"{str(h.campaign.get('created_at'))[:19]}, {h.path}: overall {h.overall}", soft_wrap=True)
+              f"{str(h.campaign.get('created_at'))[:19]}, {h.path}", soft_wrap=True)
+    headline(h.headline, out)
     for _, _, title, sections in report.headings():
         out.rule(title)
         for s in sections:

@@ -198,7 +198,7 @@ class CampaignStore:
     @classmethod
     def latest(cls, out: Path, name: str) -> "CampaignStore | None":
         candidates = sorted((p for p in out.glob(f"{name}-*") if (p / "campaign.json").exists()
-                             and named(p.name, name)), key=lambda p: p.name)
+                             and named(p.name, name)), key=lambda p: started(p.name))
         return cls(candidates[-1]) if candidates else None
 
     def save_info(self, info: dict, spec_text: str) -> None:
@@ -323,6 +323,13 @@ class BoardStore(CampaignStore):
 def named(directory: str, name: str) -> bool:
     """Whether a campaign directory's name is that of a campaign called `name`."""
     return re.fullmatch(rf"{re.escape(name)}-\d{{8}}-\d{{6}}(\.\d+)?", directory) is not None
+
+
+def started(directory: str) -> tuple[str, int, str]:
+    """A sort key that puts campaign directories in the order they were started: their
+    NAME-YYYYmmdd-HHMMSS[.N] stamp (a directory without one first, by name)."""
+    stamp = re.search(r"-(\d{8}-\d{6})(?:\.(\d+))?$", directory)
+    return (stamp[1], int(stamp[2] or 1), directory) if stamp else ("", 0, directory)
 
 
 def catalog(out: Path) -> tuple[list[CampaignStore], list[RecordError]]:

@@ -25,12 +25,12 @@ from pydantic import BaseModel, ValidationError
 
 from ..backend_registry import backend_kinds
 from ..userfile import read_bounded
-from ..errors import Problem, SpecError, UsageError
+from ..errors import Problem, SpecError, UsageError, did_you_mean
 from .assignment import parse_assignment
 from .limits import MAX_NESTING, size_problems, too_deep
 from .locate import deep_line, field_at, path_text, problem_at
 from .model import Campaign, RunSettings, resolve_backend
-from .suggest import did_you_mean, shown
+from .suggest import one_of, shown
 
 SPEC_LIMIT = 1 << 20  # bytes; the largest example spec is a few KiB
 DEFAULT_DURATION_S = RunSettings.model_fields["duration_s"].default
@@ -85,6 +85,8 @@ def _model_problems(err: ValidationError) -> Located:
             msg = "required key is missing"
         elif e["type"] == "string_pattern_mismatch":
             msg = "use letters, digits, '_', '.' or '-' (no spaces), starting with a letter or digit"
+        elif e["type"] in ("literal_error", "enum"):  # a Literal field: every choice named, the closest suggested
+            msg = one_of(e["input"], re.findall(r"'([^']*)'", e["ctx"]["expected"]))
         elif e["type"] == "finite_number":
             msg = "must be a finite number"
         elif e["type"] in ("model_type", "dict_type"):

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..backend_registry import backend_kinds
+from .suggest import one_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
@@ -290,7 +291,7 @@ class Campaign(Strict):
             if len(set(map(str, values))) != len(values):
                 raise ValueError(f"{dim}: a value is listed twice")
             if dim in allowed:
-                bad = [v for v in values if v not in allowed[dim]]
+                bad = [one_of(v, allowed[dim]) for v in values if v not in allowed[dim]]
                 if bad:
-                    raise ValueError(f"{dim}: {bad} not in {list(allowed[dim])}")
+                    raise ValueError(f"{dim}: {'; '.join(bad)}")
         return matrix

@@ -18,7 +18,7 @@ from .. import parsers
 from ..backend_registry import registry
 from .catalogue import IMAGE_SUITES, Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
-from .suggest import did_you_mean
+from ..errors import did_you_mean
 
 # (backend kind, its options, host) -> the catalogue suites its guests (host: its host
 # stressors) run; None: unknown backend

@@ -75,7 +75,8 @@ def test_compare_page(tmp_path):
     # the same generator in A and B, two runs each: never called different
     assert {r["verdict"] for r in cmp["rows"]} <= {"no-difference", "inconclusive"}
     tabs = compare_page.tables(cmp)
-    html = compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b))
+    groups = {"a": compare_page.side_doubts(a.campaigns[0].result), "b": compare_page.side_doubts(b.campaigns[0].result)}
+    html = compare_page.page(cmp, tabs, compare_page.plots(cmp, a, b), groups)
     assert len(re.findall(r'src="data:image/png;base64,', html)) == 2 and external_refs(html) == []
 
 

@@ -246,3 +246,23 @@ def test_images_are_relative_to_the_spec_directory_also_in_the_matrix(tmp_path):
     assert raw["measurer"]["image"] == str(tmp_path / "k" / "zephyr.elf") and raw["measurer"]["initrd"] == "/abs.cpio"
     assert raw["matrix"]["measurer.image"] == [str(tmp_path / "a.elf"), "/b.elf"]
     assert raw["matrix"]["stressors.thrash.initrd"] == [str(tmp_path.parent / "c.cpio")]
+
+
+@pytest.mark.parametrize("change, path, suggested", [
+    ('[matrix]\nplacement = ["othercore"]\n', "matrix", "other-core"),
+    ('[matrix]\nstart_order = ["stressor_first"]\n', "matrix", "stressor-first"),
+    ('[run]\norder = "interleave"\n', "run.order", "interleaved"),
+    ('[run]\nstressor_failure = "degrad"\n', "run.stressor_failure", "degrade"),
+    ('[backend]\nkind = "natve"\n', "backend.kind", "native"),
+    ('[[timeline]]\nat_s = 1\naction = "strat"\ntarget = "thrash"\n', "timeline[0].action", "start"),
+    ('[[gates]]\nmetric = "x"\nstat = "medain"\nmax_ns = 1\n', "gates[0].stat", "median"),
+])
+def test_an_enumerated_value_gets_its_choices_and_the_closest(change, path, suggested):
+    msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + change)}
+    assert f"(did you mean {suggested}?)" in msgs[path], msgs
+
+
+def test_a_misspelled_literal_names_every_choice():
+    msgs = {p.path: p.message for p in problems(MINIMAL_SPEC + '[run]\norder = "zigzag"\n')}
+    assert msgs["run.order"] == '"zigzag" is not one of interleaved, grouped'
+
