@@ -9,7 +9,7 @@ window are dropped (the transition itself: default 10% of the window). Per windo
 metric kind's statistics are computed on the window's samples (kinds.py); per cycle
 d = x(on) - mean(x(off before), x(off after)) on the analysis scale (log of the statistic
 for ratios). Evidence: the sign-flip test of mean(d) = 0 over every cycle of every run
-(the one-sample t-test where fewer than 8 cycles cannot reach alpha 0.01);
+(the one-sample t-test where fewer than 8 on/off windows cannot reach alpha 0.01);
 noise floor from the same contrast among off-windows alone
 a = x(off_j) - mean(x(off_j-1), x(off_j+1)) (inference.paired_floor).
 Caveat: cycles are treated as independent and the stressor's effect as the same in

@@ -40,11 +40,11 @@ def test_no_significant_change_is_no_interference_or_inconclusive_with_what_woul
     assert headline(alone)["verdict"]["text"] == "no verdict: only the baseline ran (solo), nothing to compare it with"
     clean = result(verdicts=[verdict("same", "lat", "no-interference", 1.0), verdict("x", "lat", "no-interference", 0)])
     assert headline(clean)["verdict"]["text"] == "no interference found in 2 comparisons"
-    mixed = result(verdicts=[verdict("same", "lat", "inconclusive", 30.0, need_units=8, unit_word="cycles"),
+    mixed = result(verdicts=[verdict("same", "lat", "inconclusive", 30.0, need_units=8, unit_word="windows"),
                              verdict("x", "lat", "no-interference", 0)])
     assert headline(mixed)["verdict"] | {"counts": None} == {
         "state": "inconclusive", "rows": 2, "counts": None, "metric": None, "config_id": None, "anchor": None,
-        "text": "inconclusive: 1 of 2 comparisons undecided (about 8 cycles per side would decide them), "
+        "text": "inconclusive: 1 of 2 comparisons undecided (about 8 windows per side would decide them), "
                 "no change in 1"}
 
 
