@@ -155,7 +155,9 @@ def _in_argument_order(row: dict) -> None:
 
 def _side(lab: str, side: Group) -> dict:
     res = side.campaigns[0].result
+    runs = [r for x in side.campaigns for r in x.result["runs"]]
     return {"label": lab, **res["campaign"], "overall": res["overall"], "host": _host(res), "backend": _backend(res),
+            "runs_passed": sum(r["status"] in ("pass", "degraded") for r in runs), "runs_stored": len(runs),
             "campaigns": [x.result["campaign"].get("id") for x in side.campaigns],
             "siblings": [x.result["campaign"].get("id") for x in side.siblings]}
 

@@ -87,6 +87,8 @@ def run(args) -> int:
         print(json.dumps(cmp, indent=1))
         return EXIT_OK
     out = console(markup=False)
+    for key in ("a", "b"):
+        out.print(f"{key.upper()} = {cmp[key]['label']}: {compare_page.side_runs(cmp[key])}", soft_wrap=True)
     for t in tabs:
         table = Table(title=t.title)
         keep = [i for i, h in enumerate(t.headers) if h != "sentence"]

@@ -178,7 +178,13 @@ def _side_line(cmp: dict, key: str) -> str:
     names = ", ".join(s.get("campaigns") or [str(s.get("id"))])
     many = len(s.get("campaigns") or []) > 1
     return (f"<li><b>{key.upper()} = {_html.escape(str(s['label']))}</b> ({_html.escape(s['backend'])}): "
-            f"campaign{'s' if many else ''} {_html.escape(names)}, overall {_html.escape(s['overall'])}</li>")
+            f"campaign{'s' if many else ''} {_html.escape(names)}, {side_runs(s)}</li>")
+
+
+def side_runs(side: dict) -> str:
+    """'5 of 6 runs passed', and the gates' outcome where the spec has gates."""
+    gates = "" if side["overall"] in ("NO GATES", "NOT EVALUATED") else f", gates {side['overall']}"
+    return f"{side['runs_passed']} of {side['runs_stored']} runs passed{_html.escape(gates)}"
 
 
 def _side_details(cmp: dict, key: str) -> str:

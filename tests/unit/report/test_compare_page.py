@@ -61,6 +61,7 @@ def test_the_page_opens_with_the_verdicts_and_folds_the_warnings_per_kind(sides)
     flag = "run solo-r0: CPU 0 spent 100 % of the run on work outside it"  # 100.1 measured: capped
     assert page.index('id="compare"') < page.index("xen vs kvm (solo)") < page.index('id="doubts"') \
         < page.index(flag)
+    assert "xen</b> (native): campaign xen, 5 of 5 runs passed</li>" in page and "NO GATES" not in page
     assert f"{html.escape(noise_a.title)}: 5" in page and page.count(flag) == 2  # once per side, each behind a click
     for item in re.findall(r"<li>run solo-r0: CPU 0[^<]*</li>", page):
         opened = page.rfind("<details>", 0, page.index(item))
