@@ -24,3 +24,8 @@ def test_the_hint_names_the_command_for_an_import_and_the_matrix_for_a_spec():
     measured = second_config_hint("q", {"backend": {"kind": "native"}}, {"solo": {"placement": "solo"}}, "out")
     assert 'placement = ["solo", "same-core"]' in measured
     assert second_config_hint("tm", imported, {"solo": {}, "same-core": {}}, "out") is None
+    other = second_config_hint("q", {"backend": {"kind": "native"}}, {"other-core": {"placement": "other-core"}}, "o")
+    assert 'placement = ["solo", "other-core"]' in other  # the one it has, next to solo
+    on_off = {"backend": {"kind": "qemu"}, "timeline": [{"at_s": 1, "action": "start", "target": "bw"}]}
+    assert second_config_hint("q", on_off, {"other-core": {"placement": "other-core"}}, "o") is None  # windows decide
+    assert second_config_hint("q", {"paired": {"stressors": ["bw"]}}, {"solo": {"placement": "solo"}}, "o") is None

@@ -10,8 +10,9 @@ IMPORTED = "imported"  # importer.BACKEND: the backend kind of a campaign made b
 
 def second_config_hint(name: str, spec: dict, configs: dict[str, dict], out: str) -> str | None:
     """The hint for a campaign `name` in the results directory `out` whose configurations
-    are `configs` (id -> dimension values); None where it has two or more."""
-    if len(configs) != 1:
+    are `configs` (id -> dimension values); None where it has two or more, or compares
+    on- and off-windows inside its runs (a timeline or [paired])."""
+    if len(configs) != 1 or spec.get("timeline") or spec.get("paired"):
         return None
     (config_id,) = configs
     placement = (next(iter(configs.values())) or {}).get("placement", "solo")
@@ -22,4 +23,5 @@ def second_config_hint(name: str, spec: dict, configs: dict[str, dict], out: str
         output = (spec.get("measurer") or {}).get("output") or "PARSER"
         return (f"{head}, e.g. the logs of runs with a neighbour on the same core: "
                 f"xtalk import {name} --output {output} --set placement={other} --append --out {out} LOG...")
-    return f"{head}: a second placement in the spec's matrix, e.g. [matrix] placement = [\"solo\", \"{other}\"]"
+    both = ["solo", placement if placement != "solo" else other]
+    return f"{head}: a second placement in the spec's matrix, e.g. [matrix] placement = [\"{both[0]}\", \"{both[1]}\"]"
