@@ -108,7 +108,9 @@ def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict])
             if spread > RUN_SPREAD_PCT:
                 out.append(_w("warning", scope, f"runs disagree: run medians differ by {spread:.1f}% of the pooled "
                               "median (run-to-run variation; see the per-run table)"))
-        ovh = [overhead.get(r["run_id"]) for r in per_run if r["config_id"] == row["config_id"]]
+        # the overhead is a time in ticks: no share of a count or a rate (those have no WCET)
+        ovh = [overhead.get(r["run_id"]) for r in per_run if r["config_id"] == row["config_id"]
+               and row.get("wcet") is not None]
         ovh = [o for o in ovh if o]
         if ovh and row.get("median") and max(ovh) / row["median"] * 100 > OVERHEAD_PCT:
             out.append(_w("info", scope, f"measurement overhead {max(ovh):.0f} ticks is "
