@@ -14,10 +14,11 @@ import sys
 from rich.table import Table
 
 from ..campaign import run_campaign
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, SpecError
 from ..plan import plan
 from ..fleet.model import load_fleet
 from .common import add_out, add_set, add_wait, backends_text, console, load_spec
+from .design_output import print_design
 
 
 def add_parser(sub) -> None:
@@ -63,6 +64,12 @@ def run(args) -> int:
                                           for g in r.guests]} for r in runs], indent=2))
         else:
             print_plan(spec, runs)
+        from ..design import check_design  # scipy: only once the spec loaded
+        design = check_design(spec, raw, runs, text)
+        if not args.json:
+            print_design(design, spec, args.spec, len(runs))
+        elif design.problems:
+            raise SpecError(args.spec, design.problems)
         return EXIT_OK
     if fleet:
         from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet

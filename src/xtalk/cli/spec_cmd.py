@@ -1,4 +1,5 @@
-"""`xtalk spec check SPEC` (validate, list every problem, run nothing) and
+"""`xtalk spec check SPEC` (validate, list every problem, tell what the design can answer
+(xtalk.design), run nothing) and
 `xtalk spec schema` (JSON Schema of campaign specs)."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from ..plan import plan
 from ..spec.model import Campaign
 from .common import add_set, backends_text, console, load_spec
+from .design_output import print_design
 
 
 def add_parser(sub) -> None:
@@ -22,8 +24,10 @@ def add_parser(sub) -> None:
 
 
 def check_spec(args) -> int:
-    spec, raw, _ = load_spec(args.spec, args.overrides)
+    spec, raw, text = load_spec(args.spec, args.overrides)
     runs = plan(spec, raw)
+    from ..design import check_design  # scipy: only once the spec loaded
+    print_design(check_design(spec, raw, runs, text), spec, args.spec, len(runs))
     configs = len({r.config_id for r in runs})
     console().print(
         f"{args.spec}: ok — campaign {spec.name!r}, {backends_text(runs)}, "
