@@ -97,7 +97,7 @@ def judged(n: int, ref: int | None, alpha: float) -> tuple[str, float, bool, int
         return f"{t_name}, {df} df (the {name} cannot reach p < {alpha:g})", smallest, True, df
     if df >= 1:
         return f"{t_name}, {df} df: too few (it needs {MIN_DF})", smallest, False, df
-    return "none: fewer than 2 units a side", smallest, False, None
+    return "no test: fewer than 2 units a side", smallest, False, None
 
 
 def runs_detect(na: int, nb: int, alpha: float) -> float | None:

@@ -1,9 +1,12 @@
 """The design check as `xtalk spec check` and `xtalk run --dry-run` print it (xtalk.design):
 a table per configuration, the notes, the estimated wall time; a design that cannot
-decide raises its SpecError (exit 2) after the table is shown."""
+decide raises its SpecError (exit 2) after the table is shown. `xtalk run` runs it and
+warns (`warn_design`)."""
 from __future__ import annotations
 
 from rich.table import Table
+
+import sys
 
 from ..errors import SpecError
 from .common import console
@@ -47,3 +50,9 @@ def print_design(design, spec, path: str, runs: int) -> None:
     out.print(f"wall time: about {_seconds(design.total_s)} for {runs} run(s) (boot times are guesses)")
     if design.problems:
         raise SpecError(path, design.problems)
+
+
+def warn_design(design) -> None:
+    """`xtalk run`: the design's problems as warnings on stderr, the campaign still runs."""
+    for problem in design.problems:
+        print(f"xtalk: warning: {problem}", file=sys.stderr)
