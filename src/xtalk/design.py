@@ -254,7 +254,7 @@ def overrun_problems(runs: list[RunPlan], text: str) -> tuple[list[Problem], lis
         if most > s.grace_s:
             problems[what] = problem_at(text, ("run", "grace_s"), (
                 f"{what} may run {most:.3g} s past duration_s, but a run is declared hung after duration_s + "
-                f"grace_s = {s.duration_s + s.grace_s:g} s. Fix: grace_s = {math.ceil(most)}, or leave the search "
+                f"grace_s = {s.duration_s + s.grace_s:g} s. Fix: grace_s = {math.ceil(round(most, 6))}, or leave the search "
                 "off (sustain = false, the default)"))
     return list(problems.values()), list(notes.values())
 

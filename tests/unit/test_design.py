@@ -1,0 +1,133 @@
+"""The design check (xtalk.design): what a spec's runs can decide, and fixes that do."""
+import re
+
+import pytest
+
+from xtalk.analysis import inference as I
+from xtalk.design import MIN_DF, check_design
+from xtalk.plan import plan
+from xtalk.spec import parse_campaign
+
+# the newcomer's spec (issue 26): timer latency, a neighbour on from 1 s to 3 s, no solo
+ON_OFF = """name = "rt"
+[run]
+duration_s = 5
+repetitions = 3
+[measurer]
+bench = "timer_latency"
+[[stressors]]
+name = "membw"
+bench = "membw"
+[matrix]
+placement = ["other-core"]
+[[timeline]]
+at_s = 1
+action = "start"
+target = "membw"
+[[timeline]]
+at_s = 3
+action = "stop"
+target = "membw"
+"""
+RUNS = """name = "runs"
+[run]
+duration_s = 2
+repetitions = {reps}
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+[matrix]
+placement = ["solo", "other-core"]
+"""
+
+
+def design_of(text: str):
+    spec, raw = parse_campaign(text, "spec.toml")
+    return check_design(spec, raw, plan(spec, raw), text)
+
+
+def row_of(design, config_id: str):
+    return next(r for r in design.rows if r.config_id == config_id)
+
+
+def test_the_newcomers_on_off_design_cannot_decide_and_the_fix_says_what_to_change():
+    design = design_of(ON_OFF)
+    row = row_of(design, "other-core")
+    assert (row.design, row.units, row.decides) == ("windows", (3, 3), False)
+    assert row.exact_min_p == I.min_p(3) and "2 df" in row.test
+    (problem,) = design.problems
+    assert problem.path == "run.repetitions" and problem.line == 4
+    assert "3 runs per configuration of 1 on/off cycle each: 3 cycles" in problem.message
+    assert "no solo" not in problem.message and "[run] pilot = true" in problem.message
+    assert "its own off-windows (the matrix has no placement=solo)" in row.reference
+
+
+def test_each_fix_the_check_proposes_passes_it():
+    message = design_of(ON_OFF).problems[0].message
+    reps = int(re.search(r"use repetitions = (\d+)", message)[1])
+    fixed = design_of(ON_OFF.replace("repetitions = 3", f"repetitions = {reps}"))
+    assert not fixed.problems and row_of(fixed, "other-core").test == "exact sign-flip test"
+    duration = re.search(r"\[paired\] \(off_s = 1, on_s = 1\) and run.duration_s = (\d+) \((\d+) cycles a run, "
+                         r"(\d+) in all\)", message)
+    paired = ON_OFF[:ON_OFF.index("[[timeline]]")].replace("duration_s = 5", f"duration_s = {duration[1]}") + \
+        "[paired]\noff_s = 1\non_s = 1\n"
+    design = design_of(paired)
+    row = row_of(design, "other-core")
+    assert not design.problems and row.units[0] == int(duration[3]) == 3 * int(duration[2])
+    assert row.exact_min_p < 0.01 and row.decides
+
+
+@pytest.mark.parametrize("reps,decides,test", [(1, False, "no test"), (2, False, "Welch's t-test, 2 df: too few"),
+                                               (3, True, "Welch's t-test, 4 df"), (5, True, "exact permutation")])
+def test_runs_against_solo_decide_from_3_runs_with_the_t_test_and_5_with_the_exact_one(reps, decides, test):
+    design = design_of(RUNS.format(reps=reps))
+    row = row_of(design, "other-core")
+    assert row.reference == "solo's runs" and row.units == (reps, reps)
+    assert row.decides is decides and row.test.startswith(test), row.test
+    assert row_of(design, "solo").design == "reference"
+    assert bool(design.problems) is not decides
+    if not decides:
+        assert "use repetitions = 5 (5 against 5" in design.problems[0].message
+        assert f"or at least {next(k for k in range(2, 6) if 2 * k - 2 >= MIN_DF)}" in design.problems[0].message
+
+
+def test_the_detectable_change_shrinks_with_units():
+    three, five = (row_of(design_of(RUNS.format(reps=n)), "other-core").detects_sd for n in (3, 5))
+    assert five < three
+    assert five == pytest.approx(float(I.detectable(1.0, 4, 0.01)) * (2 / 5) ** 0.5)
+
+
+def test_a_configuration_without_reference_is_an_error_on_the_placements():
+    design = design_of(RUNS.format(reps=5).replace('["solo", "other-core"]', '["other-core"]'))
+    (problem,) = design.problems
+    assert problem.path == "matrix.placement" and 'add "solo" to matrix.placement' in problem.message
+
+
+def test_a_pilot_is_meant_and_left_out_repetitions_are_said():
+    text = RUNS.format(reps=1).replace("repetitions = 1", "pilot = true")
+    design = design_of(text)
+    assert not design.problems
+    assert any("a pilot" in n for n in design.notes)
+    assert any("run.repetitions not set: 1 run per configuration" in n for n in design.notes)
+
+
+def test_a_search_that_outlasts_grace_is_an_error_and_its_cost_is_stated():
+    quiet = design_of(ON_OFF.replace("repetitions = 3", "repetitions = 8"))
+    assert not any("sustained-rate" in n for n in quiet.notes)  # the default: no search
+    searching = ON_OFF.replace("repetitions = 3", "repetitions = 8").replace(
+        'bench = "timer_latency"', 'bench = "timer_latency"\nparams = { sustain = true }')
+    design = design_of(searching)
+    (problem,) = design.problems
+    assert problem.path == "run.grace_s" and "Fix: grace_s = 500" in problem.message
+    assert any("5 s (no interrupt lost) to 500 s" in n for n in design.notes)
+    roomy = design_of(searching.replace("duration_s = 5", "duration_s = 5\ngrace_s = 600"))
+    assert not roomy.problems
+    assert roomy.run_s["other-core"] > design_of(ON_OFF.replace("repetitions = 3", "repetitions = 8")
+                                                 ).run_s["other-core"] + 200
+
+
+def test_wall_time_counts_every_run():
+    design = design_of(RUNS.format(reps=5))
+    assert design.total_s == pytest.approx(10 * (0.1 + 2 + 0.5))
