@@ -1,12 +1,15 @@
 """The design check (xtalk.design): what a spec's runs can decide, and fixes that do."""
+import platform
 import re
 
+import numpy as np
 import pytest
 
 from xtalk.analysis import inference as I
-from xtalk.design import MIN_DF, check_design
+from xtalk.design.check import MIN_DF, check_design
 from xtalk.plan import plan
 from xtalk.spec import parse_campaign
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 
 # the newcomer's spec (issue 26): timer latency, a neighbour on from 1 s to 3 s, no solo
 ON_OFF = """name = "rt"
@@ -131,3 +134,27 @@ def test_a_search_that_outlasts_grace_is_an_error_and_its_cost_is_stated():
 def test_wall_time_counts_every_run():
     design = design_of(RUNS.format(reps=5))
     assert design.total_s == pytest.approx(10 * (0.1 + 2 + 0.5))
+
+
+def stored_runs(out, host: str, name: str = "runs"):
+    """A stored campaign of the RUNS spec: 4 solo runs of qsort, each 10 % apart."""
+    path = write_campaign(out / f"{name}-20260101-000000", name,
+                          {"backend": {"kind": "native"}, "measurer": {"bench": "qsort"}},
+                          [f"solo-r{i}" for i in range(4)], host={"hostname": host, "cpu_model": "synthetic"})
+    for i in range(4):
+        write_run(path, f"solo-r{i}", {"placement": "solo"}, 2000, heavy_tail(1000 * 1.1 ** i, 1), metric="qsort",
+                  seed=i, index=i)
+
+
+def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_percent(tmp_path):
+    text = RUNS.format(reps=5)
+    spec, raw = parse_campaign(text, "spec.toml")
+    stored_runs(tmp_path / "elsewhere", "another-host")
+    assert check_design(spec, raw, plan(spec, raw), text, tmp_path / "elsewhere").noise == []
+    stored_runs(tmp_path / "here", platform.node())
+    design = check_design(spec, raw, plan(spec, raw), text, tmp_path / "here")
+    (noise,) = design.noise
+    assert (noise.metric, noise.runs, noise.scale) == ("qsort", 4, "log")
+    assert noise.sd == pytest.approx(np.log(1.1) * np.std(np.arange(4), ddof=1), rel=0.05)
+    detects = row_of(design, "other-core").detects_sd
+    assert noise.change_pct(detects) == pytest.approx((np.exp(detects * noise.sd) - 1) * 100)

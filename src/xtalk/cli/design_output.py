@@ -16,6 +16,11 @@ def _seconds(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h"
 
 
+def _size(noise, sds: float) -> str:
+    pct = noise.change_pct(sds)
+    return f"±{pct:.3g} %" if pct is not None else f"±{sds * noise.sd:.3g}"
+
+
 def _detects(row) -> str:
     if row.design == "reference":
         return "-"
@@ -45,8 +50,15 @@ def print_design(design, spec, path: str, runs: int) -> None:
     out.print(design_table(design, spec.name))
     for note in design.notes:
         out.print(f"note: {note}")
-    out.print("noise: sd is the spread of one unit's value, a fact of this host and backend, not of the spec: "
-              f"`xtalk calibrate {path}` measures it (its minimum detectable effect in %)")
+    runs_rows = [r for r in design.rows if r.design == "runs" and r.detects_sd is not None]
+    for n in design.noise:
+        detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in runs_rows)
+        out.print(f"noise of {n.metric} ({n.statistic}): sd {_size(n, 1.0)} of a run, from {n.runs} runs of "
+                  f"{n.source} on this host" + (f"; the runs design detects: {detects}" if detects else ""))
+    if not design.noise:
+        out.print("noise: sd is the spread of one unit's value, a fact of this host and backend, not of the spec; "
+                  f"none stored here for this spec: `xtalk calibrate {path}` measures it (its minimum detectable "
+                  "effect in %), or a first campaign of this spec does")
     out.print(f"wall time: about {_seconds(design.total_s)} for {runs} run(s) (boot times are guesses)")
     if design.problems:
         raise SpecError(path, design.problems)

@@ -59,7 +59,7 @@ def run(args) -> int:
     fleet = load_fleet(args.fleet) if args.fleet else None  # a bad fleet file is told first, --dry-run too
     runs = plan(spec, raw)
     from ..design import check_design  # scipy: only once the spec loaded
-    design = check_design(spec, raw, runs, text)
+    design = check_design(spec, raw, runs, text, args.out if args.dry_run and not args.json else None)
     if args.dry_run:
         if args.json:
             print(json.dumps([{"run_id": r.run_id, "config": r.config, "warmup": r.warmup, "backend": r.backend,

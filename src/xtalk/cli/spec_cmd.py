@@ -8,7 +8,7 @@ import json
 
 from ..plan import plan
 from ..spec.model import Campaign
-from .common import add_set, backends_text, console, load_spec
+from .common import add_out, add_set, backends_text, console, load_spec
 from .design_output import print_design
 
 
@@ -18,6 +18,7 @@ def add_parser(sub) -> None:
     check = inner.add_parser("check", help="validate a spec; every problem is listed with its field")
     check.add_argument("spec")
     add_set(check)
+    add_out(check)  # where earlier campaigns of the spec tell the noise
     check.set_defaults(handler=check_spec)
     schema = inner.add_parser("schema", help="print the JSON Schema of campaign specs")
     schema.set_defaults(handler=print_schema)
@@ -27,7 +28,7 @@ def check_spec(args) -> int:
     spec, raw, text = load_spec(args.spec, args.overrides)
     runs = plan(spec, raw)
     from ..design import check_design  # scipy: only once the spec loaded
-    print_design(check_design(spec, raw, runs, text), spec, args.spec, len(runs))
+    print_design(check_design(spec, raw, runs, text, args.out), spec, args.spec, len(runs))
     configs = len({r.config_id for r in runs})
     console().print(
         f"{args.spec}: ok — campaign {spec.name!r}, {backends_text(runs)}, "

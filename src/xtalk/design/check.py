@@ -24,15 +24,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .analysis import inference as I
-from .analysis import paired
-from .analysis.gates import baseline_of
-from .errors import Problem
-from .plan import RunPlan, timeline_of
-from .spec import catalogue
-from .spec.locate import problem_at
-from .spec.model import Campaign, Paired
+from ..analysis import inference as I
+from ..analysis import paired
+from ..analysis.gates import baseline_of
+from ..errors import Problem
+from ..plan import RunPlan, timeline_of
+from ..spec import catalogue
+from ..spec.locate import problem_at
+from ..spec.model import Campaign, Paired
+from .noise import known_noise
 
 MIN_DF = 3
 BOOT_S = {"native": 0.1, "qemu": 2.0, "xen": 5.0}  # a guess per run: start to the measurer's first sample
@@ -65,6 +67,7 @@ class Design:
     notes: list[str] = field(default_factory=list)
     run_s: dict[str, float] = field(default_factory=dict)   # config_id -> seconds a run takes (estimate)
     total_s: float = 0.0
+    noise: list = field(default_factory=list)  # noise.Noise per metric, where a stored campaign measured it
 
 
 def cycles_of(run: RunPlan) -> tuple[int, int]:
@@ -259,9 +262,9 @@ def overrun_problems(runs: list[RunPlan], text: str) -> tuple[list[Problem], lis
     return list(problems.values()), list(notes.values())
 
 
-def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str) -> Design:
+def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out: Path | None = None) -> Design:
     """The design of a planned campaign, its problems (empty for a pilot's undecidable
-    designs) and notes."""
+    designs) and notes; with `out`, the noise its stored campaigns measured (noise.py)."""
     alpha = spec.analysis.alpha
     rows = rows_of(spec, runs, alpha)
     design = Design(alpha, spec.run.pilot, rows)
@@ -278,4 +281,6 @@ def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str) -> D
     design.notes += over_notes
     design.run_s = {r.config_id: run_seconds(r) for r in runs}
     design.total_s = sum(run_seconds(r) for r in runs)
+    if out is not None:
+        design.noise = known_noise(out, spec)
     return design
