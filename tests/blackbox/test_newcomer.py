@@ -7,30 +7,7 @@ from __future__ import annotations
 import re
 
 from tests.framework.cli import write_spec, xtalk
-
-SPEC = """name = "rtcheck"
-cpus = [0, 1]
-[backend]
-kind = "qemu"
-[run]
-duration_s = 5
-repetitions = 3
-[measurer]
-bench = "timer_latency"
-[[stressors]]
-name = "membw"
-bench = "membw"
-[matrix]
-placement = ["other-core"]
-[[timeline]]
-at_s = 1
-action = "start"
-target = "membw"
-[[timeline]]
-at_s = 3
-action = "stop"
-target = "membw"
-"""
+from tests.framework.specs import NEWCOMER_SPEC as SPEC
 
 
 def test_spec_check_tells_the_design_problem_and_its_fix_which_then_passes(tmp_path):

@@ -9,29 +9,9 @@ from xtalk.analysis import inference as I
 from xtalk.design.check import MIN_DF, check_design
 from xtalk.plan import plan
 from xtalk.spec import parse_campaign
+from tests.framework.specs import NEWCOMER_SPEC as ON_OFF
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 
-# the newcomer's spec (issue 26): timer latency, a neighbour on from 1 s to 3 s, no solo
-ON_OFF = """name = "rt"
-[run]
-duration_s = 5
-repetitions = 3
-[measurer]
-bench = "timer_latency"
-[[stressors]]
-name = "membw"
-bench = "membw"
-[matrix]
-placement = ["other-core"]
-[[timeline]]
-at_s = 1
-action = "start"
-target = "membw"
-[[timeline]]
-at_s = 3
-action = "stop"
-target = "membw"
-"""
 RUNS = """name = "runs"
 [run]
 duration_s = 2
@@ -61,7 +41,7 @@ def test_the_newcomers_on_off_design_cannot_decide_and_the_fix_says_what_to_chan
     assert (row.design, row.units, row.decides) == ("windows", (3, 3), False)
     assert row.exact_min_p == I.min_p(3) and "2 df" in row.test
     (problem,) = design.problems
-    assert problem.path == "run.repetitions" and problem.line == 4
+    assert problem.path == "run.repetitions" and problem.line == 7
     assert "3 runs per configuration of 1 on/off cycle each: 3 cycles" in problem.message
     assert "no solo" not in problem.message and "[run] pilot = true" in problem.message
     assert "its own off-windows (the matrix has no placement=solo)" in row.reference
@@ -158,3 +138,10 @@ def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_p
     assert noise.sd == pytest.approx(np.log(1.1) * np.std(np.arange(4), ddof=1), rel=0.05)
     detects = row_of(design, "other-core").detects_sd
     assert noise.change_pct(detects) == pytest.approx((np.exp(detects * noise.sd) - 1) * 100)
+
+
+def test_a_long_run_keeps_its_duration_in_the_paired_fix():
+    (problem,) = design_of(ON_OFF.replace("duration_s = 5", "duration_s = 60").replace("at_s = 3", "at_s = 30")
+                           ).problems
+    assert "[paired] (off_s = 1, on_s = 1) at the same run.duration_s = 60 (30 cycles a run, 90 in all)" \
+        in problem.message, problem.message

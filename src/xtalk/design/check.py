@@ -187,11 +187,14 @@ def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> st
         text += (f"use repetitions = {math.ceil(exact / per_run)} ({per_run * math.ceil(exact / per_run)} cycles: "
                  f"the exact sign-flip test reaches p < {alpha:g}; {t_cycles} cycles would do for the t-test), or ")
     want = math.ceil(exact / reps)
-    duration = next(d for d in range(3, 3 + 4 * exact, 2) if paired_cycles(spec, d) >= want)
+    now = spec.run.duration_s
+    duration = now if paired_cycles(spec, now) >= want else \
+        next(d for d in range(3, 3 + 4 * exact, 2) if paired_cycles(spec, d) >= want)
     got = paired_cycles(spec, duration)
     instead = "replace the [[timeline]] events with " if spec.timeline else "use "
+    length = f"at the same run.duration_s = {now:g}" if duration == now else f"and run.duration_s = {duration}"
     return text + (f"switch the stressors on and off inside each run: {instead}[paired] (off_s = 1, on_s = 1) "
-                   f"and run.duration_s = {duration} ({got} cycles a run, {got * reps} in all)")
+                   f"{length} ({got} cycles a run, {got * reps} in all)")
 
 
 def _names(rows: list[Row]) -> str:
