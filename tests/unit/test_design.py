@@ -10,7 +10,7 @@ from xtalk.design.check import MIN_DF, check_design
 from xtalk.plan import plan
 from xtalk.spec import parse_campaign
 from tests.framework.specs import NEWCOMER_SPEC as ON_OFF
-from tests.framework.synthetic import heavy_tail, write_campaign, write_run
+from tests.framework.synthetic import heavy_tail, with_step, write_campaign, write_run
 
 RUNS = """name = "runs"
 [run]
@@ -134,7 +134,7 @@ def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_p
     stored_runs(tmp_path / "here", platform.node())
     design = check_design(spec, raw, plan(spec, raw), text, tmp_path / "here")
     (noise,) = design.noise
-    assert (noise.metric, noise.runs, noise.scale) == ("qsort", 4, "log")
+    assert (noise.metric, noise.units, noise.unit_word, noise.scale) == ("qsort", 4, "runs", "log")
     assert noise.sd == pytest.approx(np.log(1.1) * np.std(np.arange(4), ddof=1), rel=0.05)
     detects = row_of(design, "other-core").detects_sd
     assert noise.change_pct(detects) == pytest.approx((np.exp(detects * noise.sd) - 1) * 100)
@@ -145,3 +145,21 @@ def test_a_long_run_keeps_its_duration_in_the_paired_fix():
                            ).problems
     assert "[paired] (off_s = 1, on_s = 1) at the same run.duration_s = 60 (30 cycles a run, 90 in all)" \
         in problem.message, problem.message
+
+
+def test_the_cycles_of_a_stored_on_off_campaign_give_the_noise_of_the_on_off_design(tmp_path):
+    path = write_campaign(tmp_path / "rtcheck-20260101-000000", "rtcheck",
+                          {"backend": {"kind": "qemu"}, "measurer": {"bench": "timer_latency"}},
+                          [f"other-core-r{i}" for i in range(3)], host={"hostname": platform.node()})
+    events = [{"action": "start", "target": "membw", "at_sample": 1000},
+              {"action": "stop", "target": "membw", "at_sample": 3000}]
+    for i in range(3):
+        write_run(path, f"other-core-r{i}", {"placement": "other-core"}, 5000,
+                  with_step(heavy_tail(1000, 50), 1000, 3000, 1.2), metric="timer_latency", seed=i, index=i,
+                  events=events)
+    text = ON_OFF.replace("repetitions = 3", "repetitions = 8")
+    spec, raw = parse_campaign(text, "spec.toml")
+    design = check_design(spec, raw, plan(spec, raw), text, tmp_path)
+    (noise,) = design.noise
+    assert (noise.unit_word, noise.units, noise.scale) == ("cycles", 3, "log") and noise.sd > 0
+    assert "rtcheck-20260101-000000 (other-core)" == noise.source

@@ -18,7 +18,9 @@ def _seconds(s: float) -> str:
 
 def _size(noise, sds: float) -> str:
     pct = noise.change_pct(sds)
-    return f"±{pct:.3g} %" if pct is not None else f"±{sds * noise.sd:.3g}"
+    if pct is None:
+        return f"±{sds * noise.sd:.3g}"
+    return f"±{pct:.3g} %" if abs(pct) < 1000 else f"±{pct:,.0f} %"
 
 
 def _detects(row) -> str:
@@ -50,11 +52,13 @@ def print_design(design, spec, path: str, runs: int) -> None:
     out.print(design_table(design, spec.name))
     for note in design.notes:
         out.print(f"note: {note}")
-    runs_rows = [r for r in design.rows if r.design == "runs" and r.detects_sd is not None]
     for n in design.noise:
-        detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in runs_rows)
-        out.print(f"noise of {n.metric} ({n.statistic}): sd {_size(n, 1.0)} of a run, from {n.runs} runs of "
-                  f"{n.source} on this host" + (f"; the runs design detects: {detects}" if detects else ""))
+        rows = [r for r in design.rows if r.unit_word == n.unit_word and r.detects_sd is not None
+                and r.design != "reference"]
+        detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in rows)
+        what = "a run" if n.unit_word == "runs" else "a cycle's on/off difference"
+        out.print(f"noise of {n.metric} ({n.statistic}): sd {_size(n, 1.0)} of {what}, from {n.units} "
+                  f"{n.unit_word} of {n.source} on this host" + (f"; detects {detects}" if detects else ""))
     if not design.noise:
         out.print("noise: sd is the spread of one unit's value, a fact of this host and backend, not of the spec; "
                   f"none stored here for this spec: `xtalk calibrate {path}` measures it (its minimum detectable "

@@ -1,11 +1,13 @@
-"""The noise of one run on this host, where a stored campaign measured it: the spread of
-the primary statistic over the reference runs of the newest stored campaign of this spec
-(by name), or of its calibrate A/A campaign (`<name>-calibrate-aa`), on this host
-(hostname) with the same backend and measurer. It turns the design check's "detects k sd"
-into a change in % (or points) for the runs design.
+"""The noise of one unit on this host, where a stored campaign measured it: in the newest
+stored campaign of this spec (by name), or of its calibrate A/A campaign
+(`<name>-calibrate-aa`), on this host (hostname) with the same backend and measurer, the
+spread of the primary statistic over the solo runs (a run's value) and over the on/off
+cycles of a configuration whose timeline switched a stressor (a cycle's difference, as
+analysis/paired.py forms it). It turns the design check's "detects k sd" into a change
+in % (or points).
 Caveats: one campaign's runs give the spread, not the drift between campaigns
-(analysis/levels.py); the on/off design's spread (of a cycle's difference) is not
-derived from it; a spec whose name changed finds nothing.
+(analysis/levels.py); a cycle's difference holds the stressor's own variation too; a spec
+whose name changed finds nothing.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis import paired
 from ..analysis.kinds import to_pct, transform
 from ..results.store import CampaignStore, catalog
 from ..spec.model import Campaign
@@ -29,7 +32,8 @@ class Noise:
     sd: float
     scale: str
     reference: float      # the runs' typical value, for a change on the "diff" scale
-    runs: int
+    units: int
+    unit_word: str        # runs (a reference run's value) | cycles (a cycle's on/off difference)
     source: str           # the campaign measured
 
     def change_pct(self, sds: float) -> float | None:
@@ -53,8 +57,9 @@ def newest_measured(out: Path, spec: Campaign) -> CampaignStore | None:
 
 
 def known_noise(out: Path, spec: Campaign) -> list[Noise]:
-    """Per metric, the spread of a reference run's value in the newest stored campaign of
-    this setup; empty where none is stored or none has 2 reference runs."""
+    """Per metric, the spread of a reference run's value and of a cycle's on/off
+    difference in the newest stored campaign of this setup (the first configuration that
+    has them); empty where none is stored or none has 2 such units."""
     store = newest_measured(out, spec)
     if store is None:
         return []
@@ -62,14 +67,24 @@ def known_noise(out: Path, spec: Campaign) -> list[Noise]:
     from ..analysis.verdict import Context
     analysis = analyze(store, Options(evt=False, extras=False))
     ctx = Context.of(analysis)
-    references = [cid for cid, runs in ctx.runs_of.items() if (runs[0].get("config") or {}).get("placement") == "solo"]
-    out_rows = []
+    source = store.info.get("id")
+    solo = [c for c, runs in ctx.runs_of.items() if (runs[0].get("config") or {}).get("placement") == "solo"]
+    switched = [c for c, runs in ctx.runs_of.items() if paired.has_windows(ctx.events, [r["run_id"] for r in runs])]
+    found = []
     for metric, info in sorted(analysis.infos.items()):
-        for cid in references[:1]:
+        stat = info.kind.primary
+        for cid in solo:
             values = ctx.primary_values(cid, metric)
-            if len(values) < 2:
-                continue
-            x, scale = transform(values, info.kind.primary)
-            out_rows.append(Noise(metric, info.kind.primary.label, float(np.std(x, ddof=1)), scale,
-                                  float(np.mean(values)), len(values), f"{store.info.get('id')} ({cid})"))
-    return out_rows
+            if len(values) >= 2:
+                x, scale = transform(values, stat)
+                found.append(Noise(metric, stat.label, float(np.std(x, ddof=1)), scale, float(np.mean(values)),
+                                   len(values), "runs", f"{source} ({cid})"))
+                break
+        for cid in switched:
+            cycles = paired.cycle_values(stat, ctx.run_windows(cid, info))
+            if cycles is not None and len(cycles[1]) >= 2:
+                scale, d, _, _, off = cycles
+                found.append(Noise(metric, stat.label, float(np.std(d, ddof=1)), scale, float(np.mean(off)),
+                                   len(d), "cycles", f"{source} ({cid})"))
+                break
+    return found
