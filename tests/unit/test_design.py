@@ -138,6 +138,7 @@ def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_p
     assert noise.sd == pytest.approx(np.log(1.1) * np.std(np.arange(4), ddof=1), rel=0.05)
     detects = row_of(design, "other-core").detects_sd
     assert noise.change_pct(detects) == pytest.approx((np.exp(detects * noise.sd) - 1) * 100)
+    assert design.timed_by is None  # the synthetic runs have no start and end times
 
 
 def test_a_long_run_keeps_its_duration_in_the_paired_fix():
@@ -163,3 +164,17 @@ def test_the_cycles_of_a_stored_on_off_campaign_give_the_noise_of_the_on_off_des
     (noise,) = design.noise
     assert (noise.unit_word, noise.units, noise.scale) == ("cycles", 3, "log") and noise.sd > 0
     assert "rtcheck-20260101-000000 (other-core)" == noise.source
+
+
+def test_the_time_stored_runs_took_beyond_their_duration_replaces_the_guessed_boot(tmp_path):
+    path = write_campaign(tmp_path / "runs-20260101-000000", "runs",
+                          {"backend": {"kind": "native"}, "measurer": {"bench": "qsort"}}, ["solo-r0"],
+                          host={"hostname": platform.node()})
+    write_run(path, "solo-r0", {"placement": "solo"}, 100, heavy_tail(), metric="qsort",
+              extra_meta={"duration_s": 2.0, "started_at": "2026-01-01T00:00:00+00:00",
+                          "ended_at": "2026-01-01T00:00:03.5+00:00"})
+    text = RUNS.format(reps=5)
+    spec, raw = parse_campaign(text, "spec.toml")
+    design = check_design(spec, raw, plan(spec, raw), text, tmp_path)
+    assert design.timed_by == "runs-20260101-000000"
+    assert design.total_s == pytest.approx(10 * (2 + 1.5))

@@ -63,7 +63,8 @@ def print_design(design, spec, path: str, runs: int) -> None:
         out.print("noise: sd is the spread of one unit's value, a fact of this host and backend, not of the spec; "
                   f"none stored here for this spec: `xtalk calibrate {path}` measures it (its minimum detectable "
                   "effect in %), or a first campaign of this spec does")
-    out.print(f"wall time: about {_seconds(design.total_s)} for {runs} run(s) (boot times are guesses)")
+    how = f"boot and teardown as the runs of {design.timed_by} took" if design.timed_by else "boot times are guesses"
+    out.print(f"wall time: about {_seconds(design.total_s)} for {runs} run(s) ({how})")
     if design.problems:
         raise SpecError(path, design.problems)
 

@@ -13,8 +13,9 @@ construction: an error, naming the field and the numbers that fix it, unless the
 says it is meant (`[run] pilot = true`).
 The change it detects (80 % power) is given in standard deviations of one unit's value:
 the noise of a unit is a fact of the host, not of the spec (calibrate measures it).
-Wall time per run: the backend's boot (BOOT_S, a guess), the start gap, duration_s and
-what a measurer runs past it (timer_latency's sustained-rate search, `sustain`);
+Wall time per run: the backend's boot (BOOT_S, a guess, or what a stored campaign of
+the spec took beyond duration_s: noise.py), the start gap, duration_s and what a
+measurer runs past it (timer_latency's sustained-rate search, `sustain`);
 a measurer that may run past duration_s + grace_s is an error (the run would be
 declared hung).
 Caveat: MIN_DF is a rule of this check, not of the analysis, which runs the t-test on
@@ -34,7 +35,7 @@ from ..plan import RunPlan, timeline_of
 from ..spec import catalogue
 from ..spec.locate import problem_at
 from ..spec.model import Campaign, Paired
-from .noise import known_noise
+from .noise import known_noise, newest_measured, overhead_s
 
 MIN_DF = 3
 BOOT_S = {"native": 0.1, "qemu": 2.0, "xen": 5.0}  # a guess per run: start to the measurer's first sample
@@ -68,6 +69,7 @@ class Design:
     run_s: dict[str, float] = field(default_factory=dict)   # config_id -> seconds a run takes (estimate)
     total_s: float = 0.0
     noise: list = field(default_factory=list)  # noise.Noise per metric, where a stored campaign measured it
+    timed_by: str | None = None  # the stored campaign whose runs' time beyond duration_s the estimate uses
 
 
 def cycles_of(run: RunPlan) -> tuple[int, int]:
@@ -236,12 +238,15 @@ def overrun_s(run: RunPlan) -> tuple[float, float, str] | None:
     return least, most, "timer_latency's sustained-rate search (sustain = true)"
 
 
-def run_seconds(run: RunPlan) -> float:
-    """An estimate of one run's wall time: boot, start gap, duration, overrun, teardown."""
+def run_seconds(run: RunPlan, measured_extra_s: float | None = None) -> float:
+    """An estimate of one run's wall time: boot, start gap, duration, overrun, teardown;
+    `measured_extra_s`: what stored runs took beyond duration_s, in place of the guesses."""
     s = run.spec.run
     gap = s.start_gap_s if run.stressors and run.start_order == "stressor-first" else 0.0
     over = overrun_s(run)
     middle = (over[0] + over[1]) / 2 if over else 0.0
+    if measured_extra_s is not None:
+        return s.duration_s + middle + measured_extra_s
     return BOOT_S.get(run.backend, OTHER_BOOT_S) + gap + s.duration_s + middle + TEARDOWN_S
 
 
@@ -282,8 +287,11 @@ def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out:
     over_problems, over_notes = overrun_problems(runs, text)
     design.problems += over_problems
     design.notes += over_notes
-    design.run_s = {r.config_id: run_seconds(r) for r in runs}
-    design.total_s = sum(run_seconds(r) for r in runs)
-    if out is not None:
-        design.noise = known_noise(out, spec)
+    store = newest_measured(out, spec) if out is not None else None
+    extra = overhead_s(store) if store is not None else None
+    design.run_s = {r.config_id: run_seconds(r, extra) for r in runs}
+    design.total_s = sum(run_seconds(r, extra) for r in runs)
+    if store is not None:
+        design.noise = known_noise(store)
+        design.timed_by = store.info.get("id") if extra is not None else None
     return design

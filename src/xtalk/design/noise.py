@@ -4,7 +4,8 @@ stored campaign of this spec (by name), or of its calibrate A/A campaign
 spread of the primary statistic over the solo runs (a run's value) and over the on/off
 cycles of a configuration whose timeline switched a stressor (a cycle's difference, as
 analysis/paired.py forms it). It turns the design check's "detects k sd" into a change
-in % (or points).
+in % (or points); the time its runs took beyond duration_s replaces the design check's
+guess of a run's boot and teardown.
 Caveats: one campaign's runs give the spread, not the drift between campaigns
 (analysis/levels.py); a cycle's difference holds the stressor's own variation too; a spec
 whose name changed finds nothing.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import platform
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -56,13 +58,24 @@ def newest_measured(out: Path, spec: Campaign) -> CampaignStore | None:
     return max(found, key=lambda s: s.info.get("created_at", ""), default=None)
 
 
-def known_noise(out: Path, spec: Campaign) -> list[Noise]:
+def overhead_s(store: CampaignStore) -> float | None:
+    """The median time a passed run of a stored campaign took beyond its duration_s
+    (start, boot, teardown), or None without such runs."""
+    extra = []
+    for meta in store.runs():
+        try:
+            wall = (datetime.fromisoformat(meta["ended_at"]) - datetime.fromisoformat(meta["started_at"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+        if meta.get("status") == "pass" and meta.get("duration_s") is not None:
+            extra.append(max(0.0, wall.total_seconds() - float(meta["duration_s"])))
+    return float(np.median(extra)) if extra else None
+
+
+def known_noise(store: CampaignStore) -> list[Noise]:
     """Per metric, the spread of a reference run's value and of a cycle's on/off
-    difference in the newest stored campaign of this setup (the first configuration that
-    has them); empty where none is stored or none has 2 such units."""
-    store = newest_measured(out, spec)
-    if store is None:
-        return []
+    difference in a stored campaign (the first configuration that has them); empty where
+    none has 2 such units."""
     from ..analysis.pipeline import Options, analyze
     from ..analysis.verdict import Context
     analysis = analyze(store, Options(evt=False, extras=False))
