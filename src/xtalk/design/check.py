@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..analysis import inference as I
 from ..analysis import paired
-from ..analysis.gates import baseline_of
+from ..analysis.gates import baseline_dim, baseline_of
 from ..errors import Problem
 from ..plan import RunPlan, timeline_of
 from ..spec import catalogue
@@ -72,17 +72,20 @@ class Design:
     timed_by: str | None = None  # the stored campaign whose runs' time beyond duration_s the estimate uses
 
 
-def cycles_of(run: RunPlan) -> tuple[int, int]:
-    """(on/off cycles, off/off contrasts) one run of this plan gives (analysis/paired.py)."""
-    events = [{"t_s": e.at_s, "action": e.action, "target": e.target} for e in run.timeline]
-    settle = run.spec.paired.settle_s if run.spec.paired else None
-    wins = paired.windows(events, run.spec.run.duration_s, settle)
+def events_of(timeline) -> list[dict]:
+    """Timeline events as a run executes them on time (the analysis's events)."""
+    return [{"t_s": e.at_s, "action": e.action, "target": e.target} for e in timeline]
+
+
+def cycles_in(timeline, duration_s: float, settle_s: float | None = None) -> tuple[int, int]:
+    """(on/off cycles, off/off contrasts) a run with this timeline gives (analysis/paired.py)."""
+    wins = paired.windows(events_of(timeline), duration_s, settle_s)
     cycles, aa = paired.contrasts([(0.0, on) for *_, on in wins])
     return len(cycles), len(aa)
 
 
 def switches(run: RunPlan) -> bool:
-    return any(e.action in ("start", "resume", "pause", "stop") for e in run.timeline)
+    return paired.has_windows({run.run_id: events_of(run.timeline)}, [run.run_id])
 
 
 def exact_test(n: int, ref: int | None = None) -> tuple[float, str]:
@@ -90,19 +93,19 @@ def exact_test(n: int, ref: int | None = None) -> tuple[float, str]:
     return I.min_p(n, ref), "exact sign-flip test" if ref is None else "exact permutation test"
 
 
-def judged(n: int, ref: int | None, alpha: float) -> tuple[str, float, bool, int | None]:
-    """(test, exact smallest p, decides?, t degrees of freedom) of n units against ref
-    (None: paired), as inference.two_sample_test / one_sample_test choose."""
+def judged(n: int, ref: int | None, alpha: float) -> tuple[str, float, bool]:
+    """(test, exact smallest p, decides?) of n units against ref (None: paired), as
+    inference.two_sample_test / one_sample_test choose."""
     smallest, name = exact_test(n, ref)
     if smallest < alpha:
-        return name, smallest, True, None
+        return name, smallest, True
     df = n - 1 if ref is None else (n + ref - 2 if n >= 2 and ref >= 2 else 0)
     t_name = "one-sample t-test" if ref is None else "Welch's t-test"
     if df >= MIN_DF:
-        return f"{t_name}, {df} df (the {name} cannot reach p < {alpha:g})", smallest, True, df
+        return f"{t_name}, {df} df (the {name} cannot reach p < {alpha:g})", smallest, True
     if df >= 1:
-        return f"{t_name}, {df} df: too few (it needs {MIN_DF})", smallest, False, df
-    return "no test: fewer than 2 units a side", smallest, False, None
+        return f"{t_name}, {df} df: too few (it needs {MIN_DF})", smallest, False
+    return "no test: fewer than 2 units a side", smallest, False
 
 
 def runs_detect(na: int, nb: int, alpha: float) -> float | None:
@@ -123,16 +126,16 @@ def cycles_detect(n: int, aa: int, alpha: float) -> float | None:
 def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
     measured = [r for r in runs if not r.warmup]
     configs = {r.config_id: r.config for r in measured}
-    dim, _, value = (spec.analysis.baseline or (spec.gates[0].baseline if spec.gates else "placement=solo")
-                     ).partition("=")
+    dim, value = baseline_dim(spec.model_dump())
     out = []
     for cid, config in configs.items():
         mine = [r for r in measured if r.config_id == cid]
         base = baseline_of(config, configs, dim, value)
         if switches(mine[0]):
-            per_run = [cycles_of(r) for r in mine]
+            settle = mine[0].spec.paired.settle_s if mine[0].spec.paired else None
+            per_run = [cycles_in(r.timeline, r.spec.run.duration_s, settle) for r in mine]
             n, aa = sum(c for c, _ in per_run), sum(a for _, a in per_run)
-            test, smallest, decides, _ = judged(n, None, alpha)
+            test, smallest, decides = judged(n, None, alpha)
             why = f"the matrix has no {dim}={value}" if base is None else f"not {base}: the timeline switches a stressor"
             out.append(Row(cid, f"its own off-windows ({why})", "windows", len(mine), (n, n), "cycles", test,
                            smallest, decides, cycles_detect(n, aa, alpha)))
@@ -144,7 +147,7 @@ def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
                            "none", len(mine), (len(mine), 0), "runs", "none", 1.0, False, None))
         else:
             nb = sum(r.config_id == base for r in measured)
-            test, smallest, decides, _ = judged(len(mine), nb, alpha)
+            test, smallest, decides = judged(len(mine), nb, alpha)
             out.append(Row(cid, f"{base}'s runs", "runs", len(mine), (len(mine), nb), "runs", test, smallest,
                            decides, runs_detect(len(mine), nb, alpha)))
     return out
@@ -154,9 +157,7 @@ def paired_cycles(spec: Campaign, duration_s: float) -> int:
     """On/off cycles one run of duration_s gives with [paired] at its defaults."""
     trial = spec.model_copy(update={"paired": Paired(), "timeline": [],
                                     "run": spec.run.model_copy(update={"duration_s": duration_s})})
-    events = [{"t_s": e.at_s, "action": e.action, "target": e.target} for e in timeline_of(trial)]
-    cycles, _ = paired.contrasts([(0.0, on) for *_, on in paired.windows(events, duration_s)])
-    return len(cycles)
+    return cycles_in(timeline_of(trial), duration_s)[0]
 
 
 def _reps_text(spec: Campaign, raw: dict) -> str:
@@ -214,7 +215,7 @@ def design_problems(rows: list[Row], spec: Campaign, raw: dict, text: str, alpha
             out.append(problem_at(text, loc, fix(mine, spec, raw, alpha) + "; or, for a pilot, [run] pilot = true"))
     lone = [r for r in failing if r.design == "none"]
     if lone:
-        dim = (spec.analysis.baseline or "placement=solo").partition("=")[0]
+        dim = baseline_dim(spec.model_dump())[0]
         loc = ("matrix", "placement") if dim == "placement" else ("analysis", "baseline")
         out.append(problem_at(text, loc, (
             f"{_names(lone)} has nothing to be judged against: no {lone[0].reference.split(': ', 1)[1]}. Fix: add "
