@@ -188,7 +188,8 @@ def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> st
             f"{row.exact_min_p:.2g}: no verdict at alpha {alpha:g} is possible. Fix: ")
     if per_run:
         text += (f"use repetitions = {math.ceil(exact / per_run)} ({per_run * math.ceil(exact / per_run)} cycles: "
-                 f"the exact sign-flip test reaches p < {alpha:g}; {t_cycles} cycles would do for the t-test), or ")
+                 f"the exact sign-flip test reaches p < {alpha:g}; {math.ceil(t_cycles / per_run)} would do for the "
+                 "one-sample t-test, which assumes normal differences), or ")
     want = math.ceil(exact / reps)
     now = spec.run.duration_s
     duration = now if paired_cycles(spec, now) >= want else \
