@@ -19,7 +19,8 @@
  * lost in it) and after the window one META line per step plus `sustained_period_ns` /
  * `sustained_hz` (the shortest period with no loss; 0 if none up to sustain_max_us) and
  * `lossy_period_ns` (the longest period that lost; 0 if the search reached its floor
- * without loss). sustain=0 skips the search (metric 1 then has no samples).
+ * without loss). The search runs only with sustain=1 (default 0: it runs after the
+ * measured window, past duration_s, for minutes; without it metric 1 has no samples).
  * A missing interrupt (none within 10 periods + timeout_ms=, default 1000) or one before
  * its deadline ends the run status=fail; no timer on the platform: status=fail.
  * Caveats: the loop spins between interrupts (no idle-state wake-up in the latency);
@@ -32,7 +33,7 @@
 static const struct xt_key keys[] = {
 	{ "period_us", XT_DOUBLE, "(0,1e7]", "1000" },
 	{ "timeout_ms", XT_DOUBLE, "(0,1e6]", "1000" },
-	{ "sustain", XT_BOOL, NULL, "1" },
+	{ "sustain", XT_BOOL, NULL, "0" },  /* the search runs past duration_s: minutes */
 	{ "sustain_start_us", XT_DOUBLE, "(0,1e6]", "100" },
 	{ "sustain_min_us", XT_DOUBLE, "(0,1e6]", "1" },     /* at most sustain_start_us */
 	{ "sustain_max_us", XT_DOUBLE, "(0,1e6]", "10000" }, /* at least sustain_start_us */

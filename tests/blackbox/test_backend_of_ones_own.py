@@ -20,6 +20,7 @@ kind = "echo"
 [run]
 duration_s = 5
 grace_s = 5
+pilot = true
 [measurer]
 bench = "qsort"
 iterations = 20

@@ -15,6 +15,7 @@ SPEC = """name = "t"
 cpus = [0, 1]
 [run]
 duration_s = 5
+pilot = true  # one run per configuration: what is checked here is not its design
 [measurer]
 bench = "qsort"
 params = { size_kib = 64 }
@@ -103,23 +104,23 @@ def test_matrix_values_are_checked_as_the_configurations_they_make(tmp_path):
     res = xtalk("spec", "check", write_spec(tmp_path, text))
     assert res.returncode == 2, res.stderr
     err = res.stderr
-    assert "matrix.measurer.params.size_kib (line 20): value -1: measurer.params.size_kib: expected" in err
+    assert "matrix.measurer.params.size_kib (line 21): value -1: measurer.params.size_kib: expected" in err
     # native runs the POSIX suite too: cyclictest runs there, but not with qsort's parameters
-    assert "matrix.measurer.bench (line 21): value \"cyclictest\": measurer.params.size_kib: cyclictest has no " \
+    assert "matrix.measurer.bench (line 22): value \"cyclictest\": measurer.params.size_kib: cyclictest has no " \
         "parameter 'size_kib'" in err
-    assert 'matrix.stressors.thrash.params.size (line 22): value "big": stressors[0].params.size: ' \
+    assert 'matrix.stressors.thrash.params.size (line 23): value "big": stressors[0].params.size: ' \
         "expected a size" in err
 
 def test_benches_follow_the_image_of_the_backend(tmp_path):
     probe = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"qsort"', '"cyclictest"', 1)
     res = xtalk("spec", "check", write_spec(tmp_path, probe.replace("params = { size_kib = 64 }\n", "")))
-    assert res.returncode == 2 and "measurer.bench (line 8): bench 'cyclictest' does not run here: it runs on " \
+    assert res.returncode == 2 and "measurer.bench (line 9): bench 'cyclictest' does not run here: it runs on " \
         'the native backend, on qemu and xen guests (backend image = "linux-rt")' in res.stderr, res.stderr
     steal = SPEC.replace('[run]', '[backend]\nkind = "qemu"\n[run]').replace('"cache_thrash"', '"steal"')
     res = xtalk("spec", "check", write_spec(tmp_path, steal.replace('params = { size = "4m" }', "host = true")))
     assert res.returncode == 0, res.stderr  # a host stressor runs natively, next to the guests
     res = xtalk("spec", "check", write_spec(tmp_path, steal.replace('params = { size = "4m" }\n', "")))
-    assert "stressors[0].bench (line 12): bench 'steal' does not run here" in res.stderr, res.stderr
+    assert "stressors[0].bench (line 13): bench 'steal' does not run here" in res.stderr, res.stderr
 
 
 FOREIGN = """name = "zephyr"
@@ -128,6 +129,7 @@ kind = "qemu"
 machine = "pc"
 [run]
 duration_s = 5
+pilot = true
 [measurer]
 bench = "latency_measure"
 image = "zephyr.elf"
@@ -191,7 +193,7 @@ def test_the_native_backend_refuses_an_image_before_anything_runs(tmp_path):
     for command in (("spec", "check", path), ("run", path, "--out", tmp_path / "out")):
         res = xtalk(*command)
         assert res.returncode == 2, res.stderr
-        assert "- measurer.image (line 8): the native backend runs xtalk's programs as host processes and " \
+        assert "- measurer.image (line 9): the native backend runs xtalk's programs as host processes and " \
                "boots no guest image: use backend kind qemu or xen" in res.stderr, res.stderr
     assert not (tmp_path / "out").exists()
 

@@ -143,7 +143,7 @@ BENCH_PARAMS = {
     "hidden_latency": "duration_s=0.05",
     "cache_thrash": "size=256k duration_s=0.05",
     "cpu_spin": "spin=4096 duration_s=0.05",
-    "timer_latency": "iterations=20 period_us=500 sustain_count=20 sustain_max_us=2000",
+    "timer_latency": "iterations=20 period_us=500 sustain=1 sustain_count=20 sustain_max_us=2000",
     "sched_metric": "interval_s=0.02 iterations=3",
     "vmexit_storm": "ops=50 duration_s=0.05",
     "irq_storm": "batch=20 duration_s=0.05",

@@ -25,6 +25,7 @@ kind = "{backend}"
 [run]
 duration_s = 3
 grace_s = 10
+pilot = true
 sched = "{sched}"
 priority = 10
 [measurer]

@@ -174,7 +174,7 @@ int main(void) {
 
 def test_timer_latency_and_sustained_rate(bench, tmp_path):
     ring = make_ring(tmp_path / "ring", 1024)
-    rc, recs, out = run(bench, "bench=timer_latency", "run=tl", "iterations=100", "period_us=300",
+    rc, recs, out = run(bench, "bench=timer_latency", "run=tl", "iterations=100", "period_us=300", "sustain=1",
                         "sustain_count=50", "sustain_start_us=200", "sustain_max_us=3000",
                         f"ring={ring}")
     assert rc == 0, out

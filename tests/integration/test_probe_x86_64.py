@@ -179,7 +179,7 @@ def test_new_benches_facts(tmp_path, images):
     kinds, in one guest each (KVM if usable)."""
     accel = "kvm" if KVM else "tcg"
     b = boot(tmp_path, images["pvh"], f"bench=timer_latency run=tl freq_hz={FREQ} iterations=10 "
-             "period_us=500 sustain_count=20 sustain_start_us=50 sustain_max_us=3000", accel=accel)
+             "period_us=500 sustain=1 sustain_count=20 sustain_start_us=50 sustain_max_us=3000", accel=accel)
     assert b.fields("END")["status"] == "pass", b.console
     steps = [dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("META") if "sustain_step=" in ln]
     summary = b.fields("META")

@@ -16,6 +16,19 @@ def change_pct(value: float | None, baseline: float | None) -> float | None:
     return (value - baseline) / baseline * 100.0
 
 
+def baseline_dim(spec: dict) -> tuple[str, str]:
+    """(dimension, value) of a spec's reference configuration: [analysis] baseline, else
+    the first gate's baseline, else placement=solo."""
+    explicit = (spec.get("analysis") or {}).get("baseline")
+    if explicit:
+        dim, _, value = str(explicit).partition("=")
+        return dim, value
+    for g in spec.get("gates") or []:
+        dim, _, value = str(g.get("baseline", "placement=solo")).partition("=")
+        return dim, value
+    return "placement", "solo"
+
+
 def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str,
                  free: tuple[str, ...] = ("start_order",)) -> str | None:
     """The configuration with dim=value and the same values on every other dimension it

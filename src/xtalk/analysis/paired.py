@@ -87,13 +87,12 @@ def run_windows(stream, meta: dict, events: list[dict], info: MetricInfo, deadli
     return out
 
 
-def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng: np.random.Generator,
-           secondary: bool = False) -> dict:
-    """The paired verdict (or, `secondary`, only the change) of one statistic."""
+def cycle_values(stat: Stat, per_run: list[list[tuple[dict, bool]]]) -> tuple[str, list, list, list, list] | None:
+    """(analysis scale, per-cycle differences d, off/off contrasts, on- and off-window
+    values) of one statistic over every run's windows; None without a window value."""
     raw = [v[stat.key] for run in per_run for v, _ in run if v[stat.key] is not None]
     if not raw:
-        return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
-                "verdict": "inconclusive", "units": [0, 0], "reason": "no windows with samples"}
+        return None
     _, scale = transform(raw, stat)
     conv = (np.log if scale == "log" else np.asarray)
     d, aa, on_raw, off_raw = [], [], [], []
@@ -104,6 +103,17 @@ def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng
         aa += a
         on_raw += [v[stat.key] for v, on in run if on and v[stat.key] is not None]
         off_raw += [v[stat.key] for v, on in run if not on and v[stat.key] is not None]
+    return scale, d, aa, on_raw, off_raw
+
+
+def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng: np.random.Generator,
+           secondary: bool = False) -> dict:
+    """The paired verdict (or, `secondary`, only the change) of one statistic."""
+    found = cycle_values(stat, per_run)
+    if found is None:
+        return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
+                "verdict": "inconclusive", "units": [0, 0], "reason": "no windows with samples"}
+    scale, d, aa, on_raw, off_raw = found
     values = (typical(on_raw, scale), typical(off_raw, scale))
     if secondary:
         out = describe_change(stat, on_raw, off_raw)

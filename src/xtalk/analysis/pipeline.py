@@ -20,7 +20,7 @@ from ..spec.model import Gate
 from . import changepoints as CP
 from . import evt, outliers, stability, verdict
 from .describe import stats_rows
-from .gates import baseline_of, evaluate
+from .gates import baseline_dim, baseline_of, evaluate
 from .effects import Rules
 from .inference import POWER
 from .kinds import metric_info, metrics_of
@@ -75,17 +75,6 @@ def _units(runs: list[dict]) -> dict[str, str]:
     return out
 
 
-def _baseline_dim(spec: dict, gates: list[dict]) -> tuple[str, str]:
-    explicit = (spec.get("analysis") or {}).get("baseline")
-    if explicit:
-        dim, _, value = str(explicit).partition("=")
-        return dim, value
-    for g in gates:
-        dim, _, value = str(g.get("baseline", "placement=solo")).partition("=")
-        return dim, value
-    return "placement", "solo"
-
-
 def load(store: CampaignStore) -> Loaded:
     """Everything the analysis reads from the store but the samples: read once, first."""
     index = store.index()
@@ -126,7 +115,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     for r in runs:
         all_configs.setdefault(r.get("config_id", "?"), r.get("config") or {})
     raw_gates = list(spec.get("gates") or [])
-    dim, value = _baseline_dim(spec, raw_gates)
+    dim, value = baseline_dim(spec)
     baselines = {cid: baseline_of(cfg, all_configs, dim, value) for cid, cfg in all_configs.items()}
 
     by_config: dict[tuple[str, str], list] = {}

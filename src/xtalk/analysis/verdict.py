@@ -68,6 +68,16 @@ class Context:
                 out.append((meta["run_id"], in_ns(stats, info, s.ns_per_tick) if ns else stats))
         return out
 
+    def run_windows(self, cid: str, info: MetricInfo) -> list[list[tuple[dict, bool]]]:
+        """Every statistic of each on/off window of each run of a configuration (paired.py)."""
+        per_run = []
+        for meta in self.runs_of.get(cid, []):
+            s = self.streams.get((meta["run_id"], info.name))
+            if s is not None and s.n:
+                per_run.append(paired.run_windows(s, meta, self.events.get(meta["run_id"], []), info,
+                                                  self.deadlines, self.settle_s))
+        return per_run
+
 
 def baseline_row(ctx: Context, cid: str, info: MetricInfo, ns: bool = False) -> dict:
     units = ctx.run_units(cid, info, ns)
@@ -99,12 +109,7 @@ def runs_row(ctx: Context, cid: str, base: str, info: MetricInfo, labels: tuple[
 
 
 def _paired_row(ctx: Context, cid: str, info: MetricInfo) -> tuple[dict, list[dict]]:
-    per_run = []
-    for meta in ctx.runs_of.get(cid, []):
-        s = ctx.streams.get((meta["run_id"], info.name))
-        if s is not None and s.n:
-            per_run.append(paired.run_windows(s, meta, ctx.events.get(meta["run_id"], []), info, ctx.deadlines,
-                                              ctx.settle_s))
+    per_run = ctx.run_windows(cid, info)
     kind = info.kind
     row = paired.assess(kind.primary, per_run, ctx.rules, ctx.rng)
     extra = [paired.assess(s, per_run, ctx.rules, ctx.rng, secondary=True) for s in kind.secondary]

@@ -5,7 +5,8 @@ when a KPI gate failed, else 0. A fleet's boards that went down or became suspec
 named with why (`boards_out`). Degraded runs (run.stressor_failure = "degrade") are a
 warning: no statistic uses them, and they do not make the exit 3. CPUs or a campaign
 directory another xtalk holds (host/leases.py) refuse the campaign (exit 2) before
-anything starts; --wait queues behind that xtalk instead."""
+anything starts; --wait queues behind that xtalk instead. A design that cannot reach a
+verdict (xtalk.design) is refused by --dry-run (exit 2) and only warned about by a run."""
 from __future__ import annotations
 
 import json
@@ -15,10 +16,11 @@ import sys
 from rich.table import Table
 
 from ..campaign import run_campaign
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, SpecError
 from ..plan import plan
 from ..fleet.model import load_fleet
 from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
+from .design_output import print_design, warn_design
 
 
 def add_parser(sub) -> None:
@@ -68,14 +70,20 @@ def run(args) -> int:
     spec, raw, text = load_spec(args.spec, args.overrides)
     fleet = load_fleet(args.fleet) if args.fleet else None  # a bad fleet file is told first, --dry-run too
     runs = plan(spec, raw)
+    from ..design import check_design  # scipy: only once the spec loaded
+    design = check_design(spec, raw, runs, text, args.out if args.dry_run and not args.json else None)
     if args.dry_run:
         if args.json:
             print(json.dumps([{"run_id": r.run_id, "config": r.config, "warmup": r.warmup, "backend": r.backend,
                                "guests": [{"name": g.name, "bench": g.bench, "cpus": g.cpus}
                                           for g in r.guests]} for r in runs], indent=2))
+            if design.problems:
+                raise SpecError(args.spec, design.problems)
         else:
             print_plan(spec, runs)
+            print_design(design, spec, args.spec, len(runs))
         return EXIT_OK
+    warn_design(design)
     if fleet:
         from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet
         result = run_fleet_campaign(spec, raw, text, args.spec, args.out, fleet, args.fleet,

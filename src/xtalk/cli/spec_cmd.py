@@ -1,4 +1,5 @@
-"""`xtalk spec check SPEC` (validate, list every problem, run nothing) and
+"""`xtalk spec check SPEC` (validate, list every problem, tell what the design can answer
+(xtalk.design), run nothing) and
 `xtalk spec schema` (JSON Schema of campaign specs)."""
 from __future__ import annotations
 
@@ -7,18 +8,20 @@ import json
 
 from ..plan import plan
 from ..spec.model import Campaign
-from .common import add_command, add_set, backends_text, console, load_spec
+from .common import add_command, add_out, add_set, backends_text, console, load_spec
+from .design_output import print_design
 
 
 def add_parser(sub) -> None:
     p = add_command(sub, "spec", "check a campaign spec or print its JSON Schema", [
         "xtalk spec check experiments/quickstart.toml", "xtalk spec schema > campaign.schema.json"])
     inner = p.add_subparsers(dest="spec_command", required=True, metavar="ACTION")
-    check = add_command(inner, "check", "validate a spec and run nothing; every problem is listed with its field and "
-                        "line", ["xtalk spec check experiments/quickstart.toml",
+    check = add_command(inner, "check", "validate a spec and run nothing: every problem with its field and line, and "
+                        "what its design can answer (the design check)", ["xtalk spec check experiments/quickstart.toml",
                                  "xtalk spec check experiments/quickstart.toml --set run.repetitions=5"])
     check.add_argument("spec", metavar="SPEC", help="campaign spec (TOML file)")
     add_set(check)
+    add_out(check)  # where earlier campaigns of the spec tell the noise
     check.set_defaults(handler=check_spec)
     schema = add_command(inner, "schema", "print the JSON Schema of campaign specs (for an editor's completion)",
                          ["xtalk spec schema > campaign.schema.json"])
@@ -26,8 +29,10 @@ def add_parser(sub) -> None:
 
 
 def check_spec(args) -> int:
-    spec, raw, _ = load_spec(args.spec, args.overrides)
+    spec, raw, text = load_spec(args.spec, args.overrides)
     runs = plan(spec, raw)
+    from ..design import check_design  # scipy: only once the spec loaded
+    print_design(check_design(spec, raw, runs, text, args.out), spec, args.spec, len(runs))
     configs = len({r.config_id for r in runs})
     console().print(
         f"{args.spec}: ok — campaign {spec.name!r}, {backends_text(runs)}, "

@@ -97,7 +97,11 @@ class RunSettings(Strict):
     boot_timeout_s: float = Field(
         default=60.0, gt=0, le=MAX_SECONDS, description="time a measurer may take from start to its XT BEGIN"
     )
-    repetitions: int = Field(default=1, ge=1, le=10000)
+    repetitions: int = Field(default=1, ge=1, le=10000, description="runs per configuration, each a fresh VM or "
+                             "process: the unit of evidence (spec check says how many a verdict needs)")
+    pilot: bool = Field(
+        default=False, description="a pilot: a design that cannot reach a verdict at the analysis's alpha (too few "
+        "runs or cycles) is meant, and spec check takes it with a note instead of an error")
     warmup_runs: int = Field(default=0, ge=0, description="runs done first and marked warm-up")
     warmup_s: float = Field(
         default=0.0, ge=0, le=MAX_SECONDS, description="samples in the first warmup_s of a run are marked warm-up"

@@ -1,0 +1,39 @@
+"""A newcomer follows the README (issue 26): a real-time guest's timer latency with a
+memory-bandwidth neighbour switched on at 1 s and off at 3 s, 3 repetitions, no solo.
+`xtalk spec check` says before anything runs that this design cannot reach a verdict, and
+how to fix it; with the fix it passes, and spec check and `run --dry-run` show the design."""
+from __future__ import annotations
+
+import re
+
+from tests.framework.cli import write_spec, xtalk
+from tests.framework.specs import NEWCOMER_SPEC as SPEC
+
+
+def test_spec_check_tells_the_design_problem_and_its_fix_which_then_passes(tmp_path):
+    path = write_spec(tmp_path, SPEC)
+    res = xtalk("spec", "check", path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stdout + res.stderr
+    (problem,) = [line for line in res.stderr.splitlines() if line.startswith("  - ")]
+    assert problem.startswith("  - run.repetitions (line 7): configuration other-core: 3 runs per configuration "
+                              "of 1 on/off cycle each: 3 cycles"), problem
+    assert "no verdict at alpha 0.01 is possible" in problem and "[paired] (off_s = 1, on_s = 1)" in problem
+    assert "other-core" in res.stdout and "NO" in res.stdout  # the design table came before the error
+    reps = re.search(r"Fix: use repetitions = (\d+)", problem)[1]
+
+    fixed = write_spec(tmp_path, SPEC.replace("repetitions = 3", f"repetitions = {reps}"))
+    for command in (("spec", "check", fixed), ("run", "--dry-run", fixed)):
+        res = xtalk(*command)
+        assert res.returncode == 0, res.stdout + res.stderr
+        table = res.stdout[res.stdout.index("rtcheck: design (alpha 0.01)"):]
+        (row,) = [line for line in table.splitlines() if line.startswith("│ other-core")]
+        assert f"{reps} cycles in {reps} runs" in row and "exact sign-flip test" in row and "yes" in row, table
+        assert "wall time: about" in res.stdout and f"for {reps} run(s)" in res.stdout, res.stdout
+    assert ": ok — campaign 'rtcheck'" in xtalk("spec", "check", fixed).stdout
+
+
+def test_leaving_out_repetitions_is_said(tmp_path):
+    res = xtalk("spec", "check", write_spec(tmp_path, SPEC.replace("repetitions = 3\n", "")))
+    assert res.returncode == 2
+    assert "note: run.repetitions not set: 1 run per configuration (the default)" in res.stdout, res.stdout
+    assert "1 run per configuration (repetitions not set: the default is 1)" in res.stderr, res.stderr
