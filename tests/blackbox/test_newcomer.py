@@ -16,7 +16,7 @@ def test_spec_check_tells_the_design_problem_and_its_fix_which_then_passes(tmp_p
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stdout + res.stderr
     (problem,) = [line for line in res.stderr.splitlines() if line.startswith("  - ")]
     assert problem.startswith("  - run.repetitions (line 7): configuration other-core: 3 runs per configuration "
-                              "of 1 on/off cycle each: 3 cycles"), problem
+                              "of 1 on/off window each: 3 windows"), problem
     assert "no verdict at alpha 0.01 is possible" in problem and "[paired] (off_s = 1, on_s = 1)" in problem
     assert "other-core" in res.stdout and "NO" in res.stdout  # the design table came before the error
     reps = re.search(r"Fix: use repetitions = (\d+)", problem)[1]
@@ -27,7 +27,7 @@ def test_spec_check_tells_the_design_problem_and_its_fix_which_then_passes(tmp_p
         assert res.returncode == 0, res.stdout + res.stderr
         table = res.stdout[res.stdout.index("rtcheck: design (alpha 0.01)"):]
         (row,) = [line for line in table.splitlines() if line.startswith("│ other-core")]
-        assert f"{reps} cycles in {reps} runs" in row and "exact sign-flip test" in row and "yes" in row, table
+        assert f"{reps} windows in {reps} runs" in row and "exact sign-flip test" in row and "yes" in row, table
         assert "wall time: about" in res.stdout and f"for {reps} run(s)" in res.stdout, res.stdout
     assert ": ok — campaign 'rtcheck'" in xtalk("spec", "check", fixed).stdout
 

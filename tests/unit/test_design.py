@@ -42,7 +42,7 @@ def test_the_newcomers_on_off_design_cannot_decide_and_the_fix_says_what_to_chan
     assert row.exact_min_p == I.min_p(3) and "2 df" in row.test
     (problem,) = design.problems
     assert problem.path == "run.repetitions" and problem.line == 7
-    assert "3 runs per configuration of 1 on/off cycle each: 3 cycles" in problem.message
+    assert "3 runs per configuration of 1 on/off window each: 3 windows" in problem.message
     assert "no solo" not in problem.message and "[run] pilot = true" in problem.message
     assert "its own off-windows (the matrix has no placement=solo)" in row.reference
 
@@ -52,7 +52,7 @@ def test_each_fix_the_check_proposes_passes_it():
     reps = int(re.search(r"use repetitions = (\d+)", message)[1])
     fixed = design_of(ON_OFF.replace("repetitions = 3", f"repetitions = {reps}"))
     assert not fixed.problems and row_of(fixed, "other-core").test == "exact sign-flip test"
-    duration = re.search(r"\[paired\] \(off_s = 1, on_s = 1\) and run.duration_s = (\d+) \((\d+) cycles a run, "
+    duration = re.search(r"\[paired\] \(off_s = 1, on_s = 1\) and run.duration_s = (\d+) \((\d+) windows a run, "
                          r"(\d+) in all\)", message)
     paired = ON_OFF[:ON_OFF.index("[[timeline]]")].replace("duration_s = 5", f"duration_s = {duration[1]}") + \
         "[paired]\noff_s = 1\non_s = 1\n"
@@ -144,7 +144,7 @@ def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_p
 def test_a_long_run_keeps_its_duration_in_the_paired_fix():
     (problem,) = design_of(ON_OFF.replace("duration_s = 5", "duration_s = 60").replace("at_s = 3", "at_s = 30")
                            ).problems
-    assert "[paired] (off_s = 1, on_s = 1) at the same run.duration_s = 60 (30 cycles a run, 90 in all)" \
+    assert "[paired] (off_s = 1, on_s = 1) at the same run.duration_s = 60 (30 windows a run, 90 in all)" \
         in problem.message, problem.message
 
 
@@ -162,7 +162,7 @@ def test_the_cycles_of_a_stored_on_off_campaign_give_the_noise_of_the_on_off_des
     spec, raw = parse_campaign(text, "spec.toml")
     design = check_design(spec, raw, plan(spec, raw), text, tmp_path)
     (noise,) = design.noise
-    assert (noise.unit_word, noise.units, noise.scale) == ("cycles", 3, "log") and noise.sd > 0
+    assert (noise.unit_word, noise.units, noise.scale) == ("windows", 3, "log") and noise.sd > 0
     assert "rtcheck-20260101-000000 (other-core)" == noise.source
 
 

@@ -28,7 +28,7 @@ def _detects(row) -> str:
         return "-"
     if row.detects_sd is None:
         return "nothing (no spread to measure)"
-    unit = "a run's value" if row.unit_word == "runs" else "a cycle's on/off difference"
+    unit = "a run's value" if row.unit_word == "runs" else "a window's on/off difference"
     return f"{row.detects_sd:.2g} sd of {unit}"
 
 
@@ -39,7 +39,7 @@ def design_table(design, spec_name: str) -> Table:
         table.add_column(col)
     for r in design.rows:
         units = "-" if r.design == "reference" else (
-            f"{r.units[0]} vs {r.units[1]} runs" if r.unit_word == "runs" else f"{r.units[0]} cycles in {r.runs} runs")
+            f"{r.units[0]} vs {r.units[1]} runs" if r.unit_word == "runs" else f"{r.units[0]} windows in {r.runs} runs")
         table.add_row(r.config_id, r.reference, units, r.test, "-" if r.design == "reference" else f"{r.exact_min_p:.2g}",
                       "-" if r.design == "reference" else "yes" if r.decides else "NO", _detects(r),
                       f"about {_seconds(design.run_s.get(r.config_id, 0))}")
@@ -56,7 +56,7 @@ def print_design(design, spec, path: str, runs: int) -> None:
         rows = [r for r in design.rows if r.unit_word == n.unit_word and r.detects_sd is not None
                 and r.design != "reference"]
         detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in rows)
-        what = "a run" if n.unit_word == "runs" else "a cycle's on/off difference"
+        what = "a run" if n.unit_word == "runs" else "a window's on/off difference"
         out.print(f"noise of {n.metric} ({n.statistic}): sd {_size(n, 1.0)} of {what}, from {n.units} "
                   f"{n.unit_word} of {n.source} on this host" + (f"; detects {detects}" if detects else ""))
     if not design.noise:

@@ -52,7 +52,7 @@ class Row:
     design: str             # "reference", "runs", "windows" or "none"
     runs: int
     units: tuple[int, int]  # (its units, the reference's): runs, or cycles twice
-    unit_word: str          # runs | cycles
+    unit_word: str          # runs | windows (on/off windows)
     test: str               # the test the analysis will run, or why none
     exact_min_p: float      # the smallest p of the exact test
     decides: bool
@@ -137,7 +137,7 @@ def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
             n, aa = sum(c for c, _ in per_run), sum(a for _, a in per_run)
             test, smallest, decides = judged(n, None, alpha)
             why = f"the matrix has no {dim}={value}" if base is None else f"not {base}: the timeline switches a stressor"
-            out.append(Row(cid, f"its own off-windows ({why})", "windows", len(mine), (n, n), "cycles", test,
+            out.append(Row(cid, f"its own off-windows ({why})", "windows", len(mine), (n, n), "windows", test,
                            smallest, decides, cycles_detect(n, aa, alpha)))
         elif base == cid:
             out.append(Row(cid, "(the reference)", "reference", len(mine), (len(mine), len(mine)), "runs", "-",
@@ -183,11 +183,11 @@ def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> st
     row = rows[0]
     reps = spec.run.repetitions
     per_run = row.units[0] // max(1, row.runs)
-    text = (f"{_names(rows)}: {_reps_text(spec, raw)} of {per_run} on/off cycle{'s' if per_run != 1 else ''} "
-            f"each: {row.units[0]} cycles; {row.test}; the exact sign-flip test's smallest p is "
+    text = (f"{_names(rows)}: {_reps_text(spec, raw)} of {per_run} on/off window{'s' if per_run != 1 else ''} "
+            f"each: {row.units[0]} windows; {row.test}; the exact sign-flip test's smallest p is "
             f"{row.exact_min_p:.2g}: no verdict at alpha {alpha:g} is possible. Fix: ")
     if per_run:
-        text += (f"use repetitions = {math.ceil(exact / per_run)} ({per_run * math.ceil(exact / per_run)} cycles: "
+        text += (f"use repetitions = {math.ceil(exact / per_run)} ({per_run * math.ceil(exact / per_run)} windows: "
                  f"the exact sign-flip test reaches p < {alpha:g}; {math.ceil(t_cycles / per_run)} would do for the "
                  "one-sample t-test, which assumes normal differences), or ")
     want = math.ceil(exact / reps)
@@ -198,7 +198,7 @@ def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> st
     instead = "replace the [[timeline]] events with " if spec.timeline else "use "
     length = f"at the same run.duration_s = {now:g}" if duration == now else f"and run.duration_s = {duration}"
     return text + (f"switch the stressors on and off inside each run: {instead}[paired] (off_s = 1, on_s = 1) "
-                   f"{length} ({got} cycles a run, {got * reps} in all)")
+                   f"{length} ({got} windows a run, {got * reps} in all)")
 
 
 def _names(rows: list[Row]) -> str:

@@ -35,7 +35,7 @@ class Noise:
     scale: str
     reference: float      # the runs' typical value, for a change on the "diff" scale
     units: int
-    unit_word: str        # runs (a reference run's value) | cycles (a cycle's on/off difference)
+    unit_word: str        # runs (a reference run's value) | windows (a window's on/off difference)
     source: str           # the campaign measured
 
     def change_pct(self, sds: float) -> float | None:
@@ -98,6 +98,6 @@ def known_noise(store: CampaignStore) -> list[Noise]:
             if cycles is not None and len(cycles[1]) >= 2:
                 scale, d, _, _, off = cycles
                 found.append(Noise(metric, stat.label, float(np.std(d, ddof=1)), scale, float(np.mean(off)),
-                                   len(d), "cycles", f"{source} ({cid})"))
+                                   len(d), "windows", f"{source} ({cid})"))
                 break
     return found
