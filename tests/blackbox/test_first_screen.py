@@ -7,13 +7,12 @@ has gates. The same headline in `xtalk run` (terminal and --json), `xtalk show` 
 report.json/report.md."""
 from __future__ import annotations
 
-import html
 import json
 import re
 
 import pytest
 
-from tests.framework.browser import layout, screenshot
+from tests.framework.browser import HEADLINE, above_fold, headline_text, layout, screenshot
 from tests.framework.cli import campaign_dir, write_spec, xtalk
 
 LAPTOP = "1366,768"
@@ -62,29 +61,9 @@ bench = "memcpy"
 placement = ["solo", "same-core"]
 """
 
-HEADLINE = {"runs": '[data-headline="runs"]', "verdict": '[data-headline="verdict"]',
-            "worst": '[data-headline="worst"]', "gates": '[data-headline="gates"]',
-            "first_verdict": "table.answer tbody tr:first-child td.verdict", "headings": "h2"}
-
-
 @pytest.fixture(autouse=True)
 def built(native_bench):
     return native_bench
-
-
-def above_fold(boxes: dict, key: str) -> list[float]:
-    """[top, bottom] of what `key` names, checked to lie on the first screen."""
-    box = boxes[key]
-    assert box is not None, f"no {key} on the page"
-    assert 0 <= box[0] and box[1] <= boxes["viewport"][1], (key, box, boxes["viewport"])
-    return box
-
-
-def headline_text(page: str, part: str) -> str:
-    """The text of the headline's box `part` in the page, as a reader sees it."""
-    found = re.search(rf'<div class="hl hl-{part} [^"]*" data-headline="{part}"[^>]*>(.*?)</div></div>', page, re.S)
-    assert found, part
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
 
 
 def test_first_screen_shows_the_runs_the_verdict_and_the_worst_case(tmp_path, chromium):

@@ -3,6 +3,7 @@ where elements lie on a screen of a given size, and list what a page would fetch
 outside (a self-contained report has nothing)."""
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -76,3 +77,24 @@ def layout(chromium: str, page: Path, profile: Path, selectors: dict[str, str],
     found = re.search(r'<pre id="xt-layout">(.*?)</pre>', dom.stdout, re.S)
     assert dom.returncode == 0 and found, dom.stderr[-2000:]
     return json.loads(found.group(1))
+
+
+# the report's headline boxes (report/html.py) and what follows them, for layout()
+HEADLINE = {"runs": '[data-headline="runs"]', "verdict": '[data-headline="verdict"]',
+            "worst": '[data-headline="worst"]', "gates": '[data-headline="gates"]',
+            "first_verdict": "table.answer tbody tr:first-child td.verdict", "headings": "h2"}
+
+
+def above_fold(boxes: dict, key: str) -> list[float]:
+    """[top, bottom] of what `key` names, checked to lie on the first screen."""
+    box = boxes[key]
+    assert box is not None, f"no {key} on the page"
+    assert 0 <= box[0] and box[1] <= boxes["viewport"][1], (key, box, boxes["viewport"])
+    return box
+
+
+def headline_text(page: str, part: str) -> str:
+    """The text of the headline's box `part` in the page, as a reader sees it."""
+    found = re.search(rf'<div class="hl hl-{part} [^"]*" data-headline="{part}"[^>]*>(.*?)</div></div>', page, re.S)
+    assert found, part
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
