@@ -2,7 +2,7 @@
 turned into a campaign that `show`, `report` and `compare` read like a measured one.
 
 One run per log, read by an output parser (xtalk.parsers), all with the configuration
-given (`--set placement=same-core`). Several imports build one campaign's
+given (`--config placement=same-core`). Several imports build one campaign's
 configurations: the first creates NAME-<timestamp>, each later one with `--append`
 adds its runs to the latest campaign NAME (its matrix grows by the values given).
 Every log is read and parsed before anything is written: a missing, binary or
@@ -59,12 +59,12 @@ def _configuration(sets: list[str]) -> dict:
     problems = []
     for item in sets:
         if (parsed := parse_assignment(item)) is None:
-            problems.append(Problem(f"--set {item}", "use DIMENSION=VALUE, e.g. placement=same-core"))
+            problems.append(Problem(f"--config {item}", "use DIMENSION=VALUE, e.g. placement=same-core"))
             continue
         dim, value = parsed
         allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}.get(dim)
         if allowed and value not in allowed:
-            problems.append(Problem(f"--set {dim}", f"{value!r} is not one of {', '.join(allowed)}"))
+            problems.append(Problem(f"--config {dim}", f"{value!r} is not one of {', '.join(allowed)}"))
         config[dim] = value
     if problems:
         raise SpecError("xtalk import", problems)

@@ -46,11 +46,11 @@ def campaigns(out) -> list:
 
 def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
     out = tmp_path / "results"
-    first = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--set", "placement=solo",
+    first = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--config", "placement=solo",
                   "--out", out, *logs(tmp_path, "solo", 1.0, 5, 1))
     assert first.returncode == 0, first.stderr
     assert first.stdout.count(" pass ") == 5
-    added = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--set", "placement=same-core",
+    added = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--config", "placement=same-core",
                   "--append", "--out", out, *logs(tmp_path, "same", 1.6, 5, 2))
     assert added.returncode == 0, added.stderr
     (campaign,) = campaigns(out)
@@ -83,7 +83,7 @@ def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
 def test_an_aa_import_is_not_called_different(tmp_path):
     out = tmp_path / "results"
     for placement, seed, extra in (("solo", 3, []), ("same-core", 4, ["--append"])):
-        proc = xtalk("import", "aa", "--output", "zephyr-latency-measure", "--set", f"placement={placement}",
+        proc = xtalk("import", "aa", "--output", "zephyr-latency-measure", "--config", f"placement={placement}",
                      *extra, "--out", out, *logs(tmp_path, placement, 1.0, 5, seed))
         assert proc.returncode == 0, proc.stderr
     data = json.loads(xtalk("show", campaigns(out)[0], "--json").stdout)
@@ -110,7 +110,7 @@ def test_bad_input_is_refused_before_anything_is_stored(tmp_path):
         (["--output", "zephyr-latency-measur", good], "did you mean zephyr-latency-measure"),
         (["--output", "zephyr-thread-metric", good], "found no measurement"),
         (["--output", "zephyr-latency-measure", good, str(tmp_path / "missing.log")], "missing.log"),
-        (["--output", "zephyr-latency-measure", "--set", "placement=sideways", good], "placement"),
+        (["--output", "zephyr-latency-measure", "--config", "placement=sideways", good], "placement"),
         (["--output", "zephyr-latency-measure", "--append", good], "no campaign"),
         (["--output", "regex", "--parser", "sample=(", good], "sample"),
     ]
@@ -132,7 +132,7 @@ def test_a_solo_import_is_compact_has_no_host_doubts_and_says_how_to_add_a_confi
     lines = first.stdout.splitlines()
     ops = len(OP_LINE.findall(LATENCY))
     assert len(lines) == 3 and f"{ops} metrics" in lines[0], first.stdout  # the log, the campaign, the hint
-    command = f"xtalk import one --output zephyr-latency-measure --set placement=same-core --append --out {out} LOG..."
+    command = f"xtalk import one --output zephyr-latency-measure --config placement=same-core --append --out {out} LOG..."
     assert lines[2].endswith(command), lines[2]
     (campaign,) = campaigns(out)
 

@@ -48,7 +48,7 @@ def imported(tmp_path, name: str, slower: float, seed: int):
     out = tmp_path / "results"
     for placement, factor in (("solo", 1.0), ("same-core", slower)):
         logs = [xt_log(tmp_path / f"{name}-{placement}-{i}.log", factor, seed + i) for i in range(3)]
-        res = xtalk("import", name, "--output", "xt", "--set", f"placement={placement}", "--out", out, *logs,
+        res = xtalk("import", name, "--output", "xt", "--config", f"placement={placement}", "--out", out, *logs,
                     *(["--append"] if placement != "solo" else []))
         assert res.returncode == 0, res.stderr
     (campaign,) = out.glob(f"{name}-*")

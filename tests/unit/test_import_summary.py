@@ -19,7 +19,7 @@ def test_problems_are_told_once_with_their_count():
 def test_the_hint_names_the_command_for_an_import_and_the_matrix_for_a_spec():
     imported = {"backend": {"kind": "imported"}, "measurer": {"output": "zephyr-thread-metric"}}
     hint = second_config_hint("tm", imported, {"solo": {"placement": "solo"}}, "out")
-    assert hint.endswith("xtalk import tm --output zephyr-thread-metric --set placement=same-core --append --out out "
+    assert hint.endswith("xtalk import tm --output zephyr-thread-metric --config placement=same-core --append --out out "
                          "LOG...")
     measured = second_config_hint("q", {"backend": {"kind": "native"}}, {"solo": {"placement": "solo"}}, "out")
     assert 'placement = ["solo", "same-core"]' in measured

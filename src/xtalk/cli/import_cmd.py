@@ -1,4 +1,4 @@
-"""`xtalk import NAME --output PARSER [--set DIMENSION=VALUE ...] LOG...`: console logs
+"""`xtalk import NAME --output PARSER [--config DIMENSION=VALUE ...] LOG...`: console logs
 of earlier runs as a campaign (xtalk.importer); `--append` adds another configuration's
 logs to the latest campaign NAME. Prints one line per log, each problem the logs had
 once with its count, the campaign, and how to add a second configuration where it has one."""
@@ -13,7 +13,7 @@ from .common import add_command, add_out, console
 def add_parser(sub) -> None:
     p = add_command(sub, "import", "turn console logs of earlier runs into a campaign (one run per log)", [
         "xtalk import thesis --output zephyr-latency-measure solo-*.log",
-        "xtalk import thesis --output zephyr-latency-measure --set placement=same-core --append same-*.log"])
+        "xtalk import thesis --output zephyr-latency-measure --config placement=same-core --append same-*.log"])
     p.add_argument("name", help="campaign name; the campaign is NAME-<timestamp> in --out")
     p.add_argument("logs", nargs="+", type=Path, metavar="LOG", help="console logs, one run each")
     p.add_argument("--output", required=True, metavar="PARSER",
@@ -21,9 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("--parser", action="append", default=[], metavar="KEY=VALUE", dest="options",
                    help="a parser option (TOML value), e.g. --parser 'sample=\"lat: (?P<value>\\d+)\"'")
     p.add_argument("--bench", help="what the logs measured (default: the parser's first bench)")
-    p.add_argument("--set", action="append", default=[], metavar="DIMENSION=VALUE", dest="sets",
-                   help="the logs' configuration: a matrix dimension and its value (not a spec value, as in "
-                        "`xtalk run --set`), e.g. --set placement=same-core (default placement=solo); repeatable")
+    p.add_argument("--config", action="append", default=[], metavar="DIMENSION=VALUE", dest="sets",
+                   help="the logs' configuration: a matrix dimension and its value, e.g. --config "
+                        "placement=same-core (default placement=solo); repeatable")
     p.add_argument("--append", action="store_true",
                    help="add the runs to the latest campaign NAME (another configuration) instead of a new one")
     add_out(p)

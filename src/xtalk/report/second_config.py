@@ -22,6 +22,6 @@ def second_config_hint(name: str, spec: dict, configs: dict[str, dict], out: str
     if (spec.get("backend") or {}).get("kind") == IMPORTED:
         output = (spec.get("measurer") or {}).get("output") or "PARSER"
         return (f"{head}, e.g. the logs of runs with a neighbour on the same core: "
-                f"xtalk import {name} --output {output} --set placement={other} --append --out {out} LOG...")
+                f"xtalk import {name} --output {output} --config placement={other} --append --out {out} LOG...")
     both = ["solo", placement if placement != "solo" else other]
     return f"{head}: a second placement in the spec's matrix, e.g. [matrix] placement = [\"{both[0]}\", \"{both[1]}\"]"

@@ -1,4 +1,4 @@
-"""`KEY=VALUE` items of the command line (`--set` of run, spec, calibrate and import,
+"""`KEY=VALUE` items of the command line (`--set` of run, spec, calibrate, channels and search, `xtalk import --config` and
 `xtalk import --parser`): the key is what comes before the first `=`, stripped; the
 value is read as a TOML value (`3`, `true`, `[1, 2]`, `{a = 1}`, `"text"`), and text that
 is no TOML value (a bare word) is taken as the string it is. Each caller says what the
