@@ -1,5 +1,5 @@
-"""`KEY=VALUE` items of the command line (`--set` of run, spec, calibrate, channels and search, `xtalk import --config` and
-`xtalk import --parser`): the key is what comes before the first `=`, stripped; the
+"""`KEY=VALUE` items of the command line (`--set` of run, spec, calibrate, channels and
+search; `xtalk import --config` and `--parser`): the key is what comes before the first `=`, stripped; the
 value is read as a TOML value (`3`, `true`, `[1, 2]`, `{a = 1}`, `"text"`), and text that
 is no TOML value (a bare word) is taken as the string it is. Each caller says what the
 key means and how a malformed item is reported (its own flag and example).
