@@ -231,3 +231,19 @@ def test_backends_and_benches_have_tables_of_their_own(tmp_path):
         "mean timer_latency?)" in res.stderr, res.stderr
     res = xtalk("spec", "check", write_spec(tmp_path, text))
     assert res.returncode == 0 and "backends native, qemu, 12 configuration(s)" in res.stdout, res.stderr
+
+
+def test_a_time_limit_on_a_count_is_refused(tmp_path):
+    """timer_missed counts lost interrupts: a deadline or a gate limit in ns or cycles on it
+    would be read as a time."""
+    text = SPEC.replace('bench = "qsort"\nparams = { size_kib = 64 }', 'bench = "timer_latency"') \
+        .replace('metric = "qsort"', 'metric = "timer_missed"') \
+        + '[[gates]]\nmetric = "timer_missed"\nstat = "max"\nmax_cycles = 100\n'
+    res = xtalk("spec", "check", write_spec(tmp_path, text))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "- deadlines[0].ns (line 18): 'timer_missed' is recorded in count, not a time: a limit in ns does not " \
+        "apply to it" in res.stderr, res.stderr
+    assert "- gates[0].max_cycles (line 22): 'timer_missed' is recorded in count" in res.stderr, res.stderr
+    fine = text.replace("max_cycles = 100", "max_increase_pct = 10").replace('metric = "timer_missed"\nns',
+                                                                              'metric = "timer_latency"\nns')
+    assert xtalk("spec", "check", write_spec(tmp_path, fine)).returncode == 0

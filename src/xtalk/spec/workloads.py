@@ -184,9 +184,27 @@ def metric_problems(raw: dict, catalogue: Catalogue, suites_of: SuitesOf) -> lis
     recorded = {b.name: b.metrics for b in benches}
     listing = "; ".join(f"{b}: {', '.join(m.name for m in ms)}" for b, ms in recorded.items())
     names = [m.name for ms in recorded.values() for m in ms]
-    return [(loc, f"no measurer of this campaign records {metric!r}{did_you_mean(metric, names)} ({listing})")
-            for loc, metric in _metrics_named(raw)
-            if not any(m.matches(metric) for ms in recorded.values() for m in ms)]
+    out = [(loc, f"no measurer of this campaign records {metric!r}{did_you_mean(metric, names)} ({listing})")
+           for loc, metric in _metrics_named(raw)
+           if not any(m.matches(metric) for ms in recorded.values() for m in ms)]
+    return out + _time_limits_on_values(raw, [m for ms in recorded.values() for m in ms])
+
+
+TIME_LIMITS = ("ns", "cycles", "max_ns", "max_cycles")  # a deadline's or a gate's limits that are times
+
+
+def _time_limits_on_values(raw: dict, recorded: list[Metric]) -> list[tuple[tuple, str]]:
+    """A time limit (ns, cycles) on a metric recorded in another unit (a count, a rate):
+    it would be read as a time."""
+    out = []
+    for (section, i, _), metric in _metrics_named(raw):
+        units = {m.unit for m in recorded if m.matches(metric)}
+        if not units or units & {"ns", "cycles"}:
+            continue
+        out += [((section, i, key), f"{metric!r} is recorded in {', '.join(sorted(units))}, not a time: a limit in "
+                                    f"{key.removeprefix('max_')} does not apply to it")
+                for key in TIME_LIMITS if key in raw[section][i]]
+    return out
 
 
 def _metrics_named(raw: dict) -> list[tuple[tuple, str]]:
