@@ -116,14 +116,15 @@ def test_wall_time_counts_every_run():
     assert design.total_s == pytest.approx(10 * (0.1 + 2 + 0.5))
 
 
-def stored_runs(out, host: str, name: str = "runs"):
-    """A stored campaign of the RUNS spec: 4 solo runs of qsort, each 10 % apart."""
+def stored_runs(out, host: str, name: str = "runs", config: dict | None = None):
+    """A stored campaign of the RUNS spec: 4 solo runs of qsort, each 10 % apart (`config`:
+    more dimension values of their configuration)."""
     path = write_campaign(out / f"{name}-20260101-000000", name,
                           {"backend": {"kind": "native"}, "measurer": {"bench": "qsort"}},
                           [f"solo-r{i}" for i in range(4)], host={"hostname": host, "cpu_model": "synthetic"})
     for i in range(4):
-        write_run(path, f"solo-r{i}", {"placement": "solo"}, 2000, heavy_tail(1000 * 1.1 ** i, 1), metric="qsort",
-                  seed=i, index=i)
+        write_run(path, f"solo-r{i}", {"placement": "solo", **(config or {})}, 2000,
+                  heavy_tail(1000 * 1.1 ** i, 1), metric="qsort", seed=i, index=i)
 
 
 def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_percent(tmp_path):
@@ -138,7 +139,19 @@ def test_the_noise_of_a_stored_campaign_of_the_spec_on_this_host_turns_sd_into_p
     assert noise.sd == pytest.approx(np.log(1.1) * np.std(np.arange(4), ddof=1), rel=0.05)
     detects = row_of(design, "other-core").detects_sd
     assert noise.change_pct(detects) == pytest.approx((np.exp(detects * noise.sd) - 1) * 100)
+    assert design.detected(noise) == [row_of(design, "other-core")]
     assert design.timed_by is None  # the synthetic runs have no start and end times
+
+
+def test_a_metrics_noise_tells_only_the_configurations_that_measure_it(tmp_path):
+    """qsort's noise says nothing of what basicmath's configurations detect (it said it
+    for every configuration of the matrix)."""
+    text = RUNS.format(reps=5) + '"measurer.bench" = ["qsort", "basicmath"]\n'
+    spec, raw = parse_campaign(text, "spec.toml")
+    stored_runs(tmp_path, platform.node(), config={"measurer.bench": "qsort", "start_order": "measurer-first"})
+    design = check_design(spec, raw, plan(spec, raw), text, tmp_path)
+    (noise,) = design.noise
+    assert [r.config_id for r in design.detected(noise)] == ["other-core_bench-qsort"]
 
 
 def test_a_long_run_keeps_its_duration_in_the_paired_fix():

@@ -53,9 +53,7 @@ def print_design(design, spec, path: str, runs: int) -> None:
     for note in design.notes:
         out.print(f"note: {note}")
     for n in design.noise:
-        rows = [r for r in design.rows if r.unit_word == n.unit_word and r.detects_sd is not None
-                and r.design != "reference"]
-        detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in rows)
+        detects = ", ".join(f"{r.config_id} {_size(n, r.detects_sd)}" for r in design.detected(n))
         what = "a run" if n.unit_word == "runs" else "a window's on/off difference"
         out.print(f"noise of {n.metric} ({n.statistic}): sd {_size(n, 1.0)} of {what}, from {n.units} "
                   f"{n.unit_word} of {n.source} on this host" + (f"; detects {detects}" if detects else ""))

@@ -24,7 +24,7 @@ any 2 units a side.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..analysis import inference as I
@@ -57,6 +57,7 @@ class Row:
     exact_min_p: float      # the smallest p of the exact test
     decides: bool
     detects_sd: float | None  # the change detected with 80 % power, in sd of one unit (analysis scale)
+    config: dict = field(default_factory=dict)  # its dimension values
 
 
 @dataclass
@@ -70,6 +71,15 @@ class Design:
     total_s: float = 0.0
     noise: list = field(default_factory=list)  # noise.Noise per metric, where a stored campaign measured it
     timed_by: str | None = None  # the stored campaign whose runs' time beyond duration_s the estimate uses
+    free_dim: str = "placement"  # the dimension the reference differs in
+
+    def detected(self, noise) -> list[Row]:
+        """The judged configurations of the same unit that measure what `noise` was measured
+        on: the same values on every dimension but the reference's (as baseline_of matches)."""
+        where = {"noise": noise.config}
+        return [r for r in self.rows if r.unit_word == noise.unit_word and r.detects_sd is not None
+                and r.design != "reference"
+                and baseline_of(r.config, where, self.free_dim, str(noise.config.get(self.free_dim))) == "noise"]
 
 
 def events_of(timeline) -> list[dict]:
@@ -150,7 +160,7 @@ def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
             test, smallest, decides = judged(len(mine), nb, alpha)
             out.append(Row(cid, f"{base}'s runs", "runs", len(mine), (len(mine), nb), "runs", test, smallest,
                            decides, runs_detect(len(mine), nb, alpha)))
-    return out
+    return [replace(r, config=configs[r.config_id]) for r in out]
 
 
 def paired_cycles(spec: Campaign, duration_s: float) -> int:
@@ -277,7 +287,7 @@ def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out:
     designs) and notes; with `out`, the noise its stored campaigns measured (noise.py)."""
     alpha = spec.analysis.alpha
     rows = rows_of(spec, runs, alpha)
-    design = Design(alpha, spec.run.pilot, rows)
+    design = Design(alpha, spec.run.pilot, rows, free_dim=baseline_dim(spec.model_dump())[0])
     problems = design_problems(rows, spec, raw, text, alpha)
     if problems and spec.run.pilot:
         design.notes.append(f"a pilot ([run] pilot = true): {len([r for r in rows if not r.decides])} "

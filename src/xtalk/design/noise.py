@@ -37,6 +37,7 @@ class Noise:
     units: int
     unit_word: str        # runs (a reference run's value) | windows (a window's on/off difference)
     source: str           # the campaign measured
+    config: dict          # the dimension values of the configuration measured
 
     def change_pct(self, sds: float) -> float | None:
         """A change of `sds` standard deviations in % of the reference value."""
@@ -91,13 +92,13 @@ def known_noise(store: CampaignStore) -> list[Noise]:
             if len(values) >= 2:
                 x, scale = transform(values, stat)
                 found.append(Noise(metric, stat.label, float(np.std(x, ddof=1)), scale, float(np.mean(values)),
-                                   len(values), "runs", f"{source} ({cid})"))
+                                   len(values), "runs", f"{source} ({cid})", ctx.runs_of[cid][0].get("config") or {}))
                 break
         for cid in switched:
             cycles = paired.cycle_values(stat, ctx.run_windows(cid, info))
             if cycles is not None and len(cycles[1]) >= 2:
                 scale, d, _, _, off = cycles
                 found.append(Noise(metric, stat.label, float(np.std(d, ddof=1)), scale, float(np.mean(off)),
-                                   len(d), "windows", f"{source} ({cid})"))
+                                   len(d), "windows", f"{source} ({cid})", ctx.runs_of[cid][0].get("config") or {}))
                 break
     return found
