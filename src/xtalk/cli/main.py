@@ -1,5 +1,5 @@
-"""`xtalk` entry point. Exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage,
-3 infrastructure failure (runs that failed, store, host, disk), 130 interrupted (Ctrl-C /
+"""`xtalk` entry point. Exit codes: 0 ok, 1 a KPI gate failed (calibrate: cannot measure),
+2 bad spec or usage, 3 infrastructure failure (runs that failed, store, host, disk), 130 interrupted (Ctrl-C /
 SIGTERM). Every error is one `xtalk: error: ...` message without a traceback (--debug
 shows it)."""
 from __future__ import annotations
@@ -24,8 +24,9 @@ COMMANDS = (run_cmd, spec_cmd, list_cmd, show_cmd, host_cmd, query_cmd, report_c
             search_cmd, import_cmd, images_cmd, lab_cmd, worker_cmd)
 TOP_EXAMPLES = ("xtalk spec check experiments/quickstart.toml", "xtalk run experiments/quickstart.toml --report",
             "xtalk show quickstart")
-ENDING = f"""exit codes: 0 ok, 1 a KPI gate failed, 2 bad spec or usage, 3 infrastructure failure
-  (runs that failed, store, host, disk), 130 interrupted.
+ENDING = f"""exit codes: 0 ok, 1 a KPI gate failed (calibrate: this setup cannot measure, its last
+  sentence says why), 2 bad spec or usage, 3 infrastructure failure (runs that failed, store,
+  host, disk), 130 interrupted.
 environment: {OUT_ENV} the results directory when --out is not given (default results/)."""
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
 
