@@ -92,15 +92,24 @@ def name_statistics(assessments: list[dict], metric_unit: str) -> None:
 
 def change(a: dict) -> str:
     """'+102 % [+95, +110]' or, for shares, '+50.3 points [+49.8, +50.9]'."""
+    size = change_size(a)
     if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
         ci = a.get("ci95")
-        text = f"{num(a['change'] * 100, True)} points"
-        return text + (f" [{num(ci[0] * 100, True)}, {num(ci[1] * 100, True)}]" if ci else "")
-    pct = a.get("change_pct")
-    if pct is None:
-        return "change n/a"
+        return size + (f" [{num(ci[0] * 100, True)}, {num(ci[1] * 100, True)}]" if ci else "")
     ci = a.get("ci95_pct")
-    return f"{num(pct, True)} %" + (f" [{num(ci[0], True)}, {num(ci[1], True)}]" if ci and None not in ci else "")
+    return size + (f" [{num(ci[0], True)}, {num(ci[1], True)}]" if ci and None not in ci and size != NO_CHANGE
+                   else "")
+
+
+NO_CHANGE = "change n/a"
+
+
+def change_size(a: dict) -> str:
+    """The change without its interval: '+102 %', or for a share '+50.3 points' (a share's
+    change in % of a few percent reads as thousands)."""
+    if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
+        return f"{num(a['change'] * 100, True)} points"
+    return NO_CHANGE if a.get("change_pct") is None else f"{num(a['change_pct'], True)} %"
 
 
 def floor_text(a: dict) -> str:

@@ -142,7 +142,7 @@ def verdict_part(res: dict) -> dict:
                          reverse=True)
     if significant:
         v = significant[0]
-        change = W.num(v["change_pct"], True) + " %" if v.get("change_pct") is not None else W.change(v)
+        change = W.change_size(v)
         against = (" (on- vs off-windows)" if v.get("design") == "paired" else
                    f" (vs {named.get(v['baseline'], v['baseline'])})" if v.get("baseline") else "")
         more = f" — {len(significant)} of {len(rows)} comparisons {v['verdict']}" if len(rows) > 1 else ""

@@ -35,6 +35,13 @@ def test_the_largest_change_for_the_worse_leads_over_a_larger_improvement():
     assert v["text"] == "interference: lat p99 +84 % on same-core (vs solo) — 2 of 3 comparisons interference"
 
 
+def test_a_shares_change_leads_in_points():
+    """A stolen share from 3.3 % to 52.2 % is +48.9 points (in % of 3.3 % it read +1,496 %)."""
+    res = result(verdicts=[verdict("same", "gap", "interference", 1495.8, stat_unit="share", change=0.489,
+                                   statistic_label="stolen time")])
+    assert headline(res)["verdict"]["text"] == "interference: gap stolen time +48.9 points on same-core (vs solo)"
+
+
 def test_no_significant_change_is_no_interference_or_inconclusive_with_what_would_decide_it():
     alone = result(verdicts=[verdict("solo", "lat", "baseline", None)])
     assert headline(alone)["verdict"]["text"] == "no verdict: only the baseline ran (solo), nothing to compare it with"
