@@ -1,6 +1,7 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
 program, headless Chromium (tests/framework/browser.py), no `xtalk` a test started
-left running after it, and xtalk's leases in a lock directory of the session's own.
+left running after it, xtalk's leases in a lock directory of the session's own, and the
+Xen labs the session started stopped at its end.
 Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
+from tests.framework.xen_lab import stop_started_labs
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +28,13 @@ def own_lock_dir(tmp_path_factory):
     """The CPU leases of every xtalk a test runs (host/leases.py) in this session's own lock
     directory: a campaign run beside the tests (another test session's) refuses none of them."""
     os.environ["XTALK_LOCK_DIR"] = str(tmp_path_factory.mktemp("locks"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def labs_stopped_at_the_end():
+    """The Xen labs the session's modules shared (tests/framework/xen_lab.py) stop with it."""
+    yield
+    stop_started_labs()
 
 
 @pytest.fixture(autouse=True)
