@@ -317,6 +317,7 @@ def _pinned_qsort_median(bench, cpu):
     return statistics.median(int(s["value"]) for s in only(parse(p.stdout), "SAMPLE"))
 
 
+@pytest.mark.timing
 def test_same_core_thrash_slows_qsort(bench):
     cpu = min(os.sched_getaffinity(0))
     solo = _pinned_qsort_median(bench, cpu)
