@@ -78,3 +78,21 @@ def test_rejects_a_file_that_is_not_a_ring(tmp_path):
     else:
         raise AssertionError("accepted a non-ring file")
     assert SAMPLE_DTYPE.itemsize == 32
+
+
+def test_an_overwritten_last_slot_is_counted_though_seqs_still_increase(ring):
+    path, writer, reader = ring
+    writer.write(4)
+    with open(path, "r+b") as f:  # slot 3 rewritten by the next lap: seqs 0, 1, 2, 11 still increase
+        f.seek(HEADER_SIZE + 3 * 32)
+        f.write(struct.pack("<Q", 11))
+    batch = reader.read()
+    assert batch.records["seq"].tolist() == [0, 1, 2] and batch.lost == 1
+
+
+def test_records_are_the_slots_field_by_field(ring):
+    _, writer, reader = ring
+    writer.write(3, metric=5)
+    rec = reader.read().records
+    assert rec.dtype == SAMPLE_DTYPE and rec.flags["C_CONTIGUOUS"] and rec.flags["OWNDATA"]
+    assert rec["t"].tolist() == [1000, 1001, 1002] and rec["metric"].tolist() == [5, 5, 5]
