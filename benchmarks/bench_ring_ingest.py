@@ -55,11 +55,14 @@ def capacity_rate(tmp: Path) -> tuple[float, int]:
         slots[first:first + STEP] = block
         header[3] = start + STEP  # write_seq
         t = time.perf_counter()
-        batch = reader.read()
-        store.samples(batch.records)
+        more = True
+        while more:  # as the runner does: one read takes at most MAX_BATCH slots
+            batch = reader.read()
+            store.samples(batch.records)
+            stored += len(batch.records)
+            lost += batch.lost
+            more = batch.more
         read_time += time.perf_counter() - t
-        stored += len(batch.records)
-        lost += batch.lost
     store.close()
     reader.close()
     return stored / read_time, lost
@@ -78,12 +81,12 @@ def live_rate(tmp: Path) -> tuple[float, int, int]:
     first = last = 0.0
     while True:
         running = proc.poll() is None
-        records = reader.read().records
-        if len(records):
-            store.samples(records)
+        batch = reader.read()
+        if len(batch.records):
+            store.samples(batch.records)
             last = time.perf_counter()
             first = first or last
-        if not running:
+        if not running and not batch.more:
             break
     store.close()
     reader.close()

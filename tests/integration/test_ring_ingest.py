@@ -29,7 +29,7 @@ def test_samples_reach_samples_bin_whole_and_in_order_while_the_writer_runs(benc
         assert batch.lost == 0
         store.samples(batch.records)
         reads += len(batch.records) > 0
-        if not running:
+        if not running and not batch.more:
             break
     out = proc.communicate()[0]
     store.close()

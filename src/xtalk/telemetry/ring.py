@@ -3,8 +3,11 @@
 The guest (or native program) is the only writer; this reader copies new slots with
 numpy and checks each slot's sequence number, so overwritten (lost) samples are
 counted, never hidden. The copy moves the slots as plain 64-bit words (one memcpy):
-numpy copies a structured dtype field by field, several times slower. Works on any file mapping: /dev/shm for native programs, a
-QEMU memory-backend-file (at an offset) for guests.
+numpy copies a structured dtype field by field, several times slower. One read copies
+at most MAX_BATCH slots (Batch.more says when more were waiting: read again): a larger
+array is a fresh mapping whose first touch page-faults, several times slower again.
+Works on any file mapping: /dev/shm for native programs, a QEMU memory-backend-file (at
+an offset) for guests.
 Caveat: a slot being rewritten while copied is caught by its seq check and counted lost.
 """
 from __future__ import annotations
@@ -24,6 +27,7 @@ HEADER = struct.Struct("<8sIIQQQQQQ")  # magic, version, slot_size, capacity, wr
 HEADER_SIZE = 64
 VERSION = 1
 WORDS_PER_SLOT = SAMPLE_DTYPE.itemsize // 8
+MAX_BATCH = 1 << 18  # slots (8 MiB): reused by the allocator from one read to the next
 PASS_RING_CAPACITY = 64  # a stressor's ring: only its header is read (write_seq = its passes, pressure.py)
 
 
@@ -47,6 +51,7 @@ class Batch:
     records: np.ndarray
     lost: int
     heartbeat: int
+    more: bool = False  # slots were left for the next read (MAX_BATCH)
 
 
 class RingReader:
@@ -80,14 +85,15 @@ class RingReader:
             self.lost += lost
             self.next_seq = max(self.next_seq, write_seq)
             return Batch(np.zeros(0, SAMPLE_DTYPE), lost, heartbeat)
-        records = self._copy(start % self.capacity, write_seq - start)
+        end = min(write_seq, start + MAX_BATCH)
+        records = self._copy(start % self.capacity, end - start)
         if not self._consecutive(records["seq"], start):
-            good = records["seq"] == np.arange(start, write_seq, dtype=np.uint64)
+            good = records["seq"] == np.arange(start, end, dtype=np.uint64)
             lost += int((~good).sum())
             records = records[good]
         self.lost += lost
-        self.next_seq = write_seq
-        return Batch(records, lost, heartbeat)
+        self.next_seq = end
+        return Batch(records, lost, heartbeat, more=end < write_seq)
 
     @staticmethod
     def _consecutive(seqs: np.ndarray, start: int) -> bool:

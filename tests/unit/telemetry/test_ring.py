@@ -96,3 +96,16 @@ def test_records_are_the_slots_field_by_field(ring):
     rec = reader.read().records
     assert rec.dtype == SAMPLE_DTYPE and rec.flags["C_CONTIGUOUS"] and rec.flags["OWNDATA"]
     assert rec["t"].tolist() == [1000, 1001, 1002] and rec["metric"].tolist() == [5, 5, 5]
+
+
+def test_a_read_takes_at_most_max_batch_slots_and_says_more_are_waiting(tmp_path, monkeypatch):
+    monkeypatch.setattr("xtalk.telemetry.ring.MAX_BATCH", 3)
+    path = tmp_path / "ring"
+    create_ring_file(path, 8)
+    writer, reader = Writer(path, 8), RingReader(path)
+    writer.write(7)
+    batches = [reader.read() for _ in range(3)]
+    assert [b.records["seq"].tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert [b.more for b in batches] == [True, True, False] and reader.lost == 0
+    reader.close()
+    writer.f.close()
