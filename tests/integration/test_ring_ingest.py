@@ -1,17 +1,20 @@
 """The sample path of a run with a real writer: the native probe's ring_flood bench writes
 into a ring file while xtalk's RingReader copies new slots and the RunWriter appends them
-to samples.bin (what benchmarks/bench_ring_ingest.py times); and ring_flood's own bursts
-and pacing (burst=, rate=). The ring is large enough that no sample can be overwritten,
+to samples.bin (what benchmarks/bench_ring_ingest.py times); a run whose writer leaves
+more than one read's worth (MAX_BATCH) between two polls keeps them all; and ring_flood's
+own bursts and pacing (burst=, rate=). The ring is large enough that no sample can be overwritten,
 so the checks do not depend on how fast this host is.
 """
 import subprocess
 
 import numpy as np
 
+from tests.framework.cli import run_meta, write_spec, xtalk
 from tests.framework.native_bench import bench, check_begin_end, make_ring, only, ring_samples, run  # noqa: F401 (fixture)
 from xtalk.results.schema import SAMPLE_DTYPE
 from xtalk.results.store import RunWriter
-from xtalk.telemetry.ring import RingReader
+from xtalk.backends.native import RING_CAPACITY
+from xtalk.telemetry.ring import MAX_BATCH, RingReader
 
 SAMPLES = 200_000
 
@@ -40,6 +43,25 @@ def test_samples_reach_samples_bin_whole_and_in_order_while_the_writer_runs(benc
     assert (stored["seq"] == np.arange(SAMPLES)).all()
     assert (stored["value"] > 0).all() and (np.diff(stored["t"].astype(np.int64)) >= 0).all()
     assert reads >= 1
+
+
+def test_a_run_keeps_every_sample_when_more_than_one_read_waits(bench, tmp_path):
+    n = 3 * MAX_BATCH  # written in milliseconds, between two of the runner's polls; the ring holds them all
+    assert n < RING_CAPACITY
+    spec = write_spec(tmp_path, f"""
+name = "flood"
+cpus = [0, 1]
+[run]
+duration_s = 5
+[measurer]
+bench = "ring_flood"
+iterations = {n}
+params = {{ burst = 64 }}
+""")
+    res = xtalk("run", spec, "--out", tmp_path / "out", "--json")
+    assert res.returncode == 0, res.stderr
+    meta = run_meta(tmp_path / "out", "solo-r1")
+    assert meta["sample_count"] == n and meta["lost_samples"] == 0, meta
 
 
 def test_ring_flood_writes_in_bursts_and_keeps_its_pace(bench, tmp_path):
