@@ -3,13 +3,14 @@
 Capacity: a 1 Mi-slot ring is filled by numpy as fast as memory allows, in steps that
 stay within its capacity, while xtalk's RingReader copies new slots and the RunWriter
 appends them to samples.bin, as in a run. The rate is samples stored per second of
-reader time. Live: the native probe's ring_flood bench (a real writer, in bursts of 64,
-paced at LIVE_PACE samples/s) writes on one CPU while the reader and the RunWriter run on
-another; the rate is samples stored per second from the first to the last sample the
-reader got, and no sample may be lost. Caveats: both write to /dev/shm (the page cache
-of a disk costs more per page); on a loaded 2-core host the reader can be preempted
-for longer than the live ring holds (LIVE_CAPACITY / LIVE_PACE, about 0.1 s), which
-shows as lost samples.
+reader time, with samples.bin on /dev/shm (the goal) and, for information, on the disk
+build/ is on (where campaigns usually are). Live: the native probe's ring_flood bench
+(a real writer, in bursts of 64, paced at LIVE_PACE samples/s) writes on one CPU while
+the reader and the RunWriter (samples.bin on /dev/shm) run on another; the rate is
+samples stored per second from the first to the last sample the reader got, and no
+sample may be lost. Caveat: on a loaded 2-core host the reader can be preempted for
+longer than the live ring holds (LIVE_CAPACITY / LIVE_PACE, about 0.1 s), which shows
+as lost samples, and the writer falls behind its pace (printed).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from xtalk.telemetry.ring import HEADER_SIZE, RingReader, create_ring_file
 CAPACITY = 1 << 20
 TOTAL = 50_000_000
 STEP = CAPACITY // 2
+DISK_TOTAL = 10_000_000  # 320 MB through the page cache of a disk
 LIVE_CAPACITY = 1 << 22
 LIVE_GOAL = 30e6
 LIVE_PACE = 36_000_000  # the writer's pace: above the goal, so that the reader is what is measured
@@ -41,16 +43,16 @@ def run_writer(path: Path) -> RunWriter:
     return RunWriter(path, {"run_id": "bench", "config_id": "bench", "attempt": 1})
 
 
-def capacity_rate(tmp: Path) -> tuple[float, int]:
+def capacity_rate(tmp: Path, run_dir: Path, total: int = TOTAL) -> tuple[float, int]:
     ring = tmp / "ring"
     create_ring_file(ring, CAPACITY)
     writer_map = np.memmap(ring, dtype=np.uint8, mode="r+")
     slots = writer_map[HEADER_SIZE:].view(SAMPLE_DTYPE)
     header = writer_map[:HEADER_SIZE].view("<u8")
-    reader, store = RingReader(ring), run_writer(tmp / "run")
+    reader, store = RingReader(ring), run_writer(run_dir)
     block = np.zeros(STEP, SAMPLE_DTYPE)
     read_time, stored, lost = 0.0, 0, 0
-    for start in range(0, TOTAL, STEP):
+    for start in range(0, total, STEP):
         block["seq"] = np.arange(start, start + STEP, dtype=np.uint64)
         first = start % CAPACITY
         slots[first:first + STEP] = block
@@ -108,9 +110,13 @@ def live_rate(tmp: Path) -> tuple[float, int, int, float]:
 def main() -> int:
     subprocess.run(["make", "-s", "-C", str(ROOT), "native"], check=True)
     with tempfile.TemporaryDirectory(dir="/dev/shm") as tmp:
-        rate, lost = capacity_rate(Path(tmp))
+        rate, lost = capacity_rate(Path(tmp), Path(tmp) / "run")
         ok = report("ring_ingest_capacity", rate / 1e6, 50, "M samples/s", higher_is_better=True)
         print(f"  lost samples: {lost}", flush=True)
+        with tempfile.TemporaryDirectory(dir=ROOT / "build") as disk:
+            on_disk, disk_lost = capacity_rate(Path(tmp), Path(disk) / "run", DISK_TOTAL)
+        print(f"  samples.bin on {ROOT / 'build'}'s file system instead: {on_disk / 1e6:.1f} M samples/s, "
+              f"lost {disk_lost}", flush=True)
         live, live_lost, n, written = live_rate(Path(tmp))
         ok &= report("ring_ingest_live", live / 1e6, LIVE_GOAL / 1e6, "M samples/s", higher_is_better=True)
         print(f"  live: ring_flood paced at {LIVE_PACE / 1e6:g} M/s (it wrote at {written / 1e6:.1f} M/s: less is a "
