@@ -68,6 +68,12 @@ LINUX_RT = {
     "arm64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
 }
 FOREIGN_MACHINE = {"x86_64": "pc", "arm64": "virt"}  # a foreign image's default machine
+# Per guest architecture: the machine a trimmed QEMU build runs and that build (Debian's
+# qemu-system-x86 ships it): ~10 shared libraries instead of ~50, so it reaches QMP in
+# about a third of the time. It has no isa-debug-exit: the probe guest powers a microvm
+# off through its ACPI GED instead (QEMU exits 0; XT END carries the status). Used for the
+# probe image on that machine when installed and the spec gives no extra_args.
+TRIMMED_QEMU = {"x86_64": ("microvm", "qemu-system-x86_64-microvm")}
 
 
 class QemuOptions(BaseModel):
@@ -182,6 +188,8 @@ class QemuBackend(Backend):
         self.workdir: Path | None = None
         self.run_dir: Path | None = None
         self.version = tool_version([self.facts.qemu_system, "--version"])
+        machine, binary = TRIMMED_QEMU.get(self.opts.arch, (None, None))
+        self.trimmed = (machine, binary) if binary and not self.opts.extra_args and shutil.which(binary) else None
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
     def _host_tsc_hz(self) -> int | None:
@@ -256,14 +264,21 @@ class QemuBackend(Backend):
         return self.opts.machine or (FOREIGN_MACHINE[self.opts.arch] if guest.foreign else
                                      (self.linux or self.arch)["machine"])
 
+    def qemu_of(self, guest: GuestPlan) -> str:
+        """The QEMU binary for this guest: the trimmed build for xtalk's probe image on its
+        machine (TRIMMED_QEMU) where usable, else the full one."""
+        if self.trimmed and not guest.foreign and not self.linux and self.machine_of(guest) == self.trimmed[0]:
+            return self.trimmed[1]
+        return self.facts.qemu_system
+
     def argv(self, guest: GuestPlan, run: RunPlan, ram: Path | None, qmp: Path) -> list[str]:
-        o, accel, machine = self.opts, self.accel_of(guest), self.machine_of(guest)
+        o, accel, machine, qemu = self.opts, self.accel_of(guest), self.machine_of(guest), self.qemu_of(guest)
         if o.arch == "arm64":
             machine += f",gic-version={o.gic_version}"
         cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and accel == "tcg" else
                         "host" if o.arch == "arm64" else None)
         memory = self.memory_mib(guest)
-        argv = [self.facts.qemu_system, "-M", machine, "-accel", accel, "-m", f"{memory}M",
+        argv = [qemu, "-M", machine, "-accel", accel, "-m", f"{memory}M",
                 "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-qmp", f"unix:{qmp},server=on,wait=off", "-S", "-name", f"xtalk-{guest.name},debug-threads=on"]
         if guest.foreign:  # the user's image as it is; its poweroff, panic or reboot ends QEMU
@@ -273,7 +288,8 @@ class QemuBackend(Backend):
             argv += ["-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",
                      "-machine", "memory-backend=mem", "-kernel", str(self.image), "-append", self._cmdline(guest, run)]
             # Linux-RT: poweroff -f ends the guest; a panic or reboot ends QEMU too
-            argv += ["-initrd", str(self.initrd), "-no-reboot"] if self.linux else self.arch["devices"]
+            argv += (["-initrd", str(self.initrd), "-no-reboot"] if self.linux else
+                     [] if qemu != self.facts.qemu_system else self.arch["devices"])
         if cpu:
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
