@@ -314,11 +314,12 @@ class QemuBackend(Backend):
                 init_ring(m, offset, (size - HEADER_SIZE) // 32)
         return ram
 
-    def _connect_qmp(self, qmp: socket.socket, proc: subprocess.Popen, guest: GuestPlan) -> Qmp:
+    def _connect_qmp(self, qmp: socket.socket, proc: subprocess.Popen, guest: GuestPlan) -> tuple[Qmp, list]:
+        """The monitor, once QEMU greets, and its vCPUs (query-cpus-fast, asked at once)."""
         monitor = Qmp(qmp, QMP_TIMEOUT_S)
         try:
-            monitor.handshake()
-            return monitor
+            (vcpus,) = monitor.handshake("query-cpus-fast")
+            return monitor, vcpus
         except QmpError as e:
             monitor.close()
             kill_and_reap(proc)
@@ -344,9 +345,8 @@ class QemuBackend(Backend):
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid])
         handle.backend_state = {"proc": proc, "qmp": None}
         try:
-            monitor = self._connect_qmp(qmp, proc, guest)
+            monitor, vcpus = self._connect_qmp(qmp, proc, guest)
             handle.backend_state["qmp"] = monitor
-            vcpus = monitor.cmd("query-cpus-fast")
             pinning = []
             for i, vcpu in enumerate(vcpus):
                 tid, cpu = vcpu["thread-id"], guest.cpus[i % len(guest.cpus)]
