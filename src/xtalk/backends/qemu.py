@@ -74,7 +74,8 @@ FOREIGN_MACHINE = {"x86_64": "pc", "arm64": "virt"}  # a foreign image's default
 # qemu-system-x86 ships it): ~10 shared libraries instead of ~50, so it reaches QMP in
 # about a third of the time. It has no isa-debug-exit: the probe guest powers a microvm
 # off through its ACPI GED instead (QEMU exits 0; XT END carries the status). Used for the
-# probe image on that machine when installed and the spec gives no extra_args.
+# probe image on that machine under KVM (the build has no TCG) when installed and the spec
+# gives no extra_args.
 TRIMMED_QEMU = {"x86_64": ("microvm", "qemu-system-x86_64-microvm")}
 
 
@@ -269,7 +270,8 @@ class QemuBackend(Backend):
     def qemu_of(self, guest: GuestPlan) -> str:
         """The QEMU binary for this guest: the trimmed build for xtalk's probe image on its
         machine (TRIMMED_QEMU) where usable, else the full one."""
-        if self.trimmed and not guest.foreign and not self.linux and self.machine_of(guest) == self.trimmed[0]:
+        if (self.trimmed and self.accel == "kvm" and not guest.foreign and not self.linux
+                and self.machine_of(guest) == self.trimmed[0]):
             return self.trimmed[1]
         return self.facts.qemu_system
 
