@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
 from .. import artifacts
 from ..backend_registry import register
 from ..arches import FACTS, host_arch, normalise
@@ -325,7 +326,7 @@ class QemuBackend(Backend):
         except QmpError as e:
             monitor.close()
             kill_and_reap(proc)
-            raise InfrastructureError(f"{guest.name}: QEMU ({proc.returncode}) gave no QMP: {e}: "
+            raise InfrastructureError(f"{guest.name}: QEMU (exit status {proc.returncode}) gave no QMP ({e}): "
                                       f"{self._stderr_tail(guest)}") from e
 
     def _stderr_tail(self, guest: GuestPlan) -> str:
