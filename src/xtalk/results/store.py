@@ -70,8 +70,11 @@ class RunWriter:
         self.save_meta()
 
     def save_meta(self, **fields: Any) -> None:
+        """meta.json while the run goes on: not flushed to disk (atomic.py), so that no
+        fsync falls inside the measured window; finish() flushes the final one."""
         self.meta.update(fields)
-        save_run_record(self.path, self.meta)
+        save_run_record(self.path, self.meta, durable=False)
+
     def console(self, guest: str, data: bytes) -> None:
         fd = self._console.get(guest)
         if fd is None:
@@ -105,12 +108,13 @@ class RunWriter:
         self.meta.update(fields)
         self.meta.update(status=status, reason=reason, ended_at=now_iso())
         self.meta.update(finalize_run(self.path, self.meta))
-        self.save_meta(files=manifest(self.path))
+        self.meta["files"] = manifest(self.path)
+        save_run_record(self.path, self.meta)
         return self.meta
 
 
-def save_run_record(path: Path, meta: dict) -> None:
-    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")))
+def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
+    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")), durable)
 
 
 def read_run_record(path: Path) -> dict:
