@@ -2,7 +2,8 @@
 
 Everything a run records goes to an O_APPEND file descriptor the moment it arrives, so
 a run killed midway (SIGKILL of xtalk itself included) keeps it: the page cache
-outlives the process. meta.json is replaced atomically. A run left 'running' by a dead
+outlives the process. meta.json is replaced atomically, flushed to disk at the run's end
+(not while it runs: no fsync inside a measured window). A run left 'running' by a dead
 xtalk is recovered as 'interrupted' (samples.parquet built from samples.bin) the next
 time the campaign is opened for writing.
 
