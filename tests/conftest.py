@@ -1,6 +1,8 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
 program, headless Chromium (tests/framework/browser.py), no `xtalk` a test started
-left running after it, and xtalk's leases in a lock directory of the session's own.
+left running after it, xtalk's leases in a lock directory of the session's own, and the
+Xen labs the session started stopped at its end; a test marked `timing` alone
+(the others run in parallel in `make test`).
 Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.framework.alone import held_room, run_id
 from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
+from tests.framework.xen_lab import stop_started_labs
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +30,20 @@ def own_lock_dir(tmp_path_factory):
     """The CPU leases of every xtalk a test runs (host/leases.py) in this session's own lock
     directory: a campaign run beside the tests (another test session's) refuses none of them."""
     os.environ["XTALK_LOCK_DIR"] = str(tmp_path_factory.mktemp("locks"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def labs_stopped_at_the_end():
+    """The Xen labs the session's modules shared (tests/framework/xen_lab.py) stop with it."""
+    yield
+    stop_started_labs()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test marked `timing` runs with no other test beside it (tests/framework/alone.py)."""
+    with held_room(run_id(item.config), alone=item.get_closest_marker("timing") is not None):
+        return (yield)
 
 
 @pytest.fixture(autouse=True)

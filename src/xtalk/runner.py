@@ -160,8 +160,11 @@ class RunState:
         for handle in self.handles.values():
             if handle.ring is None:
                 continue
-            batch = handle.ring.read()
-            self.writer.samples(batch.records)
+            while True:  # all that is waiting: one read takes at most MAX_BATCH slots
+                batch = handle.ring.read()
+                self.writer.samples(batch.records)
+                if not batch.more:
+                    break
             if batch.heartbeat != self.last_heartbeat:
                 now = time.monotonic_ns()
                 self.last_heartbeat = batch.heartbeat

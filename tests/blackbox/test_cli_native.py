@@ -70,6 +70,7 @@ def test_campaign_runs_and_is_listed_and_shown(tmp_path):
     assert not any(alive(pid) for pid in guest_pids(out).values())
 
 
+@pytest.mark.timing
 def test_same_core_thrash_slows_the_measurer_down(tmp_path):
     """The physics check: a cache-thrashing neighbour sharing the core costs time."""
     out = tmp_path / "out"

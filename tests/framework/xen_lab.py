@@ -1,6 +1,7 @@
 """The Xen lab's library for the xen tests (tests/integration/test_xen*.py, test_fleet_xen.py,
 test_foreign_images.py): Debian's Xen 4.17 booted under QEMU (`xtalk lab start xen`), one
-lab per architecture for a test module (lab_fixture), campaign specs run through the real
+lab per architecture, booted once for the modules that want the same Xen and stopped at the
+session's end (lab_fixture, stop_started_labs), campaign specs run through the real
 CLI with executor = "lab", and what dom0 says about them (`xl list`, cpupools, console
 followers). lab_fixture checks at the end that no domain xtalk created survives.
 """
@@ -15,6 +16,8 @@ import pytest
 from tests.framework.cli import campaign_dir, wait_for, write_spec, xtalk
 
 QEMU = {"arm64": "qemu-system-aarch64", "x86_64": "qemu-system-x86_64"}
+# a host has one lab an arch: the tests that use it are one xdist group (one worker, in order)
+LAB_GROUP = {arch: pytest.mark.xdist_group(f"xen-lab-{arch}") for arch in QEMU}
 
 CAMPAIGN = """
 name = "xq"
@@ -125,15 +128,22 @@ def events(out, run_id: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+STARTED_LABS: set[str] = set()  # the archs whose lab this test session started: stopped at its end
+
+
 def lab_fixture(arch: str, xen: str = "debian"):
-    """The lab for the module: reused when it runs with this Xen, else (re)started; stopped
-    at the end unless it was running with this Xen before."""
+    """The lab for the module: reused when it runs with this Xen, else (re)started. It stays up
+    for the next module that wants the same Xen (one boot for all of them: the modules that use
+    a lab are one xdist group, so they run one after the other in one worker) and is stopped at
+    the session's end (stop_started_labs) unless it was running before the session started it."""
     if shutil.which(QEMU[arch]) is None:
         pytest.skip(f"{QEMU[arch]} is not installed: QEMU cannot run the {arch} Xen lab here "
                     f"(apt-get install {'qemu-system-arm' if arch == 'arm64' else 'qemu-system-x86'})")
     was_running = xtalk("lab", "status").stdout
     if f"{arch}: running" in was_running and f"{arch}: running, Xen {xen}," not in was_running:
         xtalk("lab", "stop", "--arch", arch)
+    if f"{arch}: running, Xen {xen}," not in was_running:
+        STARTED_LABS.add(arch)
     started = time.monotonic()
     res = xtalk("lab", "start", "xen", "--arch", arch, "--xen", xen, timeout=1800)
     assert res.returncode == 0, res.stderr
@@ -141,8 +151,13 @@ def lab_fixture(arch: str, xen: str = "debian"):
     yield arch
     assert xtalk_domains(arch) == [], "a domain created by xtalk survived"
     assert followers(arch) == [], "a console follower outlived its run"
-    if f"{arch}: running, Xen {xen}," not in was_running:
+
+
+def stop_started_labs() -> None:
+    """Stop the labs this session started (conftest.py calls it at the session's end)."""
+    for arch in sorted(STARTED_LABS):
         xtalk("lab", "stop", "--arch", arch)
+    STARTED_LABS.clear()
 
 
 def check_linux_rt_runs(out, arch: str, kernel_flavour: str) -> dict[str, dict]:

@@ -50,6 +50,7 @@ def compare(out, *names, extra=()):
     return row
 
 
+@pytest.mark.timing
 def test_three_campaigns_a_side_find_the_planted_difference(campaigns):
     out, ids = campaigns
     row = compare(out, *ids[256], "vs", *ids[512])
@@ -78,6 +79,7 @@ def test_one_campaign_a_side_takes_the_drift_from_the_stored_replicates(campaign
     assert res.returncode == 0 and "drift between campaigns" in res.stdout and "from 3 + 3" in res.stdout
 
 
+@pytest.mark.timing
 def test_identical_campaigns_are_not_different_and_without_replicates_the_drift_is_assumed(campaigns):
     out, ids = campaigns
     row = compare(out, ids[256][0], ids[256][1])

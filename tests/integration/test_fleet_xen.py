@@ -11,9 +11,9 @@ import json
 import pytest
 
 from tests.framework.cli import campaign_dir, xtalk
-from tests.framework.xen_lab import campaign, lab_fixture, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, campaign, lab_fixture, xtalk_domains
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow]
+pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import pytest
 from tests.framework import foreign_image
 from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
 from tests.framework.repo import ROOT
-from tests.framework.xen_lab import lab_fixture, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, lab_fixture, xtalk_domains
 from xtalk.host.metadata import host_facts
 
 QEMU = {"x86_64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}
@@ -165,6 +165,7 @@ def arm64_lab():
 
 @pytest.mark.slow
 @pytest.mark.xen
+@LAB_GROUP["arm64"]
 def test_xen_lab_arm64(arm64_lab, tmp_path, image):
     arm64 = image("arm64")
     metas = check_campaign(run_campaign(tmp_path, arm64, kind="xen", backend='executor = "lab"\narch = "arm64"',

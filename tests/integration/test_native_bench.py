@@ -41,6 +41,7 @@ MEASURERS = [
     ("dhrystone", ["loops=2000"], 2),
     ("cachebench", ["size_kib=64", "sample_kib=256"], 2),
     ("stream", ["size=768k"], 4),
+    ("ring_flood", ["burst=1"], 1),
 ]
 
 
@@ -55,7 +56,7 @@ DECLARED = {
     "sched_count": ("throughput", "kernel"), "irq_storm": ("duration", "kernel"),
     "vmexit_storm": ("duration", "kernel"), "selftest_*": ("duration", "kernel"),
     "dhrystone_*": ("throughput", "application"), "cachebench_*": ("throughput", "memory"),
-    "stream_*": ("throughput", "memory"),
+    "stream_*": ("throughput", "memory"), "ring_flood": ("duration", "kernel"),
 }
 EVERY_BENCH = MEASURERS + [("hidden_latency", ["threshold=0"], 1), ("timer_latency", ["sustain=0"], 2)]
 
@@ -317,6 +318,7 @@ def _pinned_qsort_median(bench, cpu):
     return statistics.median(int(s["value"]) for s in only(parse(p.stdout), "SAMPLE"))
 
 
+@pytest.mark.timing
 def test_same_core_thrash_slows_qsort(bench):
     cpu = min(os.sched_getaffinity(0))
     solo = _pinned_qsort_median(bench, cpu)

@@ -172,6 +172,7 @@ int main(void) {
 
 # ---- timer_latency, sched_metric, vmexit_storm, irq_storm ----
 
+@pytest.mark.timing
 def test_timer_latency_and_sustained_rate(bench, tmp_path):
     ring = make_ring(tmp_path / "ring", 1024)
     rc, recs, out = run(bench, "bench=timer_latency", "run=tl", "iterations=100", "period_us=300", "sustain=1",
@@ -207,6 +208,7 @@ def test_timer_latency_and_sustained_rate(bench, tmp_path):
           f"sustained period {best} ns, lossy {lossy} ns")
 
 
+@pytest.mark.timing
 def test_timer_latency_without_sustain_is_periodic(bench):
     rc, recs, out = run(bench, "bench=timer_latency", "iterations=30", "period_us=2000",
                         "sustain=0")

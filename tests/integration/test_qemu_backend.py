@@ -66,6 +66,7 @@ def test_guests_are_pinned_and_samples_arrive_through_the_ring(tmp_path):
     assert_no_qemu_left(out)
 
 
+@pytest.mark.timing
 def test_stress_window_drops_throughput_and_events_match_the_timeline(tmp_path):
     extra = ('[[timeline]]\nat_s = 2\naction = "start"\ntarget = "stress"\n'
              '[[timeline]]\nat_s = 4\naction = "stop"\ntarget = "stress"\n')
@@ -130,6 +131,7 @@ def test_pc_machine_two_stressor_vms_and_pause_resume(tmp_path):
     assert_no_qemu_left(out)
 
 
+@pytest.mark.timing
 def test_physics_same_core_thrash_slows_qsort_and_pointer_chase(tmp_path):
     """Probe guests under QEMU: a cache-thrashing VM on the same core costs the measurer."""
     text = spec(tmp_path, duration=2, params="", stressor="cache_thrash", placements='["solo", "same-core"]',

@@ -37,6 +37,7 @@ def search(tmp_path, path, *args, timeout=900):
     return json.loads(res.stdout[res.stdout.index("{"):])
 
 
+@pytest.mark.timing
 def test_a_search_over_the_steal_finds_the_largest_share_and_measures_it(tmp_path):
     got = search(tmp_path, spec(tmp_path, "hidden_latency", ""), "--stressor", "steal", "--placement",
                  "same-core", "--trials", "16", "--runs", "2")
@@ -56,6 +57,7 @@ def test_a_search_over_the_steal_finds_the_largest_share_and_measures_it(tmp_pat
     assert found["verdict"] == "interference"
 
 
+@pytest.mark.timing
 def test_a_neighbour_that_only_sleeps_is_no_channel_above_the_noise_floor(tmp_path):
     got = search(tmp_path, spec(tmp_path), "--stressor", "steal", "--tune", "steal.steal_us=0",
                  "--tune", "steal.period_us=1000..20000", "--trials", "5", "--runs", "2")
@@ -64,6 +66,7 @@ def test_a_neighbour_that_only_sleeps_is_no_channel_above_the_noise_floor(tmp_pa
     assert outcome["found"]["verdict"] != "interference" and not outcome["above_noise"]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("backend, bench, params", [
     ("native", "pointer_chase", ""),
     ("native", "qsort", QSORT),

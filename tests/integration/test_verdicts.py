@@ -88,6 +88,7 @@ def report_json(out, name: str) -> dict:
     return json.loads(res.stdout)
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, backend):
@@ -106,6 +107,7 @@ def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, 
     assert long_gaps["value"] > 3 * max(long_gaps["reference_value"], 1.0), same["sentence"]
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_calibrate_recovers_a_known_steal(tmp_path, backend):
@@ -164,6 +166,7 @@ def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_p
     assert recovered or "were not recovered, because " in answer
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):

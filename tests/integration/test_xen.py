@@ -16,11 +16,11 @@ import pytest
 from xtalk.watch import STALL_EXPOSURE
 from tests.framework.cli import campaign_dir, start, wait_for, xtalk
 from tests.framework.repo import ROOT
-from tests.framework.xen_lab import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events, extra_pools,
+from tests.framework.xen_lab import (LAB_GROUP, LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events, extra_pools,
                                      followers, lab_exec, lab_fixture, measurer_running, run_on_lab, runs,
                                      xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow]
+pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from tests.framework.cli import xtalk
-from tests.framework.xen_lab import campaign, events, lab_exec, lab_fixture, run_on_lab, runs, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, campaign, events, lab_exec, lab_fixture, run_on_lab, runs, xtalk_domains
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow]
+pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 GUESTS = """
 [measurer]

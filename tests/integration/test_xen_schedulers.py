@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.framework.xen_lab import (campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
+from tests.framework.xen_lab import (LAB_GROUP, campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
                                         xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow]
+pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.framework.xen_lab import (LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
+from tests.framework.xen_lab import (LAB_GROUP, LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
                                         lab_fixture, run_on_lab, runs, xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow]
+pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["x86_64"]]
 
 
 @pytest.fixture(scope="module")

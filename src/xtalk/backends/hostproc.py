@@ -31,8 +31,9 @@ def _child_setup(cpus: tuple[int, ...] | None):
 
 
 def spawn(argv: list[str], cpus: tuple[int, ...] | None, stdout: int | IO = subprocess.PIPE,
-          stderr: int | IO = subprocess.STDOUT, stopped: bool = False) -> subprocess.Popen:
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+          stderr: int | IO = subprocess.STDOUT, stopped: bool = False, pass_fds: tuple[int, ...] = ()
+          ) -> subprocess.Popen:
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, pass_fds=pass_fds,
                             start_new_session=True, preexec_fn=_child_setup(cpus))
     if stopped:  # held until SIGCONT; it may have run for well under a millisecond
         signal_group(proc.pid, signal.SIGSTOP)

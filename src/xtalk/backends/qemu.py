@@ -2,6 +2,10 @@
 TCG; the run's metadata says which and why), started paused, its vCPU threads pinned
 through QMP (`query-cpus-fast` thread ids; affinity verified), then continued.
 
+QMP: one end of a socket pair, given to QEMU as its monitor's socket (-chardev
+socket,fd=N), spoken by qmp.py: no socket file to wait for; a QEMU that dies before its
+greeting closes it.
+
 Console: the guest's serial port on QEMU's stdout (a pipe). Samples: the guest's RAM is a
 shared file (memory-backend-file, share=on) in /dev/shm and the ring lives at a fixed
 guest-physical address in it, so the host reads samples without any VM exit. A probe
@@ -30,14 +34,12 @@ from __future__ import annotations
 import mmap
 import os
 import shutil
+import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from qemu.qmp import QMPError
-from qemu.qmp.legacy import QEMUMonitorProtocol
 
 from .. import artifacts
 from ..backend_registry import register
@@ -51,6 +53,7 @@ from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
+from .qmp import Qmp, QmpError
 
 # Per guest architecture: RAM base, ring address, machine args (its probe images and
 # QEMU binary: arches.py).
@@ -62,13 +65,20 @@ ARCHES = {
 # microvm boots the PVH-only probe image (QEMU tries multiboot first when both entries
 # exist); these machines the multiboot one.
 MULTIBOOT_MACHINES = ("pc", "q35")
-QMP_CONNECT_S = 10.0
+QMP_TIMEOUT_S = 10.0  # for QEMU's greeting and for each answer
 # Linux-RT guests: machine, console, ring address (None: top of RAM, fenced off with mem=).
 LINUX_RT = {
     "x86_64": {"machine": "pc", "console": "ttyS0", "ring_gpa": 0x8000000},
     "arm64": {"machine": "virt", "console": "ttyAMA0", "ring_gpa": None},
 }
 FOREIGN_MACHINE = {"x86_64": "pc", "arm64": "virt"}  # a foreign image's default machine
+# Per guest architecture: the machine a trimmed QEMU build runs and that build (Debian's
+# qemu-system-x86 ships it): ~10 shared libraries instead of ~50, so it reaches QMP in
+# about a third of the time. It has no isa-debug-exit: the probe guest powers a microvm
+# off through its ACPI GED instead (QEMU exits 0; XT END carries the status). Used for the
+# probe image on that machine under KVM (the build has no TCG) when installed and the spec
+# gives no extra_args.
+TRIMMED_QEMU = {"x86_64": ("microvm", "qemu-system-x86_64-microvm")}
 
 
 class QemuOptions(BaseModel):
@@ -183,6 +193,8 @@ class QemuBackend(Backend):
         self.workdir: Path | None = None
         self.run_dir: Path | None = None
         self.version = tool_version([self.facts.qemu_system, "--version"])
+        machine, binary = TRIMMED_QEMU.get(self.opts.arch, (None, None))
+        self.trimmed = (machine, binary) if binary and not self.opts.extra_args and shutil.which(binary) else None
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
     def _host_tsc_hz(self) -> int | None:
@@ -251,16 +263,25 @@ class QemuBackend(Backend):
         return self.opts.machine or (FOREIGN_MACHINE[self.opts.arch] if guest.foreign else
                                      (self.linux or self.arch)["machine"])
 
-    def argv(self, guest: GuestPlan, run: RunPlan, ram: Path | None, qmp: Path) -> list[str]:
-        o, accel, machine = self.opts, self.accel_of(guest), self.machine_of(guest)
+    def qemu_of(self, guest: GuestPlan) -> str:
+        """The QEMU binary for this guest: the trimmed build for xtalk's probe image on its
+        machine (TRIMMED_QEMU) where usable, else the full one."""
+        if (self.trimmed and self.accel == "kvm" and not guest.foreign and not self.linux
+                and self.machine_of(guest) == self.trimmed[0]):
+            return self.trimmed[1]
+        return self.facts.qemu_system
+
+    def argv(self, guest: GuestPlan, run: RunPlan, ram: Path | None, qmp_fd: int) -> list[str]:
+        o, accel, machine, qemu = self.opts, self.accel_of(guest), self.machine_of(guest), self.qemu_of(guest)
         if o.arch == "arm64":
             machine += f",gic-version={o.gic_version}"
         cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and accel == "tcg" else
                         "host" if o.arch == "arm64" else None)
         memory = self.memory_mib(guest)
-        argv = [self.facts.qemu_system, "-M", machine, "-accel", accel, "-m", f"{memory}M",
+        argv = [qemu, "-M", machine, "-accel", accel, "-m", f"{memory}M",
                 "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-serial", "stdio",
-                "-qmp", f"unix:{qmp},server=on,wait=off", "-S", "-name", f"xtalk-{guest.name},debug-threads=on"]
+                "-chardev", f"socket,id=qmp,fd={qmp_fd}", "-mon", "chardev=qmp,mode=control", "-S",
+                "-name", f"xtalk-{guest.name},debug-threads=on"]
         if guest.foreign:  # the user's image as it is; its poweroff, panic or reboot ends QEMU
             argv += ["-kernel", guest.image, "-no-reboot"] + (["-initrd", guest.initrd] if guest.initrd else [])
             argv += ["-append", guest.append] if guest.append else []
@@ -268,7 +289,8 @@ class QemuBackend(Backend):
             argv += ["-object", f"memory-backend-file,id=mem,size={memory}M,mem-path={ram},share=on",
                      "-machine", "memory-backend=mem", "-kernel", str(self.image), "-append", self._cmdline(guest, run)]
             # Linux-RT: poweroff -f ends the guest; a panic or reboot ends QEMU too
-            argv += ["-initrd", str(self.initrd), "-no-reboot"] if self.linux else self.arch["devices"]
+            argv += (["-initrd", str(self.initrd), "-no-reboot"] if self.linux else
+                     [] if qemu != self.facts.qemu_system else self.arch["devices"])
         if cpu:
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
@@ -290,22 +312,17 @@ class QemuBackend(Backend):
                 init_ring(m, offset, (size - HEADER_SIZE) // 32)
         return ram
 
-    def _connect_qmp(self, qmp: Path, proc: subprocess.Popen, guest: GuestPlan) -> QEMUMonitorProtocol:
-        deadline = time.monotonic() + QMP_CONNECT_S
-        while True:
-            if proc.poll() is not None:
-                raise InfrastructureError(f"{guest.name}: QEMU exited ({proc.returncode}) before QMP was up: "
-                                          f"{self._stderr_tail(guest)}")
-            if qmp.exists():
-                monitor = QEMUMonitorProtocol(str(qmp))
-                try:
-                    monitor.connect()
-                    return monitor
-                except (OSError, ConnectionError, QMPError):  # socket there, QEMU not listening yet
-                    monitor.close()
-            if time.monotonic() > deadline:
-                raise InfrastructureError(f"{guest.name}: no QMP socket after {QMP_CONNECT_S:g} s")
-            time.sleep(0.002)
+    def _connect_qmp(self, qmp: socket.socket, proc: subprocess.Popen, guest: GuestPlan) -> tuple[Qmp, list]:
+        """The monitor, once QEMU greets, and its vCPUs (query-cpus-fast, asked at once)."""
+        monitor = Qmp(qmp, QMP_TIMEOUT_S)
+        try:
+            (vcpus,) = monitor.handshake("query-cpus-fast")
+            return monitor, vcpus
+        except QmpError as e:
+            monitor.close()
+            kill_and_reap(proc)
+            raise InfrastructureError(f"{guest.name}: QEMU (exit status {proc.returncode}) gave no QMP ({e}): "
+                                      f"{self._stderr_tail(guest)}") from e
 
     def _stderr_tail(self, guest: GuestPlan) -> str:
         log = self.run_dir / f"qemu-{guest.name}.log"
@@ -314,17 +331,20 @@ class QemuBackend(Backend):
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.workdir is not None and self.run_dir is not None
         ram = None if guest.foreign else self._make_ram(guest)  # a foreign guest has no ring
-        qmp = self.workdir / f"{guest.name}.qmp"
-        argv = self.argv(guest, run, ram, qmp)
+        qmp, qemu_end = socket.socketpair()
+        argv = self.argv(guest, run, ram, qemu_end.fileno())
         emulator_cpus = tuple(run.spec.housekeeping_cpus) or None
-        with open(self.run_dir / f"qemu-{guest.name}.log", "ab") as stderr:
-            proc = spawn(argv, emulator_cpus, stderr=stderr)
+        try:
+            with qemu_end, open(self.run_dir / f"qemu-{guest.name}.log", "ab") as stderr:
+                proc = spawn(argv, emulator_cpus, stderr=stderr, pass_fds=(qemu_end.fileno(),))
+        except BaseException:
+            qmp.close()
+            raise
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid])
         handle.backend_state = {"proc": proc, "qmp": None}
         try:
-            monitor = self._connect_qmp(qmp, proc, guest)
+            monitor, vcpus = self._connect_qmp(qmp, proc, guest)
             handle.backend_state["qmp"] = monitor
-            vcpus = monitor.cmd("query-cpus-fast")
             pinning = []
             for i, vcpu in enumerate(vcpus):
                 tid, cpu = vcpu["thread-id"], guest.cpus[i % len(guest.cpus)]
@@ -370,10 +390,7 @@ class QemuBackend(Backend):
     def stop(self, handle: GuestHandle) -> None:
         state = handle.backend_state
         if state.get("qmp") is not None:
-            try:
-                state["qmp"].close()
-            except Exception:  # noqa: BLE001 - a dead QEMU's socket; stop must not raise
-                pass
+            state["qmp"].close()
             state["qmp"] = None
         kill_and_reap(state["proc"])
         self._procs.append(state["proc"])

@@ -2,10 +2,12 @@
 
 Everything a run records goes to an O_APPEND file descriptor the moment it arrives, so
 a run killed midway (SIGKILL of xtalk itself included) keeps it: the page cache
-outlives the process. meta.json is replaced atomically, flushed to disk at the run's end
-(not while it runs: no fsync inside a measured window). A run left 'running' by a dead
-xtalk is recovered as 'interrupted' (samples.parquet built from samples.bin) the next
-time the campaign is opened for writing.
+outlives the process; samples.bin's disk blocks are reserved ahead of its appends
+(reserve.py: appends to unreserved blocks cost several times more). meta.json is
+replaced atomically, flushed to disk at the run's end (not while it runs: no fsync
+inside a measured window). A run left 'running' by a dead xtalk is recovered as
+'interrupted' (samples.parquet built from samples.bin) the next time the campaign is
+opened for writing.
 
 Records (records.py) are written only here, each checked against its model on every
 save (a key the model does not declare fails at once), and read only through here.
@@ -38,6 +40,7 @@ from .finalize import finalize_run
 from .manifest import ManifestChecker, manifest
 from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
                       event_record, load_campaign, load_run, read_events, valid)
+from .reserve import Reserve
 from .schema import SAMPLE_DTYPE
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
@@ -67,6 +70,7 @@ class RunWriter:
             "samples": os.open(path / "samples.bin", flags, 0o644),
         }
         self._console: dict[str, int] = {}
+        self._reserve = Reserve(self._fds["samples"])  # disk blocks ahead of the samples (reserve.py)
         self.sample_count = 0
         self.save_meta()
 
@@ -92,11 +96,16 @@ class RunWriter:
         os.write(self._fds["clock"], f"{host_ns},{counter}\n".encode())
 
     def samples(self, records: np.ndarray) -> None:
+        """Append them to samples.bin straight from the array's memory (no bytes copy)."""
         if len(records):
-            os.write(self._fds["samples"], np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).tobytes())
+            data = memoryview(np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint8))
+            self._reserve.append(len(data))
+            while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
+                data = data[os.write(self._fds["samples"], data):]
             self.sample_count += len(records)
 
     def close(self) -> None:
+        self._reserve.trim()
         for fd in list(self._fds.values()) + list(self._console.values()):
             os.fsync(fd)
             os.close(fd)

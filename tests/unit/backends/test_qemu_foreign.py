@@ -46,12 +46,12 @@ def value(argv: list[str], flag: str) -> str:
 def test_an_x86_image_boots_as_it_is_on_pc_under_tcg_on_kvm_pvm(monkeypatch, tmp_path):
     backend, run = backend_and_run(monkeypatch, tmp_path, measurer='initrd = "rd.cpio"\nappend = "console=ttyS0"')
     backend.image = Path("/probe.elf")
-    argv = backend.argv(run.measurer, run, None, tmp_path / "q")
+    argv = backend.argv(run.measurer, run, None, 3)
     assert value(argv, "-M") == "pc" and value(argv, "-accel") == "tcg" and value(argv, "-m") == "256M"
     assert value(argv, "-kernel") == str(tmp_path / "kernel") and value(argv, "-initrd") == str(tmp_path / "rd.cpio")
     assert value(argv, "-append") == "console=ttyS0" and "-no-reboot" in argv
     assert not any("memory-backend" in a or "isa-debug-exit" in a or "ring_gpa" in a for a in argv)
-    probe = backend.argv(run.stressors[0], run, tmp_path / "ram", tmp_path / "q")  # xtalk's guest beside it
+    probe = backend.argv(run.stressors[0], run, tmp_path / "ram", 3)  # xtalk's guest beside it
     assert value(probe, "-M") == "microvm" and value(probe, "-accel") == "kvm" and value(probe, "-kernel") == "/probe.elf"
     assert any("memory-backend-file" in a for a in probe) and "bench=cache_thrash" in value(probe, "-append")
     assert backend.memory_mib(run.measurer) == 256
@@ -59,15 +59,15 @@ def test_an_x86_image_boots_as_it_is_on_pc_under_tcg_on_kvm_pvm(monkeypatch, tmp
 
 def test_without_initrd_or_append_none_is_given_and_kvm_where_the_host_has_real_kvm(monkeypatch, tmp_path):
     backend, run = backend_and_run(monkeypatch, tmp_path, backend='machine = "q35"', kvm="kvm_intel")
-    argv = backend.argv(run.measurer, run, None, tmp_path / "q")
+    argv = backend.argv(run.measurer, run, None, 3)
     assert "-initrd" not in argv and "-append" not in argv
     assert value(argv, "-M") == "q35" and value(argv, "-accel") == "kvm"
 
 
 def test_an_arm64_image_on_virt_with_the_specs_gic_and_cpu(monkeypatch, tmp_path):
     backend, run = backend_and_run(monkeypatch, tmp_path, backend='arch = "aarch64"\ngic_version = 2\ncpu = "cortex-a53"')
-    argv = backend.argv(run.measurer, run, None, tmp_path / "q")
+    argv = backend.argv(run.measurer, run, None, 3)
     assert argv[0] == "qemu-system-aarch64" and value(argv, "-M") == "virt,gic-version=2"
     assert value(argv, "-cpu") == "cortex-a53" and value(argv, "-accel") == "tcg"    # an arm64 guest on x86
     default, run = backend_and_run(monkeypatch, tmp_path, backend='arch = "arm64"')
-    assert value(default.argv(run.measurer, run, None, tmp_path / "q"), "-cpu") == "cortex-a57"
+    assert value(default.argv(run.measurer, run, None, 3), "-cpu") == "cortex-a57"

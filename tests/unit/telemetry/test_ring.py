@@ -78,3 +78,34 @@ def test_rejects_a_file_that_is_not_a_ring(tmp_path):
     else:
         raise AssertionError("accepted a non-ring file")
     assert SAMPLE_DTYPE.itemsize == 32
+
+
+def test_an_overwritten_last_slot_is_counted_though_seqs_still_increase(ring):
+    path, writer, reader = ring
+    writer.write(4)
+    with open(path, "r+b") as f:  # slot 3 rewritten by the next lap: seqs 0, 1, 2, 11 still increase
+        f.seek(HEADER_SIZE + 3 * 32)
+        f.write(struct.pack("<Q", 11))
+    batch = reader.read()
+    assert batch.records["seq"].tolist() == [0, 1, 2] and batch.lost == 1
+
+
+def test_records_are_the_slots_field_by_field(ring):
+    _, writer, reader = ring
+    writer.write(3, metric=5)
+    rec = reader.read().records
+    assert rec.dtype == SAMPLE_DTYPE and rec.flags["C_CONTIGUOUS"] and rec.flags["OWNDATA"]
+    assert rec["t"].tolist() == [1000, 1001, 1002] and rec["metric"].tolist() == [5, 5, 5]
+
+
+def test_a_read_takes_at_most_max_batch_slots_and_says_more_are_waiting(tmp_path, monkeypatch):
+    monkeypatch.setattr("xtalk.telemetry.ring.MAX_BATCH", 3)
+    path = tmp_path / "ring"
+    create_ring_file(path, 8)
+    writer, reader = Writer(path, 8), RingReader(path)
+    writer.write(7)
+    batches = [reader.read() for _ in range(3)]
+    assert [b.records["seq"].tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert [b.more for b in batches] == [True, True, False] and reader.lost == 0
+    reader.close()
+    writer.f.close()

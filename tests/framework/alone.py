@@ -1,0 +1,43 @@
+"""Tests that compare measured times run with no other test beside them, while the rest of
+the suite runs in parallel (pytest-xdist, `make test`): a test marked `timing` takes the
+room alone, every other test shares it. A readers-writer lock over two flock(2) files in a
+directory of the test run's own (xdist's run id, shared by its workers): a timing test holds
+the turnstile while it waits, so the tests that come after it wait too instead of starving
+it. Held over a test's whole protocol, so the fixtures its module sets up at its first test
+(a campaign measured once for the module) are inside. Without xdist the lock is always free.
+Caveat: what a test leaves running between tests (a Xen lab booted for its module, idle)
+is not stopped for a timing test."""
+from __future__ import annotations
+
+import fcntl
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+OWN_RUN_ID = uuid.uuid4().hex  # a run without xdist workers
+
+
+def run_id(config: pytest.Config) -> str:
+    """The id all workers of this test run share."""
+    return getattr(config, "workerinput", {}).get("testrunuid", OWN_RUN_ID)
+
+
+@contextmanager
+def held_room(run_id: str, alone: bool) -> Iterator[None]:
+    """Hold the room shared, or alone when `alone`, for the duration of the block."""
+    base = Path(tempfile.gettempdir()) / f"xtalk-tests-{run_id}"
+    base.mkdir(exist_ok=True)
+    with open(base / "turnstile", "a") as turnstile, open(base / "room", "a") as room:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
