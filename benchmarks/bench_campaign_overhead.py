@@ -55,9 +55,12 @@ def overhead(kind: str) -> bool:
         spec = Path(tmp) / "spec.toml"
         spec.write_text(SPEC.format(kind=kind))
         began, t = time.monotonic_ns(), time.perf_counter()
-        subprocess.run([sys.executable, "-m", "xtalk.cli.main", "run", str(spec), "--out", tmp],
-                       check=True, capture_output=True)
+        done = subprocess.run([sys.executable, "-m", "xtalk.cli.main", "run", str(spec), "--out", tmp],
+                              capture_output=True, text=True)
         wall, ended = time.perf_counter() - t, time.monotonic_ns()
+        if done.returncode:  # e.g. exit 2: another xtalk holds these CPUs (host/leases.py)
+            print(f"  {kind}: xtalk run exited {done.returncode}: {done.stderr.strip()[-300:]}", flush=True)
+            return False
         (store,) = list_campaigns(Path(tmp))
         measured = connect(store).execute(
             "SELECT sum(t) FROM (SELECT max(t_s) AS t FROM samples GROUP BY run_id)").fetchone()[0]
