@@ -1,7 +1,10 @@
 """Atomic file writes: everything xtalk writes whole (meta.json, campaign.json, reports,
 compare pages, samples.parquet) goes to a temporary file in the same directory, is
 flushed to disk and renamed onto its name. A full disk or a kill midway leaves the
-previous file (or none), never a truncated one that looks complete.
+previous file (or none), never a truncated one that looks complete. `durable=False` skips
+the flush for a record replaced again soon (a running run's meta.json: its later, final
+version is flushed): still whole after a kill of xtalk (the page cache outlives it), it is
+only a power cut that may leave the previous version or an empty file.
 A set of files written together (a report directory) goes to a temporary directory
 `.NAME.<hex>.partial` next to it, put in place of the previous one at the end (two
 renames with SIGINT and SIGTERM held back between them). Caveat: only a SIGKILL or a
@@ -21,19 +24,21 @@ from .signals import blocked_interrupts
 
 
 @contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
+def atomic_path(path: Path, durable: bool = True) -> Iterator[Path]:
     """A new temporary path next to `path` for the block to write; renamed onto `path`
-    when the block ends, removed when it raises. Write errors name `path`."""
+    when the block ends (flushed to disk first where `durable`), removed when it raises.
+    Write errors name `path`."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         yield tmp
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.replace(tmp, path)
     except OSError as err:
         tmp.unlink(missing_ok=True)
@@ -43,8 +48,8 @@ def atomic_path(path: Path) -> Iterator[Path]:
         raise
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+def write_atomic(path: Path, data: str | bytes, durable: bool = True) -> None:
+    with atomic_path(path, durable) as tmp, open(tmp, "wb") as f:
         f.write(data.encode() if isinstance(data, str) else data)
 
 

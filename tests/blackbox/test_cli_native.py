@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import time
 from pathlib import Path
@@ -54,6 +55,10 @@ def test_campaign_runs_and_is_listed_and_shown(tmp_path):
     assert meta["sample_count"] == 20 and meta["lost_samples"] == 0
     assert meta["guests"]["thrash"]["affinity"] == [0] and meta["guests"]["measurer"]["affinity"] == [0]
     assert json.loads((campaign_dir(out) / "campaign.json").read_text())["host"]["cpu_model"]
+    if platform.machine() == "x86_64":  # the TSC frequency measured once, given to every probe of the campaign
+        tsc = meta["backend_metadata"]["host_tsc_hz"]
+        assert tsc and all(run_meta(out, r)["freq_hz"] == tsc for r in ("solo-r1", "same-core-r1"))
+        assert f"freq_hz={tsc}" in meta["guests"]["measurer"]["argv"] + meta["guests"]["thrash"]["argv"]
     listed = xtalk("list", "--out", out)
     assert campaign_dir(out).name in listed.stdout and "2/2/2" in listed.stdout
     shown = xtalk("show", "small", "--out", out)

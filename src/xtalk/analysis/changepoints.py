@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.stats
 
 from . import hist as H
 from .accum import Stream
@@ -81,6 +80,7 @@ def rampup(stream: Stream, median: float) -> dict:
     if d == 0 or d >= len(y):
         return out
     head, rest = y[:d], y[d:]
+    import scipy.stats  # ~0.5 s: only where a ramp is looked for (`xtalk run` does not)
     p = float(scipy.stats.mannwhitneyu(head, rest, alternative="two-sided").pvalue) if len(head) >= 3 else None
     hm, rm = float(np.median(head)), float(np.median(rest))
     big = rm != 0 and abs(hm - rm) / abs(rm) >= 0.01

@@ -35,7 +35,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.stats
 
 from . import inference as I
 from .effects import Rules, assess_runs, assessment, typical
@@ -118,7 +117,7 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
         df = (wa + wb) ** 2 / (wa ** 2 / drift_a.df + wb ** 2 / drift_b.df)
     diff = float(np.mean(cb) - np.mean(ca))
     test = I.Test(I.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
-    t_alpha = float(scipy.stats.t.ppf(1 - rules.alpha / 2, df))
+    t_alpha = float(I.t_quantile(1 - rules.alpha / 2, df))
     sd = math.sqrt((drift_a.var + drift_b.var) / 2)
     fl = {"floor": t_alpha * se, "mde": float(I.detectable(se, df, rules.alpha)), "sd": sd,
           "source": f"drift between campaigns from {_groups_text(drift_a, drift_b, shared, borrowed)}"}

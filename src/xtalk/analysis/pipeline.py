@@ -18,7 +18,7 @@ import numpy as np
 from ..results.store import CampaignStore, RunIndex
 from ..spec.model import Gate
 from . import changepoints as CP
-from . import evt, outliers, stability, verdict
+from . import outliers, stability, verdict
 from .describe import stats_rows
 from .gates import baseline_dim, baseline_of, evaluate
 from .effects import Rules
@@ -134,6 +134,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
 
     evts = {}
     if opt.evt:
+        from . import evt  # scipy.stats (~0.5 s): only where pWCET is asked for
         infos = metrics_of(runs)
         for (cid, metric), s in pooled.items():
             what = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})

@@ -5,6 +5,8 @@ steal injector build/native/xtalk-steal (bench "steal"), pinned with sched_setaf
 before exec, in the spec's scheduling class (SCHED_RR/FIFO where permitted; what was
 obtained is recorded per guest, with the reason when refused) — except steal, which
 sets its own SCHED_FIFO priority (prio=) and reports it as XT META sched= prio=.
+On x86_64 the probe program gets the TSC frequency as freq_hz=, calibrated once per
+backend (backends/tsc.py) instead of ~50 ms at every start of it.
 Other backends run their host stressors (`host = true`) through this one.
 
 The measurer writes samples to a ring in /dev/shm; console = the process's stdout. A
@@ -24,12 +26,14 @@ from pathlib import Path
 
 from .. import artifacts
 from ..backend_registry import register
+from ..arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
+from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
 
 BINARY = "build/native/xtalk-bench"
@@ -65,6 +69,7 @@ class NativeBackend(Backend):
         self.rt_binary: Path | None = None
         self.steal_binary: Path | None = None
         self.rt_benches: set[str] = set()
+        self.freq_hz: int | None = None  # the TSC frequency the probe program is given (x86_64)
         self._rings: list[Path] = []
         self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
@@ -80,6 +85,8 @@ class NativeBackend(Backend):
             # a probe bench xtalk-rt carries too (seed 003's) runs in the probe program here: the
             # bare-machine twin of the probe guests, and the suite the spec was checked against
             self.rt_benches = set(listed.stdout.split()) - set(catalogue.load().suites["probe"].benches)
+            if host_arch() == "x86_64":
+                self.freq_hz = host_tsc_hz(self.binary)
         online = allowed_cpus()
         missing = sorted({c for g in run.guests for c in g.cpus} - online)
         if missing:
@@ -95,6 +102,8 @@ class NativeBackend(Backend):
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         program = self.program(guest.bench)
         argv = [str(program)] + workload_args(guest, run)
+        if program == self.binary and self.freq_hz and "freq_hz" not in guest.params:
+            argv.append(f"freq_hz={self.freq_hz}")
         ring = None
         if guest.role == "measurer" or program == self.binary:  # a probe stressor's ring counts its passes
             ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
@@ -153,6 +162,6 @@ class NativeBackend(Backend):
 
     def metadata(self) -> dict:
         programs = (("binary", self.binary), ("rt_binary", self.rt_binary), ("steal_binary", self.steal_binary))
-        return {"backend": self.name,
+        return {"backend": self.name, "host_tsc_hz": self.freq_hz,
                 **{key: str(path) if path else None for key, path in programs},
                 **{f"{key}_sha256": artifacts.file_hash(path) if path else None for key, path in programs}}

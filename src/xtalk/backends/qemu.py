@@ -51,6 +51,7 @@ from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
+from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 from .qmp import Qmp, QmpError
 
@@ -201,13 +202,7 @@ class QemuBackend(Backend):
         cannot calibrate reliably on microvm)."""
         if self.opts.arch != "x86_64" or normalise(self.host["machine"]) != "x86_64":
             return None
-        binary = artifacts.build("native", "build/native/xtalk-bench")
-        out = subprocess.run([str(binary), "bench=cpu_spin", "run=freq", "role=measurer", "iterations=1"],
-                             capture_output=True, text=True, timeout=30).stdout
-        for token in out.split():
-            if token.startswith("freq_hz="):
-                return int(float(token.split("=", 1)[1]))
-        return None
+        return host_tsc_hz(artifacts.build("native", "build/native/xtalk-bench"))
 
     def prepare(self, run: RunPlan, run_dir: Path) -> None:
         self.foreign_run = any(g.foreign for g in run.guests)

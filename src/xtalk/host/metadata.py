@@ -74,6 +74,12 @@ def kvm_info() -> dict:
 
 
 def tool_version(argv: list[str]) -> str | None:
+    """The first line a tool prints for `argv` (its --version), asked once per process."""
+    return _tool_version(tuple(argv))
+
+
+@functools.cache
+def _tool_version(argv: tuple[str, ...]) -> str | None:
     if not shutil.which(argv[0]):
         return None
     try:

@@ -194,7 +194,7 @@ class BackendMetadata(Part):
     image_kind: str | None = None
     image: str | None = None
     image_sha256: str | None = None
-    host_tsc_hz: int | None = None
+    host_tsc_hz: int | None = None  # native too (x86_64: the frequency its probes were given)
     ring_gpa: str | None = None
     foreign_accel: str | None = None
     foreign_accel_reason: str | None = None

@@ -4,9 +4,10 @@ Everything a run records goes to an O_APPEND file descriptor the moment it arriv
 a run killed midway (SIGKILL of xtalk itself included) keeps it: the page cache
 outlives the process; samples.bin's disk blocks are reserved ahead of its appends
 (reserve.py: appends to unreserved blocks cost several times more). meta.json is
-replaced atomically. A run left 'running' by a dead xtalk is recovered as 'interrupted'
-(samples.parquet built from samples.bin) the next time the campaign is opened for
-writing.
+replaced atomically, flushed to disk at the run's end (not while it runs: no fsync
+inside a measured window). A run left 'running' by a dead xtalk is recovered as
+'interrupted' (samples.parquet built from samples.bin) the next time the campaign is
+opened for writing.
 
 Records (records.py) are written only here, each checked against its model on every
 save (a key the model does not declare fails at once), and read only through here.
@@ -74,8 +75,11 @@ class RunWriter:
         self.save_meta()
 
     def save_meta(self, **fields: Any) -> None:
+        """meta.json while the run goes on: not flushed to disk (atomic.py), so that no
+        fsync falls inside the measured window; finish() flushes the final one."""
         self.meta.update(fields)
-        save_run_record(self.path, self.meta)
+        save_run_record(self.path, self.meta, durable=False)
+
     def console(self, guest: str, data: bytes) -> None:
         fd = self._console.get(guest)
         if fd is None:
@@ -114,12 +118,13 @@ class RunWriter:
         self.meta.update(fields)
         self.meta.update(status=status, reason=reason, ended_at=now_iso())
         self.meta.update(finalize_run(self.path, self.meta))
-        self.save_meta(files=manifest(self.path))
+        self.meta["files"] = manifest(self.path)
+        save_run_record(self.path, self.meta)
         return self.meta
 
 
-def save_run_record(path: Path, meta: dict) -> None:
-    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")))
+def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
+    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")), durable)
 
 
 def read_run_record(path: Path) -> dict:

@@ -169,3 +169,14 @@ def test_shares_are_compared_as_differences():
     row = assess_runs(STOLEN, [0.51, 0.52, 0.50, 0.515, 0.505], [0.0, 0.01, 0.005, 0.008, 0.002], Rules(), rng)
     assert row["scale"] == "diff" and row["verdict"] == "interference"
     assert row["change"] == pytest.approx(0.505)
+
+
+def test_t_quantile_and_p_are_scipy_stats_numbers():
+    """scipy.special's t functions (xtalk run does not import scipy.stats): the same floats."""
+    rng = np.random.default_rng(5)
+    qs = np.concatenate([rng.uniform(0.5, 1, 200), [0.8, 0.9, 0.975, 0.995, 0.9995]])
+    dfs = np.concatenate([rng.uniform(0.5, 300, 200), [1, 2, 4, 9, np.inf]])
+    for q, df in zip(qs, dfs):
+        assert I.t_quantile(q, df) == scipy.stats.t.ppf(q, df)
+        diff = float(rng.normal(0, 3))
+        assert I.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))

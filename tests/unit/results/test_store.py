@@ -88,3 +88,18 @@ def test_latest_finds_campaign_by_name(tmp_path):
     assert first.path != second.path
     assert CampaignStore.latest(tmp_path, "c").path == max(first.path, second.path)
     assert CampaignStore.latest(tmp_path, "other") is None
+
+
+def test_a_running_runs_meta_is_not_flushed_its_final_one_is(tmp_path, monkeypatch):
+    """No fsync inside a measured window (save_meta while the run goes on); the record of
+    the run's end is flushed to disk before it is renamed into place."""
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1"))
+    flushed = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: flushed.append(os.readlink(f"/proc/self/fd/{fd}")) or real(fd))
+    w.save_meta(origin_host_ns=1)
+    assert flushed == [] and json.loads((w.path / "meta.json").read_text())["origin_host_ns"] == 1
+    assert w.finish("pass")["status"] == "pass"
+    assert any(os.path.basename(path).startswith(".meta.json.") for path in flushed)
+    assert not [p.name for p in w.path.iterdir() if p.name.startswith(".")]
