@@ -4,6 +4,8 @@
 #   make bench  benchmarks, printed as ratios against their goals
 SHELL := /bin/bash
 VENV ?= .venv
+# tests run in parallel, one worker a CPU (those marked timing alone: tests/framework/alone.py)
+TEST_WORKERS ?= auto
 PY := $(VENV)/bin/python
 XTALK := $(VENV)/bin/xtalk
 SPEC ?= experiments/quickstart.toml
@@ -30,7 +32,7 @@ test: setup
 	@$(MAKE) -s all
 	$(VENV)/bin/ruff check src tests benchmarks
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
+	$(PY) -m pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 bench: setup
 	@$(MAKE) -s all
