@@ -93,7 +93,7 @@ class Stream:
         self.runs = [run_id]
         self.n, self.vmin, self.vmax = 0, math.inf, -math.inf
         self.moments = Moments()
-        self.hist = np.zeros(H.NBUCKETS, np.int64)
+        self._hist_lo, self._hist = 0, np.zeros(0, np.int64)  # the buckets from the lowest to the highest used
         self._exact: list[tuple[np.ndarray, np.ndarray]] | None = []
         self.head_v = np.zeros(0, np.uint64)
         self.head_t = np.zeros(0, np.float64)
@@ -124,8 +124,9 @@ class Stream:
         f = v.astype(np.float64)
         idx = H.bucket_index(v, f)
         self.moments.add(f)
-        counts = np.bincount(idx, minlength=H.NBUCKETS)
-        self.hist += counts
+        lo = int(idx.min())
+        counts = np.bincount(idx - lo)
+        self._add_counts(lo, counts)
         if self._exact is not None:
             if self.n <= EXACT_LIMIT:
                 self._exact.append((v.copy(), t_s.copy()))
@@ -144,9 +145,9 @@ class Stream:
         if flags is not None and flags.any():
             self.overflow += int(np.count_nonzero(flags & 1))
         if self.cuts is not None:
-            self._add_segments(t_s, idx, counts)
+            self._add_segments(t_s, idx, lo, counts)
 
-    def _add_segments(self, t_s: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> None:
+    def _add_segments(self, t_s: np.ndarray, idx: np.ndarray, lo: int, counts: np.ndarray) -> None:
         cuts = np.asarray(self.cuts)
         first, last = t_s[0], t_s[-1]
         if not (np.isfinite(first) and np.isfinite(last)):
@@ -154,7 +155,7 @@ class Stream:
             return
         k0, k1 = np.searchsorted(cuts, [first, last], side="right")
         if k0 == k1 and last >= first:  # no cut inside this (time-ordered) batch
-            self.seg_hist[k0] += counts
+            self.seg_hist[k0, lo:lo + len(counts)] += counts
             return
         seg = np.searchsorted(cuts, t_s, side="right")
         self.seg_hist += np.bincount(seg * H.NBUCKETS + idx, minlength=self.seg_hist.size).reshape(self.seg_hist.shape)
@@ -242,6 +243,29 @@ class Stream:
         full = len(micro) // k
         return micro[: full * k].reshape(full, k).max(axis=1) if full else np.zeros(0, np.uint64)
 
+    @property
+    def hist(self) -> np.ndarray:
+        """The histogram's counts, every one of its H.NBUCKETS buckets (a new array)."""
+        out = np.zeros(H.NBUCKETS, np.int64)
+        out[self._hist_lo:self._hist_lo + len(self._hist)] = self._hist
+        return out
+
+    def _add_counts(self, lo: int, counts: np.ndarray) -> None:
+        """Add `counts` of the buckets from `lo` on. Only the span of used buckets is kept
+        (a run's values span a few thousand of the 110,592 buckets: 0.9 MB a stream
+        otherwise, 9 GB for a campaign of 10,000 runs)."""
+        if not len(counts):
+            return
+        if not len(self._hist):
+            self._hist_lo, self._hist = lo, counts.astype(np.int64)
+            return
+        start, end = min(lo, self._hist_lo), max(lo + len(counts), self._hist_lo + len(self._hist))
+        if (start, end) != (self._hist_lo, self._hist_lo + len(self._hist)):
+            grown = np.zeros(end - start, np.int64)
+            grown[self._hist_lo - start:self._hist_lo - start + len(self._hist)] = self._hist
+            self._hist_lo, self._hist = start, grown
+        self._hist[lo - start:lo - start + len(counts)] += counts
+
     def quantiles(self, qs) -> tuple[np.ndarray, bool]:
         """(values, exact?) of quantile_cont at probabilities qs."""
         values = self.exact
@@ -267,7 +291,7 @@ class Stream:
             out.n += s.n
             out.vmin, out.vmax = min(out.vmin, s.vmin), max(out.vmax, s.vmax)
             out.moments.merge(s.moments)
-            out.hist += s.hist
+            out._add_counts(s._hist_lo, s._hist)
             if keep_exact and s.n:
                 out._exact.append((s.exact, s.exact_t))
             pos, val, ts = s.subsample()

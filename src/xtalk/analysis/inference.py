@@ -96,12 +96,13 @@ def signflip_p(d: np.ndarray, rng: np.random.Generator) -> tuple[float | None, b
 
 def min_p(na: int, nb: int | None = None) -> float:
     """The smallest two-sided p an exact test can give: permutation of na vs nb units,
-    or (nb None) sign flips of na paired differences."""
+    or (nb None) sign flips of na paired differences. Integer division: exact for any
+    count of units (a float numerator overflows past about 1,000 runs: 2.0 / 2**1100)."""
     if nb is None:
-        return 2.0 / 2 ** na if na else 1.0
+        return 2 / 2 ** na if na else 1.0
     if not na or not nb:
         return 1.0
-    return min(1.0, (2.0 if na == nb else 1.0) / math.comb(na + nb, na))
+    return min(1.0, (2 if na == nb else 1) / math.comb(na + nb, na))
 
 
 def min_units(alpha: float = ALPHA, paired: bool = False) -> int:
