@@ -5,10 +5,11 @@ the runs (issue 27).
 Writes synthetic campaigns (tests/framework/synthetic.py: 5 configurations, 200 samples a
 run) of 1,000 and 10,000 runs into a temporary directory, each with a twin (hard links,
 its own campaign.json) for `compare`, then times each command in a fresh process (wall
-time and its peak RSS, from wait4) at both sizes and prints the ratio 10k/1k: linear
-means about 10 (less where start-up, imports, dominates). For `run`: the store's per-run
-writes (start_run, samples, events, finish: meta.json, Parquet, manifest) of a few more
-runs added to each campaign, in ms a run: flat means the ratio is about 1 (goal <= 2, for noise; quadratic would be 10).
+time, CPU time for a loaded host, peak RSS: from wait4) at both sizes and prints the
+ratio 10k/1k: linear means about 10 (less where start-up, imports, dominates). For
+`run`: the store's per-run writes (start_run, samples, events, finish: meta.json,
+Parquet, manifest) of a few runs added to each campaign, in ms a run: flat means a ratio
+of about 1 (goal <= 2, for noise; quadratic would be 10). It takes some 10 minutes.
 Usage: python -m benchmarks.bench_campaign_scale [--runs 1000,10000]
 """
 from __future__ import annotations
@@ -65,8 +66,8 @@ def make_campaign(root: Path, runs: int) -> tuple[str, str]:
     return path.name, twin.name
 
 
-def timed(argv: list[str]) -> tuple[float, int]:
-    """(wall seconds, peak RSS bytes) of a command in a fresh process."""
+def timed(argv: list[str]) -> tuple[float, int, float]:
+    """(wall seconds, peak RSS bytes, CPU seconds) of a command in a fresh process."""
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -75,7 +76,7 @@ def timed(argv: list[str]) -> tuple[float, int]:
     if proc.returncode not in (0, 1):  # 1: a gate failed, still a report
         raise RuntimeError(f"{' '.join(argv[3:])} failed ({proc.returncode}): {proc.stderr.read().decode()[-2000:]}")
     proc.stderr.close()
-    return wall, usage.ru_maxrss * 1024
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def commands(root: Path, first: str, twin: str) -> dict[str, list[str]]:
@@ -122,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             first, twin = make_campaign(root, runs)
             print(f"  generated 2 x {runs} runs in {time.perf_counter() - t:.1f} s", flush=True)
             for cmd, argv_ in commands(root, first, twin).items():
-                figures.setdefault(cmd, {})[runs] = wall, rss = timed(argv_)
-                print(f"  {cmd} of {runs} runs: {wall:.2f} s, peak {rss / 2**20:.0f} MiB", flush=True)
+                wall, rss, cpu = timed(argv_)
+                figures.setdefault(cmd, {})[runs] = wall, rss
+                print(f"  {cmd} of {runs} runs: {wall:.2f} s (CPU {cpu:.2f} s), peak {rss / 2**20:.0f} MiB", flush=True)
             figures.setdefault("run bookkeeping", {})[runs] = ms, _ = bookkeeping_ms(root, first), 0
             print(f"  run bookkeeping in a campaign of {runs} runs: {ms:.1f} ms a run", flush=True)
             shutil.rmtree(root)
