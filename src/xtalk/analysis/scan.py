@@ -51,17 +51,29 @@ def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) ->
     return tuple(out)
 
 
-def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
-    """True when the file's statistics prove `flags` / `warmup` are 0 / false everywhere
-    (then the column is not read at all)."""
-    if column not in ("flags", "warmup"):
-        return False
+def _constant(pf: pq.ParquetFile, column: str):
+    """The one value `column` holds in every row when the file's statistics prove it
+    (then the column is not read at all), else None."""
     j = pf.schema_arrow.names.index(column)
+    values = set()
     for i in range(pf.metadata.num_row_groups):
         st = pf.metadata.row_group(i).column(j).statistics
-        if st is None or not st.has_min_max or st.null_count or st.max not in (0, False):
-            return False
-    return True
+        if st is None or not st.has_min_max or st.null_count or st.min != st.max:
+            return None
+        values.add(st.max)
+    return values.pop() if len(values) == 1 else None
+
+
+def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
+    """True when `flags` / `warmup` are proven 0 / false everywhere."""
+    return pf.metadata.num_row_groups > 0 and _constant(pf, column) in (0, False)
+
+
+def _batches(pf: pq.ParquetFile, columns: list[str]):
+    """Record batches of `columns`, one row group after another: across row groups
+    pyarrow reads ahead without bound, and memory would grow with the run's length."""
+    for i in range(pf.metadata.num_row_groups):
+        yield from pf.iter_batches(batch_size=BATCH, row_groups=[i], columns=columns, use_threads=USE_THREADS)
 
 
 def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: bool,
@@ -71,14 +83,16 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
         return {}
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
-    cols = [c for c in COLUMNS if c in names and not _all_zero(pf, c)]
+    only_metric = _constant(pf, "metric") if pf.metadata.num_rows else None
+    cols = [c for c in COLUMNS if c in names and not (c in ("flags", "warmup") and _all_zero(pf, c))
+            and not (c == "metric" and only_metric is not None)]
     micro = micro_block(pf.metadata.num_rows)
     freq = meta.get("freq_hz")
     freq = float(freq) if freq else None
     streams: dict[str, Stream] = {}
     seen: dict[str, int] = {}
     skip = skip or {}
-    for batch in pf.iter_batches(batch_size=BATCH, columns=cols, use_threads=USE_THREADS):
+    for batch in _batches(pf, cols):
         col = dict(zip(cols, batch.columns))
         value = col["value"].to_numpy(zero_copy_only=False)
         t_s = col["t_s"].to_numpy(zero_copy_only=False) if "t_s" in col else np.full(len(value), np.nan)
@@ -88,8 +102,10 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
             warm = col["warmup"].to_numpy(zero_copy_only=False)
             if warm.any():
                 keep = ~warm.astype(bool)
-        metric_col = col["metric"]
-        if hasattr(metric_col, "indices"):
+        metric_col = col.get("metric")
+        if metric_col is None:  # one metric in the whole file (its statistics say which)
+            labels, codes = [only_metric], np.zeros(len(value), np.int8)
+        elif hasattr(metric_col, "indices"):
             codes = metric_col.indices.to_numpy(zero_copy_only=False)
             labels = metric_col.dictionary.to_pylist()
         else:
