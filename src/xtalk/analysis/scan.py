@@ -1,8 +1,11 @@
 """One streaming pass over the stored samples: every run's samples.parquet is read in
-record batches (never whole) and fed to one accum.Stream per (run, metric).
+record batches, a span of row groups at a time (never whole), and fed to one
+accum.Stream per (run, metric). Columns the file's statistics prove constant (flags,
+warmup, a single metric) are not read.
 
 Runs are scanned in parallel threads (pyarrow decoding and numpy release the GIL);
-memory is bounded by the batch size times the threads plus the accumulators.
+memory is bounded by a span's compressed size times the threads plus the accumulators,
+whatever the run's length.
 Warm-up samples (the `warmup` column: run.warmup_s and warm-up runs) are dropped unless
 asked for; `skip` drops the first N samples of a stream (a detected ramp-up).
 Deadlines are converted to counter ticks with each run's own frequency.
@@ -21,6 +24,7 @@ from ..results.records import RecordError, read_events
 from .accum import Stream, micro_block
 
 BATCH = 1 << 18
+SPAN_ROWS = 4 * BATCH  # rows per read of consecutive row groups (memory: their compressed size)
 USE_THREADS = False  # runs are scanned in parallel already; nested decode threads oversubscribe
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 
@@ -69,11 +73,27 @@ def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
     return pf.metadata.num_row_groups > 0 and _constant(pf, column) in (0, False)
 
 
-def _batches(pf: pq.ParquetFile, columns: list[str]):
-    """Record batches of `columns`, one row group after another: across row groups
-    pyarrow reads ahead without bound, and memory would grow with the run's length."""
+def _row_group_spans(pf: pq.ParquetFile) -> list[list[int]]:
+    """The file's row groups in consecutive spans of at least SPAN_ROWS rows, each ending
+    where the rows so far are a whole number of batches when the row groups allow (then
+    the batches are the same as over the whole file), at most 4 * SPAN_ROWS rows."""
+    spans, span, span_rows, rows = [], [], 0, 0
     for i in range(pf.metadata.num_row_groups):
-        yield from pf.iter_batches(batch_size=BATCH, row_groups=[i], columns=columns, use_threads=USE_THREADS)
+        n = pf.metadata.row_group(i).num_rows
+        span.append(i)
+        span_rows, rows = span_rows + n, rows + n
+        if (span_rows >= SPAN_ROWS and rows % BATCH == 0) or span_rows >= 4 * SPAN_ROWS:
+            spans.append(span)
+            span, span_rows = [], 0
+    return spans + [span] if span else spans
+
+
+def _batches(pf: pq.ParquetFile, columns: list[str]):
+    """Record batches of `columns`, one span of row groups after another: across the row
+    groups it is given pyarrow reads ahead without bound, and memory would grow with the
+    run's length."""
+    for span in _row_group_spans(pf):
+        yield from pf.iter_batches(batch_size=BATCH, row_groups=span, columns=columns, use_threads=USE_THREADS)
 
 
 def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: bool,

@@ -6,6 +6,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
+from xtalk.analysis import scan
+from xtalk.analysis.accum import Stream, micro_block
 from xtalk.analysis.scan import scan_run
 from xtalk.results.records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 
@@ -46,3 +48,22 @@ def test_a_run_of_one_metric_over_many_row_groups_is_read_whole_and_in_order(tmp
     assert s.n == 50_000
     assert np.array_equal(s.exact, table["value"].to_numpy())
     assert np.array_equal(s.exact_t, table["t_s"].to_numpy())
+
+
+def test_spans_of_small_row_groups_give_the_batches_of_one_pass_over_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan, "BATCH", 4096)
+    monkeypatch.setattr(scan, "SPAN_ROWS", 16384)
+    path = write_campaign(tmp_path / "c", "c", {}, ["solo-r1"])
+    write_run(path, "solo-r1", {"placement": "solo"}, 100_000, heavy_tail(), chunk=1024)
+    run_dir = path / "runs" / "solo-r1"
+    pf = pq.ParquetFile(run_dir / "samples.parquet")
+    whole = Stream("solo-r1", "m", 1e9, micro_block(100_000))
+    for batch in pf.iter_batches(batch_size=4096, columns=["value", "t_s"]):
+        whole.add(batch["value"].to_numpy(), batch["t_s"].to_numpy())
+    spans = scan._row_group_spans(pf)
+    assert len(spans) > 4 and all(sum(pf.metadata.row_group(i).num_rows for i in s) <= 4 * 16384 for s in spans)
+    s = scan_run(run_dir, {"run_id": "solo-r1", "freq_hz": 1e9}, [], False)["m"]
+    m, w = s.moments, whole.moments
+    assert (m.n, m.mean, m.m2, m.m3, m.m4) == (w.n, w.mean, w.m2, w.m3, w.m4)
+    assert np.array_equal(s.hist, whole.hist)
+    assert all(np.array_equal(a, b) for a, b in zip(s.subsample(), whole.subsample()))
