@@ -122,9 +122,8 @@ class Stream:
         self.n += m
         self.vmin = min(self.vmin, int(v.min()))
         f = v.astype(np.float64)
-        idx = H.bucket_index(v, f)
-        self.moments.add(f)
-        counts = np.bincount(idx, minlength=H.NBUCKETS)
+        counts = H.histogram(v, f)
+        self.moments.add(f)  # overwrites f
         self.hist += counts
         if self._exact is not None:
             if self.n <= EXACT_LIMIT:
@@ -144,9 +143,9 @@ class Stream:
         if flags is not None and flags.any():
             self.overflow += int(np.count_nonzero(flags & 1))
         if self.cuts is not None:
-            self._add_segments(t_s, idx, counts)
+            self._add_segments(t_s, v, counts)
 
-    def _add_segments(self, t_s: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> None:
+    def _add_segments(self, t_s: np.ndarray, v: np.ndarray, counts: np.ndarray) -> None:
         cuts = np.asarray(self.cuts)
         first, last = t_s[0], t_s[-1]
         if not (np.isfinite(first) and np.isfinite(last)):
@@ -157,7 +156,7 @@ class Stream:
             self.seg_hist[k0] += counts
             return
         seg = np.searchsorted(cuts, t_s, side="right")
-        self.seg_hist += np.bincount(seg * H.NBUCKETS + idx, minlength=self.seg_hist.size).reshape(self.seg_hist.shape)
+        self.seg_hist += np.bincount(seg * H.NBUCKETS + H.bucket_index(v), minlength=self.seg_hist.size).reshape(self.seg_hist.shape)
 
     def _add_sub(self, n0: int, v: np.ndarray, t: np.ndarray) -> None:
         while self._sub_len + len(v) // self.stride > 2 * SUB:  # widen the stride first
