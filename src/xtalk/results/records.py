@@ -63,7 +63,7 @@ SAMPLES_SCHEMA = pa.schema([
 SAMPLE_COLUMNS_V1 = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]  # what every format has
 # how samples.parquet is written: floats byte-stream-split, counters delta-coded, all LZ4'd:
 # the analysis decodes value and t_s two to three times as fast as dictionary/plain pages
-# compressed with zstd, and the files are about 40 % smaller
+# compressed with zstd, and the files are about a third smaller
 _PLAIN_ENCODINGS = {"value_ns": "BYTE_STREAM_SPLIT", "t_s": "BYTE_STREAM_SPLIT",
                     "seq": "DELTA_BINARY_PACKED", "t": "DELTA_BINARY_PACKED"}
 SAMPLES_WRITE_OPTIONS = dict(
