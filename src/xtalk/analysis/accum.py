@@ -151,10 +151,11 @@ class Stream:
         self.n += m
         self.vmin = min(self.vmin, int(v.min()))
         f = v.astype(np.float64)
-        idx = H.bucket_index(v, f)
-        self.moments.add(f)
-        lo = int(idx.min())
-        counts = np.bincount(idx - lo)
+        dense = H.histogram(v, f)
+        self.moments.add(f)  # overwrites f
+        used = np.flatnonzero(dense)
+        lo = int(used[0])
+        counts = dense[lo:used[-1] + 1]
         self._hist = added(self._hist, lo, counts)
         if self._exact is not None:
             if self.n <= EXACT_LIMIT:
@@ -174,9 +175,9 @@ class Stream:
         if flags is not None and flags.any():
             self.overflow += int(np.count_nonzero(flags & 1))
         if self.cuts is not None:
-            self._add_segments(t_s, idx, lo, counts)
+            self._add_segments(t_s, v, lo, counts)
 
-    def _add_segments(self, t_s: np.ndarray, idx: np.ndarray, lo: int, counts: np.ndarray) -> None:
+    def _add_segments(self, t_s: np.ndarray, v: np.ndarray, lo: int, counts: np.ndarray) -> None:
         cuts = np.asarray(self.cuts)
         first, last = t_s[0], t_s[-1]
         if not (np.isfinite(first) and np.isfinite(last)):
@@ -187,6 +188,7 @@ class Stream:
             self._seg_hist[k0] = added(self._seg_hist[k0], lo, counts)
             return
         seg = np.searchsorted(cuts, t_s, side="right")
+        idx = H.bucket_index(v)  # only here: a cut falls inside this batch
         for k in np.unique(seg):
             part = idx[seg == k]
             first = int(part.min())

@@ -135,3 +135,17 @@ def test_segment_histograms_count_each_time_segment(monkeypatch):
     during = segment_stats([s], 1)
     assert not during["exact"] and during["n"] == 3000
     assert during["median"] == pytest.approx(np.median(x[seg == 1]), rel=H.REL_ERROR)
+
+
+@pytest.mark.parametrize("big_share", [0.0, 0.001, 0.2, 0.3, 1.0])
+def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the_exact_range(big_share):
+    rng = np.random.default_rng(5)
+    n = 20000
+    small = rng.integers(0, H.EXACT, n)
+    big = rng.integers(H.EXACT, 2**63, n, dtype=np.uint64)
+    v = np.where(rng.random(n) < big_share, big, small.astype(np.uint64)).astype(np.uint64)
+    v[:3] = [H.EXACT - 1, H.EXACT, 0]
+    expected = np.zeros(H.NBUCKETS, np.int64)
+    np.add.at(expected, H.bucket_index(v), 1)
+    assert np.array_equal(H.histogram(v), expected)
+    assert np.array_equal(H.histogram(v, v.astype(np.float64)), expected)
