@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from xtalk.results.records import SAMPLES_SCHEMA, SCHEMA_VERSION, event_record
+from xtalk.results.records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS, SCHEMA_VERSION, event_record
 from xtalk.results.store import save_campaign_record, save_run_record
 
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
@@ -54,7 +54,7 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     events = [dict(e) for e in events or []]
     pending = {i: e["at_sample"] for i, e in enumerate(events) if "at_sample" in e}
     ids = {k: pa.array([v]) for k, v in (("run_id", run_id), ("config_id", config_id))}
-    with pq.ParquetWriter(run_dir / "samples.parquet", SAMPLES_SCHEMA, compression="zstd") as writer:
+    with pq.ParquetWriter(run_dir / "samples.parquet", SAMPLES_SCHEMA, **SAMPLES_WRITE_OPTIONS) as writer:
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
             values = np.asarray(gen(rng, start, m), dtype=np.uint64)

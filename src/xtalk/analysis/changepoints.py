@@ -159,7 +159,7 @@ def segment_stats(streams: list[Stream], k: int) -> dict:
             return {"n": 0, "median": None, "p99": None, "max": None, "exact": True}
         q = np.percentile(v, [50, 99])
         return {"n": len(v), "median": float(q[0]), "p99": float(q[1]), "max": float(v.max()), "exact": True}
-    hist = sum(s.seg_hist[k] for s in streams)
+    hist = sum(s.segment_hist(k) for s in streams)
     n = int(hist.sum())
     if n == 0:
         return {"n": 0, "median": None, "p99": None, "max": None, "exact": False}

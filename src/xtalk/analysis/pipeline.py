@@ -62,6 +62,7 @@ class Analysis:
     events: dict         # run_id -> timeline events
     used_runs: list      # meta of the runs the statistics use
     infos: dict          # metric -> kinds.MetricInfo
+    sample_files: list   # the samples.parquet of every final attempt (the report's export), read once
 
     def units(self) -> dict[str, str]:
         return self.result.get("units", {})
@@ -191,4 +192,5 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         overall=verdict.overall(gates, len(gate_models)),
         left_out=left_out, warnings=warnings, noise_flags=stability.noise_flags(info.get("host") or {}, runs),
     )
-    return Analysis(str(c.path), opt, clean(result), streams, pooled, events, used, ctx.infos)
+    return Analysis(str(c.path), opt, clean(result), streams, pooled, events, used, ctx.infos,
+                    c.index.sample_files())

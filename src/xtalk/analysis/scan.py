@@ -1,8 +1,11 @@
 """One streaming pass over the stored samples: every run's samples.parquet is read in
-record batches (never whole) and fed to one accum.Stream per (run, metric).
+record batches, a span of row groups at a time (never whole), and fed to one
+accum.Stream per (run, metric). Columns the file's statistics prove constant (flags,
+warmup, a single metric) are not read.
 
 Runs are scanned in parallel threads (pyarrow decoding and numpy release the GIL);
-memory is bounded by the batch size times the threads plus the accumulators.
+memory is bounded by a span's compressed size times the threads plus the accumulators,
+whatever the run's length.
 Warm-up samples (the `warmup` column: run.warmup_s and warm-up runs) are dropped unless
 asked for; `skip` drops the first N samples of a stream (a detected ramp-up).
 Deadlines are converted to counter ticks with each run's own frequency.
@@ -21,6 +24,7 @@ from ..results.records import RecordError, read_events
 from .accum import Stream, micro_block
 
 BATCH = 1 << 18
+SPAN_ROWS = 4 * BATCH  # rows per read of consecutive row groups (memory: their compressed size)
 USE_THREADS = False  # runs are scanned in parallel already; nested decode threads oversubscribe
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 
@@ -51,17 +55,45 @@ def deadline_ticks(deadlines: list[dict], metric: str, freq_hz: float | None) ->
     return tuple(out)
 
 
-def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
-    """True when the file's statistics prove `flags` / `warmup` are 0 / false everywhere
-    (then the column is not read at all)."""
-    if column not in ("flags", "warmup"):
-        return False
+def _constant(pf: pq.ParquetFile, column: str):
+    """The one value `column` holds in every row when the file's statistics prove it
+    (then the column is not read at all), else None."""
     j = pf.schema_arrow.names.index(column)
+    values = set()
     for i in range(pf.metadata.num_row_groups):
         st = pf.metadata.row_group(i).column(j).statistics
-        if st is None or not st.has_min_max or st.null_count or st.max not in (0, False):
-            return False
-    return True
+        if st is None or not st.has_min_max or st.null_count or st.min != st.max:
+            return None
+        values.add(st.max)
+    return values.pop() if len(values) == 1 else None
+
+
+def _all_zero(pf: pq.ParquetFile, column: str) -> bool:
+    """True when `flags` / `warmup` are proven 0 / false everywhere."""
+    return pf.metadata.num_row_groups > 0 and _constant(pf, column) in (0, False)
+
+
+def _row_group_spans(pf: pq.ParquetFile) -> list[list[int]]:
+    """The file's row groups in consecutive spans of at least SPAN_ROWS rows, each ending
+    where the rows so far are a whole number of batches when the row groups allow (then
+    the batches are the same as over the whole file), at most 4 * SPAN_ROWS rows."""
+    spans, span, span_rows, rows = [], [], 0, 0
+    for i in range(pf.metadata.num_row_groups):
+        n = pf.metadata.row_group(i).num_rows
+        span.append(i)
+        span_rows, rows = span_rows + n, rows + n
+        if (span_rows >= SPAN_ROWS and rows % BATCH == 0) or span_rows >= 4 * SPAN_ROWS:
+            spans.append(span)
+            span, span_rows = [], 0
+    return spans + [span] if span else spans
+
+
+def _batches(pf: pq.ParquetFile, columns: list[str]):
+    """Record batches of `columns`, one span of row groups after another: across the row
+    groups it is given pyarrow reads ahead without bound, and memory would grow with the
+    run's length."""
+    for span in _row_group_spans(pf):
+        yield from pf.iter_batches(batch_size=BATCH, row_groups=span, columns=columns, use_threads=USE_THREADS)
 
 
 def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: bool,
@@ -71,14 +103,16 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
         return {}
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
-    cols = [c for c in COLUMNS if c in names and not _all_zero(pf, c)]
+    only_metric = _constant(pf, "metric") if pf.metadata.num_rows else None
+    cols = [c for c in COLUMNS if c in names and not (c in ("flags", "warmup") and _all_zero(pf, c))
+            and not (c == "metric" and only_metric is not None)]
     micro = micro_block(pf.metadata.num_rows)
     freq = meta.get("freq_hz")
     freq = float(freq) if freq else None
     streams: dict[str, Stream] = {}
     seen: dict[str, int] = {}
     skip = skip or {}
-    for batch in pf.iter_batches(batch_size=BATCH, columns=cols, use_threads=USE_THREADS):
+    for batch in _batches(pf, cols):
         col = dict(zip(cols, batch.columns))
         value = col["value"].to_numpy(zero_copy_only=False)
         t_s = col["t_s"].to_numpy(zero_copy_only=False) if "t_s" in col else np.full(len(value), np.nan)
@@ -88,8 +122,10 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
             warm = col["warmup"].to_numpy(zero_copy_only=False)
             if warm.any():
                 keep = ~warm.astype(bool)
-        metric_col = col["metric"]
-        if hasattr(metric_col, "indices"):
+        metric_col = col.get("metric")
+        if metric_col is None:  # one metric in the whole file (its statistics say which)
+            labels, codes = [only_metric], np.zeros(len(value), np.int8)
+        elif hasattr(metric_col, "indices"):
             codes = metric_col.indices.to_numpy(zero_copy_only=False)
             labels = metric_col.dictionary.to_pylist()
         else:

@@ -33,8 +33,8 @@ def run(args) -> int:
     store = find_campaign(args.out, args.campaign)
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
-    paths = write_report(analysis, dest, samples=not args.no_samples)
     report = report_of(analysis.result, analysis.options)
+    paths = write_report(analysis, dest, samples=not args.no_samples, report=report)
     failed = sum(not c.passed for s in report.computed() for c in s.checks)
     if args.json:
         print(json.dumps(report_json(analysis.result, report), indent=1))

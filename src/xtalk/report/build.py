@@ -12,13 +12,13 @@ import csv
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..analysis.result import clean
 from ..atomic import atomic_dir, atomic_path, write_atomic
 from ..errors import Problem, SpecError
-from ..results.store import CampaignStore
 from . import html, interactive, markdown, plots
 from .channels import evidence
 from .junit import junit_xml
@@ -61,11 +61,12 @@ def stats_csv(res: dict, path: Path) -> None:
                 w.writerow({"scope": scope, "unit": res["units"].get(r["metric"], "cycles"), **r})
 
 
-def export_samples(store_path: Path, path: Path) -> int:
+def export_samples(files: list[Path], path: Path) -> int:
     """Concatenate every run's samples.parquet (the last attempt of each run whose files
-    can be read), one row group at a time (bounded memory); runs whose schema differs
-    (another xtalk version) go through DuckDB instead."""
-    files = CampaignStore(store_path).sample_files()
+    can be read), one row group at a time (bounded memory), short runs' batches gathered
+    into row groups of at most EXPORT_BATCH rows (a row group a run made the export of
+    10,000 runs slow); runs whose schema differs (another xtalk version) go through DuckDB
+    instead. `files`: the runs' samples.parquet (RunIndex.sample_files)."""
     if not files:
         return 0
     schema = pq.read_schema(files[0])
@@ -80,15 +81,21 @@ def export_samples(store_path: Path, path: Path) -> int:
             con.execute(f"COPY (SELECT * FROM read_parquet({names!r}, union_by_name=true)) TO '{tmp}' "
                         "(FORMAT parquet, COMPRESSION zstd)")
         return int(con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()[0])
-    rows = 0
+    rows, pending, pending_rows = 0, [], 0
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         for f in files:
             pf = pq.ParquetFile(f)
             for i in range(pf.metadata.num_row_groups):  # one at a time: across them pyarrow reads ahead
                 # in batches: a run finalised by an older xtalk has row groups of 4 Mi rows
                 for batch in pf.iter_batches(batch_size=EXPORT_BATCH, row_groups=[i], use_threads=False):
-                    writer.write_batch(batch)
+                    if pending_rows + batch.num_rows > EXPORT_BATCH:
+                        writer.write_table(pa.Table.from_batches(pending))
+                        pending, pending_rows = [], 0
+                    pending.append(batch)
                     rows += batch.num_rows
+                    pending_rows += batch.num_rows
+        if pending:
+            writer.write_table(pa.Table.from_batches(pending))
     return rows
 
 
@@ -102,21 +109,21 @@ REPORT_FILES = {"report.html", "report.md", "report.json", "stats.csv", "junit.x
                 "samples.parquet", "plots"}
 
 
-def write_report(analysis, dest: Path, samples: bool = True) -> dict[str, Path]:
-    """Write the report into `dest` (replacing a previous report there); the paths written."""
+def write_report(analysis, dest: Path, samples: bool = True, report: Report | None = None) -> dict[str, Path]:
+    """Write the report into `dest` (replacing a previous report there); the paths written.
+    `report`: the analysis's sections, where the caller made them already (report_of)."""
     foreign = sorted({p.name for p in dest.iterdir()} - REPORT_FILES) if dest.is_dir() else []
     if foreign or (dest.exists() and not dest.is_dir()):
         raise SpecError(str(dest), [Problem("--dest", f"{dest} is not a report directory (it holds "
                                                       f"{', '.join(foreign[:5]) or 'a file'}): a report replaces its "
                                                       "whole directory; name a new or empty one")])
     with atomic_dir(dest) as tmp:
-        written = _write_files(analysis, tmp, samples)
+        written = _write_files(analysis, tmp, samples, report or report_of(analysis.result, analysis.options))
     return {key: dest / path.relative_to(tmp) for key, path in written.items()}
 
 
-def _write_files(analysis, dest: Path, samples: bool) -> dict[str, Path]:
+def _write_files(analysis, dest: Path, samples: bool, report: Report) -> dict[str, Path]:
     res = analysis.result
-    report = report_of(res, analysis.options)
     figs = plots.campaign_plots(analysis)
     (dest / "plots").mkdir()
     plot_files = []
@@ -138,6 +145,6 @@ def _write_files(analysis, dest: Path, samples: bool) -> dict[str, Path]:
         write_atomic(out["evidence"], json.dumps(clean(evidence(res)), indent=1, allow_nan=False))
     if samples:
         out["parquet"] = dest / "samples.parquet"
-        export_samples(Path(analysis.store_path), out["parquet"])
+        export_samples(analysis.sample_files, out["parquet"])
     out["plots"] = dest / "plots"
     return out

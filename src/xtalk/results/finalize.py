@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
-from .records import SAMPLES_SCHEMA
+from .records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 from .schema import SAMPLE_DTYPE
 
 CHUNK = 1 << 16  # records per read and per row group: ~10 MB of buffers at a time
@@ -63,7 +63,7 @@ def finalize_run(path: Path, meta: dict) -> dict:
     names_arr = pa.array(names, pa.string())
     highest = -1
     with atomic_path(path / "samples.parquet") as tmp, \
-            pq.ParquetWriter(tmp, SAMPLES_SCHEMA, compression="zstd") as writer, \
+            pq.ParquetWriter(tmp, SAMPLES_SCHEMA, **SAMPLES_WRITE_OPTIONS) as writer, \
             (open(raw_path, "rb") if count else contextlib.nullcontext()) as raw:
         for start in range(0, max(count, 1), CHUNK):
             chunk = np.fromfile(raw, SAMPLE_DTYPE, min(CHUNK, count - start)) if raw else np.zeros(0, SAMPLE_DTYPE)

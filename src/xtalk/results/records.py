@@ -61,6 +61,14 @@ SAMPLES_SCHEMA = pa.schema([
     ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
 ])
 SAMPLE_COLUMNS_V1 = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]  # what every format has
+# how samples.parquet is written: floats byte-stream-split, counters delta-coded, all LZ4'd:
+# the analysis decodes value and t_s two to three times as fast as dictionary/plain pages
+# compressed with zstd, and the files are about a third smaller
+_PLAIN_ENCODINGS = {"value_ns": "BYTE_STREAM_SPLIT", "t_s": "BYTE_STREAM_SPLIT",
+                    "seq": "DELTA_BINARY_PACKED", "t": "DELTA_BINARY_PACKED"}
+SAMPLES_WRITE_OPTIONS = dict(
+    compression="lz4", column_encoding=_PLAIN_ENCODINGS,
+    use_dictionary=[n for n in SAMPLES_SCHEMA.names if n not in _PLAIN_ENCODINGS])
 
 
 class RecordError(InfrastructureError):

@@ -165,6 +165,10 @@ class RunIndex:
     def final(self) -> list[dict]:
         return [r.meta for r in self.runs if r.final]
 
+    def sample_files(self) -> list[Path]:
+        """The samples.parquet of each final attempt whose run has ended."""
+        return [r.dir / "samples.parquet" for r in self.runs if r.final and r.meta["status"] != "running"]
+
     def left_out(self, store_path: Path, unreadable: dict[str, RecordError],
                  used: list[dict]) -> tuple[list[dict], list[dict]]:
         """The damaged runs (and those whose samples failed to read, `unreadable` by run id)
@@ -256,9 +260,6 @@ class CampaignStore:
     def runs(self) -> list[dict]:
         """The last attempt of every run whose files can be read, in plan order."""
         return self.index().final()
-
-    def sample_files(self) -> list[Path]:
-        return [r.dir / "samples.parquet" for r in self.index().runs if r.final and r.meta["status"] != "running"]
 
     def completed_run_ids(self) -> set[str]:
         return {m["run_id"] for m in self.runs() if m.get("status") in COMPLETED}

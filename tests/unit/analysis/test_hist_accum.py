@@ -102,3 +102,50 @@ def test_merged_streams_pool_runs():
     assert row["n"] == 50000 and row["median"] == pytest.approx(np.median(both))
     assert row["sd"] == pytest.approx(both.std(ddof=1), rel=1e-10)
     assert m.top[0][0] == both.max() and m.runs[m.top_run[0]] == "r"
+
+
+def test_histogram_keeps_only_its_used_span_and_counts_every_bucket():
+    """A stream keeps the buckets from its lowest to its highest used one (a run of a
+    10,000-run campaign would hold 0.9 MB otherwise); `hist` is every bucket's count,
+    fed in batches that widen the span downwards and upwards, and pooled."""
+    a = np.concatenate([np.full(100, 5000), heavy(3000, seed=3), np.full(10, 2**40), np.arange(1, 50)]).astype(np.uint64)
+    b = heavy(2000, seed=4)
+    sa, sb = feed(a, batch=97), feed(b)
+    assert len(sb._hist[1]) < H.NBUCKETS // 2
+    for s, x in ((sa, a), (sb, b)):
+        assert np.array_equal(s.hist, np.bincount(H.bucket_index(x), minlength=H.NBUCKETS))
+    pooled = Stream.merged([sa, sb]).hist
+    assert np.array_equal(pooled, np.bincount(H.bucket_index(np.concatenate([a, b])), minlength=H.NBUCKETS))
+
+
+def test_segment_histograms_count_each_time_segment(monkeypatch):
+    """Per-segment histograms (a timeline's before/during/after, kept as their used span
+    too): every bucket of segment k counts the samples between cut k-1 and cut k, batches
+    straddling a cut included; with the raw values dropped, the segment's statistics come
+    from them."""
+    from xtalk.analysis.changepoints import segment_stats
+    monkeypatch.setattr(accum, "EXACT_LIMIT", 100)
+    x = heavy(9000, seed=6)
+    x[3000:6000] *= 3
+    s = feed(x, batch=1234, cuts=(3.0, 6.0))  # t = index * 1 ms: cuts at samples 3000 and 6000
+    seg = np.searchsorted([3.0, 6.0], np.arange(len(x)) * 1e-3, side="right")
+    assert np.bincount(seg).tolist() == [3000, 3000, 3000]
+    for k in range(3):
+        assert np.array_equal(s.segment_hist(k), np.bincount(H.bucket_index(x[seg == k]), minlength=H.NBUCKETS))
+    during = segment_stats([s], 1)
+    assert not during["exact"] and during["n"] == 3000
+    assert during["median"] == pytest.approx(np.median(x[seg == 1]), rel=H.REL_ERROR)
+
+
+@pytest.mark.parametrize("big_share", [0.0, 0.001, 0.2, 0.3, 1.0])
+def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the_exact_range(big_share):
+    rng = np.random.default_rng(5)
+    n = 20000
+    small = rng.integers(0, H.EXACT, n)
+    big = rng.integers(H.EXACT, 2**63, n, dtype=np.uint64)
+    v = np.where(rng.random(n) < big_share, big, small.astype(np.uint64)).astype(np.uint64)
+    v[:3] = [H.EXACT - 1, H.EXACT, 0]
+    expected = np.zeros(H.NBUCKETS, np.int64)
+    np.add.at(expected, H.bucket_index(v), 1)
+    assert np.array_equal(H.histogram(v), expected)
+    assert np.array_equal(H.histogram(v, v.astype(np.float64)), expected)

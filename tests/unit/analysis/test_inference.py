@@ -36,6 +36,12 @@ def test_complete_separation_gives_the_smallest_exact_p():
     assert I.min_units(0.01) == 5 and I.min_units(0.05) == 4 and I.min_units(0.01, paired=True) == 8
 
 
+def test_smallest_exact_p_of_thousands_of_runs_is_zero_not_an_overflow():
+    """A campaign of 10,000 runs compares 2,000 runs against 2,000: C(4000, 2000) and
+    2**1100 are beyond a float; the smallest p underflows to 0."""
+    assert I.min_p(2000, 2000) == 0.0 and I.min_p(1100) == 0.0 and I.min_p(4000, 1) == pytest.approx(1 / 4001)
+
+
 def test_monte_carlo_permutation_when_there_are_too_many_arrangements():
     rng = np.random.default_rng(1)
     a, b = rng.normal(1, 1, 15), rng.normal(0, 1, 15)

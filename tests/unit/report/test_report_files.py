@@ -57,13 +57,27 @@ def test_samples_export_streams_every_row_in_order_whatever_the_row_groups(tmp_p
     pq.write_table(pq.read_table(old), old, row_group_size=EXPORT_BATCH + 7, compression="zstd")
     record = old.with_name("meta.json")  # and without a manifest (format 5), as it wrote it: not damaged
     record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items() if k != "files"}))
-    assert export_samples(store.path, tmp_path / "all.parquet") == EXPORT_BATCH + 10
+    assert export_samples(store.index().sample_files(), tmp_path / "all.parquet") == EXPORT_BATCH + 10
     pf = pq.ParquetFile(tmp_path / "all.parquet")
     assert max(pf.metadata.row_group(i).num_rows for i in range(pf.metadata.num_row_groups)) <= EXPORT_BATCH
     table = pf.read().to_pydict()
     assert table["value"] == [0, 1, 2, *range(EXPORT_BATCH + 7)]
     assert table["run_id"] == ["solo-r1"] * 3 + ["solo-r2"] * (EXPORT_BATCH + 7)
 
+
+
+def test_samples_export_gathers_short_runs_into_one_row_group(tmp_path):
+    """A row group a run made the export of 10,000 short runs slow: they share one."""
+    runs = ("solo-r1", "solo-r2", "solo-r3", "solo-r4")
+    store = new_store(tmp_path, runs=runs)
+    for i, run_id in enumerate(runs):
+        w = store.start_run(meta(run_id))
+        w.samples(samples(range(10 * i, 10 * i + 10)))
+        w.finish("pass")
+    assert export_samples(store.index().sample_files(), tmp_path / "all.parquet") == 40
+    pf = pq.ParquetFile(tmp_path / "all.parquet")
+    assert pf.metadata.num_row_groups == 1
+    assert pf.read().to_pydict()["value"] == list(range(40))
 
 def test_compare_page(tmp_path):
     a = Group([analyze(gated_campaign(tmp_path / "a"))])

@@ -214,3 +214,14 @@ def test_a_degraded_run_is_kept_never_used_and_not_redone(tmp_path):
         "exposure": "most"}})))
     (damaged,) = CampaignStore(path).index().damaged
     assert damaged.error.reason.startswith("stressors_watch.thrash.exposure:")
+
+
+def test_samples_are_written_split_and_delta_coded_and_read_back_exactly(tmp_path):
+    store = new_store(tmp_path)
+    finished(store, "solo-r1", values=range(1000, 1300))
+    pf = pq.ParquetFile(store.path / "runs" / "solo-r1" / "samples.parquet")
+    encodings = {pf.metadata.row_group(0).column(j).path_in_schema: pf.metadata.row_group(0).column(j).encodings
+                 for j in range(pf.metadata.num_columns)}
+    assert "BYTE_STREAM_SPLIT" in encodings["t_s"] and "DELTA_BINARY_PACKED" in encodings["t"]
+    assert pf.read(columns=["value"])["value"].to_pylist() == list(range(1000, 1300))
+    assert connect(store).execute("SELECT sum(value), count(t_s) FROM samples").fetchone() == (sum(range(1000, 1300)), 300)
