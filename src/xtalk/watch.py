@@ -254,7 +254,9 @@ class StressorWatch:
                 "cpu_share": round(w.cpu_s / counted, 3) if counted else None,
                 "on_s": round(on_s, 3), "counted_s": round(counted, 3),
                 **{f"{k}_s": round(v, 3) for k, v in w.times.items()}, "cpu_s": round(w.cpu_s, 3),
-                "alive": w.exit is None, "exit": w.exit, "end": w.report.end, "errors": w.report.errors,
+                "alive": w.exit is None, "end": w.report.end, "errors": w.report.errors,
+                # its XT END, read from the console after the exit was seen, if not before
+                "exit": None if w.exit is None else {**w.exit, "end": w.exit["end"] or w.report.end},
                 "timeline": w.effects,
             }
         return out

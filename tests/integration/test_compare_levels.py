@@ -25,6 +25,10 @@ params = {{ size_kib = {kib} }}
 """
 
 
+# the module's campaigns are measured once, at its first test: every test compares measured times
+pytestmark = pytest.mark.timing
+
+
 @pytest.fixture(scope="module")
 def campaigns(tmp_path_factory):
     """Three campaigns of each spec, alternating, in one results directory. The planted
@@ -50,7 +54,6 @@ def compare(out, *names, extra=()):
     return row
 
 
-@pytest.mark.timing
 def test_three_campaigns_a_side_find_the_planted_difference(campaigns):
     out, ids = campaigns
     row = compare(out, *ids[256], "vs", *ids[512])
@@ -79,7 +82,6 @@ def test_one_campaign_a_side_takes_the_drift_from_the_stored_replicates(campaign
     assert res.returncode == 0 and "drift between campaigns" in res.stdout and "from 3 + 3" in res.stdout
 
 
-@pytest.mark.timing
 def test_identical_campaigns_are_not_different_and_without_replicates_the_drift_is_assumed(campaigns):
     out, ids = campaigns
     row = compare(out, ids[256][0], ids[256][1])
