@@ -16,7 +16,7 @@ from tests.framework.alone import held_room, run_id
 from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
-from tests.framework.xen_lab import stop_started_labs
+from tests.framework.xen_lab import NEXT_TEST, stop_started_labs
 
 
 @pytest.fixture(scope="session")
@@ -54,7 +54,9 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked `timing` runs with no other test beside it (tests/framework/alone.py)."""
+    """A test marked `timing` runs with no other test beside it (tests/framework/alone.py).
+    The test after it is known to the Xen lab fixtures (they stop a lab no later test wants)."""
+    NEXT_TEST[0] = nextitem
     with held_room(run_id(item.config), alone=item.get_closest_marker("timing") is not None):
         return (yield)
 

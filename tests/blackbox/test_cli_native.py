@@ -166,6 +166,7 @@ def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
         assert {s["config_id"]: s["n"] for s in stats}["same-core"] == sum(final.values())
 
 
+@pytest.mark.timing
 def test_timeline_starts_pauses_and_stops_at_the_planned_times(tmp_path):
     extra = "".join(f'[[timeline]]\nat_s = {t}\naction = "{a}"\ntarget = "thrash"\n'
                     for t, a in ((0.5, "start"), (1.0, "pause"), (1.5, "resume"), (2.0, "stop")))

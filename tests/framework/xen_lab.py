@@ -1,7 +1,7 @@
 """The Xen lab's library for the xen tests (tests/integration/test_xen*.py, test_fleet_xen.py,
 test_foreign_images.py): Debian's Xen 4.17 booted under QEMU (`xtalk lab start xen`), one
-lab per architecture, booted once for the modules that want the same Xen and stopped at the
-session's end (lab_fixture, stop_started_labs), campaign specs run through the real
+lab per architecture, booted once for the modules that want the same Xen and stopped after
+the last of them (lab_fixture), campaign specs run through the real
 CLI with executor = "lab", and what dom0 says about them (`xl list`, cpupools, console
 followers). lab_fixture checks at the end that no domain xtalk created survives.
 """
@@ -129,13 +129,21 @@ def events(out, run_id: str) -> list[dict]:
 
 
 STARTED_LABS: set[str] = set()  # the archs whose lab this test session started: stopped at its end
+NEXT_TEST: list = [None]  # the test after the one running (conftest.py's runtest hook sets it)
+
+
+def wants_lab(item, arch: str) -> bool:
+    """Whether a test is one of the arch's lab group."""
+    mark = item.get_closest_marker("xdist_group") if item is not None else None
+    return mark is not None and mark.args[0] == LAB_GROUP[arch].args[0]
 
 
 def lab_fixture(arch: str, xen: str = "debian"):
     """The lab for the module: reused when it runs with this Xen, else (re)started. It stays up
-    for the next module that wants the same Xen (one boot for all of them: the modules that use
-    a lab are one xdist group, so they run one after the other in one worker) and is stopped at
-    the session's end (stop_started_labs) unless it was running before the session started it."""
+    while the next test is of its group (one boot for the modules that want the same Xen: the
+    modules that use a lab are one xdist group, one after the other in one worker), and is
+    stopped after the group's last test (an idle TCG lab takes a fifth of a CPU) unless it
+    was running before the session started it."""
     if shutil.which(QEMU[arch]) is None:
         pytest.skip(f"{QEMU[arch]} is not installed: QEMU cannot run the {arch} Xen lab here "
                     f"(apt-get install {'qemu-system-arm' if arch == 'arm64' else 'qemu-system-x86'})")
@@ -151,10 +159,13 @@ def lab_fixture(arch: str, xen: str = "debian"):
     yield arch
     assert xtalk_domains(arch) == [], "a domain created by xtalk survived"
     assert followers(arch) == [], "a console follower outlived its run"
+    if arch in STARTED_LABS and not wants_lab(NEXT_TEST[0], arch):
+        xtalk("lab", "stop", "--arch", arch)
+        STARTED_LABS.discard(arch)
 
 
 def stop_started_labs() -> None:
-    """Stop the labs this session started (conftest.py calls it at the session's end)."""
+    """Stop the labs this session started and left up (conftest.py calls it at the session's end)."""
     for arch in sorted(STARTED_LABS):
         xtalk("lab", "stop", "--arch", arch)
     STARTED_LABS.clear()

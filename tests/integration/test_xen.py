@@ -28,6 +28,7 @@ def arm64_lab():
     yield from lab_fixture("arm64")
 
 
+@pytest.mark.timing
 def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path):
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "other-core", "same-core"]',
@@ -139,6 +140,7 @@ def test_destroyed_paused_and_failing_stressor_domains_fail_their_runs(arm64_lab
 def test_a_cpupool_with_its_own_scheduler_is_made_and_given_back(arm64_lab, tmp_path):
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, backend='scheduler = "credit"\ncredit_weight = 384\ncredit_tslice_ms = 5')
+    dom0_pins = dom0_affinities(arch)
     res = xtalk("run", spec, "--out", out, timeout=600)
     assert res.returncode == 0, res.stderr
     (meta,) = runs(out).values()
@@ -150,6 +152,13 @@ def test_a_cpupool_with_its_own_scheduler_is_made_and_given_back(arm64_lab, tmp_
     assert "tslice=5ms" in bm["sched"]["pool_params"]["pool_params"]
     assert extra_pools(arch) == []
     assert "1" in lab_exec(arch, "xl", "cpupool-list", "-c").split("Pool-0", 1)[1].split("\n")[0]
+    assert dom0_affinities(arch) == dom0_pins  # Xen unpins a vCPU whose pCPU left its pool: pinned back
+
+
+def dom0_affinities(arch: str) -> list[str]:
+    """dom0's vCPUs with their hard affinity, as `xl vcpu-list` shows them."""
+    return [" ".join(line.split()[2:3] + line.split()[-3:-2]) for line in
+            lab_exec(arch, "xl", "vcpu-list", "Domain-0").splitlines()[1:]]
 
 
 def test_a_scheduler_missing_from_the_build_fails_before_any_domain(arm64_lab, tmp_path):

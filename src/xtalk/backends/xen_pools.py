@@ -3,7 +3,8 @@
 A run that asks for a scheduler or a named cpupool gets a pool holding the run's pCPUs
 (created when missing; the pCPUs moved in from where they were); pool-wide settings
 (credit2/credit rate limit, credit time slice) are set and their old values remembered.
-teardown() gives everything back: old values, pCPUs to their pools, created pools destroyed.
+teardown() gives everything back: old values, pCPUs to their pools, created pools destroyed,
+and dom0's vCPU pinning (Xen resets a vCPU pinned to a pCPU that leaves its pool to "all").
 Per-domain parameters (weight, cap, RTDS period/budget) are xl commands run right after
 `xl create -p`, followed by a read-back of the values in force for the run's record.
 """
@@ -13,7 +14,7 @@ import os
 import re
 from typing import Callable
 
-from .xen_xl import XenOptions, expand_cpus
+from .xen_xl import XenOptions, expand_cpus, parse_vcpu_list
 
 PARAMETRISED = ("credit", "credit2", "rtds")  # schedulers whose parameters xl can show and set
 
@@ -27,6 +28,7 @@ class CpuPools:
         self.scheduler: str | None = None
         self.moved: list[dict] = []
         self.saved: dict[tuple[str, str, str], str] = {}
+        self.dom0_pins: dict[int, str] = {}  # dom0 vCPU -> hard affinity before pCPUs moved
 
     def owners(self) -> dict[int, str]:
         """pCPU -> the pool it is in."""
@@ -73,6 +75,7 @@ class CpuPools:
                 self.xl("cpupool-create", f'name="{self.pool}"', f'sched="{sched}"')
                 self.created = True
             owner = self.owners()
+            self.dom0_pins = self._dom0_pins()
             for cpu in cpus:
                 if owner.get(cpu) != self.pool:
                     if owner.get(cpu):
@@ -148,4 +151,11 @@ class CpuPools:
                 if moved["from"]:
                     self.xl("cpupool-cpu-remove", self.pool, str(moved["cpu"]), check=False)
                     self.xl("cpupool-cpu-add", moved["from"], str(moved["cpu"]), check=False)
-        self.pool, self.created, self.moved = None, False, []
+        if self.dom0_pins:
+            for vcpu, affinity in self._dom0_pins().items():
+                if affinity != self.dom0_pins.get(vcpu, affinity):
+                    self.xl("vcpu-pin", "Domain-0", str(vcpu), self.dom0_pins[vcpu], check=False)
+        self.pool, self.created, self.moved, self.dom0_pins = None, False, [], {}
+
+    def _dom0_pins(self) -> dict[int, str]:
+        return {r["vcpu"]: r["hard_affinity"] for r in parse_vcpu_list(self.xl("vcpu-list", "Domain-0").stdout)}
