@@ -4,8 +4,9 @@
 #   make bench  benchmarks, printed as ratios against their goals
 SHELL := /bin/bash
 VENV ?= .venv
-# tests run in parallel, one worker a CPU (those marked timing alone: tests/framework/alone.py)
-TEST_WORKERS ?= auto
+# TEST_WORKERS=auto runs the tests in parallel, one worker a CPU (those marked timing alone:
+# tests/framework/alone.py); 0, the default until every test is safe beside others (README)
+TEST_WORKERS ?= 0
 PY := $(VENV)/bin/python
 XTALK := $(VENV)/bin/xtalk
 SPEC ?= experiments/quickstart.toml
