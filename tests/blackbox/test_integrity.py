@@ -78,7 +78,8 @@ def test_a_changed_parquet_file_makes_its_run_damaged_and_verify_finds_a_change_
 
     events = runs / "solo-r1" / "events.jsonl"
     st, text = events.stat(), events.read_text()
-    events.write_text(re.sub(r'"host_ns": (\d)', lambda m: f'"host_ns": {(int(m[1]) + 1) % 10}', text, count=1))
+    # the last digit changes, so the number stays valid JSON (a first digit 9 -> 0 would lead with a zero)
+    events.write_text(re.sub(r'"host_ns": (\d*)(\d)', lambda m: f'"host_ns": {m[1]}{(int(m[2]) + 1) % 10}', text, count=1))
     os.utime(events, ns=(st.st_atime_ns, st.st_mtime_ns))  # a change the size-and-mtime check cannot see
     assert "solo-r1" not in left_out(xtalk("show", "small", "--out", out).stdout)
     verified = xtalk("show", "small", "--out", out, "--verify")
