@@ -3,7 +3,10 @@
 Images are built from this source tree by its Makefile (make decides what is stale),
 so a user never names a path. XTALK_ROOT overrides where the tree is. make runs once per
 target in a process: a campaign's runs all use what it found or built at its start
-(~0.1 s a call saved where several backends or programs share a target).
+(~0.1 s a call saved where several backends or programs share a target). The host's own
+programs (HOST_TARGETS: the catalogue, the native and POSIX programs) are made in one call
+when any of them is asked for, ~0.1 s less than a call each; a failure there is told for
+the target that was asked for only.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ def source_root() -> Path:
 
 
 _made: set[str] = set()  # the targets make built (or found up to date) in this process
+HOST_TARGETS = ("catalogue", "native", "posix")
 
 
 def build(target: str, output: str) -> Path:
@@ -36,6 +40,11 @@ def build(target: str, output: str) -> Path:
     path = root / output
     if target in _made and path.is_file():
         return path
+    if target in HOST_TARGETS and not _made.intersection(HOST_TARGETS):
+        together = subprocess.run(["make", "-s", "-k", "-C", str(root), *HOST_TARGETS], capture_output=True)
+        if together.returncode == 0 and path.is_file():
+            _made.update(HOST_TARGETS)
+            return path
     proc = subprocess.run(["make", "-s", "-C", str(root), target], capture_output=True, text=True)
     if proc.returncode != 0 or not path.is_file():
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])

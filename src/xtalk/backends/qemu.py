@@ -45,7 +45,7 @@ from .. import artifacts
 from ..backend_registry import register
 from ..arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
-from ..host.metadata import host_facts, tool_version
+from ..host.metadata import host_facts, tool_version, tool_versions
 from ..images import linux_rt
 from ..plan import GuestPlan, RunPlan
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
@@ -147,7 +147,7 @@ class QemuBackend(Backend):
 
     @classmethod
     def host_facts(cls) -> dict:
-        return {arch: tool_version([FACTS[arch].qemu_system, "--version"]) for arch in ARCHES}
+        return dict(zip(ARCHES, tool_versions([[FACTS[arch].qemu_system, "--version"] for arch in ARCHES])))
 
     @classmethod
     def host_rows(cls, facts: dict) -> list[tuple[str, str]]:

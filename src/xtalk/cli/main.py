@@ -9,8 +9,6 @@ import os
 import sys
 import traceback
 
-import pyarrow
-
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
@@ -66,9 +64,13 @@ def _lean_arrow_memory() -> None:
     """Arrow's buffers from the C library's allocator unless ARROW_DEFAULT_MEMORY_POOL names
     one: mimalloc, the wheels' default, kept 20-35 MB resident after each pass over a run's
     samples (finalising, analysing, copying them), a third of `xtalk report`'s peak above
-    what its imports take, at the same speed (benchmarks/bench_memory.py, bench_analysis.py)."""
+    what its imports take, at the same speed (benchmarks/bench_memory.py, bench_analysis.py).
+    Said through the variable Arrow reads when it is imported, so that a command that needs
+    no Arrow does not import it (~0.25 s), and to Arrow itself where it already is."""
     if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+        if arrow := sys.modules.get("pyarrow"):
+            arrow.set_memory_pool(arrow.system_memory_pool())
 
 
 def main(argv: list[str] | None = None) -> int:

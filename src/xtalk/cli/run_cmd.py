@@ -18,7 +18,6 @@ from rich.table import Table
 from ..campaign import run_campaign
 from ..errors import EXIT_OK, SpecError
 from ..plan import plan
-from ..fleet.model import load_fleet
 from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
 from .design_output import print_design, warn_design
 
@@ -68,7 +67,10 @@ def print_plan(spec, runs) -> None:
 
 def run(args) -> int:
     spec, raw, text = load_spec(args.spec, args.overrides)
-    fleet = load_fleet(args.fleet) if args.fleet else None  # a bad fleet file is told first, --dry-run too
+    fleet = None
+    if args.fleet:  # a bad fleet file is told first, --dry-run too
+        from ..fleet.model import load_fleet  # pydantic models (~50 ms): only for a fleet
+        fleet = load_fleet(args.fleet)
     runs = plan(spec, raw)
     from ..design import check_design  # scipy: only once the spec loaded
     design = check_design(spec, raw, runs, text, args.out if args.dry_run and not args.json else None)

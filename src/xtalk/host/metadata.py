@@ -73,20 +73,39 @@ def kvm_info() -> dict:
     }
 
 
+_versions: dict[tuple[str, ...], str | None] = {}  # asked once per process
+
+
 def tool_version(argv: list[str]) -> str | None:
     """The first line a tool prints for `argv` (its --version), asked once per process."""
-    return _tool_version(tuple(argv))
+    return tool_versions([argv])[0]
 
 
-@functools.cache
-def _tool_version(argv: tuple[str, ...]) -> str | None:
-    if not shutil.which(argv[0]):
+def tool_versions(argvs: list[list[str]]) -> list[str | None]:
+    """tool_version of each, the tools not asked yet started at once (QEMU's take ~50 ms each)."""
+    asked = [tuple(argv) for argv in argvs]
+    started = {}
+    for argv in dict.fromkeys(a for a in asked if a not in _versions):
+        try:
+            started[argv] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, text=True) if shutil.which(argv[0]) else None
+        except OSError:
+            started[argv] = None
+    for argv, proc in started.items():
+        _versions[argv] = _first_line(proc)
+    return [_versions[a] for a in asked]
+
+
+def _first_line(proc: subprocess.Popen | None) -> str | None:
+    if proc is None:
         return None
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
         return None
-    first = (out.stdout or out.stderr).strip().splitlines()
+    first = (out or err).strip().splitlines()
     return first[0] if first else None
 
 
