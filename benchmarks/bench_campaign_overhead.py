@@ -7,7 +7,8 @@ Everything xtalk does around the measurements counts: starting Python, validatio
 (already made), spawning and pinning guests, collection, teardown, finalizing Parquet and
 the analysis and summary at the end. Where it goes is printed too, from the runs' events
 (host CLOCK_MONOTONIC, the same clock as this process's): before the first guest starts,
-between one run's end and the next run's first guest, and after the last run's end.
+inside the runs but outside their measured time (guests starting and stopping), between
+one run's end and the next run's first guest, and after the last run's end.
 """
 from __future__ import annotations
 
@@ -66,9 +67,10 @@ def overhead(kind: str) -> bool:
             "SELECT sum(t) FROM (SELECT max(t_s) AS t FROM samples GROUP BY run_id)").fetchone()[0]
         bounds = [run_bounds(store.path / "runs" / run_id) for run_id in store.info["planned_runs"]]
     between = sum(start - end for (_, end), (start, _) in zip(bounds, bounds[1:])) / 1e9
+    inside = sum(end - start for start, end in bounds) / 1e9 - measured
     print(f"  {kind}: {len(bounds)} runs: wall {wall:.2f} s, measured {measured:.2f} s; before the first run "
-          f"{(bounds[0][0] - began) / 1e9:.2f} s, between runs {between:.2f} s, "
-          f"after the last {(ended - bounds[-1][1]) / 1e9:.2f} s", flush=True)
+          f"{(bounds[0][0] - began) / 1e9:.2f} s, inside the runs (starts, stops) {inside:.2f} s, between runs "
+          f"{between:.2f} s, after the last {(ended - bounds[-1][1]) / 1e9:.2f} s", flush=True)
     return report(f"campaign_overhead_{kind}", 100 * (wall - measured) / measured, GOAL_PERCENT, "%")
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from xtalk.cli.main import build_parser
+from xtalk.cli.main import COMMANDS as NAMES
+from xtalk.cli.main import _command_of, build_parser
 
 REDIRECTIONS = ("<", ">", "|")
 
@@ -24,8 +25,8 @@ def commands(parser: argparse.ArgumentParser, words: tuple[str, ...] = ("xtalk",
                 yield from commands(sub, words + (name,))
 
 
-def parser_of(words: tuple[str, ...]) -> argparse.ArgumentParser:
-    parser = build_parser()
+def parser_of(words: tuple[str, ...], parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or build_parser()
     for word in words[1:]:
         parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
     return parser
@@ -41,6 +42,16 @@ def examples(parser: argparse.ArgumentParser) -> list[str]:
 COMMANDS = list(commands(build_parser()))
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_command_parsed_alone_has_the_help_it_has_among_all(name):
+    alone, among = build_parser(name), build_parser()
+    assert _command_of(["--debug", name, "x"]) == name and _command_of(["nosuch", name]) is None
+    for words in commands(alone):
+        if len(words) > 1:
+            assert parser_of(words, alone).format_help() == parser_of(words, among).format_help()
+    assert len(list(commands(alone))) == len([w for w in COMMANDS if w[1:2] == (name,)]) + 1
+
+
 def test_the_walk_finds_every_command_and_its_actions():
     assert len(COMMANDS) > 20 and ("xtalk", "spec", "check") in COMMANDS and ("xtalk", "worker") in COMMANDS
 
@@ -52,7 +63,9 @@ def test_every_help_has_examples_the_parser_takes(words):
     assert 1 <= len(shown) <= 3, shown
     for example in shown:
         assert example.startswith(" ".join(words) + " ") or example == " ".join(words), (words, example)
-        build_parser().parse_args(argv_of(example))  # SystemExit (a usage error) fails the test
+        argv = argv_of(example)
+        build_parser().parse_args(argv)  # SystemExit (a usage error) fails the test
+        build_parser(_command_of(argv)).parse_args(argv)  # as `xtalk` parses it: with its command's module only
 
 
 @pytest.mark.parametrize("words", COMMANDS, ids=[" ".join(w) for w in COMMANDS])
