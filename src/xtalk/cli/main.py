@@ -74,8 +74,8 @@ def _lean_arrow_memory() -> None:
     one: mimalloc, the wheels' default, kept 20-35 MB resident after each pass over a run's
     samples (finalising, analysing, copying them), a third of `xtalk report`'s peak above
     what its imports take, at the same speed (benchmarks/bench_memory.py, bench_analysis.py).
-    Said through the variable Arrow reads when it is imported, so that a command that needs
-    no Arrow does not import it (~0.25 s), and to Arrow itself where it already is."""
+    Said through the variable Arrow reads when it is imported, so that this module need not
+    import Arrow itself, and to Arrow itself where it already is."""
     if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
         if arrow := sys.modules.get("pyarrow"):
