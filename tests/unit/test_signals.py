@@ -65,3 +65,21 @@ def test_a_signal_while_the_command_starts_ends_it_with_130_and_one_line():
 def test_imported_by_anything_else_the_signals_are_left_alone():
     import xtalk.cli  # noqa: F401 - imported by pytest, not started as xtalk
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_further_interrupt_on_the_way_out_still_names_the_campaign(tmp_path):
+    """A SIGTERM that lands while a CampaignInterrupted is passed on (the leases' release)
+    raises a plain KeyboardInterrupt: the message still names the campaign and how to go on."""
+    import argparse
+
+    from xtalk.cli.main import _interrupted
+    args = argparse.Namespace(interrupted="stored", resume_command=lambda a: "xtalk run spec.toml --resume")
+    try:
+        try:
+            raise signals.CampaignInterrupted(tmp_path / "small-1")
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt  # noqa: B904 - what a signal handler raises on the way out
+    except KeyboardInterrupt as stop:
+        told = _interrupted(args, stop)
+    assert told == f"stored in campaign small-1 ({tmp_path / 'small-1'}); continue it with: xtalk run spec.toml --resume"
+    assert _interrupted(args, KeyboardInterrupt()) == "stored"

@@ -60,11 +60,19 @@ def _error(message: str, code: int, debug: bool) -> int:
     return code
 
 
+def _campaign_stopped(stop: BaseException | None) -> CampaignInterrupted | None:
+    """The CampaignInterrupted behind `stop`: itself, or the one being passed on when a
+    further Ctrl-C or SIGTERM raised `stop` (a leases' release, a handler on the way out)."""
+    while stop is not None and not isinstance(stop, CampaignInterrupted):
+        stop = stop.__context__
+    return stop
+
+
 def _interrupted(args, stop: KeyboardInterrupt) -> str:
     """What was kept; for a campaign, which one and the command that goes on with it."""
-    if not isinstance(stop, CampaignInterrupted):
+    if (stopped := _campaign_stopped(stop)) is None:
         return args.interrupted
-    told = f"{args.interrupted} in campaign {stop.campaign.name} ({stop.campaign})"
+    told = f"{args.interrupted} in campaign {stopped.campaign.name} ({stopped.campaign})"
     go_on = getattr(args, "resume_command", None)
     return f"{told}; continue it with: {go_on(args)}" if go_on else told
 
