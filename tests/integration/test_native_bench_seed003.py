@@ -72,7 +72,10 @@ def test_cachebench_copy_bandwidth_falls_past_the_caches(bench):
     """An L1-resident copy (a quarter of L1d) against one past L2 (4 x L2) and, where the
     last-level cache is small enough to pass cheaply (<= 64 MiB), past it (2 x LLC). How
     much slower an L3-resident copy is depends on the CPU (over 2x on the host this test was
-    written on, 1.3-1.5x on a 32 MiB-L3 one); out in memory it is several times (3.8x there)."""
+    written on, 1.3-1.5x on a 32 MiB-L3 one, none at all on an AMD EPYC whose L3 keeps pace
+    with the bench's one 64-bit store a cycle: 37.6k against 49.7k MiB/s, noise both ways); out
+    in memory it is several times (3.8x there, 2.3-4x on the EPYC). So the fall past L2 is
+    asked for only where the LLC cannot be passed; past the LLC it is asked for everywhere."""
     caches = metas(run(bench, "bench=cachebench", "size_kib=4", "iterations=1", "run=c")[1])
     l1, l2, llc = (int(caches[k]) // 1024 for k in ("l1_bytes", "l2_bytes", "llc_bytes"))
     sizes = [max(l1 // 4, 1), 4 * l2] + ([2 * llc] if llc <= 64 * 1024 else [])
@@ -85,8 +88,8 @@ def test_cachebench_copy_bandwidth_falls_past_the_caches(bench):
         best[kib] = (max(r["cachebench_copy"]), max(r["cachebench_rmw"]))
         print(f"native cachebench {kib} KiB: copy best {best[kib][0]:,} median "
               f"{statistics.median(r['cachebench_copy']):,.0f} MiB/s, rmw best {best[kib][1]:,} MiB/s")
-    small = best[sizes[0]][0]
-    assert small > 1.1 * best[sizes[1]][0], best  # past L2
+    small, past_l2 = best[sizes[0]][0], best[sizes[1]][0]
+    assert small > (0.6 if sizes[2:] else 1.1) * past_l2, best  # past L2: within noise where the LLC is passed
     assert all(small > 2 * best[kib][0] for kib in sizes[2:]), best  # past the LLC
 
 
