@@ -60,8 +60,11 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
         else:
             assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == \
                 [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)]
-            # t_s is when `xl pause/unpause` returned: ~1-2 s after the planned time in a busy TCG lab
-            assert all(0 <= e["t_s"] - e["planned_s"] < 3.0 for e in timeline)
+            # t_s is when `xl pause/unpause` returned, with the watch's readings before and after it:
+            # 1.3-2.8 s after the planned time in the TCG lab on a 2-core AMD EPYC, over 3 s in its CI
+            late = [round(e["t_s"] - e["planned_s"], 2) for e in timeline]
+            print(f"{run_id}: timeline events done {late} s after planned")
+            assert all(0 <= s < 5.0 for s in late), late
             watch = meta["stressors_watch"]["thrash"]  # from the domain's CPU time in `xl list`
             # each event is judged, or said to be unjudged (None): `xl list` over ssh into a busy
             # TCG lab can take longer than the 1.5 s between pause and resume
