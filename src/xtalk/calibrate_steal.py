@@ -1,8 +1,10 @@
 """The steal part of `xtalk calibrate`: what the measurer saw of each injected steal.
 
 Every steal the injector logged inside a run's measured window (console/steal.log) is
-matched to the measurer's gap that covers it: the longest gap that begins at most
-MATCH_S before the steal's start and ends within MATCH_S after its end, if it is at
+first put on the probe's time axis (the run's lag, below), then matched to the
+measurer's gap that covers it: the longest gap that begins at most
+MATCH_S before the steal's start and ends within MATCH_S of its end (before it too: the
+lag is known to tens of µs, the switches included), if it is at
 least half as long as the steal (a shorter one is another, smaller interruption: the
 probe missed the steal; one that began earlier or ended later holds something else too,
 another task that ran before the measurer). Measured gap length against
@@ -15,6 +17,15 @@ error. Hence two lengths or more: with one, the switch cost and a scale error of
 measurement cannot be told apart (a total stolen time 5 % over the injected one could be
 either: the check of the total stolen time that the slope replaced failed natively with
 300 µs steals, +5.3 %, all of it switches of about 16 µs each).
+The lag: the log is in host time and the gaps in guest counter time mapped to host time
+by the run's clock pairs (results/finalize.py), whose offset is late by however stale the
+freshest pair was: the host reads the ring's heartbeat every runner.POLL_S (10 ms, the
+injector's period too), and the two periods nearly lock, so that on an AMD EPYC host
+every gap of a run came 0.15-0.3 ms after its steal, as much as MATCH_S and more (up to
+all of a run's 300 µs steals missed). So each run's steals are shifted by its lag, the
+median of how far the middle of the nearest gap at least half a steal long lies from
+each steal's middle (within half the spacing of the steals, so never the neighbour's),
+and the lag is reported per run (`lag_us`): how far that run's time axis is off.
 
 Checks: per length, the steals the probe saw (a covering gap) against the steals
 logged; over all lengths, the slope within TOLERANCE of 1; for the longest length, the
@@ -43,7 +54,7 @@ from .analysis.effects import run_window_s
 from .analysis.wording import short
 
 TOLERANCE = 0.05
-MATCH_S = 3e-4  # a steal's gap begins and ends this close to it: the switches, the clock mapping's error (tens of µs)
+MATCH_S = 3e-4  # a steal's gap begins and ends this close to it: the switches, the error of the run's lag (tens of µs)
 STEAL_US = "stressors.steal.params.steal_us"
 SLOPE_CHECK = "slope of measured against injected"
 RECOVERED = "recovered"  # a check's status where what was measured agrees with what was injected
@@ -68,11 +79,29 @@ def logged_steals(log_text: str, origin_ns: float, window_s: float) -> np.ndarra
     return t[(t[:, 0] >= 0) & (t[:, 1] <= window_s)]
 
 
+def run_lag(steals: np.ndarray, gap_end: np.ndarray, gap_len: np.ndarray) -> float:
+    """How much later the probe's time axis puts the steals than the log does, seconds
+    (module docstring); 0 when fewer than three steals have a gap near enough."""
+    if len(steals) < 3:
+        return 0.0
+    middle = (steals[:, 0] + steals[:, 1]) / 2
+    reach = float(np.min(np.diff(np.sort(middle)))) / 2
+    long = gap_len >= float(np.min(steals[:, 1] - steals[:, 0])) / 2
+    gaps = np.sort(gap_end[long] - gap_len[long] / 2)
+    if not len(gaps):
+        return 0.0
+    at = np.searchsorted(gaps, middle)
+    before, after = gaps[np.maximum(at - 1, 0)], gaps[np.minimum(at, len(gaps) - 1)]
+    nearest = np.where(abs(before - middle) <= abs(after - middle), before, after)
+    lags = (nearest - middle)[abs(nearest - middle) < reach]
+    return float(np.median(lags)) if len(lags) >= 3 else 0.0
+
+
 def covering_gaps(steals: np.ndarray, gap_end: np.ndarray, gap_len: np.ndarray) -> np.ndarray:
     """The length of the gap covering each steal (module docstring), NaN where none does."""
     order = np.argsort(gap_end, kind="stable")
     end, length = gap_end[order], gap_len[order]
-    first = np.searchsorted(end, steals[:, 1], "left")
+    first = np.searchsorted(end, steals[:, 1] - MATCH_S, "left")
     last = np.searchsorted(end, steals[:, 1] + MATCH_S, "left")
     out = np.full(len(steals), np.nan)
     for i, (a, b) in enumerate(zip(first, last)):
@@ -154,11 +183,12 @@ def _lengths(store: Path, analysis, lengths: tuple[float, ...]) -> tuple[dict[fl
         if steal_us not in of:
             continue
         window = run_window_s(meta, "hidden_latency")[0] or 0.0
-        steals = _run_steals(store, meta, window)
-        gaps = covering_gaps(steals, *_run_gaps(store, meta))
+        steals, probe = _run_steals(store, meta, window), _run_gaps(store, meta)
+        lag = run_lag(steals, *probe)
+        gaps = covering_gaps(steals + lag, *probe)
         of[steal_us].add(window, steals, gaps)
         runs.append({"run_id": meta["run_id"], "steal_us": steal_us, "window_s": window, "steals": len(steals),
-                     "seen": int((~np.isnan(gaps)).sum())})
+                     "seen": int((~np.isnan(gaps)).sum()), "lag_us": lag * 1e6})
     return of, runs
 
 

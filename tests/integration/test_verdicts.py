@@ -124,6 +124,8 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
         assert seen["ok"] is (off <= seen["tolerance"]), seen  # a bool in the JSON, as the numbers say
         assert off <= 0.10 and seen["expected"] > 5 * 90, (seen, injected["lengths"])  # 5 runs x ~1 s / 10 ms
     assert checks["verdict of the 1000 µs steal"]["measured"] == "interference"
+    # the time axis of each run lags the host's by how stale its freshest clock pair was: well under a period
+    assert all(abs(r["lag_us"]) < 1000 for r in injected["runs"] if r["steals"]), injected["runs"]
     slope = checks["slope of measured against injected"]
     assert slope["ok"] is True and abs(slope["measured"] - 1) <= 0.05, (slope, injected["slope_ci"])
     assert injected["slope_ci"][0] < injected["slope"] < injected["slope_ci"][1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from xtalk.calibrate import steal_lengths
-from xtalk.calibrate_steal import covering_gaps, fit_gaps, logged_steals, slope_check
+from xtalk.calibrate_steal import MATCH_S, covering_gaps, fit_gaps, logged_steals, run_lag, slope_check
 
 ORIGIN_NS = 5_000_000_000
 PERIOD_S = 0.01
@@ -57,6 +57,19 @@ def test_each_steal_is_matched_to_the_gap_that_covers_it_and_the_fit_recovers_th
     assert SWITCH_S - 1e-6 < fit.intercept_ci_s[0] < fit.intercept_s < fit.intercept_ci_s[1] < SWITCH_S + 1e-6
     assert 0.995 < fit.slope_ci[0] < fit.slope < fit.slope_ci[1] < 1.005
     assert slope_check(fit)["ok"] is True
+
+
+def test_a_run_whose_time_axis_lags_the_log_is_matched_after_its_lag_is_taken_out():
+    """The clock mapping puts every gap of a run 280 µs late (a stale heartbeat pair, as on
+    an AMD EPYC host): unshifted, the 300 µs steals are all missed; by the run's lag, all seen."""
+    steals = logged_steals(steal_log([300, 1000] * 50), ORIGIN_NS, window_s=10.0)
+    end, length = measured(steals, 1.0, np.random.default_rng(3))
+    end = end + MATCH_S - 20e-6
+    assert np.isnan(covering_gaps(steals, end, length)[::2]).all()
+    lag = run_lag(steals, end, length)
+    assert lag == pytest.approx(MATCH_S - 20e-6 + 40e-6 - SWITCH_S / 2, abs=5e-6)  # + the gaps' own 20-60 µs
+    assert np.isfinite(covering_gaps(steals + lag, end, length)).all()
+    assert run_lag(steals, end[len(steals):], length[len(steals):]) == 0.0  # no gap near a steal: no lag
 
 
 def test_a_measurement_ten_percent_short_fails_the_slope_check():

@@ -70,8 +70,10 @@ def _switch_cost(injected: dict, platform: dict) -> str:
     lo, hi = injected["switch_cost_ci_us"]
     slo, shi = injected["slope_ci"]
     where = f"recorded in {platform['file']}" if platform["file"] else f"not recorded: {platform['reason']}"
+    lags = sorted(r["lag_us"] for r in injected["runs"] if r["steals"])
+    lag = f"; the runs' time axes lag the host's by {lags[0]:.0f} to {lags[-1]:.0f} µs (taken out)" if lags else ""
     return (f"switch cost (intercept): {injected['switch_cost_us']:.1f} µs per preemption [{lo:.1f}, {hi:.1f}]; "
-            f"slope {injected['slope']:.3f} [{slo:.3f}, {shi:.3f}] ({injected['steals_fitted']} steals; {where})")
+            f"slope {injected['slope']:.3f} [{slo:.3f}, {shi:.3f}] ({injected['steals_fitted']} steals; {where}){lag}")
 
 
 def run(args) -> int:
