@@ -38,7 +38,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.special  # the t distribution's functions, without scipy.stats's import (~0.5 s)
 
 ALPHA = 0.01
 POWER = 0.8
@@ -129,10 +128,18 @@ class Test:
     min_p: float
 
 
+def _special():
+    """scipy.special, the t distribution's functions (without scipy.stats's import, ~0.5 s),
+    imported at the first t quantile or p: ~0.15 s that `xtalk run`'s design check, which
+    needs none without a measured noise floor, would otherwise spend before the first run."""
+    import scipy.special
+    return scipy.special
+
+
 def t_quantile(q: float, df: float) -> float:
     """The q quantile of Student's t with df degrees of freedom (scipy.stats.t.ppf's own
     function, the same numbers for 0 < q <= 1)."""
-    return scipy.special.stdtrit(df, q)
+    return _special().stdtrit(df, q)
 
 
 def t_p(diff: float, se: float | None, df: float | None) -> float | None:
@@ -141,7 +148,7 @@ def t_p(diff: float, se: float | None, df: float | None) -> float | None:
         return None
     if se == 0:
         return 0.0 if diff else 1.0
-    return float(2 * scipy.special.stdtr(df, -abs(diff) / se))  # scipy.stats.t.sf, the same numbers
+    return float(2 * _special().stdtr(df, -abs(diff) / se))  # scipy.stats.t.sf, the same numbers
 
 
 def two_sample_test(a: np.ndarray, b: np.ndarray, alpha: float, rng: np.random.Generator) -> Test:
