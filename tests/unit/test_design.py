@@ -86,6 +86,8 @@ def test_a_configuration_without_reference_is_an_error_on_the_placements():
     design = design_of(RUNS.format(reps=5).replace('["solo", "other-core"]', '["other-core"]'))
     (problem,) = design.problems
     assert problem.path == "matrix.placement" and 'add "solo" to matrix.placement' in problem.message
+    assert "has nothing to be judged against: no placement=solo configuration with its other values" \
+        in problem.message and "no no" not in problem.message
 
 
 def test_a_pilot_is_meant_and_left_out_repetitions_are_said():

@@ -229,7 +229,7 @@ def design_problems(rows: list[Row], spec: Campaign, raw: dict, text: str, alpha
         dim = baseline_dim(spec.model_dump())[0]
         loc = ("matrix", "placement") if dim == "placement" else ("analysis", "baseline")
         out.append(problem_at(text, loc, (
-            f"{_names(lone)} has nothing to be judged against: no {lone[0].reference.split(': ', 1)[1]}. Fix: add "
+            f"{_names(lone)} has nothing to be judged against: {lone[0].reference.split(': ', 1)[1]}. Fix: add "
             "\"solo\" to matrix.placement, or [paired] to switch the stressors on and off inside each run; "
             "or, for a pilot, [run] pilot = true")))
     return out
