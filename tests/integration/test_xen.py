@@ -107,17 +107,13 @@ def test_crashed_and_failing_domains_are_destroyed_and_campaign_goes_on(arm64_la
 
 # sh -c ONCE_MEASURING sh RUN CMD...: once run RUN's measurer domain has printed XT BEGIN and its stressor
 # domain (thrash) is there, CMD with the stressor domain as its last argument
-ONCE_MEASURING = r"""run=$1; shift
-for i in $(seq 300); do
-  names=$(xl list | awk 'NR > 1 {print $1}')
-  m=$(echo "$names" | grep -e "^xtalk-.*-$run-measurer\$" | head -n 1)
-  t=${m%-measurer}-thrash
-  if [ -n "$m" ] && echo "$names" | grep -qx -e "$t" && grep -q "XT BEGIN" "/var/log/xen/console/guest-$m.log" 2>/dev/null; then
-    exec "$@" "$t"
-  fi
-  sleep 0.2
-done
-echo "no measurer domain of $run printed XT BEGIN beside its stressor's" >&2; exit 1"""
+ONCE_MEASURING = "; ".join((  # one line: xtalk lab exec refuses control characters in an argument
+    "run=$1", "shift", "for i in $(seq 300)",
+    "do names=$(xl list | awk 'NR > 1 {print $1}')",
+    'm=$(echo "$names" | grep -e "^xtalk-.*-$run-measurer\\$" | head -n 1)', "t=${m%-measurer}-thrash",
+    'if [ -n "$m" ] && echo "$names" | grep -qx -e "$t" && grep -q "XT BEGIN" "/var/log/xen/console/guest-$m.log" 2>/dev/null',
+    'then exec "$@" "$t"', "fi", "sleep 0.2", "done",
+    'echo "no measurer domain of $run printed XT BEGIN beside its stressor" >&2', "exit 1"))
 
 
 def test_destroyed_paused_and_failing_stressor_domains_fail_their_runs(arm64_lab, tmp_path):
