@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -151,7 +152,10 @@ class Executor:
     def run_many(self, commands: list[list], input: bytes | None = None, timeout: float = 120.0) -> list[Result]:
         """Several commands in one round trip, in order, stopping at the first failure.
         The first command gets `input` on stdin, the others /dev/null; each one's stdout
-        and stderr come back merged. The script is built from quoted argument vectors only."""
+        and stderr come back merged. The script is built from quoted argument vectors only.
+        A connection that drops after the script's last command reported its end (every
+        command, or one that failed) loses nothing: the results are those reported. One
+        that drops earlier raises TransportError naming the command it cut."""
         lines = []
         for i, argv in enumerate(commands):
             redirect = "" if i == 0 else " </dev/null"
@@ -159,11 +163,18 @@ class Executor:
                          f"printf '\\n@@XTE {i} %d\\n' $rc; [ $rc -eq 0 ] || exit $rc")
         try:
             whole = self.run(["sh", "-c", "; ".join(lines)], input=input, timeout=timeout)
-        except TransportError as err:  # name the command that was cut, not the whole script
-            done = err.stdout.count("\n@@XTE ")
-            cut = quote_argv(commands[min(done, len(commands) - 1)])
-            raise TransportError(err.label, f"{cut} (command {done + 1} of {len(commands)})", err.detail,
+        except TransportError as err:
+            ended = [int(rc) for rc in re.findall(r"\n@@XTE \d+ (-?\d+)\n", err.stdout)]
+            if len(ended) == len(commands) or (ended and ended[-1] != 0):  # the script had ended: all is known
+                return self._results(commands, Result(["sh"], ended[-1], err.stdout, ""))
+            cut = quote_argv(commands[len(ended)])  # name the command that was cut, not the whole script
+            raise TransportError(err.label, f"{cut} (command {len(ended) + 1} of {len(commands)})", err.detail,
                                  err.stdout) from None
+        return self._results(commands, whole)
+
+    @staticmethod
+    def _results(commands: list[list], whole: Result) -> list[Result]:
+        """Each command's result from the script's marked output (run_many)."""
         results = []
         for i, argv in enumerate(commands):
             start = whole.stdout.find(f"\n@@XTS {i}\n")

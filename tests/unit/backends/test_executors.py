@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from xtalk.backends.executors import (REPORTING_SHELL, LocalExecutor, SshExecutor, parse_reported,
+from xtalk.backends.executors import (REPORTING_SHELL, LocalExecutor, SshExecutor, TransportError, parse_reported,
                                       quote_argv)
 from xtalk.errors import InfrastructureError
 
@@ -39,6 +39,33 @@ def test_run_many_stops_at_the_first_failure_and_keeps_outputs(tmp_path):
     assert [r.returncode for r in results] == [0, 0, 1]
     assert results[1].stdout == "it's $(x)"
     assert not (tmp_path / "never").exists()
+
+
+class CutAfter(LocalExecutor):
+    """Runs the script, then loses the connection as ssh does when its master goes away:
+    TransportError with the first `ends` command ends of what the script printed."""
+
+    def __init__(self, ends: int):
+        self.ends = ends
+
+    def run(self, argv, input=None, timeout=60.0):
+        out = super().run(argv, input, timeout).stdout
+        kept = out.split("\n@@XTE ")
+        cut = "\n@@XTE ".join(kept[:self.ends] + [kept[self.ends].split("\n", 1)[0] + "\n"]) \
+            if self.ends < len(kept) else out
+        raise TransportError("lab", "sh", "ssh status 255", cut)
+
+
+def test_a_connection_lost_after_the_last_command_ended_loses_no_result(tmp_path):
+    """The master dropped after `xl unpause` (the last of 9) had reported its end: the batch
+    is whole, not cut (it failed a Xen run as "command 10 of 9" and its retry made a second domain)."""
+    commands = [["true"], ["echo", "two"], ["touch", str(tmp_path / "three")]]
+    results = CutAfter(3).run_many(commands)
+    assert [r.returncode for r in results] == [0, 0, 0] and results[1].stdout == "two\n"
+    failing = CutAfter(2).run_many([["true"], ["false"], ["touch", str(tmp_path / "never")]])
+    assert [r.returncode for r in failing] == [0, 1] and not (tmp_path / "never").exists()
+    with pytest.raises(TransportError, match=r"echo two \(command 2 of 3\)"):
+        CutAfter(1).run_many(commands)  # cut before the second ended: its outcome is unknown
 
 
 def test_put_writes_bytes_exactly(tmp_path):
