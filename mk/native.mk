@@ -10,7 +10,7 @@ NATIVE_OUT     := build/native
 NATIVE_BIN     := $(NATIVE_OUT)/xtalk-bench
 NATIVE_WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
 NATIVE_CFLAGS  := -O2 -g -std=gnu11 $(NATIVE_WARN) -Iguests/lib -MMD -MP
-NATIVE_FREE    := -ffreestanding -nostdinc -isystem $(shell $(NATIVE_CC) -print-file-name=include)
+NATIVE_FREE    = -ffreestanding -nostdinc -isystem $(shell $(NATIVE_CC) -print-file-name=include)
 NATIVE_LIB_SRC := $(filter-out guests/lib/libc_shims.c,$(wildcard guests/lib/*.c))
 NATIVE_NEUTRAL := $(NATIVE_LIB_SRC) $(wildcard guests/bench/*.c)
 NATIVE_HOST    := $(filter-out native/steal.c,$(wildcard native/*.c))

@@ -36,6 +36,9 @@ have readelf || need+=(binutils)
 have bison || need+=(bison)
 have flex || need+=(flex)
 have dpkg-source || need+=(dpkg-dev)
+# Instruments (xtalk.instruments, docs/instruments.md): sigrok-cli, which labgrid's
+# SigrokDriver runs; its demo device is the tests' logic analyser.
+have sigrok-cli || need+=(sigrok-cli)
 if ((${#need[@]})); then
   echo "setup: installing ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

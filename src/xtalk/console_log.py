@@ -22,6 +22,6 @@ def console_facts(run_dir: Path, meta: dict) -> dict:
         measurer = meta.get("measurer") or {}
         report = parse_log(log.read_text(errors="replace"), measurer.get("output", "xt"), meta["run_id"],
                            measurer.get("parser"))
-        metrics = metrics or {str(k): v for k, v in report.metrics.items()}
+        metrics = {str(k): v for k, v in report.metrics.items()} | metrics  # and an instrument's, recorded
         freq = freq or report.freq_hz
     return {"metrics": metrics, "freq_hz": freq}

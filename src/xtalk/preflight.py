@@ -2,8 +2,8 @@
 spec's own model and rules (xtalk.spec.load): benches, parameters and the metrics of
 deadlines and gates against the catalogue the guest programs print
 (xtalk.spec.workloads), guest images of the user's against what the backend boots
-(xtalk.spec.images), and what the backend refuses on this host (Backend.check_spec:
-CPUs the host lacks). Every command that loads a spec (spec check, run, run --dry-run,
+(xtalk.spec.images), what the backend refuses on this host (Backend.check_spec:
+CPUs the host lacks), and an [instrument]'s kind and options (xtalk.instruments). Every command that loads a spec (spec check, run, run --dry-run,
 calibrate) loads it with these checks.
 """
 from __future__ import annotations
@@ -14,6 +14,7 @@ from functools import partial
 from pydantic import ValidationError
 
 from .backend_registry import backend_class, backend_kinds
+from .instruments import option_problems as instrument_problems
 from .plan import plan
 from .spec import catalogue
 from .spec.images import Booted, image_problems
@@ -82,6 +83,6 @@ def spec_checks() -> Checks:
     """The checks, with the catalogue of this source tree (built when missing or stale)."""
     known = catalogue.load()
     return Checks(configuration=(partial(workload_problems, catalogue=known, suites_of=suites_of),
-                                 partial(image_problems, booted_by=booted_by), backend_problems),
+                                 partial(image_problems, booted_by=booted_by), backend_problems, instrument_problems),
                   campaign=(partial(metric_problems, catalogue=known, suites_of=suites_of), bench_table_problems,
                             shared_cpu_problems))

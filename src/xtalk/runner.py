@@ -21,6 +21,9 @@ store the run as 'interrupted' with everything recorded so far, and propagate. T
 measured window (watch.py): one that dies, exits, is stopped behind xtalk's back,
 stalls, or ignores a timeline event fails the run (or degrades it: run.stressor_failure);
 their passes over that window give the pressure each achieved (pressure.py).
+A spec's [instrument] (xtalk.instruments) captures from before the first guest starts
+until the window closes; its delays are stored as samples of its own metric, and a
+capture without edges or short of samples fails the run.
 An unexpected exception (a full disk, a bug) ends the run as 'error' with a one-line
 cause, stops every guest, and raises RunAborted: the campaign stops there.
 """
@@ -38,6 +41,7 @@ from .console_log import console_facts
 from .errors import RunAborted, XtalkError, describe_failure
 from .host.metadata import host_facts
 from .host.noise import NoiseMeter
+from .instruments.session import InstrumentSession
 from .plan import GuestPlan, RunPlan
 from .pressure import PressureMeter
 from .results.store import RunWriter
@@ -70,6 +74,7 @@ class RunState:
         self.noise = NoiseMeter(list(run.spec.cpus)) if backend.measures_local_cpus else None
         self.watch = StressorWatch(run, writer, self.rel_s)
         self.pressure = PressureMeter([g.name for g in run.stressors])
+        self.instrument = InstrumentSession(run.spec.instrument, writer) if run.spec.instrument else None
 
     def pids(self) -> list[int]:
         return [pid for h in self.handles.values() for pid in h.pids]
@@ -110,6 +115,17 @@ class RunState:
             else:
                 self.watch.line(name, line)
 
+    def metrics(self) -> dict[str, dict]:
+        """meta.json's metrics: the measurer's, and an instrument's once it stored its samples."""
+        return {str(k): v for k, v in self.report.metrics.items()} | (self.instrument.metrics if self.instrument else {})
+
+    def store_instrument(self, end_ns: int | None = None) -> None:
+        """The instrument's capture of the measured window (up to end_ns: its close; None:
+        it never closed) into the run, once; its metric into meta.json's."""
+        if self.instrument is not None and not self.instrument.stored:
+            self.instrument.store(self.origin_ns if self.begun else None, end_ns)
+            self.writer.save_meta(metrics=self.metrics())
+
     def console_seen(self) -> str:
         """What the measurer's console showed, for the reason of a run that hung."""
         console = self.consoles.get("measurer")
@@ -135,8 +151,7 @@ class RunState:
                 self.writer.clock(now, now)
         if rec and (rec.kind in ("BEGIN", "METRIC") or len(self.report.metrics) != self.declared):
             self.declared = len(self.report.metrics)  # a foreign parser declares a metric on its first sample
-            self.writer.save_meta(metrics={str(k): v for k, v in self.report.metrics.items()},
-                                  freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
+            self.writer.save_meta(metrics=self.metrics(), freq_hz=self.report.freq_hz, guest_begin=self.report.begin)
         samples = self.report.take_samples()  # any line may carry samples (a parser's BEGIN or END too)
         if len(samples):
             self.writer.samples(samples)
@@ -233,6 +248,7 @@ class RunState:
         """The measured window ends (the measurer's END or exit, or the run's duration)."""
         self.watch.close(self.handles, now)
         self.pressure.close(now)
+        self.store_instrument(now)
 
     def _drain(self, handle: GuestHandle) -> None:
         """Read what a stopped guest left in its console, then stop watching it."""
@@ -285,6 +301,8 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
     run, settings = state.run, state.run.spec.run
     for each in state.backends:
         each.prepare(run, state.writer.path)
+    if state.instrument is not None:  # capturing before the first guest starts: no edge of the run is missed
+        state.instrument.start()
     # timeline-started stressors first, held paused until their time: started after a
     # real-time measurer, a host process could not even run on its CPU to start
     for guest in run.stressors:
@@ -364,7 +382,8 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     try:
         status, reason = _measure(state, tick)
         state.watch.finish(time.monotonic_ns())
-        status, reason = _with_stressors(status, reason, state.watch.problems(), run.spec.run.stressor_failure)
+        status, reason = _with_problems(status, reason, state.watch.problems(), run.spec.run.stressor_failure)
+        status, reason = _with_problems(status, reason, state.instrument.problems if state.instrument else [], "fail")
     except KeyboardInterrupt:
         status, reason, interrupted = "interrupted", "interrupted by the user (Ctrl-C or SIGTERM)", True
     except XtalkError as err:
@@ -389,10 +408,13 @@ def _stop(state: RunState, run: RunPlan, status: str, reason: str,
     (unless it already has a cause)."""
     try:
         state.stop_all()
+        state.store_instrument()  # what it captured is kept, also when the window never closed
     except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
         if fatal is None:
             status, reason, fatal = "error", describe_failure(err), err
     finally:
+        if state.instrument is not None:
+            state.instrument.close()
         for each in state.backends:
             each.cleanup(run)
     return status, reason, fatal
@@ -420,8 +442,9 @@ def _store(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter, s
         raise RunAborted(run.run_id, reason, stored=False) from fatal
 
 
-def _with_stressors(status: str, reason: str, problems: list[str], on_failure: str) -> tuple[str, str]:
-    """The run's outcome once its stressors' problems are known (run.stressor_failure)."""
+def _with_problems(status: str, reason: str, problems: list[str], on_failure: str) -> tuple[str, str]:
+    """The run's outcome once its stressors' problems (run.stressor_failure) or its
+    instrument's (fail) are known."""
     if not problems:
         return status, reason
     if status == "pass":

@@ -8,7 +8,8 @@ memory is bounded by a span's compressed size times the threads plus the accumul
 whatever the run's length.
 Warm-up samples (the `warmup` column: run.warmup_s and warm-up runs) are dropped unless
 asked for; `skip` drops the first N samples of a stream (a detected ramp-up).
-Deadlines are converted to counter ticks with each run's own frequency.
+Deadlines are converted to counter ticks with each run's own frequency; a metric an
+instrument measured from the host (clock = "host": xtalk.instruments) counts in ns.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ BATCH = 1 << 18
 SPAN_ROWS = 4 * BATCH  # rows per read of consecutive row groups (memory: their compressed size)
 USE_THREADS = False  # runs are scanned in parallel already; nested decode threads oversubscribe
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
+HOST_HZ = 1e9  # the tick of a metric on the host's clock: its values are ns
 
 
 def timeline_events(run_dir: Path, origin_host_ns: float | None = None) -> list[dict]:
@@ -109,6 +111,7 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
     micro = micro_block(pf.metadata.num_rows)
     freq = meta.get("freq_hz")
     freq = float(freq) if freq else None
+    host_clock = {m["name"] for m in (meta.get("metrics") or {}).values() if m.get("clock") == "host"}
     streams: dict[str, Stream] = {}
     seen: dict[str, int] = {}
     skip = skip or {}
@@ -150,8 +153,9 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
                 continue
             stream = streams.get(name)
             if stream is None:
-                stream = streams[name] = Stream(meta["run_id"], name, freq, micro,
-                                                deadline_ticks(deadlines, name, freq), cuts)
+                hz = HOST_HZ if name in host_clock else freq
+                stream = streams[name] = Stream(meta["run_id"], name, hz, micro,
+                                                deadline_ticks(deadlines, name, hz), cuts)
             stream.add(np.ascontiguousarray(v, dtype=np.uint64), np.ascontiguousarray(t, dtype=np.float64), f)
     return streams
 

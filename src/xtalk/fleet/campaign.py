@@ -42,7 +42,7 @@ from ..spec import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values
 from .console import LOG as SERIAL_LOG, SerialCapture
-from .coordinator import Coordinator
+from ..labgrid_coordinator import Coordinator
 from .lease import Lease
 from .model import BoardKind, Fleet
 from .progress import FleetProgress
@@ -201,8 +201,8 @@ def _run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: 
     _check(spec, raw, text, source, overrides, fleet, fleet_source)
     runs = plan(spec, raw)
     with Coordinator(fleet.coordinator) as lab:
-        chosen = [(name, kind) for i, kind in enumerate(fleet.kinds) for name in lab.select(kind, f"{fleet_source}: "
-                                                                                             f"kinds[{i}]")]
+        chosen = [(name, kind) for i, kind in enumerate(fleet.kinds)
+                  for name in lab.select(list(kind.places), kind.tags, f"{fleet_source}: kinds[{i}]")]
     names = [n for n, _ in chosen]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..errors import InfrastructureError
-from .coordinator import Coordinator
+from ..labgrid_coordinator import Coordinator
 
 RETRY_S = 60.0
 

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import InfrastructureError
-from .coordinator import Coordinator
+from ..labgrid_coordinator import Coordinator
 from .model import BoardKind, Fleet
 
 

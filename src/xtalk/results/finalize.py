@@ -7,6 +7,9 @@ Streamed: samples.bin is read CHUNK records at a time into an ordinary buffer (n
 memory map, whose pages would stay resident until the end: 32 bytes a sample) and each
 chunk is written as one Parquet row group, so memory stays the same whatever the run's
 length (benchmarks/bench_memory.py).
+A metric declared with clock = "host" (an instrument's: xtalk.instruments) has its value
+in ns and its t in host CLOCK_MONOTONIC ns already; its seq (from schema.HOST_SEQ up) is
+left out of the loss count, which is the guest's.
 Caveat: t_s is as good as the clock pairs: the guest-to-host offset is the smallest
 observed (host read time - guest heartbeat), an upper bound tight to the poll interval.
 """
@@ -21,7 +24,7 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
 from .records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
-from .schema import SAMPLE_DTYPE
+from .schema import HOST_SEQ, SAMPLE_DTYPE
 
 CHUNK = 1 << 16  # records per read and per row group: ~10 MB of buffers at a time
 
@@ -59,9 +62,10 @@ def finalize_run(path: Path, meta: dict) -> dict:
     names = sorted({v["name"] for v in metrics.values()} | {"unknown"})
     name_index = {name: i for i, name in enumerate(names)}
     lookup = {int(k): name_index[v["name"]] for k, v in metrics.items()}
+    host_clock = np.array([int(k) for k, v in metrics.items() if v.get("clock") == "host"], np.uint32)
 
     names_arr = pa.array(names, pa.string())
-    highest = -1
+    highest, guest_count = -1, 0
     with atomic_path(path / "samples.parquet") as tmp, \
             pq.ParquetWriter(tmp, SAMPLES_SCHEMA, **SAMPLES_WRITE_OPTIONS) as writer, \
             (open(raw_path, "rb") if count else contextlib.nullcontext()) as raw:
@@ -75,6 +79,11 @@ def finalize_run(path: Path, meta: dict) -> dict:
                 t_s = (chunk["t"] * (1e9 / freq) + offset - origin) / 1e9
             else:
                 t_s = np.full(n, np.nan)
+            if len(host_clock) and n:
+                host = np.isin(chunk["metric"], host_clock)
+                value_ns, t_s = value_ns.astype(np.float64), t_s.astype(np.float64)
+                value_ns[host] = chunk["value"][host]
+                t_s[host] = (chunk["t"][host].astype(np.float64) - origin) / 1e9 if origin is not None else np.nan
             warm = np.full(n, bool(meta.get("warmup"))) | (t_s < warmup_s)
             writer.write_table(pa.table({
                 "run_id": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([meta["run_id"]])),
@@ -84,11 +93,14 @@ def finalize_run(path: Path, meta: dict) -> dict:
                 "seq": chunk["seq"], "t": chunk["t"], "value": chunk["value"], "flags": chunk["flags"],
                 "value_ns": value_ns, "t_s": t_s, "warmup": warm,
             }, schema=SAMPLES_SCHEMA))
-            if n:
-                highest = max(highest, int(chunk["seq"].max()))
+            seq = chunk["seq"]
+            if n and int(seq.max()) >= HOST_SEQ:  # an instrument's samples: not the guest's to count
+                seq = seq[seq < HOST_SEQ]
+            if len(seq):
+                highest, guest_count = max(highest, int(seq.max())), guest_count + len(seq)
     return {
         "sample_count": int(count),
-        "lost_samples": int(highest + 1 - count) if count else 0,
+        "lost_samples": int(highest + 1 - guest_count) if guest_count else 0,
         "metrics": metrics,
         "freq_hz": freq,
         "clock_offset_ns": offset,

@@ -30,6 +30,10 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      src/xtalk/results/manifest.py), written when the run is finalised; a listed file
      missing or changed makes the run `damaged`. An older record has none and is read
      as before (nothing to check it against).
+  7  meta.json `instrument`: what an instrument's capture said (stimuli, answered, lost
+     responses with their times, resolution; src/xtalk/instruments/), and a metric's
+     `clock` = "host": its values and times are host ns (an instrument's samples). An
+     older record has neither.
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks;
 4's stressors get their `pressure` reason),
@@ -50,7 +54,7 @@ from .. import __version__
 from ..errors import InfrastructureError
 from .run_record import JSON, GuestFacts, Part, Platform, RunRecord
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
 
 _STRING_CODES = pa.dictionary(pa.int32(), pa.string())
@@ -166,8 +170,20 @@ class RunEnd(_Event):
     reason: str = ""
 
 
-Event = Annotated[Union[GuestStart, MeasurerBegin, TimelineDone, TimelineChecked, StressorExited, RunEnd],
-                  Field(discriminator="kind")]
+class InstrumentStart(_Event):
+    """An instrument began capturing (xtalk.instruments)."""
+
+    kind: Literal["instrument_start"]
+    instrument: str
+
+
+class InstrumentStop(_Event):
+    kind: Literal["instrument_stop"]
+    samples: int
+
+
+Event = Annotated[Union[GuestStart, MeasurerBegin, TimelineDone, TimelineChecked, StressorExited, RunEnd,
+                        InstrumentStart, InstrumentStop], Field(discriminator="kind")]
 EVENT = TypeAdapter(Event)
 
 

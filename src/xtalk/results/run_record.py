@@ -42,6 +42,33 @@ class Metric(Part):
     unit: str | None = None
     kind: str | None = None
     kpi: str | None = None
+    clock: Literal["host"] | None = None  # host: measured outside the guest, values and times in host ns
+
+
+class Instrument(Part):
+    """What an instrument's capture said (xtalk.instruments.measure): the stimuli of the
+    measured window answered and lost (with their times in the run, the first 100), the
+    resolution, and its length against what its time should have given."""
+
+    kind: str
+    metric: str
+    stimulus: str  # channel and edge
+    response: str
+    samplerate_hz: float
+    resolution_ns: float
+    samples: int
+    captured_s: float
+    wanted_samples: int
+    stimuli: int
+    answered: int
+    lost: int
+    lost_t_s: list[float] = []
+    outside_window: int = 0  # stimuli before the measurer began or after the window closed
+    cut_by_end: int = 0
+    unexpected_responses: int = 0
+    align_ns: int
+    device: str | None = None  # the instrument's own facts
+    file: str | None = None
 
 
 class GuestRecord(Part):
@@ -428,6 +455,7 @@ class RunRecord(Part):
     noise: Noise | None = None
     stressors_watch: dict[str, StressorWatch] = {}
     pressure: dict[str, Pressure] = {}  # stressor name -> what it achieved
+    instrument: Instrument | None = None  # an [instrument]'s capture (xtalk.instruments)
     caches: Caches | None = None
     sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
     platform: Platform | None = None  # absent where the host and backend were never calibrated

@@ -17,3 +17,6 @@ import numpy as np
 SAMPLE_DTYPE = np.dtype(
     [("seq", "<u8"), ("t", "<u8"), ("value", "<u8"), ("metric", "<u4"), ("flags", "<u4")]
 )
+# Samples from HOST_SEQ up are an instrument's (xtalk.instruments): measured outside the
+# guest, in host ns (their metric says clock = "host"), outside the guest's seq and loss accounting.
+HOST_SEQ = 1 << 62

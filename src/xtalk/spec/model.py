@@ -243,6 +243,33 @@ class BackendSettings(BaseModel):
         return resolve_backend(dict(self.model_extra or {}, kind=self.kind))[1]
 
 
+EDGES = ("rising", "falling", "both")
+
+
+class InstrumentSettings(BaseModel):
+    """An instrument that measures each run from outside its guests (docs/instruments.md):
+    every delay from a stimulus edge to the response edge after it is a sample of `metric`
+    (kind latency, ns). `kind` picks the instrument (xtalk.instruments); a table named after
+    it ([instrument.sigrok]) holds that kind's own options, which it validates."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True, allow_inf_nan=False)
+    kind: Name = Field(description="the instrument, by its kind (docs/instruments.md)")
+    metric: Name = Field(default="irq_latency", description="the metric its delays are stored as")
+    stimulus: Name = Field(description="the channel of the stimulus (what raises the interrupt), e.g. D0")
+    response: Name = Field(description="the channel of the response (the pin the guest's handler drives), e.g. D1")
+    stimulus_edge: Literal[EDGES] = Field(default="rising", description="the stimulus edge: rising, falling, both")  # type: ignore[valid-type]
+    response_edge: Literal[EDGES] = Field(default="rising", description="the response edge: rising, falling, both "
+                                          "(both for a handler that toggles its pin)")  # type: ignore[valid-type]
+    samplerate_hz: int = Field(gt=0, le=10**11, description="the capture's sample rate: its resolution is one "
+                               "sample period, 1e9 / samplerate_hz ns")
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The kind's own options: the table named after it."""
+        own = (self.model_extra or {}).get(self.kind)
+        return own if isinstance(own, dict) else {}
+
+
 class Campaign(Strict):
     name: Name
     description: str = ""
@@ -268,6 +295,9 @@ class Campaign(Strict):
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     deadlines: list[Deadline] = Field(default_factory=list)
     gates: list[Gate] = Field(default_factory=list)
+    instrument: InstrumentSettings | None = Field(
+        default=None, description="an instrument measuring each run from outside (a logic analyser): "
+        "stimulus-to-response delays as samples")
 
     @field_validator("cpus", "housekeeping_cpus")
     @classmethod

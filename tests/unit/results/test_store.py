@@ -6,7 +6,9 @@ import pyarrow.parquet as pq
 
 from tests.framework.store_data import meta, new_store, samples
 from xtalk.console_log import console_facts
+from xtalk.instruments.measure import INSTRUMENT_METRIC
 from xtalk.results.finalize import CHUNK
+from xtalk.results.schema import HOST_SEQ
 from xtalk.results.query import connect
 from xtalk.results.store import CampaignStore
 
@@ -40,6 +42,29 @@ def test_sequence_gaps_are_counted_as_lost(tmp_path):
     s = samples([1, 2, 3, 4, 5])
     w.samples(s[[0, 1, 4]])
     assert w.finish("pass")["lost_samples"] == 2
+
+
+def test_an_instruments_samples_keep_their_host_ns_and_the_guests_loss_count(tmp_path):
+    """Guest samples in 100 MHz ticks beside an instrument's in host ns (clock = "host"):
+    each gets its own ns and time, and the instrument's seq is no gap in the guest's."""
+    store = new_store(tmp_path)
+    w = store.start_run(meta("solo-r1"))
+    w.save_meta(origin_host_ns=7_000_000_000, freq_hz=1e8, metrics={
+        "0": {"name": "qsort", "unit": "cycles"},
+        str(INSTRUMENT_METRIC): {"name": "irq_latency", "unit": "ns", "kind": "latency", "clock": "host"}})
+    w.clock(7_000_000_000, 0)  # guest counter 0 at the origin
+    guest = samples([10, 20, 30], period=50_000_000)  # every 0.5 s of guest time
+    guest = guest[[0, 2]]  # one lost
+    outside = samples([1_750, 750], t0=7_000_000_000, period=250_000_000, metric=INSTRUMENT_METRIC)
+    outside["seq"] += HOST_SEQ
+    w.samples(guest)
+    w.samples(outside)
+    m = w.finish("pass")
+    assert m["sample_count"] == 4 and m["lost_samples"] == 1
+    table = pq.read_table(store.run_dir("solo-r1") / "samples.parquet").to_pydict()
+    assert table["metric"] == ["qsort", "qsort", "irq_latency", "irq_latency"]
+    assert table["value_ns"] == [100.0, 300.0, 1750.0, 750.0]
+    assert np.allclose(table["t_s"], [0.5, 1.5, 0.25, 0.5], atol=1e-9)
 
 
 def test_samples_are_converted_chunk_by_chunk_in_order_and_whole(tmp_path):

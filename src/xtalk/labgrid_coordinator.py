@@ -1,7 +1,8 @@
 """The labgrid coordinator through labgrid's own client API (labgrid.remote.client's
 ClientSession over gRPC, labgrid >= 25): find places by name or tags, reserve them
 (one reservation per place, filter name=PLACE: labgrid's fair queue between users),
-acquire (lock) them, read their resources, release them.
+acquire (lock) them, read their resources, release them. The fleet holds its boards'
+places through it (fleet/lease.py), an instrument its analyser's place (xtalk.instruments).
 
 xtalk is known to the coordinator as HOST/USER (LG_HOSTNAME, LG_USERNAME override them,
 as for labgrid-client). Releases name that identity (`fromuser`), so a release never
@@ -20,8 +21,7 @@ from labgrid.remote.client import start_session
 from labgrid.remote.common import Reservation, ReservationState
 from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
-from ..errors import InfrastructureError
-from .model import BoardKind
+from .errors import InfrastructureError
 
 POLL_S = 0.5
 logging.getLogger("grpc").setLevel(logging.CRITICAL)
@@ -62,19 +62,19 @@ class Coordinator:
     def sync(self) -> None:
         self.call(self.session.sync_with_coordinator(), "sync")
 
-    def select(self, kind: BoardKind, where: str) -> list[str]:
-        """The place names of a kind: its names (each must exist) or every place with its tags."""
+    def select(self, names: list[str], tags: dict[str, str], where: str) -> list[str]:
+        """Places by their names (each must exist), or without names every place with the tags."""
         places = self.session.places
-        if kind.places:
-            missing = [p for p in kind.places if p not in places]
+        if names:
+            missing = [p for p in names if p not in places]
             if missing:
                 raise InfrastructureError(f"{where}: no place {', '.join(missing)} at the labgrid coordinator "
                                           f"{self.address} (places: {', '.join(sorted(places)) or 'none'})")
-            return list(kind.places)
-        found = sorted(n for n, p in places.items() if all(p.tags.get(k) == v for k, v in kind.tags.items()))
+            return list(names)
+        found = sorted(n for n, p in places.items() if all(p.tags.get(k) == v for k, v in tags.items()))
         if not found:
             raise InfrastructureError(f"{where}: no place at {self.address} has the tags "
-                                      + ", ".join(f"{k}={v}" for k, v in kind.tags.items()))
+                                      + ", ".join(f"{k}={v}" for k, v in tags.items()))
         return found
 
     def reserve(self, names: list[str], timeout_s: float, granted) -> None:

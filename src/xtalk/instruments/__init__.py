@@ -1,0 +1,64 @@
+"""Instruments: what measures a run from outside its guests (a logic analyser through
+sigrok), one kind a module of this package (base.py says what an instrument is), found
+by name as the output parsers are (docs/instruments.md). `measure.py` turns a capture
+into the run's samples and the facts show and the report tell.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import did_you_mean
+from ..spec.model import InstrumentSettings
+from .base import Capture, Instrument
+
+__all__ = ["Capture", "Instrument", "registry", "create", "option_problems"]
+HELPERS = ("base", "edges", "measure")
+
+
+@cache
+def registry() -> dict[str, type[Instrument]]:
+    for module in pkgutil.iter_modules(__path__):
+        if module.name not in HELPERS:
+            importlib.import_module(f"{__name__}.{module.name}")
+    found: dict[str, type[Instrument]] = {}
+    stack = list(Instrument.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack += cls.__subclasses__()
+        if "kind" in vars(cls):
+            found[cls.kind] = cls
+    return dict(sorted(found.items()))
+
+
+def create(settings: InstrumentSettings, run_dir: Path) -> Instrument:
+    return registry()[settings.kind](settings, run_dir)
+
+
+def option_problems(raw: dict) -> list[tuple[tuple, str]]:
+    """Problems with a raw spec's [instrument]: an unknown kind, a table of another kind's
+    options, or the kind's own options, as (path in the spec, message)."""
+    table = raw.get("instrument")
+    if not isinstance(table, dict) or not isinstance(table.get("kind"), str):
+        return []  # no instrument, or the model tells what is wrong
+    kind, known = table["kind"], registry()
+    if kind not in known:
+        return [(("instrument", "kind"), f"unknown instrument {kind!r}{did_you_mean(kind, known)} "
+                 f"(known: {', '.join(known)})")]
+    fields = set(InstrumentSettings.model_fields)
+    out = [(("instrument", key), f"[instrument.{key}] holds the options of the {key} instrument; this one is "
+            f"{kind}" if key in known else f"unknown key (an instrument's own options go in [instrument.{kind}])")
+           for key in table if key not in fields and key != kind]
+    own = table.get(kind, {})
+    if not isinstance(own, dict):
+        return out + [(("instrument", kind), f"[instrument.{kind}] is a table of the {kind} instrument's options")]
+    try:
+        known[kind].Options.model_validate(own)
+    except ValidationError as err:
+        out += [(("instrument", kind, *map(str, e["loc"])), "unknown option for this instrument"
+                 if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
+    return out
