@@ -31,6 +31,14 @@ target = "thrash"
 metric = "qsort"
 ns = 10_000_000
 """
+INSTRUMENT = """[instrument]
+kind = "sigrok"
+stimulus = "D0"
+response = "D1"
+samplerate_hz = 100000
+[instrument.sigrok]
+driver = "demo"
+[[deadlines]]"""
 UNAVAILABLE = next(cpu for cpu in range(57, 4096) if cpu not in os.sched_getaffinity(0))
 
 # (id, text replaced, replacement, field, text of its line, words of the message)
@@ -65,6 +73,16 @@ MISTAKES = [
     ("string number", "duration_s = 5", 'duration_s = "5"', "run.duration_s", "duration_s =",
      ['valid number, not "5"']),
     ("bool number", "at_s = 1", "at_s = true", "timeline[0].at_s", "at_s = true", ["valid number, not true"]),
+    ("instrument kind", "[[deadlines]]", INSTRUMENT.replace('"sigrok"', '"sigrk"', 1), "instrument.kind",
+     'kind = "sigrk"', ["unknown instrument 'sigrk'", "did you mean sigrok?"]),
+    ("instrument key", "[[deadlines]]", INSTRUMENT.replace("samplerate_hz", "samplerate_hz = 1\nsampelrate_hz"),
+     "instrument.sampelrate_hz", "sampelrate_hz", ["unknown key (did you mean samplerate_hz?)"]),
+    ("instrument option", "[[deadlines]]", INSTRUMENT.replace('driver = "demo"', 'driver = "demo"\nplase = "a"'),
+     "instrument.sigrok.plase", "plase", ["unknown option for this instrument"]),
+    ("instrument device", "[[deadlines]]", INSTRUMENT.replace('driver = "demo"', 'channel_group = "Logic"'),
+     "instrument.sigrok", "[instrument.sigrok]", ["give exactly one of driver (a device on this host) or place"]),
+    ("instrument edge", "[[deadlines]]", INSTRUMENT.replace('stimulus = "D0"', 'stimulus = "D0"\nstimulus_edge = "up"'),
+     "instrument.stimulus_edge", "stimulus_edge", ['"up" is not one of rising, falling, both']),
 ]
 
 

@@ -23,7 +23,7 @@ Rows = list[dict[str, Any]]
 
 RUN_KEYS = ("run_id", "config_id", "status", "reason", "warmup", "repetition", "sample_count", "lost_samples",
             "ring_lost_samples", "freq_hz", "started_at", "duration_s", "placement", "start_order", "measurer",
-            "stressors", "stressors_watch", "pressure", "caches", "sizes")  # of each run's meta.json, in `runs`
+            "stressors", "stressors_watch", "pressure", "caches", "sizes", "instrument")  # of each run's meta.json, in `runs`
 
 
 class Result(TypedDict):

@@ -15,6 +15,7 @@ from rich.text import Text
 from ..analysis import wording as W
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..pressure import words as pressure_words
+from ..report.instrument import instrument_words
 from .common import add_command, add_json, add_out, console, find_campaign
 
 
@@ -98,6 +99,8 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for name in dict.fromkeys([*watched, *pressure]):
         said = [watch_words(watched[name])] if name in watched else []
         out.print(f"  stressor {name}: {', '.join(said + [pressure_words(pressure.get(name))])}", markup=False)
+    if meta.get("instrument"):
+        out.print(f"  instrument {instrument_words(meta['instrument'])}", markup=False)
     table = Table(title="events")
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)

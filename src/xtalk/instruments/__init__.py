@@ -51,8 +51,8 @@ def option_problems(raw: dict) -> list[tuple[tuple, str]]:
                  f"(known: {', '.join(known)})")]
     fields = set(InstrumentSettings.model_fields)
     out = [(("instrument", key), f"[instrument.{key}] holds the options of the {key} instrument; this one is "
-            f"{kind}" if key in known else f"unknown key (an instrument's own options go in [instrument.{kind}])")
-           for key in table if key not in fields and key != kind]
+            f"{kind}" if key in known else f"unknown key{did_you_mean(key, fields)} (an instrument's own options go "
+            f"in [instrument.{kind}])") for key in table if key not in fields and key != kind]
     own = table.get(kind, {})
     if not isinstance(own, dict):
         return out + [(("instrument", kind), f"[instrument.{kind}] is a table of the {kind} instrument's options")]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 from .answer import Doubt, answer_rows, doubts
 from .channels import channel_table, search_table
 from .headline import headline
+from .instrument import instrument_brief, instrument_table, runs_with_instrument
 from .second_config import second_config_hint
 from .setup import exposure_table, low_exposure, setup_table
 from .tables import (Table, boards_table, deadline_table, evt_table, gate_table, host_table, left_out_table,
@@ -140,6 +141,11 @@ def _gates(res: dict) -> Section:
                    checks=checks, brief=brief)
 
 
+def _instrument(res: dict) -> Section:
+    return Section("instrument", "Instrument per run", "detail", ("runs",), [instrument_table(res)],
+                   brief=instrument_brief(res))
+
+
 def _table(key: str, heading: str, data: tuple[str, ...], make: Callable[[dict], Table]) -> Callable[[dict], Section]:
     def section(res: dict) -> Section:
         table = make(res)
@@ -188,6 +194,7 @@ SECTIONS = [  # in report order
     Entry(_table("stats", "detail", ("stats",), lambda res: stats_table(res["stats"], res["units"]))),
     Entry(_table("deadlines", "detail", ("deadlines",), lambda res: deadline_table(res["deadlines"])),
           _rows("deadlines")),
+    Entry(_instrument, lambda res: bool(runs_with_instrument(res))),
     Entry(_table("outliers", "detail", ("outliers",), lambda res: outlier_table(res["outliers"], res["units"])), needs="extras"),
     Entry(_table("rampup", "detail", ("rampup", "rampup_excluded"),
                  lambda res: rampup_table(res["rampup"], res["rampup_excluded"], res["units"])), needs="extras"),
