@@ -5,34 +5,23 @@ into the run's samples and the facts show and the report tell.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from ..errors import did_you_mean
+from ..registry import subclasses_by
 from ..spec.model import InstrumentSettings
 from .base import Capture, Instrument
 
 __all__ = ["Capture", "Instrument", "registry", "create", "option_problems"]
-HELPERS = ("base", "edges", "measure")
+HELPERS = ("base", "edges", "measure", "session")
 
 
 @cache
 def registry() -> dict[str, type[Instrument]]:
-    for module in pkgutil.iter_modules(__path__):
-        if module.name not in HELPERS:
-            importlib.import_module(f"{__name__}.{module.name}")
-    found: dict[str, type[Instrument]] = {}
-    stack = list(Instrument.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack += cls.__subclasses__()
-        if "kind" in vars(cls):
-            found[cls.kind] = cls
-    return dict(sorted(found.items()))
+    return subclasses_by(__name__, __path__, Instrument, "kind", skip=HELPERS)
 
 
 def create(settings: InstrumentSettings, run_dir: Path) -> Instrument:

@@ -6,13 +6,12 @@ with `output = "<name>"` in the spec (default `xt`) and passes it options in `[â
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..registry import subclasses_by
 from .base import Event, OutputParser
 from .screen import console_lines
 
@@ -21,17 +20,7 @@ __all__ = ["Event", "OutputParser", "registry", "get", "create", "option_problem
 
 @cache
 def registry() -> dict[str, type[OutputParser]]:
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "base":
-            importlib.import_module(f"{__name__}.{module.name}")
-    found: dict[str, type[OutputParser]] = {}
-    stack = list(OutputParser.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack += cls.__subclasses__()
-        if "name" in vars(cls):
-            found[cls.name] = cls
-    return dict(sorted(found.items()))
+    return subclasses_by(__name__, __path__, OutputParser, "name", skip=("base",))
 
 
 def get(name: str) -> type[OutputParser]:
