@@ -21,6 +21,12 @@
 
 const char *xt_platform_name(void) { return "native"; }
 
+bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now))
+{
+	(void)in_pin, (void)out_pin, (void)h;
+	return false;                                   /* a host process has no GPIO interrupt */
+}
+
 uint64_t xt_counter(void)
 {
 #if defined(__x86_64__)

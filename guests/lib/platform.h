@@ -60,6 +60,13 @@ bool xt_timer_oneshot(uint64_t deadline_counter, void (*handler)(uint64_t now));
  * handler. Benches arm from their loop, not from inside the handler (on x86 an
  * interrupt may arrive while the previous handler is still returning, see entry.S). */
 
+/* Optional GPIO interrupt (gpio_irq bench): an interrupt on input line in_pin's rising
+ * edge is answered by toggling output line out_pin inside the interrupt, before
+ * handler(now) runs with the counter read at its entry; handler NULL disarms. False
+ * where there is no such GPIO: arm64 has it where the DTB names a PL061 (pl061.c),
+ * x86_64 and native have none. */
+bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*handler)(uint64_t now));
+
 /* Minimal thread contexts (sched_metric): the callee-saved registers and the stack
  * pointer, switched by a few instructions of per-arch assembly (x86_64/ctx.S,
  * arm64/ctx.S; native/ctx.S uses the same files). xt_ctx_init prepares *c so that the

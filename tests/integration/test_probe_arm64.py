@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from tests.framework.cli import wait_for
+from xtalk.backends.qmp import Qmp
 from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
                                           check_bench_run, check_ring_reader, check_seed003, symbols)
@@ -324,3 +329,44 @@ def test_main_returning_is_reported(tmp_path, selftest):
     b = boot(tmp_path, selftest, "run=st case=return")
     assert b.fields("ERROR")["msg"] == '"xt_main returned"', b.console
     assert b.fields("END")["status"] == "fail"
+
+
+def test_gpio_irq_answers_each_edge_from_outside(tmp_path, image):
+    """QEMU virt's power button (acpi=off) raises PL061 line 3 on every QMP
+    system_powerdown: gpio_irq takes each rising edge as an interrupt and toggles line 0
+    in its handler. QEMU's own trace of the PL061 shows the output following every input
+    edge once the bench is armed, and the guest counts each (issue 28: the response a
+    logic analyser times)."""
+    monitor = tmp_path / "qmp.sock"
+    qemu = subprocess.Popen([QEMU, "-M", "virt,acpi=off,gic-version=3", "-cpu", "cortex-a57", "-accel", "tcg",
+                             "-m", f"{RAM_MB}M", "-nodefaults", "-no-user-config", "-nographic", "-serial", "stdio",
+                             "-kernel", str(image), "-append", "bench=gpio_irq run=gp role=measurer duration_s=4",
+                             "-qmp", f"unix:{monitor},server=on,wait=off",
+                             "-trace", "pl061_set_output", "-trace", "pl061_input_change"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(qemu.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: any("ready=1" in line for line in lines), 30, "the bench armed (XT META ready=1)")
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.connect(str(monitor))
+            qmp = Qmp(sock, 10)
+            qmp.handshake()
+            for _ in range(3):
+                qmp.cmd("system_powerdown")
+                time.sleep(0.4)  # the gpio-key holds the line 100 ms
+        qemu.wait(60)
+    finally:
+        if qemu.poll() is None:
+            qemu.kill()
+            qemu.wait()
+    reader.join(5)
+    armed = next(i for i, line in enumerate(lines) if "ready=1" in line)
+    after = [line for line in lines[armed:] if line.startswith(("pl061_input_change", "pl061_set_output"))]
+    said = [("in" if "input 3 changed to 1" in x else "out " + x.split()[-1]) for x in after
+            if "input 3 changed to 1" in x or "setting output 0" in x]
+    assert said == ["in", "out 1", "in", "out 0", "in", "out 1"], "".join(lines)
+    end = dict(re.findall(r"(\w+)=(\S+)", next(x for x in lines if x.startswith("XT END"))))
+    assert end["status"] == "pass" and end["samples"] == "3", "".join(lines)
+    assert "XT META run=gp answered=3\n" in lines, "".join(lines)

@@ -8,7 +8,7 @@
  *
  * Privilege model: EL1 runs the driver (parameters, allocation, printing) with IRQs
  * masked; xt_run_unprivileged() runs measurement loops at EL0 with IRQs unmasked.
- * From EL0, platform functions that need EL1 (console, exit, timer) enter it with
+ * From EL0, platform functions that need EL1 (console, exit, timer, GPIO) enter it with
  * `svc #1` (arm64_svc); `svc #0` at the end of the EL0 trampoline returns from
  * xt_run_unprivileged. arm64_at_el0 says which level the CPU is at (EL0 cannot read
  * CurrentEL); the exception entry code clears it and the return to EL0 sets it.
@@ -17,7 +17,7 @@
  * EL0 read/write, never executable except the image's .text (read-only for both ELs,
  * executable by both); .rodata read-only; page tables and the exception stack
  * EL1-only (the EL1 stack is not: EL1 code may pass pointers to its locals to EL0
- * code); guard pages below the three stacks and the NULL page are unmapped. Devices (UART, GIC, Xen console page) are mapped page by page, EL1-only.
+ * code); guard pages below the three stacks and the NULL page are unmapped. Devices (UART, GIC, PL061 GPIO, Xen console page) are mapped page by page, EL1-only.
  *   0x40000000  RAM base on QEMU virt and Xen (QEMU's boot stub, maybe the DTB)
  *   0x40200000  the image (text, rodata, data, bss, stacks, page tables), < 14 MiB
  *   0x41000000  suggested sample ring (ring_gpa=0x41000000: file offset 16 MiB)
@@ -94,7 +94,7 @@ extern uint64_t arm64_pt_pool[ARM64_PT_PAGES][512];
 extern volatile uint32_t arm64_at_el0;     /* 1 while the CPU runs at EL0 */
 extern uint64_t arm64_kernel_sp;            /* EL1 context of the active EL0 call, or 0 */
 long arm64_svc(long nr, long a, long b, long c);   /* `svc #1` from EL0 */
-enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER };
+enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER, ARM64_SYS_GPIO };
 enum { ARM64_SYS_TRAP = 16 };   /* trap.c: one vmexit_storm operation at EL1 */
 long arm64_trap_el1(long kind);
 
@@ -115,6 +115,8 @@ struct arm64_board {
 	enum arm64_gic_kind gic;
 	uint64_t gicd, gicd_size, gicc, gicc_size;  /* gicc = GICv2 CPU iface or GICv3 redistributors */
 	unsigned vtimer_intid;             /* virtual timer PPI as a GIC INTID (27) */
+	uint64_t gpio_base;                /* the first "arm,pl061" GPIO controller, 0: none */
+	unsigned gpio_intid;               /* its interrupt as a GIC INTID (QEMU virt: SPI 7 = 39) */
 	enum { PSCI_NONE, PSCI_HVC, PSCI_SMC } psci;
 	bool xen;
 };
@@ -162,17 +164,23 @@ bool arm64_xencons_init(void);                  /* xencons.c (plat_xen.c) */
 long arm64_xen_hypercall(long nr, long a0, long a1, long a2);   /* vectors.S */
 void arm64_timer_init(void);                    /* timer.c */
 bool arm64_timer_arm(uint64_t deadline, void (*h)(uint64_t now));
-void arm64_timer_irq(uint64_t now);
-bool gic_init(void);                            /* gic.c: picks v2 or v3 */
+void arm64_timer_irq(uint32_t iar, uint64_t now);
+bool arm64_gpio_arm(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now));   /* pl061.c */
+void arm64_gpio_irq(uint32_t iar, uint64_t now);
+void arm64_irq(uint64_t now);                   /* irq.c: an IRQ taken from EL0, to its device */
+bool gic_init(void);                            /* gic.c: picks v2 or v3; once */
 bool gic_enable_ppi(unsigned intid);
+bool gic_enable_spi(unsigned intid);            /* a level-sensitive SPI, to this CPU */
 uint32_t gic_ack(void);                         /* INTID (1023: spurious) */
 void gic_eoi(uint32_t iar);
 bool gicv2_init(uint64_t gicd, uint64_t gicc);
 void gicv2_enable_ppi(unsigned intid);
+void gicv2_enable_spi(unsigned intid);
 uint32_t gicv2_ack(void);
 void gicv2_eoi(uint32_t iar);
 bool gicv3_init(uint64_t gicd, uint64_t gicr, uint64_t gicr_size);
 void gicv3_enable_ppi(unsigned intid);
+void gicv3_enable_spi(unsigned intid);
 uint32_t gicv3_ack(void);
 void gicv3_eoi(uint32_t iar);
 void arm64_psci_off(void);                      /* psci.c; returns if PSCI is absent */

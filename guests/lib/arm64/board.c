@@ -2,7 +2,8 @@
  * RAM (/memory), reserved ranges (/memreserve/, /reserved-memory), the command line
  * (/chosen/bootargs), the console UART (/chosen/stdout-path, else the first "arm,pl011"
  * or "arm,sbsa-uart" node), the GIC ("arm,gic-v3", or a GICv2 compatible), the
- * virtual timer interrupt (third entry of the "arm,armv8-timer" interrupts), PSCI's
+ * virtual timer interrupt (third entry of the "arm,armv8-timer" interrupts), the first
+ * "arm,pl061" GPIO controller and its interrupt, PSCI's
  * conduit (/psci method), and whether this is a Xen guest (/hypervisor "xen,xen").
  * Without a valid DTB, QEMU virt's defaults are assumed (PL011 at 0x09000000, GICv2
  * at 0x08000000, 128 MiB at 0x40000000, PSCI via HVC) and the command line is empty. */
@@ -127,6 +128,15 @@ static void visit(const struct fdt_node *n, void *arg)
 		if ((v = fdt_prop(fdt, n, "interrupts", &len)) && len >= 36) {
 			uint32_t type = fdt_be32(v + 24), num = fdt_be32(v + 28);
 			b->vtimer_intid = num + (type == 1 ? 16 : 32);
+		}
+		return;
+	}
+	if (fdt_compatible(fdt, n, "arm,pl061")) {
+		/* interrupts: one entry of 3 cells (type: 0 SPI, 1 PPI; number; flags) */
+		if (!b->gpio_base && fdt_reg(fdt, n, 0, &base, &size) &&
+		    (v = fdt_prop(fdt, n, "interrupts", &len)) && len >= 12) {
+			b->gpio_base = base;
+			b->gpio_intid = fdt_be32(v + 4) + (fdt_be32(v) == 1 ? 16 : 32);
 		}
 		return;
 	}

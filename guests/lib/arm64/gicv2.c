@@ -6,6 +6,7 @@
 #define GICD_CTLR       0x000
 #define GICD_ISENABLER  0x100
 #define GICD_IPRIORITYR 0x400
+#define GICD_ITARGETSR  0x800
 #define GICC_CTLR       0x000
 #define GICC_PMR        0x004
 #define GICC_BPR        0x008
@@ -31,6 +32,15 @@ void gicv2_enable_ppi(unsigned intid)
 	unsigned sh = 8 * (intid & 3);
 	mmio_w32(pr, (mmio_r32(pr) & ~(0xffu << sh)) | (0xa0u << sh));
 	mmio_w32(dist + GICD_ISENABLER, 1u << intid);   /* banked: SGIs and PPIs 0..31 */
+}
+
+void gicv2_enable_spi(unsigned intid)
+{
+	uint64_t pr = dist + GICD_IPRIORITYR + (intid & ~3u), tg = dist + GICD_ITARGETSR + (intid & ~3u);
+	unsigned sh = 8 * (intid & 3);
+	mmio_w32(pr, (mmio_r32(pr) & ~(0xffu << sh)) | (0xa0u << sh));
+	mmio_w32(tg, (mmio_r32(tg) & ~(0xffu << sh)) | (0x01u << sh));   /* CPU interface 0: us */
+	mmio_w32(dist + GICD_ISENABLER + 4 * (intid / 32), 1u << (intid % 32));
 }
 
 uint32_t gicv2_ack(void)

@@ -2,11 +2,15 @@
  * by walking the redistributor region for our MPIDR), system-register CPU interface
  * (ICC_*_EL1, written by encoding so any assembler takes them). The timer PPI goes
  * to Group 1 (IRQ). Works with one security state (QEMU virt) and the non-secure
- * view (Xen vGICv3). */
+ * view (Xen vGICv3). SPIs (the PL061's) are Group 1 too, routed to this CPU. */
 #include "arm64.h"
 
 #define GICD_CTLR      0x0000
 #define GICD_CTLR_RWP  (1u << 31)
+#define GICD_IGROUPR   0x0080
+#define GICD_ISENABLER 0x0100
+#define GICD_IPRIORITYR 0x0400
+#define GICD_IROUTER   0x6000
 #define GICR_TYPER     0x0008
 #define GICR_WAKER     0x0014
 #define GICR_SGI       0x10000
@@ -23,6 +27,8 @@
 #define ICC_IGRPEN1_EL1 "S3_0_C12_C12_7"
 
 static uint64_t sgi;           /* SGI/PPI frame of our redistributor */
+static uint64_t dist;          /* the distributor (SPIs) */
+static uint64_t affinity;      /* this CPU's Aff3.Aff2.Aff1.Aff0, as GICD_IROUTER takes it */
 
 static void wait_rwp(uint64_t reg)
 {
@@ -50,6 +56,8 @@ bool gicv3_init(uint64_t gicd, uint64_t gicr, uint64_t gicr_size)
 	if (!rd)
 		return false;
 	sgi = rd + GICR_SGI;
+	dist = gicd;
+	affinity = (mpidr & 0xffffff) | (mpidr & (0xffull << 32));
 
 	mmio_w32(gicd + GICD_CTLR, (1u << 4) | (1u << 1) | 1u);   /* ARE(_NS), Grp1(A), Grp0/1 */
 	wait_rwp(gicd + GICD_CTLR);
@@ -76,6 +84,17 @@ void gicv3_enable_ppi(unsigned intid)
 	mmio_w32(sgi + GICR_IGROUPR0, mmio_r32(sgi + GICR_IGROUPR0) | (1u << intid));
 	mmio_w32(pr, (mmio_r32(pr) & ~(0xffu << sh)) | (0xa0u << sh));
 	mmio_w32(sgi + GICR_ISENABLER0, 1u << intid);
+}
+
+void gicv3_enable_spi(unsigned intid)
+{
+	uint64_t pr = dist + GICD_IPRIORITYR + (intid & ~3u), grp = dist + GICD_IGROUPR + 4 * (intid / 32);
+	unsigned sh = 8 * (intid & 3);
+	mmio_w32(grp, mmio_r32(grp) | (1u << (intid % 32)));                 /* Group 1: IRQ */
+	mmio_w32(pr, (mmio_r32(pr) & ~(0xffu << sh)) | (0xa0u << sh));
+	__asm__ volatile("str %0, [%1]" : : "r"(affinity), "r"(dist + GICD_IROUTER + 8ull * intid) : "memory");
+	mmio_w32(dist + GICD_ISENABLER + 4 * (intid / 32), 1u << (intid % 32));
+	wait_rwp(dist + GICD_CTLR);
 }
 
 uint32_t gicv3_ack(void)

@@ -153,6 +153,8 @@ void arm64_mmu_init(void)
 		arm64_map(b->gicd, dev_size(b->gicd_size, 0x10000), ARM64_MAP_DEVICE);
 		arm64_map(b->gicc, dev_size(b->gicc_size, 0x20000), ARM64_MAP_DEVICE);
 	}
+	if (b->gpio_base)
+		arm64_map(b->gpio_base, 4096, ARM64_MAP_DEVICE);
 
 	uint64_t pa_range = read_sysreg(id_aa64mmfr0_el1) & 15;
 	uint64_t tcr = 25 | (1ull << 8) | (1ull << 10) | (3ull << 12) | (1ull << 23) |

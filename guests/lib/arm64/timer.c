@@ -54,16 +54,12 @@ bool arm64_timer_arm(uint64_t deadline, void (*h)(uint64_t now))
 	return true;
 }
 
-void arm64_timer_irq(uint64_t now)
+void arm64_timer_irq(uint32_t iar, uint64_t now)
 {
-	uint32_t iar = gic_ack(), intid = iar & 0xffffff;
-	if (intid >= 1020 && intid <= 1023)             /* spurious */
-		return;
-	if (intid == arm64_board.vtimer_intid)
-		write_sysreg(cntv_ctl_el0, CTL_IMASK); /* stop it asserting before the EOI */
+	write_sysreg(cntv_ctl_el0, CTL_IMASK);         /* stop it asserting before the EOI */
 	isb();
 	gic_eoi(iar);
-	if (intid != arm64_board.vtimer_intid || !handler)
+	if (!handler)
 		return;
 	if (now < armed_deadline) {                     /* cannot happen with CVAL; be safe */
 		write_sysreg(cntv_ctl_el0, CTL_ENABLE);

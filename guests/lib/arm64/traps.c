@@ -3,7 +3,7 @@
  *   XT ERROR run=R msg="fault vector=sync el=0 esr=0x... ec=0x.. far=0x... elr=0x..."
  *   XT END run=R status=fault
  * (far is FAR_EL1 for instruction/data aborts and alignment faults, else 0) and
- * PSCI off. IRQs taken from EL0 go to the timer/GIC code; `svc #1` from EL0 is a
+ * PSCI off. IRQs taken from EL0 go to irq.c (the timer, the GPIO); `svc #1` from EL0 is a
  * service call: x0 = number (ARM64_SYS_*), x1..x3 arguments, result in x0. */
 #include "platform.h"
 #include "arm64.h"
@@ -48,6 +48,8 @@ static long service(long nr, long a, long b)
 		arm64_exit_now((int)a);
 	case ARM64_SYS_TIMER:
 		return arm64_timer_arm((uint64_t)a, (void (*)(uint64_t))b);
+	case ARM64_SYS_GPIO:
+		return arm64_gpio_arm((unsigned)a & 0xffff, (unsigned)a >> 16, (void (*)(uint64_t))b);
 	case ARM64_SYS_TRAP:
 		return arm64_trap_el1(a);
 	}
@@ -58,7 +60,7 @@ void arm64_el0_exception(struct arm64_frame *f, unsigned kind)
 {
 	unsigned k = kind & 3;
 	if (k == ARM64_EXC_IRQ) {
-		arm64_timer_irq(f->now);
+		arm64_irq(f->now);
 		return;
 	}
 	if (k == ARM64_EXC_SYNC && (f->esr >> 26) == 0x15 && (f->esr & 0xffff) == 1) {

@@ -127,6 +127,12 @@ x86_timer_fn x86_lapic_timer_irq(uint64_t now)
 	return h;
 }
 
+bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now))
+{
+	(void)in_pin, (void)out_pin, (void)h;
+	return false;                                   /* no GPIO on the x86_64 probe's machines */
+}
+
 bool xt_timer_oneshot(uint64_t deadline_counter, void (*h)(uint64_t now))
 {
 	if (x86_cpl())
