@@ -152,15 +152,16 @@ def verdict_part(res: dict) -> dict:
     if not rows:
         return out
     undecided = [v for v in rows if v["verdict"] == "inconclusive"]
+    paired = " (on- vs off-windows)" if all(v.get("design") == "paired" for v in rows) else ""  # what was compared
     if not undecided:
         word = rows[0]["verdict"].replace("-", " ")
         return dict(out, state="no-interference", text=f"{word} found in {len(rows)} comparison"
-                                                       f"{'s' if len(rows) > 1 else ''}")
+                                                       f"{'s' if len(rows) > 1 else ''}{paired}")
     need = max((v.get("need_units") or 0 for v in undecided), default=0)
     return dict(out, state="inconclusive",
                 text=f"inconclusive: {len(undecided)} of {len(rows)} comparisons undecided"
                      + (f" (about {need} {undecided[0].get('unit_word', 'runs')} per side would decide them)"
-                        if need else "") + (f", no change in {len(rows) - len(undecided)}"
+                        if need else paired) + (f", no change in {len(rows) - len(undecided)}"
                                            if len(undecided) < len(rows) else ""))
 
 

@@ -47,6 +47,10 @@ def test_no_significant_change_is_no_interference_or_inconclusive_with_what_woul
     assert headline(alone)["verdict"]["text"] == "no verdict: only the baseline ran (solo), nothing to compare it with"
     clean = result(verdicts=[verdict("same", "lat", "no-interference", 1.0), verdict("x", "lat", "no-interference", 0)])
     assert headline(clean)["verdict"]["text"] == "no interference found in 2 comparisons"
+    windows = result(verdicts=[verdict("other", "lat", "no-interference", 1.0, design="paired")])
+    assert headline(windows)["verdict"]["text"] == "no interference found in 1 comparison (on- vs off-windows)"
+    open_ = result(verdicts=[verdict("other", "lat", "inconclusive", 9.0, design="paired")])
+    assert headline(open_)["verdict"]["text"] == "inconclusive: 1 of 1 comparisons undecided (on- vs off-windows)"
     mixed = result(verdicts=[verdict("same", "lat", "inconclusive", 30.0, need_units=8, unit_word="windows"),
                              verdict("x", "lat", "no-interference", 0)])
     assert headline(mixed)["verdict"] | {"counts": None} == {
