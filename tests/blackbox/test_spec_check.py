@@ -83,6 +83,8 @@ MISTAKES = [
      "instrument.sigrok", "[instrument.sigrok]", ["give exactly one of driver (a device on this host) or place"]),
     ("instrument edge", "[[deadlines]]", INSTRUMENT.replace('stimulus = "D0"', 'stimulus = "D0"\nstimulus_edge = "up"'),
      "instrument.stimulus_edge", "stimulus_edge", ['"up" is not one of rising, falling, both']),
+    ("instrument stimulus twice", "[[deadlines]]", INSTRUMENT.replace('stimulus = "D0"', 'stimulus = "D0"\nperiod_ns = 1000000'),
+     "instrument", "[instrument]", ["give exactly one of stimulus (a channel) or period_ns"]),
 ]
 
 

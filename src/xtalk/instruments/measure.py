@@ -23,7 +23,7 @@ import numpy as np
 from ..results.schema import SAMPLE_DTYPE
 from ..spec.model import InstrumentSettings
 from .base import Capture
-from .edges import pair
+from .edges import grid, pair
 
 INSTRUMENT_METRIC = 0xFFFF0000  # metric id of the instrument's samples, far from any guest's
 INSTRUMENT_SEQ = 1 << 62        # their first seq
@@ -43,7 +43,8 @@ def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int |
     """The capture's delays in the run's measured window (host ns from, to: the measurer's
     begin and the window's close; None: it never began, or never closed) as samples."""
     ns_per_sample = 1e9 / capture.rate_hz
-    found = pair(capture.stimulus, capture.response, capture.samples)
+    found = (grid(capture.response, settings.period_ns / ns_per_sample) if settings.period_ns
+             else pair(capture.stimulus, capture.response, capture.samples))
     begin, end = window
 
     def at(indices: np.ndarray) -> np.ndarray:
@@ -64,7 +65,7 @@ def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int |
     captured_s = capture.samples / capture.rate_hz
     facts = {
         "kind": settings.kind, "metric": settings.metric,
-        "stimulus": f"{settings.stimulus} {settings.stimulus_edge}",
+        "stimulus": settings.stimulus_text,
         "response": f"{settings.response} {settings.response_edge}",
         "samplerate_hz": capture.rate_hz, "resolution_ns": ns_per_sample,
         "samples": capture.samples, "captured_s": captured_s, "wanted_samples": capture.wanted_samples,
@@ -75,12 +76,14 @@ def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int |
         "align_ns": capture.align_ns, **capture.facts,
     }
     problems = []
-    if not len(found.stimuli):
+    if settings.stimulus and not len(found.stimuli):
         problems.append(f"instrument: no {settings.stimulus_edge} edge on the stimulus channel {settings.stimulus} "
                         f"in {captured_s:.3g} s of capture: is it wired and driven?")
     elif not len(capture.response):
-        problems.append(f"instrument: no edge at all on the response channel {settings.response}: every one of the "
-                        f"{len(found.stimuli)} stimuli went unanswered (is the pin wired, and does the guest drive it?)")
+        lost = (f"every one of the {len(found.stimuli)} stimuli went unanswered" if settings.stimulus
+                else "not one deadline could be timed")
+        problems.append(f"instrument: no edge at all on the response channel {settings.response}: {lost} (is the "
+                        "pin wired, and does the guest drive it?)")
     if capture.samples < OVERFLOW_SHARE * capture.wanted_samples:
         ran_s = capture.wanted_samples / capture.rate_hz
         problems.append(f"instrument: the capture holds {capture.samples:,} samples where the {ran_s:.3g} s it ran at "

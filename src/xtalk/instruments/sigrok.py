@@ -4,7 +4,8 @@ sigrok resource of a labgrid place (`place`, at `coordinator`: SigrokDevice,
 SigrokUSBDevice or NetworkSigrokUSBDevice, the last captured on its exporter over ssh),
 which the instrument acquires for the run and releases after it.
 
-Only the two channels (stimulus, response) are captured. `config` is the device's own
+Only the two channels (stimulus, response) are captured (the response alone with
+period_ns). `config` is the device's own
 settings (the demo device's `pattern`, a threshold), given to sigrok-cli's --config with
 the sample rate (labgrid passes that one string). The capture file, sigrok's .sr, is kept
 in the run directory (`instrument.sr`): the raw evidence every delay comes from.
@@ -94,7 +95,7 @@ class Sigrok(Instrument):
 
         cls, args = self._resource()
         args = {k: v for k, v in args.items() if k not in ("channels", "channel_group", "name")}
-        args["channels"] = f"{self.settings.stimulus},{self.settings.response}"
+        args["channels"] = ",".join(self._channels())
         if self.options.channel_group:
             args["channel_group"] = self.options.channel_group
         self.target = target_factory.make_target(f"xtalk-instrument-{self.run_dir.name}", {
@@ -116,16 +117,19 @@ class Sigrok(Instrument):
             rows = self.driver.stop()
         except Exception as err:  # noqa: BLE001 - as in start
             raise self._failed("the capture could not be read", err) from None
+        levels = {ch: np.fromiter((row[ch] == "1" for row in rows), bool, len(rows)) for ch in self._channels()}
         stim, resp = self.settings.stimulus, self.settings.response
-        levels = {ch: np.fromiter((row[ch] == "1" for row in rows), bool, len(rows)) for ch in (stim, resp)}
         rate = float(self.settings.samplerate_hz)
         # the last sample was taken as the stop was asked: sample 0 that long before, and not before the start was
         start_ns = max(self.asked_ns, stopped_ns - int(len(rows) * 1e9 / rate))
-        return Capture(stimulus=edges_of(levels[stim], self.settings.stimulus_edge),
+        return Capture(stimulus=edges_of(levels[stim], self.settings.stimulus_edge) if stim else np.zeros(0, np.int64),
                        response=edges_of(levels[resp], self.settings.response_edge),
                        samples=len(rows), rate_hz=rate, start_ns=start_ns, align_ns=start_ns - self.asked_ns,
                        wanted_samples=int((stopped_ns - self.began_ns) * rate / 1e9),
                        facts={"device": self.where, "file": CAPTURE_FILE})
+
+    def _channels(self) -> list[str]:
+        return [ch for ch in (self.settings.stimulus, self.settings.response) if ch]
 
     def _failed(self, what: str, err: Exception) -> InfrastructureError:
         return InfrastructureError(f"instrument ({self.where}): {what}: {type(err).__name__}: {err}")

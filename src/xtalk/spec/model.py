@@ -255,13 +255,29 @@ class InstrumentSettings(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True, strict=True, allow_inf_nan=False)
     kind: Name = Field(description="the instrument, by its kind (docs/instruments.md)")
     metric: Name = Field(default="irq_latency", description="the metric its delays are stored as")
-    stimulus: Name = Field(description="the channel of the stimulus (what raises the interrupt), e.g. D0")
+    stimulus: Name | None = Field(default=None, description="the channel of the stimulus (what raises the "
+                                  "interrupt), e.g. D0; none with period_ns")
     response: Name = Field(description="the channel of the response (the pin the guest's handler drives), e.g. D1")
     stimulus_edge: Literal[EDGES] = Field(default="rising", description="the stimulus edge: rising, falling, both")  # type: ignore[valid-type]
     response_edge: Literal[EDGES] = Field(default="rising", description="the response edge: rising, falling, both "
                                           "(both for a handler that toggles its pin)")  # type: ignore[valid-type]
     samplerate_hz: int = Field(gt=0, le=10**11, description="the capture's sample rate: its resolution is one "
                                "sample period, 1e9 / samplerate_hz ns")
+    period_ns: int | None = Field(default=None, gt=0, description="no stimulus channel: the stimulus is a strict "
+                                  "period (the timer bench's deadlines, where a board has no GPIO loop), each "
+                                  "response edge timed against it")
+
+    @model_validator(mode="after")
+    def one_stimulus(self) -> "InstrumentSettings":
+        if (self.stimulus is None) == (self.period_ns is None):
+            raise ValueError("give exactly one of stimulus (a channel) or period_ns (a strictly periodic stimulus "
+                             "with no channel: the timer bench's deadlines)")
+        return self
+
+    @property
+    def stimulus_text(self) -> str:
+        """What the stimulus is, as show and the report say it."""
+        return f"{self.stimulus} {self.stimulus_edge}" if self.stimulus else f"every {self.period_ns:,} ns (no channel)"
 
     @property
     def options(self) -> dict[str, Any]:

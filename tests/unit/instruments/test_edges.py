@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xtalk.instruments.edges import edges_of, pair
+from xtalk.instruments.edges import edges_of, grid, pair
 
 
 def test_edges_are_the_first_sample_at_the_new_level():
@@ -60,3 +60,45 @@ def test_a_capture_made_of_known_delays_and_losses_gives_them_back(periods):
     assert found.delays.tolist() == want
     assert found.lost.tolist() == lost
     assert found.unexpected == 0 and found.cut == 0
+
+
+def test_a_period_grid_times_each_edge_against_its_deadline_from_the_fastest_one():
+    # deadlines every 100 samples from 7; responses 3, 5, (none), 3, 9 (+ a second toggle) samples late
+    found = grid(np.array([10, 112, 310, 316, 416]), 100)
+    assert found.delays.tolist() == [0, 2, 0, 6]  # the fastest response (3 late) is the grid's 0
+    assert found.answered.tolist() == [10, 110, 310, 410]
+    assert found.lost.tolist() == [210]  # a deadline with no edge, between the first and the last
+    assert found.unexpected == 1 and found.cut == 0
+
+
+def test_a_response_later_than_a_period_belongs_to_the_next_deadline_and_the_one_before_is_lost():
+    found = grid(np.array([0, 100, 350, 400]), 100)
+    assert found.delays.tolist() == [0, 0, 50, 0] and found.lost.tolist() == [200]
+
+
+def test_no_response_edge_leaves_the_grid_empty():
+    found = grid(np.array([], np.int64), 100)
+    assert len(found.stimuli) == 0 and len(found.delays) == 0 and found.unexpected == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(200, 5000), st.integers(0, 10_000),
+       st.lists(st.one_of(st.none(), st.integers(0, 40)), min_size=2, max_size=80))
+def test_a_periodic_response_made_of_known_lateness_and_skips_gives_them_back(period, start, lateness):
+    """Deadline k lies at start + k x period (not a whole number of samples); its response
+    comes `late` samples after it, or never (None): the delays come back less the smallest."""
+    lateness = [None] + lateness  # a grid slot before the first edge is not measured
+    lateness[1] = lateness[1] if lateness[1] is not None else 0
+    while lateness[-1] is None:
+        lateness.pop()
+    deadline = [start + k * period for k in range(len(lateness))]
+    edges = np.array([int(np.ceil(d)) + late for d, late in zip(deadline, lateness) if late is not None])
+    found = grid(edges, period)
+    kept = [int(np.ceil(d)) + late for d, late in zip(deadline, lateness) if late is not None]
+    assert found.answered.size == len(kept) and found.unexpected == 0
+    lost = [int(np.ceil(d)) for d, late in zip(deadline, lateness) if late is None][1:]  # slot 0: before the first edge
+    assert len(found.lost) == len(lost)
+    assert found.delays.min() == 0
+    fastest = min(late for late in lateness if late is not None)
+    want = np.array([late - fastest for late in lateness if late is not None])
+    assert np.abs(found.delays - want).max() <= 1  # the deadlines are not whole samples: within one

@@ -45,3 +45,16 @@ def test_only_the_measured_window_gives_samples_and_the_rest_is_counted_outside(
     assert got.facts["outside_window"] == 2 and got.facts["lost_t_s"] == [0.000325]
     never = measured(SETTINGS, capture([100], [103]), (None, None))  # the measurer never began
     assert len(never.samples) == 0 and never.facts["outside_window"] == 1
+
+
+def test_without_a_stimulus_channel_each_response_is_timed_against_the_period():
+    """period_ns 250 us = 1000 samples at 4 MHz: deadlines from sample 100, responses 3, 7,
+    (none), 3 samples after them: delays from the fastest one, the skipped deadline lost."""
+    timer = InstrumentSettings.model_validate({"kind": "sigrok", "response": "D1", "samplerate_hz": 4_000_000,
+                                               "period_ns": 250_000})
+    got = measured(timer, capture([], [103, 1107, 3103]), (START - 1_000_000_000, None))
+    assert got.samples["value"].tolist() == [0, 1000, 0]  # 0, 4 and 0 samples of 250 ns
+    assert (got.facts["stimuli"], got.facts["answered"], got.facts["lost"]) == (4, 3, 1)
+    assert got.facts["stimulus"] == "every 250,000 ns (no channel)" and got.problems == []
+    (silent,) = measured(timer, capture([], []), WHOLE).problems
+    assert "no edge at all on the response channel D1: not one deadline could be timed" in silent
