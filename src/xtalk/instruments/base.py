@@ -39,6 +39,7 @@ class Capture:
     align_ns: int          # sample 0 lies at most this long before start_ns
     wanted_samples: int    # what the time it ran should have given at rate_hz
     facts: dict[str, Any]  # the instrument's own (device, command, file)
+    dropped: int = 0       # events the instrument says it lost (a capture program's FIFO overflow)
 
 
 class Instrument(ABC):

@@ -11,8 +11,9 @@ INSTRUMENT_SEQ up): the measurer's loss accounting counts the guest's seq only.
 Facts (meta.json `instrument`), over the window: the stimuli, the answered ones, every lost
 response (with its time in the run, the first MAX_LISTED); over the capture: one cut by
 its end, unexpected response edges, the resolution, and the capture's length against what its time should
-have given. Problems fail the run: a channel without a single edge (wiring), and a
-capture short of samples (the instrument overflowed: edges may be missing).
+have given. Problems fail the run: a channel without a single edge (wiring), a
+capture short of samples or one that says it dropped events (the instrument overflowed:
+edges may be missing).
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int |
         "lost_t_s": [round((t - begin) / 1e9, 6) for t in lost_ns[lost_in][:MAX_LISTED]],
         "outside_window": len(found.stimuli) - stimuli_in,
         "cut_by_end": found.cut, "unexpected_responses": found.unexpected,
-        "align_ns": capture.align_ns, **capture.facts,
+        "align_ns": capture.align_ns, "dropped": capture.dropped, **capture.facts,
     }
     problems = []
     if settings.stimulus and not len(found.stimuli):
@@ -89,5 +90,8 @@ def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int |
         problems.append(f"instrument: the capture holds {capture.samples:,} samples where the {ran_s:.3g} s it ran at "
                         f"{capture.rate_hz:g} Hz should give {capture.wanted_samples:,}: it dropped samples (an "
                         "overflow), so edges may be missing")
+    if capture.dropped:
+        problems.append(f"instrument: the capture says it lost {capture.dropped:,} events (an overflow), so edges "
+                        "may be missing")
     metric = {"name": settings.metric, "unit": "ns", "kind": "latency", "clock": "host"}
     return Measured(samples, metric, facts, problems)

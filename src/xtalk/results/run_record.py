@@ -52,7 +52,7 @@ class Instrument(Part):
 
     kind: str
     metric: str
-    stimulus: str  # channel and edge
+    stimulus: str  # channel and edge, or the period with no channel
     response: str
     samplerate_hz: float
     resolution_ns: float
@@ -67,8 +67,10 @@ class Instrument(Part):
     cut_by_end: int = 0
     unexpected_responses: int = 0
     align_ns: int
+    dropped: int = 0  # events the instrument said it lost
     device: str | None = None  # the instrument's own facts
     file: str | None = None
+    origin: str | None = None  # a capture program's tick 0: its origin_ns line, or its start
 
 
 class GuestRecord(Part):

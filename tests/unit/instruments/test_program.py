@@ -1,0 +1,103 @@
+"""The capture-program instrument (instruments/program.py): its output read line by line,
+and real programs started, stopped by their signal, killed when they ignore it, and a
+failing one named with its stderr."""
+import sys
+import time
+
+import pytest
+
+from xtalk.errors import InfrastructureError
+from xtalk.instruments import create
+from xtalk.instruments.program import read_output
+from xtalk.spec.model import InstrumentSettings
+
+
+def gone(pid: int) -> bool:
+    """The process ended within a second: no longer there, or a zombie waiting for its reaper."""
+    for _ in range(20):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in "ZX":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def settings(**program) -> InstrumentSettings:
+    return InstrumentSettings.model_validate({"kind": "program", "stimulus": "irq", "response": "isr",
+                                              "samplerate_hz": 1_000_000, "program": program})
+
+
+def test_edges_are_read_by_channel_and_direction_with_what_the_program_says(tmp_path):
+    out = tmp_path / "instrument.txt"
+    out.write_text("# a capture\norigin_ns 123456\nirq 10\nisr 14 rising\nisr 15 falling\nled 16\n\n"
+                   "irq 110 rising\nisr 117\ndropped 2\n")
+    read = read_output(out, settings(command=["x"]), "edges")
+    assert read.stimulus.tolist() == [10, 110] and read.response.tolist() == [14, 117]  # falling: not a rising edge
+    assert (read.origin_ns, read.dropped, read.last_tick) == (123456, 2, 117)
+
+
+def test_pairs_are_a_start_and_a_stop_or_none(tmp_path):
+    out = tmp_path / "instrument.txt"
+    out.write_text("100 104\n200 -\n300 309\n")
+    read = read_output(out, settings(command=["x"]), "pairs")
+    assert read.stimulus.tolist() == [100, 200, 300] and read.response.tolist() == [104, 309]
+    assert read.origin_ns is None and read.dropped == 0
+
+
+@pytest.mark.parametrize("form,line,words", [
+    ("edges", "irq ten", "invalid literal"), ("edges", "irq 10 up", "`<channel> <tick>`"),
+    ("pairs", "100 90", "the stop tick is before the start tick"), ("pairs", "100", "`<start tick> <stop tick>`")])
+def test_a_bad_line_is_named_with_the_file_and_its_number(tmp_path, form, line, words):
+    out = tmp_path / "instrument.txt"
+    out.write_text(f"origin_ns 5\n{line}\n")
+    with pytest.raises(InfrastructureError, match="instrument.txt line 2: ") as err:
+        read_output(out, settings(command=["x"]), form)
+    assert words in str(err.value)
+
+
+def test_a_program_is_stopped_by_its_signal_and_its_output_is_the_capture(tmp_path):
+    script = ("import signal, sys, time\nsignal.signal(signal.SIGINT, lambda *a: sys.exit(0))\n"
+              "print('origin_ns', time.monotonic_ns(), flush=True)\nprint('irq 1000\\nisr 1250', flush=True)\n"
+              "time.sleep(60)\n")
+    instrument = create(settings(command=[sys.executable, "-c", script]), tmp_path)
+    instrument.start()
+    time.sleep(0.5)
+    capture = instrument.stop()
+    assert capture.stimulus.tolist() == [1000] and capture.response.tolist() == [1250]
+    assert capture.facts["origin"] == "origin_ns line" and capture.align_ns == 0
+    assert capture.samples >= 400_000  # the 0.5 s it ran, in ticks of 1 us
+    instrument.close()  # idempotent after stop
+
+
+def test_a_program_deaf_to_its_signal_is_killed_with_its_children(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = f"trap '' INT; sleep 300 & echo $! > {pid_file}; wait; wait"
+    instrument = create(settings(command=["sh", "-c", script], stop_timeout_s=0.5), tmp_path)
+    instrument.start()
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    with pytest.raises(InfrastructureError, match=r"failed \(status -9\)"):
+        instrument.stop()
+    assert gone(child)  # its child went with the group
+
+
+def test_a_failing_program_is_named_with_its_stderr_and_a_missing_one_at_start(tmp_path):
+    instrument = create(settings(command=["sh", "-c", "echo 'no capture device' >&2; exit 3"]), tmp_path)
+    instrument.start()
+    time.sleep(0.3)
+    with pytest.raises(InfrastructureError, match=r"'sh' failed \(status 3\): no capture device"):
+        instrument.stop()
+    with pytest.raises(InfrastructureError, match="'no-such-capture' did not start"):
+        create(settings(command=["no-such-capture"]), tmp_path).start()
+
+
+def test_close_without_stop_ends_the_program(tmp_path):
+    instrument = create(settings(command=["sleep", "300"]), tmp_path)
+    instrument.start()
+    pid = instrument.process.pid
+    instrument.close()
+    assert gone(pid)
