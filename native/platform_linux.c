@@ -27,6 +27,16 @@ bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now))
 	return false;                                   /* a host process has no GPIO interrupt */
 }
 
+bool xt_gpio_out(unsigned pin)
+{
+	(void)pin;
+	return false;                                   /* nor a GPIO output */
+}
+
+void xt_gpio_flip(void)
+{
+}
+
 uint64_t xt_counter(void)
 {
 #if defined(__x86_64__)

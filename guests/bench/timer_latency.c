@@ -21,6 +21,14 @@
  * `lossy_period_ns` (the longest period that lost; 0 if the search reached its floor
  * without loss). The search runs only with sustain=1 (default 0: it runs after the
  * measured window, past duration_s, for minutes; without it metric 1 has no samples).
+ * out_pin= (none|0..7, default none): the external stimulus mode where a board has no
+ * GPIO loop. The handler of each measured deadline of case 0 (not warmup=, not the
+ * search) toggles that GPIO output line first thing (xt_gpio_out / xt_gpio_flip: at
+ * EL1 on arm64, before the bench's own handler returns), so an instrument watching
+ * only that pin sees one edge per deadline on the grid start + k x period_us (a skipped
+ * or missing deadline: a missing edge) and times each edge's lateness against it
+ * ([instrument] period_ns, docs/instruments.md). No GPIO output on the platform
+ * (x86_64, native, arm64 without a PL061) with out_pin given: status=fail.
  * A missing interrupt (none within 10 periods + timeout_ms=, default 1000) or one before
  * its deadline ends the run status=fail; no timer on the platform: status=fail.
  * Caveats: the loop spins between interrupts (no idle-state wake-up in the latency);
@@ -39,6 +47,7 @@ static const struct xt_key keys[] = {
 	{ "sustain_max_us", XT_DOUBLE, "(0,1e6]", "10000" }, /* at least sustain_start_us */
 	{ "sustain_factor", XT_DOUBLE, "(0.05,1)", "0.8" },
 	{ "sustain_count", XT_U64, "[1,1e9]", "10000" },
+	{ "out_pin", XT_WORD, "none|0|1|2|3|4|5|6|7", "none" },
 	XT_KEYS_END
 };
 
@@ -47,7 +56,7 @@ struct step { uint64_t period, generated, missed, max_lat; };
 
 static uint64_t period, timeout, sustain_count;
 static double sustain_start, sustain_min, sustain_max, sustain_factor;
-static bool sustain;
+static bool sustain, pin;        /* pin: out_pin names a line */
 static volatile uint64_t fired_at;
 /* results (reported after the window) */
 static uint64_t lat_n, lat_min = UINT64_MAX, lat_max, lat_sum, overruns, missing, early;
@@ -69,6 +78,7 @@ static uint64_t ticks_to_ns(uint64_t t)
 static int setup(void)
 {
 	double p = xt_key_double("period_us"), tmo = xt_key_double("timeout_ms");
+	const char *out_pin = xt_key_str("out_pin");
 
 	sustain = xt_key_bool("sustain");
 	sustain_start = xt_key_double("sustain_start_us");
@@ -88,9 +98,15 @@ static int setup(void)
 		xt_set_reason("timer_latency: the platform has no timer interrupts");
 		return XT_FAIL;
 	}
+	pin = xt_strcmp(out_pin, "none") != 0;
+	if (pin && !xt_gpio_out((unsigned)(out_pin[0] - '0'))) {
+		xt_set_reason("timer_latency: out_pin: the platform has no GPIO output (arm64 with a PL061 has)");
+		return XT_FAIL;
+	}
 	xt_meta("period_ticks=%lu period_ns=%lu timeout_ticks=%lu sustain=%d "
-		"sustain_count=%lu", (unsigned long)period, (unsigned long)ticks_to_ns(period),
-		(unsigned long)timeout, sustain, (unsigned long)sustain_count);
+		"sustain_count=%lu out_pin=%s", (unsigned long)period,
+		(unsigned long)ticks_to_ns(period), (unsigned long)timeout, sustain,
+		(unsigned long)sustain_count, out_pin);
 	return XT_PASS;
 }
 
@@ -99,14 +115,21 @@ static void on_timer(uint64_t now)
 	fired_at = now;
 }
 
-/* Arms deadline d and spins until the handler ran: its entry counter, or 0 if the
- * interrupt did not come (missing) or came before d (early). */
-static uint64_t wait_one(uint64_t d, uint64_t p)
+/* A measured deadline's handler with out_pin: the edge first. */
+static void on_deadline(uint64_t now)
+{
+	xt_gpio_flip();
+	fired_at = now;
+}
+
+/* Arms deadline d with handler h and spins until it ran: its entry counter, or 0 if
+ * the interrupt did not come (missing) or came before d (early). */
+static uint64_t wait_one(uint64_t d, uint64_t p, void (*h)(uint64_t now))
 {
 	uint64_t now = xt_counter(), limit, f;
 
 	fired_at = 0;
-	xt_timer_oneshot(d, on_timer);
+	xt_timer_oneshot(d, h);
 	limit = (d > now ? d : now) + 10 * p + timeout;
 	while (!(f = fired_at)) {
 		if (xt_counter() > limit) {
@@ -130,15 +153,16 @@ static long run_latency(void)
 {
 	const uint64_t iters = xt_cfg.iterations, metric = xt_cfg.metric;
 	uint64_t n = 0, end = UINT64_MAX, next, now, f, lat;
+	void (*h)(uint64_t now) = pin ? on_deadline : on_timer;
 
 	for (uint64_t i = 0; i < xt_cfg.warmup; i++)
-		if (!wait_one(xt_counter() + period, period))
+		if (!wait_one(xt_counter() + period, period, on_timer))
 			return XT_FAIL;
 	next = xt_counter() + period;
 	if (xt_cfg.duration_ticks)
 		end = next - period + xt_cfg.duration_ticks;
 	for (;;) {
-		if (!(f = wait_one(next, period)))
+		if (!(f = wait_one(next, period, h)))
 			return XT_FAIL;
 		lat = f - next;
 		n++;
@@ -170,7 +194,7 @@ static int sustain_step(uint64_t p)
 	s->period = p;
 	d = xt_counter() + p;
 	while (s->generated < sustain_count) {
-		if (!(f = wait_one(d, p)))
+		if (!(f = wait_one(d, p, on_timer)))
 			return -1;
 		lat = f - d;
 		lost = lat / p;

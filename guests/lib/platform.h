@@ -66,6 +66,11 @@ bool xt_timer_oneshot(uint64_t deadline_counter, void (*handler)(uint64_t now));
  * where there is no such GPIO: arm64 has it where the DTB names a PL061 (pl061.c),
  * x86_64 and native have none. */
 bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*handler)(uint64_t now));
+/* Optional GPIO output alone (timer_latency's out_pin): the platform's GPIO with no
+ * interrupt, so a bench's own events drive a pin an instrument watches. Same GPIO as
+ * xt_gpio_irq's. */
+bool xt_gpio_out(unsigned pin);  /* make line `pin` an output at level 0 for xt_gpio_flip; false where there is no GPIO (x86_64, native, arm64 without a PL061) */
+void xt_gpio_flip(void);         /* toggle that line; from an interrupt handler (EL1 on arm64); nothing where there is none */
 
 /* Minimal thread contexts (sched_metric): the callee-saved registers and the stack
  * pointer, switched by a few instructions of per-arch assembly (x86_64/ctx.S,

@@ -1,8 +1,8 @@
 """Bench-specific checks of build/native/xtalk-bench: the MiBench-style measurers
 (basicmath, bitcount, susan) against Python models (tests/framework/mibench_ref.py) of
 the same inputs; selftest passes here and fails on a wrong expect_cpus= or freq_hz=;
-guests/lib/math.c against the host's libm in ulps; timer_latency, sched_metric (fairness, starvation),
-vmexit_storm and irq_storm.
+guests/lib/math.c against the host's libm in ulps; timer_latency (and its out_pin failing
+here: a host process has no GPIO), sched_metric (fairness, starvation), vmexit_storm and irq_storm.
 """
 
 import math
@@ -223,6 +223,14 @@ def test_timer_latency_without_sustain_is_periodic(bench):
     gaps = [b_ - a for a, b_ in zip(deadlines, deadlines[1:])]
     assert all(g > 0 and g % period == 0 for g in gaps), gaps
     assert not any(ln.startswith("sustain_step") for ln in out.splitlines())
+    assert metas(recs)["out_pin"] == "none"
+
+
+def test_timer_latency_out_pin_needs_a_gpio_output(bench):
+    rc, recs, out = run(bench, "bench=timer_latency", "run=tp", "iterations=3", "out_pin=0")
+    assert rc == 1, out
+    _, end = check_begin_end(recs, "timer_latency", status="fail")
+    assert end["reason"] == "timer_latency: out_pin: the platform has no GPIO output (arm64 with a PL061 has)", out
 
 
 @pytest.mark.parametrize("tick", ["timer", "poll"])

@@ -4,8 +4,9 @@ Boots build/arm64/xtalk-probe.img (built here with `make -f mk/arm64.mk arm64`) 
 Linux Image with all guest RAM in a shared file that also holds the sample ring
 (RAM starts at guest-physical 0x40000000 on virt: file offset = gpa - 0x40000000), and
 checks the console protocol, the ring (read with xtalk.telemetry.ring, as the host
-does), PSCI power-off, every bench of guests/lib/bench_list.h, bad parameters, and
-the boot variants (EL2 entry with virtualization=on, -cpu max). A small platform
+does), PSCI power-off, every bench of guests/lib/bench_list.h, bad parameters, the
+boot variants (EL2 entry with virtualization=on, -cpu max) and the PL061 GPIO through
+QEMU's trace (gpio_irq answering edges from outside, timer_latency's out_pin). A small platform
 self-test image (C source below, linked against the platform objects) covers what the
 benchmarks cannot reach on purpose: faults at EL0 and EL1 (NULL, privileged
 instruction, stray SVC, execute-never data, write to .text, stack guard pages), the
@@ -370,3 +371,26 @@ def test_gpio_irq_answers_each_edge_from_outside(tmp_path, image):
     end = dict(re.findall(r"(\w+)=(\S+)", next(x for x in lines if x.startswith("XT END"))))
     assert end["status"] == "pass" and end["samples"] == "3", "".join(lines)
     assert "XT META run=gp answered=3\n" in lines, "".join(lines)
+
+
+@pytest.mark.parametrize("out_pin", ["0", None])
+def test_timer_latency_out_pin_marks_each_measured_deadline(image, out_pin):
+    """timer_latency with out_pin (issue 28, a board with no GPIO loop): the handler of
+    each measured deadline toggles PL061 line 0 first thing, so QEMU's PL061 trace shows
+    one output change per sample, alternating, and none for the warmup interrupts; without
+    out_pin the bench leaves the PL061 alone."""
+    params = "bench=timer_latency run=tp role=measurer period_us=2000 iterations=50 warmup=5"
+    r = subprocess.run([QEMU, "-M", "virt,acpi=off,gic-version=3", "-cpu", "cortex-a57", "-accel", "tcg",
+                        "-m", f"{RAM_MB}M", "-nodefaults", "-no-user-config", "-nographic", "-serial", "stdio",
+                        "-kernel", str(image), "-append", params + (f" out_pin={out_pin}" if out_pin else ""),
+                        "-trace", "pl061_set_output"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    lines = r.stdout.splitlines()
+    armed = next(i for i, line in enumerate(lines) if "ready=1" in line)   # after setup, before the warmup
+    levels = [x.split()[-1] for x in lines[armed:] if x.startswith("pl061_set_output") and "setting output 0 " in x]
+    meta = dict(kv for x in lines if x.startswith("XT META") for kv in re.findall(r"(\w+)=(\S+)", x))
+    end = dict(re.findall(r"(\w+)=(\S+)", next(x for x in lines if x.startswith("XT END"))))
+    assert end["status"] == "pass" and end["samples"] == meta["lat_n"] == "50", r.stdout
+    assert meta["out_pin"] == (out_pin or "none"), r.stdout
+    assert levels == (["1", "0"] * 25 if out_pin else []), r.stdout
+    assert r.returncode == 0, r.stdout

@@ -94,7 +94,7 @@ extern uint64_t arm64_pt_pool[ARM64_PT_PAGES][512];
 extern volatile uint32_t arm64_at_el0;     /* 1 while the CPU runs at EL0 */
 extern uint64_t arm64_kernel_sp;            /* EL1 context of the active EL0 call, or 0 */
 long arm64_svc(long nr, long a, long b, long c);   /* `svc #1` from EL0 */
-enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER, ARM64_SYS_GPIO };
+enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER, ARM64_SYS_GPIO, ARM64_SYS_GPIO_OUT };
 enum { ARM64_SYS_TRAP = 16 };   /* trap.c: one vmexit_storm operation at EL1 */
 long arm64_trap_el1(long kind);
 
@@ -166,6 +166,7 @@ void arm64_timer_init(void);                    /* timer.c */
 bool arm64_timer_arm(uint64_t deadline, void (*h)(uint64_t now));
 void arm64_timer_irq(uint32_t iar, uint64_t now);
 bool arm64_gpio_arm(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now));   /* pl061.c */
+bool arm64_gpio_out(unsigned pin);
 void arm64_gpio_irq(uint32_t iar, uint64_t now);
 void arm64_irq(uint64_t now);                   /* irq.c: an IRQ taken from EL0, to its device */
 bool gic_init(void);                            /* gic.c: picks v2 or v3; once */

@@ -50,6 +50,8 @@ static long service(long nr, long a, long b)
 		return arm64_timer_arm((uint64_t)a, (void (*)(uint64_t))b);
 	case ARM64_SYS_GPIO:
 		return arm64_gpio_arm((unsigned)a & 0xffff, (unsigned)a >> 16, (void (*)(uint64_t))b);
+	case ARM64_SYS_GPIO_OUT:
+		return arm64_gpio_out((unsigned)a);
 	case ARM64_SYS_TRAP:
 		return arm64_trap_el1(a);
 	}

@@ -133,6 +133,16 @@ bool xt_gpio_irq(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now))
 	return false;                                   /* no GPIO on the x86_64 probe's machines */
 }
 
+bool xt_gpio_out(unsigned pin)
+{
+	(void)pin;
+	return false;                                   /* nor a GPIO output */
+}
+
+void xt_gpio_flip(void)
+{
+}
+
 bool xt_timer_oneshot(uint64_t deadline_counter, void (*h)(uint64_t now))
 {
 	if (x86_cpl())
