@@ -94,7 +94,8 @@ class Param:
         if self.type == "bool":
             return None if isinstance(value, int) and value in (0, 1) else False
         if self.type == "word":
-            return None if isinstance(value, str) and value in self.range.split("|") else False
+            whole = isinstance(value, int) and not isinstance(value, bool)  # a word that is a number: 0 as "0"
+            return None if (isinstance(value, str) or whole) and str(value) in self.range.split("|") else False
         return None if not isinstance(value, bool) and not any(c.isspace() for c in str(value)) else False
 
     def _size(self, value: object) -> float | None | bool:

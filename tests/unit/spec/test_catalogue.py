@@ -17,6 +17,7 @@ from xtalk.spec.catalogue import Metric, Param, in_range, size_bytes
      [7, "1.5m", "12q", "llc*0", "4 m", 1.5, "", True]),
     (Param("b", "bool", None, "1"), [True, False, 0, 1], [2, "yes", 1.0]),
     (Param("w", "word", "read|write", "read"), ["read", "write"], ["sideways", "read|write", 1]),
+    (Param("p", "word", "none|0|1", "none"), ["none", "0", 1], [2, True, 1.0, "2"]),
     (Param("t", "text", None, None), ["0,2-3", 3, "--vm-keep,--x", ""], ["a b", True]),
 ])
 def test_values_are_checked_as_the_guest_checks_their_text(param, good, bad):
