@@ -113,3 +113,31 @@ def test_a_silent_response_channel_fails_the_run_naming_it_and_keeps_the_capture
     assert meta["status"] == "fail" and "no edge at all on the response channel D7" in meta["reason"]
     assert meta["instrument"]["stimuli"] > 0 and meta["instrument"]["answered"] == 0
     assert (campaign_dir(tmp_path / "out") / "runs" / "solo-r1" / "instrument.sr").is_file()
+
+
+def test_a_response_alone_is_timed_against_a_period_with_no_stimulus_channel(tmp_path):
+    """period_ns = the pattern's 64 samples, the response D0 (eight rising edges a period):
+    one edge a period answers its grid point, at the same delay every period (the fastest:
+    0), the other seven are unexpected, and no grid point goes without an edge."""
+    text = SPEC.format(response="D0", device='driver = "demo"').replace(
+        'stimulus = "D0"', f"period_ns = {PERIOD * 1_000_000_000 // RATE}")
+    done = xtalk("run", write_spec(tmp_path, text), "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    facts = run_meta(tmp_path / "out", "solo-r1")["instrument"]
+    samples = pq.read_table(campaign_dir(tmp_path / "out") / "runs" / "solo-r1" / "samples.parquet").to_pydict()
+    got = collections.Counter(v for v, m in zip(samples["value_ns"], samples["metric"]) if m == "irq_latency")
+    levels = pattern_levels(0)
+    rises = sum(1 for i in range(1, PERIOD + 1) if levels[i] and not levels[i - 1])
+    print(f"run: {dict(got)} ns, {facts['answered']} answered, {facts['unexpected_responses']} unexpected, "
+          f"{facts['lost']} lost, {facts['outside_window']} outside the window, {rises} rises a period")
+    assert set(got) == {0} and facts["answered"] > 100 and facts["lost"] == 0
+    periods = facts["answered"] + facts["outside_window"]  # unexpected edges are counted over the whole capture
+    assert abs(facts["unexpected_responses"] - periods * (rises - 1)) <= 2 * rises  # a period cut at either end
+    assert facts["stimulus"] == "every 640,000 ns (no channel)"
+
+
+def pattern_levels(channel: int) -> list[int]:
+    """Two periods and a sample of one channel of the demo's pattern, as sigrok-cli captures it."""
+    out = subprocess.run(["sigrok-cli", "-d", "demo", "-C", f"D{channel}", "--config", f"samplerate={RATE}",
+                          "--samples", str(2 * PERIOD + 1), "-O", "csv"], capture_output=True, text=True, check=True)
+    return [int(line) for line in [x for x in out.stdout.splitlines() if x and not x.startswith(";")][1:]]
