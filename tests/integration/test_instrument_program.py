@@ -4,17 +4,21 @@ run, writes edges in ticks of 1 us from the host's CLOCK_MONOTONIC, with delays 
 chose; the campaign must store exactly those delays as ns samples and count the stimuli
 it left unanswered as lost responses. Without a stimulus channel (period_ns: the timer
 bench where a board has no GPIO loop) its response edges, set on a 10 ms grid with
-known lateness, give that lateness from the fastest one, and the skipped deadlines lost.
+known lateness, give that lateness from the fastest one, and the skipped deadlines lost;
+and the same on QEMU's arm64 virt, with the timer bench's pin traced by QEMU as the capture.
 """
 from __future__ import annotations
 
 import collections
+import re
+import shutil
 import sys
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
-
+from tests.framework.repo import ROOT
 CAPTURE = """
 import signal, sys, time
 stopped = []
@@ -91,3 +95,31 @@ def test_a_capture_program_that_fails_fails_the_run_with_its_words(tmp_path):
     assert done.returncode == 3 and "Traceback" not in done.stderr
     meta = run_meta(tmp_path / "out", "solo-r1")
     assert meta["status"] == "fail" and "failed (status 4): no capture timer in the PL" in meta["reason"]
+
+
+@pytest.mark.skipif(shutil.which("qemu-system-aarch64") is None, reason="qemu-system-aarch64 is not installed")
+def test_the_timer_bench_s_pin_on_qemu_virt_is_timed_from_outside_against_its_period(tmp_path):
+    """experiments/outside_timer_qemu.toml as a user runs it: timer_latency toggles the
+    PL061's line 0 at each measured deadline, QEMU's trace of the pin is the capture
+    (scripts/qemu_pl061_capture.py): nearly every deadline the guest measured is an
+    edge on the period grid (QEMU's buffered log may hold back the last few), a lost one
+    is a deadline the guest skipped (overruns) or one answered so late (TCG) that its edge
+counts for the next, and no lateness reaches a period."""
+    text = (ROOT / "experiments" / "outside_timer_qemu.toml").read_text()
+    text = text.replace("/tmp/xtalk-pl061.log", str(tmp_path / "pl061.log")).replace(
+        "scripts/qemu_pl061_capture.py", str(ROOT / "scripts" / "qemu_pl061_capture.py"))
+    done = xtalk("run", write_spec(tmp_path, text), "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    meta = run_meta(tmp_path / "out", "solo-r1")
+    facts, run = meta["instrument"], campaign_dir(tmp_path / "out") / "runs" / "solo-r1"
+    guest = dict(re.findall(r"(\w+)=(\d+)", next(line for line in (run / "console" / "measurer.log").read_text()
+                                                   .splitlines() if "lat_n=" in line)))
+    samples = pq.read_table(run / "samples.parquet").to_pydict()
+    late = [v for v, m in zip(samples["value_ns"], samples["metric"]) if m == "irq_latency"]
+    print(f"guest: {guest['lat_n']} deadlines, {guest['overruns']} skipped; outside: {facts['answered']} answered, "
+          f"{facts['lost']} lost, {facts['unexpected_responses']} unexpected; lateness max {max(late) / 1e3:.0f} us")
+    assert facts["answered"] >= 0.8 * int(guest["lat_n"]) and len(late) == facts["answered"]
+    # a response later than 3/4 of a period counts for the next deadline: one lost and one unexpected
+    assert facts["lost"] <= int(guest["overruns"]) + facts["unexpected_responses"] + 2
+    assert facts["unexpected_responses"] <= 0.02 * facts["answered"]
+    assert min(late) == 0 and max(late) < 2_000_000
