@@ -45,6 +45,17 @@ def write_spec(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
     return path
 
 
+OUTSIDE = """
+name = "outside"
+cpus = [0, 1]
+[run]
+duration_s = 1
+[measurer]
+bench = "qsort"
+params = {{ size_kib = 64 }}
+"""  # a second of a measurer, for an [instrument] to watch (a template: format it with the instrument)
+
+
 SMALL = """
 name = "small"
 cpus = [0, 1]

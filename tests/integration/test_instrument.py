@@ -17,7 +17,7 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.cli import OUTSIDE, campaign_dir, run_meta, write_spec, xtalk
 from tests.framework.fleet_lab import FleetLab
 
 pytestmark = pytest.mark.skipif(shutil.which("sigrok-cli") is None,
@@ -25,15 +25,7 @@ pytestmark = pytest.mark.skipif(shutil.which("sigrok-cli") is None,
 
 RATE = 100_000
 PERIOD = 64  # samples of the demo's default logic pattern
-SPEC = """
-name = "outside"
-cpus = [0, 1]
-[run]
-duration_s = 1
-[measurer]
-bench = "qsort"
-params = {{ size_kib = 64 }}
-[instrument]
+SPEC = OUTSIDE + """[instrument]
 kind = "sigrok"
 stimulus = "D0"
 response = "{response}"

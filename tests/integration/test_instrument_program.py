@@ -17,7 +17,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
+from tests.framework.cli import OUTSIDE, campaign_dir, run_meta, write_spec, xtalk
 from tests.framework.repo import ROOT
 CAPTURE = """
 import signal, sys, time
@@ -37,15 +37,7 @@ while not stopped:
     sys.stdout.flush()
     k += 1
 """
-SPEC = """
-name = "outside"
-cpus = [0, 1]
-[run]
-duration_s = 1
-[measurer]
-bench = "qsort"
-params = {{ size_kib = 64 }}
-[instrument]
+SPEC = OUTSIDE + """[instrument]
 kind = "program"
 {stimulus}
 response = "isr"
