@@ -1,10 +1,12 @@
 """A capture program whose output xtalk reads: the source study's way (a capture timer in
 the programmable logic timestamps both edges, a program in the Linux cell or dom0 reads
 its start and stop registers and writes them out). `command` runs on this host for the
-length of the run, in a process group of its own; to read a capture in dom0 or on a board,
-run it there through ssh (`["ssh", "root@dom0", "read-capture"]`). Its standard output is
-kept as the run's `instrument.txt` (the raw evidence every delay comes from), its standard
-error as `instrument-stderr.txt`.
+length of the run, in a process group of its own, and dies with xtalk (PR_SET_PDEATHSIG
+through setpriv, where util-linux has it: a SIGKILLed xtalk leaves no capture running); a
+program this host does not have is refused by `xtalk spec check`, before anything starts.
+To read a capture in dom0 or on a board, run it there through ssh (`["ssh", "root@dom0",
+"read-capture"]`). Its standard output is kept as the run's `instrument.txt` (the raw
+evidence every delay comes from), its standard error as `instrument-stderr.txt`.
 
 The output (`format`), ticks at `samplerate_hz` ticks a second, whole numbers:
 - `edges`: an edge a line, `<channel> <tick>` or `<channel> <tick> <rising|falling>`, the
@@ -25,18 +27,21 @@ status other than 0 or the stop signal's) fails the run with the end of its stde
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InfrastructureError
 from .base import Capture, Instrument
 
 OUTPUT_FILE, STDERR_FILE = "instrument.txt", "instrument-stderr.txt"
+# util-linux's setpriv sets PR_SET_PDEATHSIG and execs the program (same pid): it dies with xtalk, even a SIGKILLed one
+DIE_WITH_XTALK = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
 
 
 class ProgramOptions(BaseModel):
@@ -46,6 +51,14 @@ class ProgramOptions(BaseModel):
                                               "pairs: `<start tick> <stop tick | ->` a line")
     stop_signal: Literal["SIGINT", "SIGTERM", "SIGUSR1"] = Field(default="SIGINT", description="what ends it")
     stop_timeout_s: float = Field(default=5.0, gt=0, le=600, description="how long it may take to end")
+
+    @field_validator("command")
+    @classmethod
+    def _found(cls, command: list[str]) -> list[str]:
+        if shutil.which(command[0]) is None:
+            raise ValueError(f"{command[0]!r} is no program of this host (not on PATH; a path is taken from the "
+                             "directory xtalk runs in)")
+        return command
 
 
 class Program(Instrument):
@@ -62,8 +75,8 @@ class Program(Instrument):
         self.asked_ns = time.monotonic_ns()
         try:
             with open(self.run_dir / OUTPUT_FILE, "wb") as out, open(self.run_dir / STDERR_FILE, "wb") as err:
-                self.process = subprocess.Popen(self.options.command, stdin=subprocess.DEVNULL, stdout=out,
-                                                stderr=err, start_new_session=True)
+                self.process = subprocess.Popen(DIE_WITH_XTALK + self.options.command, stdin=subprocess.DEVNULL,
+                                                stdout=out, stderr=err, start_new_session=True)
         except OSError as err:
             raise InfrastructureError(f"instrument: the capture program {self.options.command[0]!r} did not start: "
                                       f"{err.strerror or err}") from None

@@ -1,10 +1,12 @@
 """The capture-program instrument (instruments/program.py): its output read line by line,
 and real programs started, stopped by their signal, killed when they ignore it, and a
 failing one named with its stderr."""
+import subprocess
 import sys
 import time
 
 import pytest
+from pydantic import ValidationError
 
 from xtalk.errors import InfrastructureError
 from xtalk.instruments import create
@@ -85,14 +87,14 @@ def test_a_program_deaf_to_its_signal_is_killed_with_its_children(tmp_path):
     assert gone(child)  # its child went with the group
 
 
-def test_a_failing_program_is_named_with_its_stderr_and_a_missing_one_at_start(tmp_path):
+def test_a_failing_program_is_named_with_its_stderr_and_a_missing_one_before_it_starts(tmp_path):
     instrument = create(settings(command=["sh", "-c", "echo 'no capture device' >&2; exit 3"]), tmp_path)
     instrument.start()
     time.sleep(0.3)
     with pytest.raises(InfrastructureError, match=r"'sh' failed \(status 3\): no capture device"):
         instrument.stop()
-    with pytest.raises(InfrastructureError, match="'no-such-capture' did not start"):
-        create(settings(command=["no-such-capture"]), tmp_path).start()
+    with pytest.raises(ValidationError, match="'no-such-capture' is no program of this host"):
+        create(settings(command=["no-such-capture"]), tmp_path)
 
 
 def test_close_without_stop_ends_the_program(tmp_path):
@@ -100,4 +102,20 @@ def test_close_without_stop_ends_the_program(tmp_path):
     instrument.start()
     pid = instrument.process.pid
     instrument.close()
+    assert gone(pid)
+
+
+def test_a_capture_program_dies_with_a_sigkilled_xtalk(tmp_path):
+    """No orphan: the instrument's owner (here a Python process standing in for xtalk) is
+    SIGKILLed while the capture program runs; the program goes with it."""
+    owner = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom pathlib import Path\nfrom xtalk.instruments import create\n"
+        "from xtalk.spec.model import InstrumentSettings\n"
+        "s = InstrumentSettings.model_validate({'kind': 'program', 'stimulus': 'irq', 'response': 'isr', "
+        "'samplerate_hz': 1000, 'program': {'command': ['sleep', '300']}})\n"
+        f"i = create(s, Path({str(tmp_path)!r}))\ni.start()\nprint(i.process.pid, flush=True)\ntime.sleep(300)\n")],
+        stdout=subprocess.PIPE, text=True)
+    pid = int(owner.stdout.readline())
+    owner.kill()
+    owner.wait()
     assert gone(pid)
