@@ -272,6 +272,9 @@ class InstrumentSettings(BaseModel):
         if (self.stimulus is None) == (self.period_ns is None):
             raise ValueError("give exactly one of stimulus (a channel) or period_ns (a strictly periodic stimulus "
                              "with no channel: the timer bench's deadlines)")
+        if self.period_ns is not None and self.period_ns * self.samplerate_hz < 2 * 10**9:
+            raise ValueError(f"period_ns {self.period_ns} is shorter than two samples at {self.samplerate_hz} Hz: "
+                             "raise samplerate_hz")
         return self
 
     @property

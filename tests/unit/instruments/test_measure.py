@@ -1,5 +1,7 @@
 """A capture into samples, facts and problems (instruments/measure.py)."""
 import numpy as np
+import pytest
+from pydantic import ValidationError
 
 from xtalk.instruments.base import Capture
 from xtalk.instruments.measure import INSTRUMENT_METRIC, measured
@@ -58,3 +60,10 @@ def test_without_a_stimulus_channel_each_response_is_timed_against_the_period():
     assert got.facts["stimulus"] == "every 250,000 ns (no channel)" and got.problems == []
     (silent,) = measured(timer, capture([], []), WHOLE).problems
     assert "no edge at all on the response channel D1: not one deadline could be timed" in silent
+
+
+def test_a_period_shorter_than_two_samples_is_refused():
+    with pytest.raises(ValidationError, match="shorter than two samples at 1000 Hz"):
+        InstrumentSettings.model_validate({"kind": "sigrok", "response": "D1", "samplerate_hz": 1000,
+                                           "period_ns": 1_999_999})
+    InstrumentSettings.model_validate({"kind": "sigrok", "response": "D1", "samplerate_hz": 1000, "period_ns": 2_000_000})
