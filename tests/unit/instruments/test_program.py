@@ -69,8 +69,9 @@ def test_a_program_is_stopped_by_its_signal_and_its_output_is_the_capture(tmp_pa
     time.sleep(0.5)
     capture = instrument.stop()
     assert capture.stimulus.tolist() == [1000] and capture.response.tolist() == [1250]
-    assert capture.facts["origin"] == "origin_ns line" and capture.align_ns == 0
-    assert capture.samples >= 400_000  # the 0.5 s it ran, in ticks of 1 us
+    origin = int((tmp_path / "instrument.txt").read_text().split()[1])
+    assert capture.facts["origin"] == "origin_ns line" and capture.align_ns == 0 and capture.start_ns == origin
+    assert capture.samples > 1250  # to the stop, in ticks of 1 us: past the last edge
     instrument.close()  # idempotent after stop
 
 
