@@ -1,7 +1,10 @@
 """artifacts.build: make runs once per target in a process, and the host's own programs
 (HOST_TARGETS) are made in one call; a companion that fails to build does not fail the
-target asked for, and a target that fails says so with make's output."""
+target asked for, and a target that fails says so with make's output. make_ahead's call
+is that one call, waited for before any other make; settle() stops it with what it runs."""
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -11,6 +14,8 @@ from xtalk.errors import InfrastructureError
 MAKEFILE = """\
 catalogue native posix other:
 \t@echo "$(MAKECMDGOALS)" >> calls.txt
+\t@if [ -e slow ]; then sleep $$(cat slow); fi
+\t@if [ $@ = other ] && [ ! -e out/posix ]; then echo "posix is still being made"; exit 1; fi
 \t@if [ -e fail-$@ ]; then echo "cannot build $@"; exit 1; fi
 \t@mkdir -p out && touch out/$@
 """
@@ -23,6 +28,7 @@ def tree(tmp_path, monkeypatch):
     artifacts.source_root.cache_clear()
     monkeypatch.setattr(artifacts, "_made", set())
     yield tmp_path
+    artifacts.settle()
     artifacts.source_root.cache_clear()
 
 
@@ -45,3 +51,31 @@ def test_a_companion_that_fails_leaves_the_target_asked_for_built(tree):
     assert artifacts.build("native", "out/native").is_file()
     with pytest.raises(InfrastructureError, match=r"'make posix' failed:\ncannot build posix"):
         artifacts.build("posix", "out/posix")
+
+
+def test_the_call_made_ahead_is_the_one_call_and_waited_for_before_any_other(tree):
+    (tree / "slow").write_text("0.3")
+    artifacts.make_ahead()
+    assert artifacts.build("other", "out/other").is_file()  # its recipe fails while posix is not made
+    assert artifacts.build("native", "out/native").is_file()
+    assert calls(tree) == ["catalogue native posix"] * 3 + ["other"]
+
+
+def test_settle_stops_the_call_made_ahead_and_what_it_runs(tree):
+    (tree / "slow").write_text("30")
+    artifacts.make_ahead()
+    ahead = artifacts._ahead
+    time.sleep(0.3)  # make has started the first recipe's sleep
+    began = time.monotonic()
+    artifacts.settle()
+    assert time.monotonic() - began < 10 and ahead.returncode is not None and artifacts._ahead is None
+    assert not (tree / "out").exists()  # nothing made
+
+
+def test_no_source_tree_makes_nothing_ahead(tmp_path, monkeypatch):
+    monkeypatch.setenv("XTALK_ROOT", str(tmp_path / "missing"))
+    artifacts.source_root.cache_clear()
+    artifacts.make_ahead()  # make fails at once in a directory that is not there
+    artifacts.settle()
+    assert artifacts._ahead is None
+    artifacts.source_root.cache_clear()

@@ -2,20 +2,24 @@
 
 Started as `xtalk` or `python -m xtalk.cli.main`, a Ctrl-C or SIGTERM in the second of
 imports before main() takes the signals ends xtalk at once with 130 (nothing has started
-that needs stopping), not with a traceback or by the signal. Imported by anything else
-(a test, a notebook), the signals are left alone."""
+that needs stopping but artifacts.make_ahead's make, stopped too), not with a traceback or by the signal.
+A command that loads a spec starts that make first thing, so that it runs beside the
+imports. Imported by anything else (a test, a notebook), the signals are left alone."""
 from __future__ import annotations
 
 import os
 import signal
 import sys
 
+from .. import artifacts
 from ..signals import ignore_interrupts, interrupt, keep_lost_interrupts
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SPEC_COMMANDS = ("run", "spec", "calibrate", "channels", "search")  # they load a spec: the host's programs made
 
 
 def _quit_while_starting(signum, frame):
+    artifacts.settle()
     os.write(2, b"xtalk: interrupted while starting; nothing was started\n")
     os._exit(130)
 
@@ -41,3 +45,5 @@ def finished() -> None:
 if AS_COMMAND:
     for stop in STOP_SIGNALS:
         signal.signal(stop, _quit_while_starting)
+    if next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None) in SPEC_COMMANDS:
+        artifacts.make_ahead()

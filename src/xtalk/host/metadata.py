@@ -8,6 +8,7 @@ says 'unknown' rather than failing. Caveat: cache sizes are those of CPU 0.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import platform
 import re
@@ -16,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from .. import backend_registry
+from ..kept import program_key, recall, remember
 
 SYS_CPU = Path("/sys/devices/system/cpu")
 
@@ -74,6 +76,7 @@ def kvm_info() -> dict:
 
 
 _versions: dict[tuple[str, ...], str | None] = {}  # asked once per process
+VERSIONS_KEPT = "tool-versions.json"  # and kept from one command to the next (kept.py)
 
 
 def tool_version(argv: list[str]) -> str | None:
@@ -81,18 +84,32 @@ def tool_version(argv: list[str]) -> str | None:
     return tool_versions([argv])[0]
 
 
+def _kept_key(argv: tuple[str, ...]) -> str | None:
+    """What a tool's answer to `argv` depends on: its program's file and the arguments."""
+    program = shutil.which(argv[0])
+    build = program and program_key(program)
+    return build and json.dumps([build, *argv[1:]])
+
+
 def tool_versions(argvs: list[list[str]]) -> list[str | None]:
-    """tool_version of each, the tools not asked yet started at once (QEMU's take ~50 ms each)."""
+    """tool_version of each: the one kept for the tool's program file (~50 ms a QEMU at each
+    command's start otherwise), else asked, the tools not asked yet started at once."""
     asked = [tuple(argv) for argv in argvs]
     started = {}
     for argv in dict.fromkeys(a for a in asked if a not in _versions):
+        key = _kept_key(argv)
+        if key and isinstance(version := recall(VERSIONS_KEPT, key), str):
+            _versions[argv] = version
+            continue
         try:
-            started[argv] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, text=True) if shutil.which(argv[0]) else None
+            started[argv] = key, subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True) if key else None
         except OSError:
-            started[argv] = None
-    for argv, proc in started.items():
+            started[argv] = key, None
+    for argv, (key, proc) in started.items():
         _versions[argv] = _first_line(proc)
+        if key and _versions[argv] is not None:
+            remember(VERSIONS_KEPT, key, _versions[argv])
     return [_versions[a] for a in asked]
 
 

@@ -21,7 +21,8 @@ from pathlib import Path, PurePosixPath
 from .. import artifacts
 from ..arches import ARCHES, FACTS
 from ..errors import InfrastructureError
-from . import cache_dir, cpio, elf, prune
+from ..kept import cache_dir
+from . import cpio, elf, prune
 from .apt import Package, PrivateApt
 
 NAME = "linux-rt"

@@ -29,7 +29,8 @@ from pathlib import Path
 from .. import artifacts
 from ..arches import FACTS, Arch, normalise
 from ..errors import InfrastructureError
-from ..images import cache_dir, linux_rt, prune
+from ..images import linux_rt, prune
+from ..kept import cache_dir
 from ..images.apt import PrivateApt
 from . import xen_source
 

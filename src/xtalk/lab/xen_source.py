@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..arches import FACTS
 from ..errors import InfrastructureError
-from ..images import cache_dir
+from ..kept import cache_dir
 from ..images.apt import SOURCE, PrivateApt
 
 FLAVOURS = ("debian", "all-schedulers")

@@ -4,6 +4,7 @@ failing one named with its stderr."""
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -117,6 +118,10 @@ def test_a_capture_program_dies_with_a_sigkilled_xtalk(tmp_path):
         f"i = create(s, Path({str(tmp_path)!r}))\ni.start()\nprint(i.process.pid, flush=True)\ntime.sleep(300)\n")],
         stdout=subprocess.PIPE, text=True)
     pid = int(owner.stdout.readline())
+    for _ in range(100):  # setpriv has set the parent-death signal once it runs the program itself
+        if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+            break
+        time.sleep(0.01)
     owner.kill()
     owner.wait()
     assert gone(pid)
