@@ -60,11 +60,16 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
         else:
             assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == \
                 [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)]
-            # t_s is when `xl pause/unpause` returned, with the watch's readings before and after it:
-            # 1.3-2.8 s after the planned time in the TCG lab on a 2-core AMD EPYC, over 3 s in its CI
+            # t_s is when `xl pause/unpause` returned, with the watch's readings before and after it,
+            # each an ssh call into the TCG lab: 1.3-2.8 s after the planned time on a 2-core AMD EPYC,
+            # 3.7-6.1 s on the same host on a noisier day (the other-core runs: three busy vCPUs on
+            # two host cores starve dom0). That is the emulator's speed; xtalk's own precision is
+            # test_cli_native's timeline test (20 ms). Here each event must come after its planned
+            # time, in order, before the run's end, and within 10 s
             late = [round(e["t_s"] - e["planned_s"], 2) for e in timeline]
-            print(f"{run_id}: timeline events done {late} s after planned")
-            assert all(0 <= s < 5.0 for s in late), late
+            ended = next(e["host_ns"] - meta["origin_host_ns"] for e in events(out, run_id) if e["kind"] == "run_end") / 1e9
+            print(f"{run_id}: timeline events done {late} s after planned, the run ended at {ended} s")
+            assert all(0 <= s < 10.0 for s in late) and timeline[0]["t_s"] < timeline[1]["t_s"] < ended, (late, ended)
             watch = meta["stressors_watch"]["thrash"]  # from the domain's CPU time in `xl list`
             # each event is judged, or said to be unjudged (None): `xl list` over ssh into a busy
             # TCG lab can take longer than the 1.5 s between pause and resume
