@@ -72,10 +72,12 @@ def test_settle_stops_the_call_made_ahead_and_what_it_runs(tree):
     assert not (tree / "out").exists()  # nothing made
 
 
-def test_no_source_tree_makes_nothing_ahead(tmp_path, monkeypatch):
+def test_a_failed_call_ahead_leaves_build_to_say_what_failed(tmp_path, monkeypatch):
     monkeypatch.setenv("XTALK_ROOT", str(tmp_path / "missing"))
     artifacts.source_root.cache_clear()
+    monkeypatch.setattr(artifacts, "_made", set())
     artifacts.make_ahead()  # make fails at once in a directory that is not there
-    artifacts.settle()
-    assert artifacts._ahead is None
+    with pytest.raises(InfrastructureError, match=r"building out/native with 'make native' failed"):
+        artifacts.build("native", "out/native")
+    assert artifacts._made == set()
     artifacts.source_root.cache_clear()
