@@ -8,6 +8,7 @@ experiments/channels.toml."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -17,6 +18,14 @@ from tests.framework.specs import MEASURER_ONLY
 from xtalk.channels.names import CHANNELS
 
 BACKENDS = ["native", pytest.param("qemu", marks=[pytest.mark.slow, NEEDS_QEMU])]
+
+# What 2 runs against 2 can give on this host. pointer_chase's working set fits the shared
+# L3, and whoever evicts it (the llc, membw and memlat stressors, and in some runs another
+# tenant of the cloud host) makes it ~10-14x slower: measured in one CI campaign, natively,
+# 50 against 590-780 ms in 7 of 16 runs (one solo), and on QEMU both solo runs at 389 and
+# 435 ms against ~48 ms. So its multiplier ranges from ~0.07 to ~15 at 2 runs a side: no
+# bound but its sign holds there. qsort's 256 KiB stay in the core's own L2 (0.90-1.09).
+PLAUSIBLE = {"qsort": (0.5, 2), "pointer_chase": (0, math.inf)}
 
 BOTH = 'params = { qsort = { size_kib = 256 } }\n[matrix]\n"measurer.bench" = ["qsort", "pointer_chase"]'
 
@@ -42,7 +51,9 @@ def test_every_channel_has_a_multiplier_or_a_reason(tmp_path, backend):
         assert {r["metric"] for r in mine} == {"qsort", "pointer_chase"}, mine
         for r in mine:
             lo, hi = r["multiplier_ci"]
-            assert lo <= r["multiplier"] <= hi and 0.2 < r["multiplier"] < 20, r
+            assert 0 < lo <= r["multiplier"] <= hi < math.inf, r
+            low, high = PLAUSIBLE[r["metric"]]
+            assert low < r["multiplier"] < high, r
             assert r["verdict"] in ("interference", "no-interference", "inconclusive"), r
             assert len(r["runs"]) == 2 and len(r["baseline_runs"]) == 2, r
             assert r["pressure"]["rate"] > 0, r  # every default stressor is a probe bench: it counts its passes

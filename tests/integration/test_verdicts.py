@@ -5,12 +5,14 @@ size, and no effect must not be called one.
 * known steals of two lengths injected by a real-time host thread (`xtalk calibrate`):
   the probe sees each, measured gap against injected length has a slope within 5 % of 1,
   and the intercept (the switch cost of one preemption) is recorded for later runs;
-* the paired design: a 3 % steal switched on and off every second is `interference`; the
-  same design with an injector that steals nothing is not.
+* the paired design: a 3 % steal switched on and off every second is `interference` (on a
+  host too noisy for 10 windows, after the windows the first verdict says would decide
+  it); the same design with an injector that steals nothing is not.
 """
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -49,7 +51,7 @@ cpus = [0, 1]
 [backend]
 kind = "{backend}"
 [run]
-duration_s = 20
+duration_s = {duration_s}
 sched = "fifo"   # the host's other work does not preempt the probe; the injector (priority 50) does
 priority = 10
 [measurer]
@@ -172,13 +174,24 @@ def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_p
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
-    out = tmp_path / "out"
-    run = xtalk("run", write_spec(tmp_path, PAIRED.format(backend=backend)), "--out", out)
-    assert run.returncode == 0, run.stderr
-    verdicts = {v["config"]["stressors.steal.params.period_us"]: v for v in report_json(out, "paired")["verdicts"]}
+    def paired(out: Path, duration_s: int) -> dict:
+        run = xtalk("run", write_spec(tmp_path, PAIRED.format(backend=backend, duration_s=duration_s)), "--out", out,
+                    timeout=600)
+        assert run.returncode == 0, run.stderr
+        return {v["config"]["stressors.steal.params.period_us"]: v for v in report_json(out, "paired")["verdicts"]}
+
+    duration_s = 20
+    verdicts = paired(tmp_path / "out", duration_s)
+    if verdicts[10000]["verdict"] == "inconclusive" and verdicts[10000].get("need_units"):
+        # A noisy host (in one CI run: the kernel's real-time throttling took a ~50 ms block
+        # of every second from the FIFO probe, off windows 6.6-16.6 % stolen, noise floor
+        # ±4.9 points against the 3.3 measured): do what the verdict tells a user, once,
+        # with half as many windows again as it says would decide it (at most 45).
+        duration_s = min(2 * math.ceil(1.5 * verdicts[10000]["need_units"]), 90)
+        verdicts = paired(tmp_path / "again", duration_s)
     steal, null = verdicts[10000], verdicts[1000000000]
     assert steal["design"] == null["design"] == "paired"
-    assert steal["units"][0] >= 8  # ten on-windows in 20 s
+    assert steal["units"][0] >= 0.8 * duration_s / 2  # an on-window each 2 s
     assert steal["verdict"] == "interference", steal["sentence"]
     # what the probe loses to 100 steals a second: each steal's 300 µs, less the share N the
     # host already takes in the off windows (time is not stolen twice), plus one preemption's

@@ -220,11 +220,11 @@ def test_a_measurer_that_never_reports_is_destroyed_and_its_run_fails(arm64_lab,
     assert xtalk_domains(arch) == [] and followers(arch) == []
 
 
-def median_of(out, run_id: str) -> float:
+def quantile_of(out, run_id: str, q: float) -> float:
     import numpy as np
     import pyarrow.parquet as pq
     table = pq.read_table(campaign_dir(out) / "runs" / run_id / "samples.parquet", columns=["value"])
-    return float(np.median(table.column("value").to_numpy()))
+    return float(np.quantile(table.column("value").to_numpy(), q))
 
 
 def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_path):
@@ -234,8 +234,10 @@ def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_pat
     run_on_lab(spec, out, f"Linux-RT campaign of 2 runs on the {arch} lab")
     found = check_linux_rt_runs(out, arch, "-rt-arm64")
     assert found["same-core-r1"]["backend_metadata"]["domains"]["stress"]["affinity"] == [1]
-    # a CPU hog on the same pCPU delays the RT domU's timer wakeups (credit2 time slices)
-    assert median_of(out, "same-core-r1") > 1.5 * median_of(out, "solo-r1")
+    # a CPU hog on the same pCPU delays the RT domU's timer wakeups by credit2's time slices:
+    # the p90 latency, where those slices show (8.5x and 12x in two runs of the TCG lab, whose
+    # medians moved 1.48x and 6.6x: a slow emulation day inflates the solo median itself)
+    assert quantile_of(out, "same-core-r1", 0.9) > 3 * quantile_of(out, "solo-r1", 0.9)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])

@@ -2,8 +2,8 @@
 shows: failed/degraded/interrupted runs, lost samples, guest errors (stressors' too), histogram overflow, too few
 samples for a percentile, runs that disagree, counter frequencies that differ, late
 timeline events, measurement overhead, and host noise flags (no isolated CPUs, no
-nohz_full, unknown or non-performance governor, nested virtualisation, non-real-time
-scheduling). Each warning: {level: error|warning|info, scope, message}.
+nohz_full, unknown or non-performance governor, nested virtualisation, real-time
+throttling of real-time workloads, non-real-time scheduling). Each warning: {level: error|warning|info, scope, message}.
 Thresholds: RUN_SPREAD_PCT between run medians, OVERHEAD_PCT of the median,
 LATE_EVENT_MS for a timeline event.
 """
@@ -121,8 +121,23 @@ def data_warnings(per_config: list[dict], per_run: list[dict], runs: list[dict])
 def noise_flags(host: dict, runs: list[dict]) -> list[str]:
     """What of the host may have disturbed the runs; nothing of the host where the campaign
     holds no host facts (logs imported from elsewhere: xtalk never saw that host)."""
-    flags = host_flags(host) if host else []
+    flags = host_flags(host) + rt_throttling_flags(host, runs) if host else []
     return flags + run_flags(runs)
+
+
+def rt_throttling_flags(host: dict, runs: list[dict]) -> list[str]:
+    """Real-time workloads on a kernel that throttles them: one that spins (a probe) loses
+    a block of up to period - runtime every period (on a 6.x kernel seen as a ~50 ms gap
+    each second)."""
+    iso = host.get("isolation") or {}
+    runtime, period = iso.get("rt_runtime_us"), iso.get("rt_period_us")
+    real_time = sorted({g.get("sched") for r in runs for g in (r.get("guests") or {}).values()} & {"fifo", "rr"})
+    if not real_time or runtime is None or not period or not 0 <= runtime < period:
+        return []
+    return [f"real-time throttling: the kernel lets {' and '.join(real_time).upper()} tasks run {runtime:,} µs "
+            f"of every {period:,} µs (kernel.sched_rt_runtime_us), so a workload that spins loses up to "
+            f"{(period - runtime) / 1000:g} ms each {period / 1000:g} ms; "
+            f"`sysctl -w kernel.sched_rt_runtime_us=-1` lifts it for a campaign"]
 
 
 def host_flags(host: dict) -> list[str]:

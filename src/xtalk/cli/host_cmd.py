@@ -1,5 +1,5 @@
 """`xtalk host show`: the host facts stored with every run (CPU, caches, isolation,
-governor, kernel, KVM and its kind, then each backend's rows: QEMU and Xen versions...)."""
+real-time throttling, governor, kernel, KVM and its kind, then each backend's rows: QEMU and Xen versions...)."""
 from __future__ import annotations
 
 import json
@@ -25,6 +25,15 @@ def _caches(facts: dict) -> str:
                      for c in facts["caches"]) or "unknown"
 
 
+def _rt_text(iso: dict) -> str:
+    runtime, period = iso.get("rt_runtime_us"), iso.get("rt_period_us")
+    if runtime is None or not period:
+        return "unknown"
+    if runtime < 0 or runtime >= period:
+        return "none (kernel.sched_rt_runtime_us = -1)" if runtime < 0 else f"none ({runtime:,} of {period:,} µs)"
+    return f"{runtime:,} µs of every {period:,} µs: a spinning FIFO/RR workload loses up to {(period - runtime) / 1000:g} ms each period"
+
+
 def show_host(args) -> int:
     facts = host_facts()
     if args.json:
@@ -40,6 +49,7 @@ def show_host(args) -> int:
         ("CPUs online / allowed", f"{facts['online_cpus']} / {facts['allowed_cpus']}"),
         ("caches (cpu0)", _caches(facts)), ("last-level cache", f"{facts['llc_bytes'] // 1024} KiB"),
         ("isolcpus", iso["isolcpus"] or "none"), ("nohz_full", iso["nohz_full"] or "none"),
+        ("real-time throttling", _rt_text(iso)),
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
     ] + [row for kind, cls in registry().items() if kind in facts for row in cls.host_rows(facts[kind])]

@@ -133,7 +133,18 @@ def isolation() -> dict:
         "isolcpus": read_fact(SYS_CPU / "isolated") or (m.group(1) if m else ""),
         "nohz_full": read_fact(SYS_CPU / "nohz_full"),
         "kernel_cmdline": cmdline,
+        **rt_throttling(),
     }
+
+
+def rt_throttling() -> dict:
+    """The kernel's budget for real-time tasks: `rt_runtime_us` of every `rt_period_us`
+    (-1: no limit; None where the kernel does not say)."""
+    out = {}
+    for key in ("rt_runtime_us", "rt_period_us"):
+        text = read_fact(f"/proc/sys/kernel/sched_{key}")
+        out[key] = int(text) if text.lstrip("-").isdigit() else None
+    return out
 
 
 def governors() -> dict[str, str]:
