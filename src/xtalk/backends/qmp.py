@@ -6,15 +6,19 @@ Why not qemu.qmp: its synchronous shim runs an asyncio loop per call and formats
 message for its debug log, ~8 ms of CPU per guest start here, spent while the guest's
 vCPU waits (on a 2-core host it is the same CPU). This is a few blocking reads instead.
 Caveat: events (lines with `event`) are skipped, none is kept; the backend uses none.
+A QmpError is an InfrastructureError: the run ends as an error, the campaign goes on.
 """
 from __future__ import annotations
 
 import json
 import socket
 
+from ..errors import InfrastructureError
 
-class QmpError(Exception):
-    """QEMU answered a command with an error, or the monitor closed or timed out."""
+
+class QmpError(InfrastructureError):
+    """QEMU answered a command with an error, or the monitor closed or timed out: the run
+    ends as an error with this line, the campaign goes on."""
 
 
 class Qmp:
@@ -59,7 +63,10 @@ class Qmp:
     def _read(self, waiting_for: str) -> dict:
         try:
             line = self.lines.readline()
-        except OSError as e:  # socket.timeout included
+        except TimeoutError as e:
+            raise QmpError(f"{waiting_for}: QEMU's monitor did not answer within {self.sock.gettimeout():g} s "
+                           "(QEMU got no CPU time, e.g. a real-time task on its CPUs, or it hung)") from e
+        except OSError as e:
             raise QmpError(f"{waiting_for}: {e}") from e
         if not line:
             raise QmpError(f"{waiting_for}: monitor closed")
