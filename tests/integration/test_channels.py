@@ -51,7 +51,7 @@ def test_every_channel_has_a_multiplier_or_a_reason(tmp_path, backend):
         assert {r["metric"] for r in mine} == {"qsort", "pointer_chase"}, mine
         for r in mine:
             lo, hi = r["multiplier_ci"]
-            assert 0 < lo <= r["multiplier"] <= hi < math.inf, r
+            assert 0 <= lo <= r["multiplier"] <= hi < math.inf and r["multiplier"] > 0, r
             low, high = PLAUSIBLE[r["metric"]]
             assert low < r["multiplier"] < high, r
             assert r["verdict"] in ("interference", "no-interference", "inconclusive"), r
