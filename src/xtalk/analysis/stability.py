@@ -136,8 +136,8 @@ def rt_throttling_flags(host: dict, runs: list[dict]) -> list[str]:
         return []
     return [f"real-time throttling: the kernel lets {' and '.join(real_time).upper()} tasks run {runtime:,} µs "
             f"of every {period:,} µs (kernel.sched_rt_runtime_us), so a workload that spins loses up to "
-            f"{(period - runtime) / 1000:g} ms each {period / 1000:g} ms; "
-            f"`sysctl -w kernel.sched_rt_runtime_us=-1` lifts it for a campaign"]
+            f"{(period - runtime) / 1000:g} ms each {period / 1000:g} ms (to lift it for a campaign: "
+            f"sysctl -w kernel.sched_rt_runtime_us=-1)"]
 
 
 def host_flags(host: dict) -> list[str]:
