@@ -35,3 +35,13 @@ def test_this_kernel_says_its_budget_as_numbers():
     assert set(got) == {"rt_runtime_us", "rt_period_us"}
     assert all(v is None or isinstance(v, int) for v in got.values())
     assert got["rt_period_us"] is None or got["rt_period_us"] > 0
+
+
+def test_the_report_shows_it_as_a_doubt_of_its_own_not_folded_into_the_host():
+    from xtalk.report.answer import doubts
+    host_flags = ["no nohz_full: the scheduler tick interrupts the measured CPU"]
+    (flag,) = _flags(950_000, 1_000_000, "fifo")
+    got = {d.title: d for d in doubts({"verdicts": [], "warnings": [], "runs": [{}], "spec": {"cpus": [0, 1]},
+                                       "noise_flags": [*host_flags, flag]})}
+    assert got["real-time throttling: a workload that spins loses up to 50 ms each 1000 ms"].items == [flag]
+    assert got["the host itself"].items == host_flags
