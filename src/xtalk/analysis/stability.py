@@ -9,6 +9,7 @@ LATE_EVENT_MS for a timeline event.
 """
 from __future__ import annotations
 
+from ..host.metadata import rt_block_us
 from .wording import share
 
 RUN_SPREAD_PCT = 5.0
@@ -130,13 +131,14 @@ def rt_throttling_flags(host: dict, runs: list[dict]) -> list[str]:
     a block of up to period - runtime every period (on a 6.x kernel seen as a ~50 ms gap
     each second)."""
     iso = host.get("isolation") or {}
-    runtime, period = iso.get("rt_runtime_us"), iso.get("rt_period_us")
+    block = rt_block_us(iso)
     real_time = sorted({g.get("sched") for r in runs for g in (r.get("guests") or {}).values()} & {"fifo", "rr"})
-    if not real_time or runtime is None or not period or not 0 <= runtime < period:
+    if not real_time or block is None:
         return []
+    runtime, period = iso["rt_runtime_us"], iso["rt_period_us"]
     return [f"real-time throttling: the kernel lets {' and '.join(real_time).upper()} tasks run {runtime:,} µs "
             f"of every {period:,} µs (kernel.sched_rt_runtime_us), so a workload that spins loses up to "
-            f"{(period - runtime) / 1000:g} ms each {period / 1000:g} ms (to lift it for a campaign: "
+            f"{block / 1000:g} ms each {period / 1000:g} ms (to lift it for a campaign: "
             f"sysctl -w kernel.sched_rt_runtime_us=-1)"]
 
 

@@ -7,7 +7,7 @@ import json
 from rich.table import Table
 
 from ..backend_registry import registry
-from ..host.metadata import host_facts
+from ..host.metadata import host_facts, rt_block_us
 from .common import add_command, add_json, console
 
 
@@ -26,12 +26,12 @@ def _caches(facts: dict) -> str:
 
 
 def _rt_text(iso: dict) -> str:
-    runtime, period = iso.get("rt_runtime_us"), iso.get("rt_period_us")
+    runtime, period, block = iso.get("rt_runtime_us"), iso.get("rt_period_us"), rt_block_us(iso)
     if runtime is None or not period:
         return "unknown"
-    if runtime < 0 or runtime >= period:
-        return "none (kernel.sched_rt_runtime_us = -1)" if runtime < 0 else f"none ({runtime:,} of {period:,} µs)"
-    return f"{runtime:,} µs of every {period:,} µs: a spinning FIFO/RR workload loses up to {(period - runtime) / 1000:g} ms each period"
+    if block is None:
+        return f"none (kernel.sched_rt_runtime_us = {runtime})"
+    return f"{runtime:,} µs of every {period:,} µs: a spinning FIFO/RR workload loses up to {block / 1000:g} ms each period"
 
 
 def show_host(args) -> int:

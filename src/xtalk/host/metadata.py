@@ -147,6 +147,15 @@ def rt_throttling() -> dict:
     return out
 
 
+def rt_block_us(isolation: dict) -> int | None:
+    """What a real-time task that spins loses each period to the throttle (µs), from the
+    facts rt_throttling() stored; None where nothing is throttled or the host did not say."""
+    runtime, period = isolation.get("rt_runtime_us"), isolation.get("rt_period_us")
+    if runtime is None or not period or not 0 <= runtime < period:
+        return None
+    return period - runtime
+
+
 def governors() -> dict[str, str]:
     out = {}
     for gov in sorted(SYS_CPU.glob("cpu[0-9]*/cpufreq/scaling_governor")):

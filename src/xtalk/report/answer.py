@@ -106,7 +106,7 @@ CATEGORIES = (  # (pattern in the message, title, level)
     (r"overhead", "measurement overhead above 1 % of the median", "info"),
     (r"warm-up run", "warm-up runs (excluded by design)", "info"),
 )
-THROTTLED = "real-time throttling"  # analysis/stability.rt_throttling_flags
+THROTTLED = re.compile(r"^real-time throttling: .*?, so (?P<loses>[^(]+?) \(")  # analysis/stability.py
 RUN_NOISE = re.compile(r"^run (?P<run>\S+): CPU (?P<cpu>\d+) spent (?P<pct>[\d.]+) ?% of the run on work outside it")
 
 
@@ -129,9 +129,9 @@ def doubts(res: dict) -> list[Doubt]:
         m = RUN_NOISE.match(flag)
         if m:
             noisy.setdefault(m["cpu"], []).append(flag)
-        elif flag.startswith(THROTTLED):  # it alone can make the worst case: not folded into the rest
-            loses = flag.partition(", so ")[2].partition(" (")[0]  # "a workload that spins loses up to ..."
-            groups[THROTTLED] = Doubt(f"{THROTTLED}: {loses}", "warning", [flag])
+        elif throttled := THROTTLED.match(flag):  # it alone can make the worst case: not folded into the rest
+            title = f"real-time throttling: {throttled['loses']}"
+            groups[title] = Doubt(title, "warning", [flag])
         else:
             host.items.append(flag)
     n_runs = len(res["runs"])  # noise is measured in every run, passed or not
