@@ -1,18 +1,25 @@
 # xtalk — top-level make targets. Guest and native builds live in mk/*.mk.
-#   make demo   set up (apt + venv), build, run experiments/quickstart.toml, write its report
-#   make test   set up, build, check the import contracts (pyproject.toml), run the whole test suite
-#   make bench  benchmarks, printed as ratios against their goals
+#   make demo      set up (apt + venv), build, run experiments/quickstart.toml, write its report
+#   make test      the gate (what CI runs): set up, build, check the import contracts (pyproject.toml),
+#                  run every test not marked `full` (README, "Tests")
+#   make test-all  the same with every test: the full Xen-lab groups, Linux-RT under TCG, foreign
+#                  images, the long searches (before a change to backends, the lab, images or guests)
+#   make bench     benchmarks, printed as ratios against their goals
 SHELL := /bin/bash
 VENV ?= .venv
-# TEST_WORKERS=auto runs the tests in parallel, one worker a CPU (those marked timing alone:
-# tests/framework/alone.py); 0, the default until every test is safe beside others (README)
-TEST_WORKERS ?= 0
+# pytest-xdist workers: auto is one a CPU; the tests marked timing or xen run with no other
+# beside them (tests/framework/alone.py); 0 runs every test one after the other
+TEST_WORKERS ?= auto
+# the gate's tests: every test but those marked full (pyproject.toml's markers)
+GATE := not full
+STARTED_AT := $(shell date +%s)
 PY := $(VENV)/bin/python
+PYTEST := $(PY) -m pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup --durations=10
 XTALK := $(VENV)/bin/xtalk
 SPEC ?= experiments/quickstart.toml
 OUT ?= results
 
-.PHONY: all setup tools demo test bench clean
+.PHONY: all setup tools demo test test-all lint bench clean
 # the cross compiler (and the rest) are installed first when missing
 TOOLS_OK := $(shell command -v aarch64-linux-gnu-gcc >/dev/null && command -v gcc >/dev/null && echo yes)
 all: $(if $(TOOLS_OK),,tools) native posix catalogue x86_64 arm64
@@ -29,11 +36,16 @@ demo: setup
 	@$(MAKE) -s all
 	$(XTALK) run $(SPEC) --out $(OUT) --report
 
-test: setup
+lint: setup
 	@$(MAKE) -s all
 	$(VENV)/bin/ruff check src tests benchmarks
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -q -ra -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+test: lint
+	@scripts/test-tier.sh "make test" $(STARTED_AT) $(PYTEST) -m "$(GATE)" $(PYTEST_ARGS)
+
+test-all: lint
+	@scripts/test-tier.sh "make test-all" $(STARTED_AT) $(PYTEST) $(PYTEST_ARGS)
 
 bench: setup
 	@$(MAKE) -s all

@@ -1,7 +1,7 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
-program, headless Chromium (tests/framework/browser.py), no `xtalk` a test started
-left running after it, xtalk's leases in a lock directory of the session's own, and the
-Xen labs the session started stopped at its end; a test marked `timing` alone
+program, headless Chromium (tests/framework/browser.py), the Xen labs checked before each
+lab test (tests/framework/xen_lab.py), no `xtalk` a test started left running after it, xtalk's leases in a lock directory of the session's own, and the
+Xen labs the session started stopped at its end; a test marked `timing` or `xen` alone
 (the others run in parallel in `make test`).
 Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
@@ -17,6 +17,8 @@ from tests.framework.browser import chromium  # noqa: F401  (a fixture for every
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
 from tests.framework.xen_lab import NEXT_TEST, stop_started_labs
+from tests.framework.xen_lab import (arm64_lab, arm64_lab_booted, rt_lab, rt_lab_booted,  # noqa: F401  (fixtures of the
+                                     x86_64_lab, x86_64_lab_booted)  # lab tests: the lab checked before each)
 
 
 @pytest.fixture(scope="session")
@@ -54,10 +56,12 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked `timing` runs with no other test beside it (tests/framework/alone.py).
-    The test after it is known to the Xen lab fixtures (they stop a lab no later test wants)."""
+    """A test marked `timing` or `xen` runs with no other test beside it (tests/framework/alone.py):
+    a TCG Xen lab's vCPUs need the host's CPUs, or dom0 stops answering. The test after it is
+    known to the Xen lab fixtures (they stop a lab no later test wants)."""
     NEXT_TEST[0] = nextitem
-    with held_room(run_id(item.config), alone=item.get_closest_marker("timing") is not None):
+    alone = any(item.get_closest_marker(mark) is not None for mark in ("timing", "xen"))
+    with held_room(run_id(item.config), alone=alone):
         return (yield)
 
 

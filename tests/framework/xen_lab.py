@@ -4,12 +4,16 @@ lab per architecture, booted once for the modules that want the same Xen and sto
 the last of them (lab_fixture), campaign specs run through the real
 CLI with executor = "lab", and what dom0 says about them (`xl list`, cpupools, console
 followers). lab_fixture checks at the end that no domain xtalk created survives.
+The fixtures the tests take (arm64_lab, x86_64_lab, rt_lab; conftest.py imports them) check
+before each test that dom0 answers within HEALTH_S; a lab whose dom0 does not is stopped
+and booted again once, so a frozen dom0 costs the test it froze in, not every test after it.
 """
 from __future__ import annotations
 
 import json
 import shutil
 import time
+import warnings
 
 import pytest
 
@@ -111,6 +115,33 @@ def run_on_lab(spec, out, what: str, timeout: float = 900) -> None:
     assert res.returncode == 0, res.stderr
 
 
+def timeline_lateness(out, run_id: str, meta: dict, planned: list[tuple], pace) -> list[float]:
+    """The run's timeline events are `planned` ((action, target, planned_s) in order), each done
+    after its planned time, in order, before the run's end, and no later than its dom0 commands
+    take at the lab's pace measured beside the campaign (lab_pace.DomZeroPace) after its planned
+    time or the previous event's end, whichever is later (events fire one after the other); the
+    lateness of each."""
+    timeline = [e for e in events(out, run_id) if e["kind"] == "timeline"]
+    assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == planned
+    late = [round(e["t_s"] - e["planned_s"], 2) for e in timeline]
+    done = [e["t_s"] for e in timeline]
+    own = [round(t - max(e["planned_s"], previous), 2) for e, t, previous in zip(timeline, done, [0.0, *done])]
+    ended = next(e["host_ns"] - meta["origin_host_ns"] for e in events(out, run_id) if e["kind"] == "run_end") / 1e9
+    print(f"{run_id}: timeline events done {late} s after planned, {own} s after they could start "
+          f"(bound {pace.bound():.2f} s: {pace}), the run ended at {ended:.2f} s")
+    assert min(late) >= 0 and max(own) < pace.bound() and done == sorted(done) and done[-1] < ended, \
+        (late, own, pace.bound(), ended)
+    return late
+
+
+def left_in_dom0(arch: str) -> None:
+    """Nothing of a dom0 stressor's is left: no stress-ng, dom0's vCPU 1 offline again, its work
+    dir empty; and no domain of xtalk's."""
+    assert "stress-ng" not in lab_exec(arch, "ps", "-o", "args") and xtalk_domains(arch) == []
+    assert "--p" in lab_exec(arch, "xl", "vcpu-list", "Domain-0").splitlines()[2]  # vCPU 1 offline
+    assert lab_exec(arch, "ls", "/run/xtalk/dom0").split() == []
+
+
 def extra_pools(arch: str) -> list[str]:
     return [line.split()[0] for line in lab_exec(arch, "xl", "cpupool-list").splitlines()[1:]
             if line.split() and line.split()[0] != "Pool-0"]
@@ -162,6 +193,75 @@ def lab_fixture(arch: str, xen: str = "debian"):
     if arch in STARTED_LABS and not wants_lab(NEXT_TEST[0], arch):
         xtalk("lab", "stop", "--arch", arch)
         STARTED_LABS.discard(arch)
+
+
+HEALTH_S = 20  # dom0 runs `true` over ssh within this (a second or two in a healthy TCG lab)
+REBOOT_FAILED: dict[str, str] = {}  # arch -> why its lab could not be booted again: the tests after fail at once
+
+
+def dom0_silence(arch: str) -> str | None:
+    """None when the running lab's dom0 ran `true` within HEALTH_S; else what is wrong."""
+    from xtalk.errors import InfrastructureError
+    from xtalk.lab.vm import current
+    lab = current(arch)
+    if lab is None:
+        return f"the {arch} lab's QEMU is not running"
+    started = time.monotonic()
+    try:
+        lab.executor().run(["true"], timeout=HEALTH_S)
+    except InfrastructureError as e:
+        return f"dom0 did not run `true` within {HEALTH_S} s ({time.monotonic() - started:.1f} s: {e})"
+    return None
+
+
+def healthy(arch: str, xen: str = "debian") -> str:
+    """The arch for a lab test, once its lab's dom0 answers: a lab whose dom0 does not is stopped
+    and booted again, once; a lab that cannot be booted again fails this test and those after it."""
+    if arch in REBOOT_FAILED:
+        pytest.fail(f"the {arch} lab was stopped and could not be booted again: {REBOOT_FAILED[arch]}")
+    silence = dom0_silence(arch)
+    if silence is None:
+        return arch
+    warnings.warn(f"{silence}: the {arch} lab is stopped and booted again", stacklevel=2)
+    xtalk("lab", "stop", "--arch", arch)
+    res = xtalk("lab", "start", "xen", "--arch", arch, "--xen", xen, timeout=1800)
+    STARTED_LABS.add(arch)
+    silence = dom0_silence(arch) if res.returncode == 0 else res.stderr.strip()[-1500:]
+    if silence is not None:
+        REBOOT_FAILED[arch] = silence
+        pytest.fail(f"the {arch} lab, booted again, does not answer: {silence}")
+    return arch
+
+
+@pytest.fixture(scope="module")
+def arm64_lab_booted():
+    yield from lab_fixture("arm64")
+
+
+@pytest.fixture
+def arm64_lab(arm64_lab_booted):
+    return healthy(arm64_lab_booted)
+
+
+@pytest.fixture(scope="module")
+def x86_64_lab_booted():
+    yield from lab_fixture("x86_64")
+
+
+@pytest.fixture
+def x86_64_lab(x86_64_lab_booted):
+    return healthy(x86_64_lab_booted)
+
+
+@pytest.fixture(scope="module")
+def rt_lab_booted():
+    """The arm64 lab with the "all-schedulers" Xen (RTDS, null: xtalk.lab.xen_source)."""
+    yield from lab_fixture("arm64", xen="all-schedulers")
+
+
+@pytest.fixture
+def rt_lab(rt_lab_booted):
+    return healthy(rt_lab_booted, xen="all-schedulers")
 
 
 def stop_started_labs() -> None:

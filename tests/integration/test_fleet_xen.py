@@ -11,19 +11,15 @@ import json
 import pytest
 
 from tests.framework.cli import campaign_dir, xtalk
-from tests.framework.xen_lab import LAB_GROUP, campaign, lab_fixture, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, campaign, xtalk_domains
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
-
-
-@pytest.fixture(scope="module")
-def arm64_lab():
-    yield from lab_fixture("arm64")
+pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def xen_fleet(arm64_lab, tmp_path_factory):
-    """(the fleet file, dom0's ssh port): place xen-a is the lab's dom0, with its key and host key."""
+    """(the fleet file, dom0's ssh port): place xen-a is the lab's dom0, with its key and host key
+    (after the lab's health check: a lab booted again has another ssh port)."""
     from tests.framework.fleet_lab import FleetLab
     from xtalk.lab.vm import current
     xen = current(arm64_lab)

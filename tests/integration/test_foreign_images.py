@@ -7,7 +7,8 @@ cyclictest_t0 statistics in `xtalk show --json`, the report renders, and each ru
 metadata has the image's sha256. Also: the probe's multiboot ELF booted as an image of
 the user's under KVM and read with the spec's own `regex`; an image that prints nothing
 fails its run with the reason; a foreign stressor whose output is ignored is watched like
-any stressor. Timings are emulation; what is checked is the mechanics.
+any stressor. Timings are emulation; what is checked is the mechanics. The Linux images
+are `make test-all`'s (marked full); the gate keeps the ELF under KVM.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 from tests.framework import foreign_image
 from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
 from tests.framework.repo import ROOT
-from tests.framework.xen_lab import LAB_GROUP, lab_fixture, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, xtalk_domains
 from xtalk.host.metadata import host_facts
 
 QEMU = {"x86_64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}
@@ -124,7 +125,9 @@ def check_campaign(out, image, placements=("solo", "same-core"), report=False, w
     return metas
 
 
+@pytest.mark.full
 @pytest.mark.slow
+@pytest.mark.tcg
 def test_qemu_x86_64_tcg(tmp_path, image):
     needs(QEMU["x86_64"])
     metas = check_campaign(run_campaign(tmp_path, image("x86_64"), backend='accel = "tcg"'), image("x86_64"),
@@ -135,6 +138,7 @@ def test_qemu_x86_64_tcg(tmp_path, image):
     assert metas["solo"]["backend_metadata"]["foreign_accel"] == "tcg"
 
 
+@pytest.mark.full
 @pytest.mark.slow
 @pytest.mark.kvm
 def test_qemu_x86_64_kvm(tmp_path, image):
@@ -149,7 +153,9 @@ def test_qemu_x86_64_kvm(tmp_path, image):
     assert metas["solo"]["backend_metadata"]["foreign_accel"] == "kvm"
 
 
+@pytest.mark.full
 @pytest.mark.slow
+@pytest.mark.tcg
 def test_qemu_arm64_tcg(tmp_path, image):
     needs(QEMU["arm64"])
     metas = check_campaign(run_campaign(tmp_path, image("arm64"), backend='arch = "arm64"'), image("arm64"))
@@ -158,11 +164,7 @@ def test_qemu_arm64_tcg(tmp_path, image):
     assert metas["solo"]["backend_metadata"]["foreign_accel"] == "tcg"
 
 
-@pytest.fixture(scope="module")
-def arm64_lab():
-    yield from lab_fixture("arm64")
-
-
+@pytest.mark.full
 @pytest.mark.slow
 @pytest.mark.xen
 @LAB_GROUP["arm64"]
@@ -220,6 +222,7 @@ def test_an_elf_of_the_users_under_kvm_read_with_the_specs_regex(tmp_path):
     assert {(s["config_id"], s["metric"], s["n"]) for s in stats} == {("solo", "qsort", 20), ("same-core", "qsort", 20)}
 
 
+@pytest.mark.full
 @pytest.mark.slow
 def test_an_image_that_prints_nothing_fails_its_run_with_the_reason(tmp_path, image):
     needs(QEMU["x86_64"])
@@ -264,6 +267,7 @@ target = "hog"
 """
 
 
+@pytest.mark.full
 @pytest.mark.slow
 def test_a_foreign_stressor_with_ignored_output_is_watched_like_any_stressor(tmp_path, image):
     """A probe measurer next to a Linux image that spins (output ignored) on its core: the

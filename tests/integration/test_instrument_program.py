@@ -89,14 +89,19 @@ def test_a_capture_program_that_fails_fails_the_run_with_its_words(tmp_path):
     assert meta["status"] == "fail" and "failed (status 4): no capture timer in the PL" in meta["reason"]
 
 
+PERIOD_S = 0.002  # experiments/outside_timer_qemu.toml's period_ns
+
+
 @pytest.mark.skipif(shutil.which("qemu-system-aarch64") is None, reason="qemu-system-aarch64 is not installed")
 def test_the_timer_bench_s_pin_on_qemu_virt_is_timed_from_outside_against_its_period(tmp_path):
     """experiments/outside_timer_qemu.toml as a user runs it: timer_latency toggles the
     PL061's line 0 at each measured deadline, QEMU's trace of the pin is the capture
-    (scripts/qemu_pl061_capture.py): nearly every deadline the guest measured is an
-    edge on the period grid (QEMU's buffered log may hold back the last few), a lost one
-    is a deadline the guest skipped (overruns) or one answered so late (TCG) that its edge
-counts for the next, and no lateness reaches a period."""
+    (scripts/qemu_pl061_capture.py). The outside agrees with the guest's own clock, however
+    busy the host: within the capture's span, each deadline the guest met within 3/4 of a
+    period is an edge answered on the grid; one it met later (a TCG guest on a busy host:
+    107-191 of ~900) is a lost deadline and an unexpected edge, or answers the next deadline
+    where the guest skipped that one (overruns). No lateness reaches a period. (The fixed
+    bounds it had, 80 % answered and 2 % unexpected, held on a quiet host only: 425 of 616.)"""
     text = (ROOT / "experiments" / "outside_timer_qemu.toml").read_text()
     text = text.replace("/tmp/xtalk-pl061.log", str(tmp_path / "pl061.log")).replace(
         "scripts/qemu_pl061_capture.py", str(ROOT / "scripts" / "qemu_pl061_capture.py"))
@@ -107,11 +112,17 @@ counts for the next, and no lateness reaches a period."""
     guest = dict(re.findall(r"(\w+)=(\d+)", next(line for line in (run / "console" / "measurer.log").read_text()
                                                    .splitlines() if "lat_n=" in line)))
     samples = pq.read_table(run / "samples.parquet").to_pydict()
-    late = [v for v, m in zip(samples["value_ns"], samples["metric"]) if m == "irq_latency"]
-    print(f"guest: {guest['lat_n']} deadlines, {guest['overruns']} skipped; outside: {facts['answered']} answered, "
-          f"{facts['lost']} lost, {facts['unexpected_responses']} unexpected; lateness max {max(late) / 1e3:.0f} us")
-    assert facts["answered"] >= 0.8 * int(guest["lat_n"]) and len(late) == facts["answered"]
+    late = [(t, v) for v, m, t in zip(samples["value_ns"], samples["metric"], samples["t_s"]) if m == "irq_latency"]
+    first, last = late[0][0] - PERIOD_S, late[-1][0] + PERIOD_S  # the capture's span, with a period's slack
+    met = [v / 1e9 for v, m, t in zip(samples["value_ns"], samples["metric"], samples["t_s"])
+           if m == "timer_latency" and first <= t <= last]  # the guest's own lateness of each deadline
+    on_time = sum(1 for v in met if v < 0.75 * PERIOD_S)
+    print(f"guest: {guest['lat_n']} deadlines, {guest['overruns']} skipped, {on_time} of {len(met)} in the capture's "
+          f"span met within 3/4 of a period; outside: {facts['answered']} answered, {facts['lost']} lost, "
+          f"{facts['unexpected_responses']} unexpected; lateness max {max(v for _, v in late) / 1e3:.0f} us")
+    assert len(late) == facts["answered"]
+    assert abs(facts["answered"] - on_time) <= len(met) - on_time + 3
+    assert facts["unexpected_responses"] <= len(met) - on_time + 3
     # a response later than 3/4 of a period counts for the next deadline: one lost and one unexpected
     assert facts["lost"] <= int(guest["overruns"]) + facts["unexpected_responses"] + 2
-    assert facts["unexpected_responses"] <= 0.02 * facts["answered"]
-    assert min(late) == 0 and max(late) < 2_000_000
+    assert min(v for _, v in late) == 0 and max(v for _, v in late) < PERIOD_S * 1e9

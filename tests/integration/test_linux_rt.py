@@ -2,7 +2,8 @@
 QEMU TCG: the build is cached by content hash, every suite benchmark runs in the
 guest, cyclictest's output is parsed, a starved thread-metric thread fails the run, and
 a campaign through the qemu backend gets its samples through the shared-memory ring
-(x86: memmap=, arm64: mem=) with the image hash in each run's metadata."""
+(x86: memmap=, arm64: mem=) with the image hash in each run's metadata. The gate (`make
+test`) boots it once (cyclictest); the rest is `make test-all`'s (marked full)."""
 from __future__ import annotations
 
 import json
@@ -19,6 +20,7 @@ from xtalk.images import linux_rt
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.tcg,
     pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                        reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"),
     pytest.mark.skipif(shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None,
@@ -31,6 +33,7 @@ def image():
     return linux_rt.build("x86_64", log=lambda msg: None)
 
 
+@pytest.mark.full
 def test_second_build_with_the_same_inputs_is_a_cache_hit(image):
     first = linux_rt.build("x86_64", force=True, log=lambda msg: None)     # really builds
     assert not first.cached and first.hash == image.hash
@@ -53,10 +56,12 @@ def test_cyclictest_in_the_guest(image):
     assert len(values) > 300
 
 
+@pytest.mark.full
 def test_kernel_ops_in_the_guest(image):
     check_kernel_ops(boot("bench=kernel_ops iterations=10", run="ko"), "ko", iterations=10)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("bench,threads", [("tm_preempt", 5), ("tm_coop", 5), ("tm_interrupt", 1),
                                            ("tm_message", 1), ("tm_sync", 1), ("tm_memory", 1)])
 def test_thread_metric_in_the_guest(image, bench, threads):
@@ -67,6 +72,7 @@ def test_thread_metric_in_the_guest(image, bench, threads):
 PROBE_PARAMS = {"dhrystone": "loops=2000", "cachebench": "size_kib=64 sample_kib=1024", "stream": "size=3m"}
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("bench", sorted(PROBE_BENCHES))
 def test_seed003_probe_bench_in_the_guest(image, bench):
     """Seed 003's guests were Linux: its probe benches run in the Linux-RT guest too, the
@@ -78,12 +84,14 @@ def test_seed003_probe_bench_in_the_guest(image, bench):
         assert report(text, "pb")[0].meta["checksum"] == native_dhrystone_checksum(2000)
 
 
+@pytest.mark.full
 def test_hackbench_in_the_guest(image):
     """rt-tests' hackbench, seed 003's task-dispatch benchmark (1 x 40 tasks, processes)."""
     values = check_hackbench(boot("bench=hackbench iterations=3 loops=20", run="hb"), "hb", 3, 40)
     print(f"linux-rt tcg hackbench 1x40 tasks, 20 loops: {[v / 1e6 for v in values]} ms")
 
 
+@pytest.mark.full
 def test_starved_thread_fails_fairness_in_the_guest(image):
     text = boot("bench=tm_preempt interval_s=0.5 duration_s=1 starve=2", run="st")
     rows = check_thread_metric(text, "st", "tm_preempt", 5, status="fail")
@@ -123,6 +131,7 @@ def campaign(tmp_path, arch="x86_64", placements='["solo", "same-core"]', gap=4)
     return out
 
 
+@pytest.mark.full
 def test_campaign_through_the_qemu_backend_uses_the_ring(tmp_path, image):
     out = campaign(tmp_path)
     for run_id in ("solo-r1", "same-core-r1"):
@@ -140,6 +149,7 @@ def test_campaign_through_the_qemu_backend_uses_the_ring(tmp_path, image):
     assert xtalk("show", "lrt", "--out", out).returncode == 0
 
 
+@pytest.mark.full
 @pytest.mark.skipif(shutil.which("qemu-system-aarch64") is None, reason="qemu-system-aarch64 is not installed")
 def test_arm64_guest_ring_at_the_top_of_ram(tmp_path):
     out = campaign(tmp_path, arch="arm64", placements='["solo"]')

@@ -37,6 +37,7 @@ BUILD = ROOT / "build" / "arm64"
 QEMU = shutil.which("qemu-system-aarch64")
 CROSS = "aarch64-linux-gnu-"
 pytestmark = [
+    pytest.mark.tcg,
     pytest.mark.skipif(QEMU is None, reason="qemu-system-aarch64 not installed"),
     pytest.mark.skipif(shutil.which(CROSS + "gcc") is None, reason="aarch64-linux-gnu-gcc not installed"),
 ]

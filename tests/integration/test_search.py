@@ -24,7 +24,8 @@ QSORT = "params = { size_kib = 256 }"
 STEAL_MAX_SHARE = 2000 / 4000  # the catalogue's steal ranges: steal_us [100, 2000], period_us [4000, 20000]
 
 
-pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, built once
+pytestmark = [pytest.mark.full,  # the long searches: make test-all
+              pytest.mark.usefixtures("native_bench")]  # the native programs, built once
 
 
 def spec(tmp_path, bench="qsort", params=QSORT, backend="native", name="s"):

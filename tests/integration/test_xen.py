@@ -15,17 +15,13 @@ import pytest
 
 from xtalk.watch import STALL_EXPOSURE
 from tests.framework.cli import campaign_dir, start, wait_for, xtalk
+from tests.framework.lab_pace import DomZeroPace
 from tests.framework.repo import ROOT
 from tests.framework.xen_lab import (LAB_GROUP, LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events, extra_pools,
-                                     followers, lab_exec, lab_fixture, measurer_running, run_on_lab, runs,
+                                     followers, lab_exec, measurer_running, run_on_lab, runs, timeline_lateness,
                                      xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
-
-
-@pytest.fixture(scope="module")
-def arm64_lab():
-    yield from lab_fixture("arm64")
+pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
 @pytest.mark.timing
@@ -33,7 +29,8 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "other-core", "same-core"]',
                          matrix='"backend.credit2_weight" = [128, 512]', timeline=TIMELINE)
-    run_on_lab(spec, out, f"campaign of 6 runs on the {arch} lab")
+    with DomZeroPace(arch) as pace:
+        run_on_lab(spec, out, f"campaign of 6 runs on the {arch} lab")
     found = runs(out)
     assert len(found) == 6 and all(m["status"] == "pass" for m in found.values()), \
         {k: (m["status"], m["reason"]) for k, m in found.items()}
@@ -54,22 +51,16 @@ def test_campaign_placements_credit2_dimension_and_timeline(arm64_lab, tmp_path)
             assert f'cpus = "{facts["affinity"][0]}"' in facts["config"]
         run_dir = campaign_dir(out) / "runs" / run_id
         assert "XT END" in (run_dir / "xen-console-measurer.log").read_text()
-        timeline = [e for e in events(out, run_id) if e["kind"] == "timeline"]
         if meta["placement"] == "solo":
-            assert timeline == [] and meta["stressors_watch"] == {}
+            assert [e for e in events(out, run_id) if e["kind"] == "timeline"] == [] and meta["stressors_watch"] == {}
         else:
-            assert [(e["action"], e["target"], e["planned_s"]) for e in timeline] == \
-                [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)]
             # t_s is when `xl pause/unpause` returned, with the watch's readings before and after it,
-            # each an ssh call into the TCG lab: 1.3-2.8 s after the planned time on a 2-core AMD EPYC,
-            # 3.7-6.1 s on the same host on a noisier day (the other-core runs: three busy vCPUs on
-            # two host cores starve dom0). That is the emulator's speed; xtalk's own precision is
-            # test_cli_native's timeline test (20 ms). Here each event must come after its planned
-            # time, in order, before the run's end, and within 10 s
-            late = [round(e["t_s"] - e["planned_s"], 2) for e in timeline]
-            ended = next(e["host_ns"] - meta["origin_host_ns"] for e in events(out, run_id) if e["kind"] == "run_end") / 1e9
-            print(f"{run_id}: timeline events done {late} s after planned, the run ended at {ended} s")
-            assert all(0 <= s < 10.0 for s in late) and timeline[0]["t_s"] < timeline[1]["t_s"] < ended, (late, ended)
+            # each an ssh call into the TCG lab: 0.45-0.84 s after the planned time on a quiet 2-core
+            # AMD EPYC, 3.7-6.1 s on the same host on a noisier day (the other-core runs: three busy
+            # vCPUs on two host cores starve dom0). That is the emulator's speed, so the bound is
+            # what the event's dom0 commands take at the pace measured beside the campaign; xtalk's
+            # own precision is test_cli_native's timeline test (20 ms)
+            timeline_lateness(out, run_id, meta, [("pause", "thrash", 1.0), ("resume", "thrash", 2.5)], pace)
             watch = meta["stressors_watch"]["thrash"]  # from the domain's CPU time in `xl list`
             # each event is judged, or said to be unjudged (None): `xl list` over ssh into a busy
             # TCG lab can take longer than the 1.5 s between pause and resume
@@ -234,10 +225,13 @@ def test_linux_rt_domus_cyclictest_with_a_stress_ng_neighbour(arm64_lab, tmp_pat
     run_on_lab(spec, out, f"Linux-RT campaign of 2 runs on the {arch} lab")
     found = check_linux_rt_runs(out, arch, "-rt-arm64")
     assert found["same-core-r1"]["backend_metadata"]["domains"]["stress"]["affinity"] == [1]
-    # a CPU hog on the same pCPU delays the RT domU's timer wakeups by credit2's time slices:
-    # the p90 latency, where those slices show (8.5x and 12x in two runs of the TCG lab, whose
-    # medians moved 1.48x and 6.6x: a slow emulation day inflates the solo median itself)
-    assert quantile_of(out, "same-core-r1", 0.9) > 3 * quantile_of(out, "solo-r1", 0.9)
+    # a CPU hog on the same pCPU delays the RT domU's timer wakeups by credit2's time slices, so
+    # most of them land beyond the tail of the lab's own solo run: the p90 next to the hog is
+    # above the solo run's p99 (10.3 ms against 0.66 ms on a quiet day; it was 3 x the solo p90,
+    # a ratio tuned on one day: 8.5x, 12x and 35x measured, medians 1.48x to 40x)
+    same_core, solo = quantile_of(out, "same-core-r1", 0.9), quantile_of(out, "solo-r1", 0.99)
+    print(f"cyclictest p90 next to the hog {same_core / 1e3:.0f} us, solo p99 {solo / 1e3:.0f} us")
+    assert same_core > solo
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
@@ -272,6 +266,20 @@ def test_killing_xtalk_leaves_no_domain_or_pool_and_resume_finishes(arm64_lab, t
     assert xtalk_domains(arch) == [] and extra_pools(arch) == []
 
 
+CREATIONS_A_DROP = 3
+
+
+def creation_times(out) -> list[float]:
+    """How long each domain creation of the campaign in `out` took so far (its guest_start's start_s)."""
+    where = campaign_dir(out)
+    found = []
+    for path in where.glob("runs/*/events.jsonl") if where else []:
+        for line in path.read_text().splitlines():
+            if '"guest_start"' in line and line.endswith("}"):
+                found.append(json.loads(line)["start_s"])
+    return found
+
+
 def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab):
     """Over ssh (with a shared master) status 255 means any of: the command exited 255, the
     remote shell was killed, or the master went away. The executor tells them apart; the
@@ -297,12 +305,14 @@ def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab
 
 
 def test_a_campaign_survives_the_ssh_master_connection_dropping(arm64_lab, tmp_path):
-    """The shared ssh master is closed every 20 s during a campaign (what a flaky link to a
-    board does): domain creation starts again from scratch, pause/unpause check the domain's
+    """The shared ssh master is closed again and again during a campaign (what a flaky link to
+    a board does): domain creation starts again from scratch, pause/unpause check the domain's
     state before repeating, read-only commands repeat; every run still passes.
-    20 s, not less: creating a domain in the TCG lab took 7-9.4 s on a slow day (start_s), and
-    a creation sent again after a drop, which first destroys what the cut one made, must fit
-    between two drops (at 10 s, each run's second send was cut too; xtalk sends it twice)."""
+    A creation sent again after a drop first destroys what the cut one made, and must fit
+    between two drops (xtalk sends it twice): so the master is dropped every CREATIONS_A_DROP
+    times the longest domain creation this lab has taken in the campaign (its start_s: 1.6-1.9 s
+    on a quiet day, 7-9.4 s on a slow one; a fixed 10 s cut each run's second send that day),
+    from the first creation on."""
     import subprocess
     import threading
 
@@ -310,23 +320,53 @@ def test_a_campaign_survives_the_ssh_master_connection_dropping(arm64_lab, tmp_p
 
     control = current(arm64_lab).executor().control
     done = threading.Event()
+    spec, out = campaign(tmp_path, arm64_lab, duration=6, placements='["solo", "other-core", "same-core"]',
+                         timeline=TIMELINE)
+    drops = []
 
     def drop_master():
-        while not done.wait(20):
-            subprocess.run(["ssh", "-o", f"ControlPath={control}", "-O", "exit", "lab"], capture_output=True)
+        last = time.monotonic()
+        while not done.wait(0.5):
+            made = creation_times(out)
+            if made and time.monotonic() - last >= CREATIONS_A_DROP * max(made):
+                subprocess.run(["ssh", "-o", f"ControlPath={control}", "-O", "exit", "lab"], capture_output=True)
+                last = time.monotonic()
+                drops.append(round(CREATIONS_A_DROP * max(made), 1))
 
     killer = threading.Thread(target=drop_master)
     killer.start()
     try:
-        spec, out = campaign(tmp_path, arm64_lab, duration=6, placements='["solo", "other-core", "same-core"]',
-                             timeline=TIMELINE)
-        run_on_lab(spec, out, "campaign with the ssh master dropped every 20 s")
+        run_on_lab(spec, out, "campaign with the ssh master dropped again and again")
     finally:
         done.set()
         killer.join()
+    print(f"the master was dropped {len(drops)} times, every {drops} s")
+    assert drops, "the master was never dropped"
     found = runs(out)
     assert [m["status"] for m in found.values()] == ["pass"] * 3, {k: m["reason"] for k, m in found.items()}
     failures = [f for m in found.values() for f in m["backend_metadata"].get("transport_failures", [])]
     print(f"{len(failures)} commands were cut by a dropped master and recovered:", *failures, sep="\n  ")
     assert all("started but ended without reporting" in f for f in failures)
     assert xtalk_domains(arm64_lab) == []
+
+
+def test_a_lab_whose_dom0_stopped_answering_is_booted_again_before_the_next_test(arm64_lab):
+    """The lab tests' health check (xen_lab.healthy, before each lab test): the lab's QEMU
+    frozen (SIGSTOP: dom0 stops answering, as a dom0 that froze in a CI run did) is found
+    within HEALTH_S, stopped and booted again, and the next test gets a dom0 that answers."""
+    import os
+
+    from tests.framework.cli import alive
+    from tests.framework.xen_lab import dom0_silence, healthy
+    from xtalk.lab.vm import current
+
+    frozen = current(arm64_lab).state["pid"]
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        with pytest.warns(UserWarning, match=r"dom0 did not run `true` within .* booted again"):
+            assert healthy(arm64_lab) == arm64_lab
+    finally:
+        if alive(frozen):
+            os.kill(frozen, signal.SIGCONT)
+    assert not alive(frozen) and current(arm64_lab).state["pid"] != frozen
+    assert dom0_silence(arm64_lab) is None

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from tests.framework.cli import xtalk
-from tests.framework.xen_lab import LAB_GROUP, campaign, events, lab_exec, lab_fixture, run_on_lab, runs, xtalk_domains
+from tests.framework.xen_lab import LAB_GROUP, campaign, events, left_in_dom0, run_on_lab, runs
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
+pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 GUESTS = """
 [measurer]
@@ -37,17 +37,6 @@ at_s = 3.0
 action = "stop"
 target = "dom0"
 """
-
-
-@pytest.fixture(scope="module")
-def arm64_lab():
-    yield from lab_fixture("arm64")
-
-
-def left_in_dom0(arch: str) -> None:
-    assert "stress-ng" not in lab_exec(arch, "ps", "-o", "args") and xtalk_domains(arch) == []
-    assert "--p" in lab_exec(arch, "xl", "vcpu-list", "Domain-0").splitlines()[2]  # vCPU 1 offline
-    assert lab_exec(arch, "ls", "/run/xtalk/dom0").split() == []
 
 
 def test_stress_ng_in_dom0_on_a_timeline(arm64_lab, tmp_path):

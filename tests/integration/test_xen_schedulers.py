@@ -6,15 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.framework.xen_lab import (LAB_GROUP, campaign, extra_pools, lab_exec, lab_fixture, run_on_lab, runs,
+from tests.framework.xen_lab import (LAB_GROUP, campaign, extra_pools, lab_exec, run_on_lab, runs,
                                         xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
-
-
-@pytest.fixture(scope="module")
-def rt_lab():
-    yield from lab_fixture("arm64", xen="all-schedulers")
+pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
 
 def test_the_lab_xen_offers_every_scheduler(rt_lab):

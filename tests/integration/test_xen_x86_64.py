@@ -7,18 +7,13 @@ from __future__ import annotations
 import pytest
 
 from tests.framework.xen_lab import (LAB_GROUP, LINUX_RT_GUESTS, TIMELINE, campaign, check_linux_rt_runs, events,
-                                        lab_fixture, run_on_lab, runs, xtalk_domains)
+                                        run_on_lab, runs, xtalk_domains)
 
-pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["x86_64"]]
-
-
-@pytest.fixture(scope="module")
-def x86_lab():
-    yield from lab_fixture("x86_64")
+pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["x86_64"]]
 
 
-def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
-    arch = x86_lab
+def test_x86_64_pvh_probe_on_xen(x86_64_lab, tmp_path):
+    arch = x86_64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["solo", "same-core"]', timeline=TIMELINE,
                          backend='credit2_cap = 80\nxl_extra = { tsc_mode = "native" }')
     run_on_lab(spec, out, f"campaign of 2 runs on the {arch} lab", timeout=600)
@@ -36,8 +31,8 @@ def test_x86_64_pvh_probe_on_xen(x86_lab, tmp_path):
     assert xtalk_domains(arch) == []
 
 
-def test_x86_64_linux_rt_pvh_domu(x86_lab, tmp_path):
-    arch = x86_lab
+def test_x86_64_linux_rt_pvh_domu(x86_64_lab, tmp_path):
+    arch = x86_64_lab
     spec, out = campaign(tmp_path, arch, duration=2, guests=LINUX_RT_GUESTS, backend='image = "linux-rt"')
     run_on_lab(spec, out, f"Linux-RT run on the {arch} lab", timeout=600)
     (meta,) = check_linux_rt_runs(out, arch, "-rt-amd64").values()
