@@ -43,25 +43,32 @@ def labs_stopped_at_the_end():
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """The tests of an xdist group (a Xen lab's, minutes one after the other in one worker)
-    first, so the other workers take the rest beside them instead of waiting at the end.
-    Refused where xdist could not tag them with their group (pytest-xdist 3.8 and pytest
+    """In the order that keeps the workers busy: the tests of an xdist group (a Xen lab's,
+    one after the other in one worker), then the other tests that run alone, back to back
+    (one interleaved among the rest waits for every other worker's test in progress to end),
+    then the slow ones, so that the short ones fill the end.
+    Refused where xdist could not tag the group's tests (pytest-xdist 3.8 and pytest
     9.2: its tag is lost, and two workers would share a lab)."""
     grouped = [item for item in items if item.get_closest_marker("xdist_group")]
     if getattr(config.option, "loadgroup", False) and any("@" not in item.nodeid for item in grouped):
         raise pytest.UsageError("pytest-xdist did not tag the xdist_group tests with their group "
                                 "(pytest and pytest-xdist versions that do not fit: see pyproject.toml)")
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+    items.sort(key=lambda item: (item.get_closest_marker("xdist_group") is None, not runs_alone(item),
+                                 item.get_closest_marker("slow") is None))
+
+
+def runs_alone(item) -> bool:
+    """A test marked `timing` or `xen` runs with no other test beside it (tests/framework/alone.py):
+    a TCG Xen lab's vCPUs need the host's CPUs, or dom0 stops answering."""
+    return any(item.get_closest_marker(mark) is not None for mark in ("timing", "xen"))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked `timing` or `xen` runs with no other test beside it (tests/framework/alone.py):
-    a TCG Xen lab's vCPUs need the host's CPUs, or dom0 stops answering. The test after it is
-    known to the Xen lab fixtures (they stop a lab no later test wants)."""
+    """A test runs alone or beside others (runs_alone). The test after it is known to the Xen
+    lab fixtures (they stop a lab no later test wants)."""
     NEXT_TEST[0] = nextitem
-    alone = any(item.get_closest_marker(mark) is not None for mark in ("timing", "xen"))
-    with held_room(run_id(item.config), alone=alone):
+    with held_room(run_id(item.config), alone=runs_alone(item)):
         return (yield)
 
 

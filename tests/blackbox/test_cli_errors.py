@@ -15,15 +15,19 @@ import pytest
 
 from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
                                 write_spec, xtalk)
+from tests.framework.shared import made_once
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory, native_bench) -> Path:
-    """A finished campaign: solo and same-core, three runs each."""
-    out = tmp_path_factory.mktemp("stored") / "out"
-    res = xtalk("run", small(out.parent, duration=1, reps=3), "--out", out)
-    assert res.returncode == 0, res.stderr
-    return campaign_dir(out)
+    """A finished campaign: solo and same-core, three runs each (once for the test run:
+    tests/framework/shared.py)."""
+    def measure(tmp):
+        res = xtalk("run", small(tmp, duration=1, reps=3), "--out", tmp / "out")
+        assert res.returncode == 0, res.stderr
+
+    tmp, _ = made_once(tmp_path_factory, "cli-errors-stored", measure)
+    return campaign_dir(tmp / "out")
 
 
 @pytest.fixture
@@ -215,6 +219,7 @@ def fill(disk: Path) -> Path:
     return disk / "filler"
 
 
+@pytest.mark.slow
 def test_a_disk_filling_up_mid_campaign_stops_it_in_one_line_and_resume_finishes(tmp_path, mount, native_bench):
     disk = mount("size=16m")
     out, spec = disk / "out", small(tmp_path, duration=2, reps=2, iterations=0)

@@ -121,6 +121,7 @@ def test_sigkill_of_the_measurer_fails_that_run_only(tmp_path):
     assert not any(alive(p) for p in guest_pids(out).values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
     out = tmp_path / "out"

@@ -66,6 +66,7 @@ def built(native_bench):
     return native_bench
 
 
+@pytest.mark.slow
 def test_first_screen_shows_the_runs_the_verdict_and_the_worst_case(tmp_path, chromium):
     out = tmp_path / "out"
     res = xtalk("run", write_spec(tmp_path, SPEC), "--out", out, "--report", "--json")

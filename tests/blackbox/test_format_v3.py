@@ -32,6 +32,7 @@ def test_a_version_3_campaign_loads_as_the_current_format(campaign):
     assert all(r.meta["schema_version"] == SCHEMA_VERSION and r.meta["status"] == "pass" for r in index.runs)
 
 
+@pytest.mark.slow
 def test_show_and_report_read_a_version_3_campaign(campaign):
     shown = xtalk("show", campaign, "--json")
     assert shown.returncode == 0, shown.stderr

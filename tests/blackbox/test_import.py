@@ -10,6 +10,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 
 from tests.framework.cli import xtalk
 from tests.framework.repo import ROOT
@@ -44,6 +45,7 @@ def campaigns(out) -> list:
     return sorted(p for p in out.iterdir() if (p / "campaign.json").is_file()) if out.is_dir() else []
 
 
+@pytest.mark.slow
 def test_imported_latency_logs_give_verdicts_and_a_report(tmp_path):
     out = tmp_path / "results"
     first = xtalk("import", "thesis", "--output", "zephyr-latency-measure", "--config", "placement=solo",

@@ -17,14 +17,18 @@ import pytest
 
 from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
                                  write_spec, xtalk)
+from tests.framework.shared import made_once
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory, native_bench) -> Path:
-    """A finished campaign: solo and same-core, one run each, with its report."""
-    tmp = tmp_path_factory.mktemp("stored")
-    res = xtalk("run", small(tmp, duration=1), "--out", tmp / "out", "--report")
-    assert res.returncode == 0, res.stderr
+    """A finished campaign: solo and same-core, one run each, with its report (once for the
+    test run: tests/framework/shared.py)."""
+    def measure(tmp):
+        res = xtalk("run", small(tmp, duration=1), "--out", tmp / "out", "--report")
+        assert res.returncode == 0, res.stderr
+
+    tmp, _ = made_once(tmp_path_factory, "integrity-stored", measure)
     return campaign_dir(tmp / "out")
 
 

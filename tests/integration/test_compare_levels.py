@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.framework.cli import write_spec, xtalk
+from tests.framework.shared import made_once
 
 SPEC = """
 name = "{name}"
@@ -31,20 +32,23 @@ pytestmark = pytest.mark.timing
 
 @pytest.fixture(scope="module")
 def campaigns(tmp_path_factory):
-    """Three campaigns of each spec, alternating, in one results directory. The planted
+    """Three campaigns of each spec, alternating, in one results directory, measured once for
+    the test run (tests/framework/shared.py). The planted
     difference is about +100 %: +26 % (320 KiB) was once "inconclusive" in CI because one
     campaign of six ran 17 % slow on this shared host (drift sd 8.6 % on that side, Welch df
     2.3, floor ±50 % at alpha 0.01): the right answer for that drift, not what this test asks."""
-    tmp = tmp_path_factory.mktemp("levels")
-    specs = {kib: write_spec(tmp, SPEC.format(name=f"q{kib}", kib=kib), f"q{kib}.toml") for kib in (256, 512)}
-    out = tmp / "out"
-    ids: dict[int, list[str]] = {256: [], 512: []}
-    for _ in range(3):
-        for kib, spec in specs.items():
-            res = xtalk("run", spec, "--out", out, "--json")
-            assert res.returncode == 0, res.stderr
-            ids[kib].append(json.loads(res.stdout)["campaign"])
-    return out, ids
+    def measure(tmp):
+        specs = {kib: write_spec(tmp, SPEC.format(name=f"q{kib}", kib=kib), f"q{kib}.toml") for kib in (256, 512)}
+        ids: dict[int, list[str]] = {256: [], 512: []}
+        for _ in range(3):
+            for kib, spec in specs.items():
+                res = xtalk("run", spec, "--out", tmp / "out", "--json")
+                assert res.returncode == 0, res.stderr
+                ids[kib].append(json.loads(res.stdout)["campaign"])
+        return ids
+
+    tmp, ids = made_once(tmp_path_factory, "compare-levels", measure)
+    return tmp / "out", {int(kib): names for kib, names in ids.items()}
 
 
 def compare(out, *names, extra=()):

@@ -199,6 +199,7 @@ end = '^XT END '
 """
 
 
+@pytest.mark.slow
 @pytest.mark.kvm
 def test_an_elf_of_the_users_under_kvm_read_with_the_specs_regex(tmp_path):
     """The probe's 32-bit multiboot ELF (what Zephyr's qemu_x86_64 builds) booted as an

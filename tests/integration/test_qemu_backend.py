@@ -90,6 +90,7 @@ def test_stress_window_drops_throughput_and_events_match_the_timeline(tmp_path):
     assert_no_qemu_left(out)
 
 
+@pytest.mark.slow
 def test_killed_qemu_and_hung_guest_fail_their_runs_and_the_campaign_goes_on(tmp_path):
     out = tmp_path / "out"
     hung = spec(tmp_path, duration=1, bench="cpu_spin", params="duration_s = 0",

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
 REDUCED = ("--set", "run.repetitions=3", "--set", "run.duration_s=1")
 
 
+@pytest.mark.slow
 def test_reduced_quickstart_twice_is_no_difference_and_its_report_renders(tmp_path, chromium):
     out, again = tmp_path / "out", tmp_path / "again"
     res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", out, "--report", "--json", *REDUCED)

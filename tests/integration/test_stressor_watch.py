@@ -84,6 +84,7 @@ def no_workload_left(out) -> None:
     wait_for(lambda: not any(alive(p) for p in pids.values()), 10, "every workload to be gone")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_killed_stopped_and_failing_stressors_fail_their_runs(tmp_path, backend):
     out = tmp_path / "out"

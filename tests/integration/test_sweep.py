@@ -34,6 +34,7 @@ def reduced_spec(tmp_path):
     return write_spec(tmp_path, text)
 
 
+@pytest.mark.slow
 def test_reduced_memcpy_sweep_has_its_slowdown_versus_size_plot(tmp_path, chromium):
     out = tmp_path / "out"
     res = xtalk("run", reduced_spec(tmp_path), "--out", out, "--report", "--json", *REDUCED, timeout=600)

@@ -13,17 +13,22 @@ The architecture is given in any spelling arches.py knows (it gives Debian's nam
 <arch> above). With arch "source" the same private apt (<cache>/apt-source/) reads the
 host's sources as deb-src and fetches source packages (source_versions, fetch_source)
 into <cache>/sources/.
+One process at a time uses an architecture's private apt and builds from it (`exclusive`):
+two image builds at once would refresh its lists and unpack into one directory together.
 Caveat: the host's sources must serve the architecture (Debian's mirrors serve arm64;
 an Ubuntu host would need ports.ubuntu.com for arm64).
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import subprocess
 import tarfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +60,21 @@ def _parse_depends(text: str) -> tuple[str, ...]:
         if first:
             out.append(first.split()[0].split(":")[0])
     return tuple(out)
+
+
+@contextmanager
+def exclusive(arch: str, cache: Path, log=print) -> Iterator[None]:
+    """Hold arch's private apt (and the builds from it) for this process, across processes;
+    a second builder waits, and says so."""
+    known = facts(arch)
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"apt-{known.deb if known else SOURCE}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another xtalk building from the {arch} packages in {cache}")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 class PrivateApt:

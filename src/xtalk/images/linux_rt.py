@@ -23,7 +23,7 @@ from ..arches import ARCHES, FACTS
 from ..errors import InfrastructureError
 from ..kept import cache_dir
 from . import cpio, elf, prune
-from .apt import Package, PrivateApt
+from .apt import Package, PrivateApt, exclusive
 
 NAME = "linux-rt"
 MAX_DEPTH = 4
@@ -219,10 +219,15 @@ def extract_vmlinux(vmlinuz: Path) -> bytes | None:
 
 
 def build(arch: str = "x86_64", refresh: bool = False, force: bool = False, log=print) -> Image:
-    """Build (or find in the cache) the linux-rt image for arch."""
-    start = time.monotonic()
+    """Build (or find in the cache) the linux-rt image for arch; one builder at a time."""
     if arch not in FACTS:
         raise InfrastructureError(f"{NAME}: unsupported arch {arch!r} ({', '.join(ARCHES)})")
+    with exclusive(arch, cache_dir(), log):
+        return _build(arch, refresh, force, log)
+
+
+def _build(arch: str, refresh: bool, force: bool, log) -> Image:
+    start = time.monotonic()
     rdir = recipe_dir()
     recipe = tomllib.loads((rdir / "recipe.toml").read_text())
     program = artifacts.build(f"posix-{arch}", f"build/posix/{arch}/xtalk-rt")

@@ -31,7 +31,7 @@ from ..arches import FACTS, Arch, normalise
 from ..errors import InfrastructureError
 from ..images import linux_rt, prune
 from ..kept import cache_dir
-from ..images.apt import PrivateApt
+from ..images.apt import PrivateApt, exclusive
 from . import xen_source
 
 RECIPE_VERSION = "8"
@@ -192,10 +192,16 @@ def lab_hash(r: ArchRecipe, versions: dict[str, str], probe: Path, hypervisor: d
 
 def build(arch: str, log=print, xen: str = "debian") -> LabImage:
     """Build (or find in the cache) the lab for arch; returns its directory. xen: the
-    hypervisor, Debian's binary or "all-schedulers" (built from source: xen_source.py)."""
+    hypervisor, Debian's binary or "all-schedulers" (built from source: xen_source.py).
+    One builder at a time (apt.exclusive)."""
     r = recipe(arch)
     if xen not in xen_source.FLAVOURS:
         raise InfrastructureError(f"no Xen flavour {xen!r} ({', '.join(xen_source.FLAVOURS)})")
+    with exclusive(r.arch, cache_dir(), log):
+        return _build(r, log, xen)
+
+
+def _build(r: ArchRecipe, log, xen: str) -> LabImage:
     own_xen, own_info = xen_source.build(r.arch, log) if xen != "debian" else (None, None)
     probe = artifacts.build(r.facts.probe_target, r.facts.probe_image)
     apt = PrivateApt(r.arch, cache_dir(), log)

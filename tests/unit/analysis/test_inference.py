@@ -74,6 +74,7 @@ def test_units_needed_shrinks_with_the_effect():
     assert I.units_needed(0.05, 1e-6) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 8])
 def test_aa_false_interference_rate_stays_below_alpha(n):
     """2000 A/A comparisons of n vs n runs with log-normal run-to-run spread."""
