@@ -1,7 +1,7 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
 program, headless Chromium (tests/framework/browser.py), the Xen labs checked before each
 lab test (tests/framework/xen_lab.py), no `xtalk` a test started left running after it, xtalk's leases in a lock directory of the session's own, and the
-Xen labs the session started stopped at its end; a test marked `timing` or `xen` alone
+Xen labs the session started stopped at its end; a test marked `timing`, `fifo` or `xen` alone
 (the others run in parallel in `make test`).
 Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
@@ -58,9 +58,11 @@ def pytest_collection_modifyitems(config, items):
 
 
 def runs_alone(item) -> bool:
-    """A test marked `timing` or `xen` runs with no other test beside it (tests/framework/alone.py):
-    a TCG Xen lab's vCPUs need the host's CPUs, or dom0 stops answering."""
-    return any(item.get_closest_marker(mark) is not None for mark in ("timing", "xen"))
+    """A test marked `timing`, `fifo` or `xen` runs with no other test beside it
+    (tests/framework/alone.py): what it measures must not share the host, a SCHED_FIFO thread
+    on the same CPU starves the other, a TCG Xen lab's vCPUs need the host's CPUs (or dom0
+    stops answering)."""
+    return any(item.get_closest_marker(mark) is not None for mark in ("timing", "fifo", "xen"))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,10 +1,12 @@
-"""Tests that compare measured times run with no other test beside them, while the rest of
-the suite runs in parallel (pytest-xdist, `make test`): a test marked `timing` takes the
-room alone, every other test shares it. A readers-writer lock over two flock(2) files in a
-directory of the test run's own (xdist's run id, shared by its workers): a timing test holds
-the turnstile while it waits, so the tests that come after it wait too instead of starving
-it. Held over a test's whole protocol, so the fixtures its module sets up at its first test
-(a campaign measured once for the module) are inside. Without xdist the lock is always free.
+"""Tests that compare measured times, those that run SCHED_FIFO workloads, and those of the
+Xen lab (whose TCG vCPUs need the host's CPUs) run with no other test beside them, while the
+rest of the suite runs in parallel (pytest-xdist, `make test`): a test marked `timing`,
+`fifo` or `xen` takes the room alone (conftest.py's runs_alone), every other test shares it.
+A readers-writer lock over two flock(2) files in a directory of the test run's own (xdist's
+run id, shared by its workers): a test that wants the room alone holds the turnstile while
+it waits, so the tests that come after it wait too instead of starving it. Held over a
+test's whole protocol, so the fixtures its module sets up at its first test (a campaign
+measured once for the module) are inside. Without xdist the lock is always free.
 Caveat: what a test leaves running between tests (a Xen lab booted for its module, idle)
 is not stopped for a timing test."""
 from __future__ import annotations

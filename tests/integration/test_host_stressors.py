@@ -11,8 +11,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.framework.cli import campaign_dir, run_meta, write_spec, xtalk
+
+# its measurer and the steal injector run SCHED_FIFO on the campaign's CPUs: alone (conftest.py)
+pytestmark = pytest.mark.fifo
 
 STEAL_US, PERIOD_US = 1000, 20000
 

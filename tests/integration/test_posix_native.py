@@ -32,7 +32,8 @@ def fifo_allowed() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(not fifo_allowed(), reason="SCHED_FIFO not permitted (needs root or CAP_SYS_NICE)")
+pytestmark = [pytest.mark.fifo,  # its programs pin SCHED_FIFO threads to one CPU: alone (conftest.py)
+              pytest.mark.skipif(not fifo_allowed(), reason="SCHED_FIFO not permitted (needs root or CAP_SYS_NICE)")]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -113,19 +114,31 @@ def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_calibrate_recovers_a_known_steal(tmp_path, backend):
-    out = tmp_path / "out"
-    res = xtalk("calibrate", write_spec(tmp_path, CALIBRATE.format(backend=backend)), "--out", out, "--json",
-                "--runs", "5", "--duration-s", "1", timeout=600)
-    assert res.stdout, res.stderr
-    result = json.loads(res.stdout)
+    def calibrate(out: Path, runs: int) -> tuple[int, dict, dict]:
+        res = xtalk("calibrate", write_spec(tmp_path, CALIBRATE.format(backend=backend)), "--out", out, "--json",
+                    "--runs", str(runs), "--duration-s", "1", timeout=600)
+        assert res.stdout, res.stderr
+        result = json.loads(res.stdout)
+        return res.returncode, result, {c["name"]: c for c in result["checks"]}
+
+    runs, out = 5, tmp_path / "out"
+    code, result, checks = calibrate(out, runs)
+    verdict = checks["verdict of the 1000 µs steal"]
+    if verdict["measured"] == "inconclusive" and (need := re.search(r"about (\d+) runs per side", verdict["reason"])):
+        # a noisy host (the kernel's real-time throttling takes a ~50 ms block of some 1 s runs of the
+        # FIFO probe and not others): do what the answer tells a user, once, with half as many runs
+        # again as it says would decide it (at most 15)
+        print(f"{backend}: {verdict['reason']} with {runs} runs: again with more")
+        runs, out = min(math.ceil(1.5 * int(need[1])), 15), tmp_path / "again"
+        code, result, checks = calibrate(out, runs)
+        verdict = checks["verdict of the 1000 µs steal"]
     injected = result["injected"]
-    checks = {c["name"]: c for c in result["checks"]}
     for length in (300, 1000):
         seen = checks[f"steals seen ({length} µs)"]
         off = abs(seen["measured"] / seen["expected"] - 1)
         assert seen["ok"] is (off <= seen["tolerance"]), seen  # a bool in the JSON, as the numbers say
-        assert off <= 0.10 and seen["expected"] > 5 * 90, (seen, injected["lengths"])  # 5 runs x ~1 s / 10 ms
-    assert checks["verdict of the 1000 µs steal"]["measured"] == "interference"
+        assert off <= 0.10 and seen["expected"] > runs * 90, (seen, injected["lengths"])  # runs x ~1 s / 10 ms
+    assert verdict["measured"] == "interference", verdict
     # the time axis of each run lags the host's by how stale its freshest clock pair was: well under a period
     assert all(abs(r["lag_us"]) < 1000 for r in injected["runs"] if r["steals"]), injected["runs"]
     slope = checks["slope of measured against injected"]
@@ -134,9 +147,9 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
     # one preemption costs the measurer the switches to the stealing thread and back: tens of µs
     assert 0 < injected["switch_cost_us"] < 200, injected["switch_cost_ci_us"]
     assert result["noise_floor"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
-    assert res.returncode == (0 if result["ok"] else 1)
+    assert code == (0 if result["ok"] else 1)
     assert all(c["ok"] is (c["status"] in ("recovered", "no false alarm")) for c in checks.values()), checks
-    assert result["answer"].startswith("This setup can see effects of ±") and "with 5 runs per configuration" in \
+    assert result["answer"].startswith("This setup can see effects of ±") and f"with {runs} runs per configuration" in \
         result["answer"] and ("steals were recovered" in result["answer"]) is result["ok"], result["answer"]
     platform = json.loads(Path(result["platform"]["file"]).read_text())
     assert platform["backend"] == backend and platform["preemption_cost_us"] == injected["switch_cost_us"]
