@@ -1,8 +1,9 @@
 """Fixtures every test module gets (pytest's conftest mechanism): a built native bench
 program, headless Chromium (tests/framework/browser.py), the Xen labs checked before each
-lab test (tests/framework/xen_lab.py), no `xtalk` a test started left running after it, xtalk's leases in a lock directory of the session's own, and the
-Xen labs the session started stopped at its end; a test marked `timing`, `fifo` or `xen` alone
-(the others run in parallel in `make test`).
+lab test (tests/framework/xen_lab.py), no `xtalk` a test started left running after it,
+xtalk's leases in a lock directory of the session's own, and the Xen labs the session
+started stopped at its end; the order of the tests, and a test marked `timing`, `fifo` or
+`xen` alone (the others run in parallel in `make test`).
 Helpers that test modules import live in tests/framework/, never here."""
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from tests.framework.browser import chromium  # noqa: F401  (a fixture for every
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
 from tests.framework.xen_lab import NEXT_TEST, stop_started_labs
-from tests.framework.xen_lab import (arm64_lab, arm64_lab_booted, rt_lab, rt_lab_booted,  # noqa: F401  (fixtures of the
-                                     x86_64_lab, x86_64_lab_booted)  # lab tests: the lab checked before each)
+# the lab tests' fixtures (the lab checked before each test)
+from tests.framework.xen_lab import (arm64_lab, arm64_lab_booted, rt_lab, rt_lab_booted, x86_64_lab,  # noqa: F401
+                                     x86_64_lab_booted)
 
 
 @pytest.fixture(scope="session")
@@ -43,17 +45,18 @@ def labs_stopped_at_the_end():
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """In the order that keeps the workers busy: the tests of an xdist group (a Xen lab's,
-    one after the other in one worker), then the other tests that run alone, back to back
+    """In the order that keeps the workers busy: first the tests that run alone, back to back
     (one interleaved among the rest waits for every other worker's test in progress to end),
-    then the slow ones, so that the short ones fill the end.
+    those of no lab first (a lab left up between its tests, idle, takes a fifth of a CPU from
+    a timing test), then the tests of each xdist group (a Xen lab's, one after the other in
+    one worker), then the slow ones, so that the short ones fill the end.
     Refused where xdist could not tag the group's tests (pytest-xdist 3.8 and pytest
     9.2: its tag is lost, and two workers would share a lab)."""
     grouped = [item for item in items if item.get_closest_marker("xdist_group")]
     if getattr(config.option, "loadgroup", False) and any("@" not in item.nodeid for item in grouped):
         raise pytest.UsageError("pytest-xdist did not tag the xdist_group tests with their group "
                                 "(pytest and pytest-xdist versions that do not fit: see pyproject.toml)")
-    items.sort(key=lambda item: (item.get_closest_marker("xdist_group") is None, not runs_alone(item),
+    items.sort(key=lambda item: (not runs_alone(item), item.get_closest_marker("xdist_group") is not None,
                                  item.get_closest_marker("slow") is None))
 
 

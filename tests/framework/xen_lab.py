@@ -60,6 +60,13 @@ name = "stress"
 bench = "stress_ng"
 params = { class = "cpu", workers = 1 }
 """
+DOM0_STRESSOR = """
+[[stressors]]
+name = "dom0"
+bench = "stress_ng"
+host = true
+params = { class = "cpu" }
+"""  # a CPU hog in dom0, on dom0's vCPU of the placement's pCPU
 TIMELINE = """
 [[timeline]]
 at_s = 1.0
@@ -233,35 +240,23 @@ def healthy(arch: str, xen: str = "debian") -> str:
     return arch
 
 
-@pytest.fixture(scope="module")
-def arm64_lab_booted():
-    yield from lab_fixture("arm64")
+def lab_fixtures(name: str, arch: str, xen: str = "debian"):
+    """The fixtures of a lab: `<name>_booted` boots it for the module (lab_fixture), `<name>`,
+    what a test takes, checks it before each test (healthy) and gives its arch."""
+    @pytest.fixture(scope="module", name=f"{name}_booted")
+    def booted():
+        yield from lab_fixture(arch, xen)
+
+    @pytest.fixture(name=name)
+    def checked(request):
+        return healthy(request.getfixturevalue(f"{name}_booted"), xen)
+    return booted, checked
 
 
-@pytest.fixture
-def arm64_lab(arm64_lab_booted):
-    return healthy(arm64_lab_booted)
-
-
-@pytest.fixture(scope="module")
-def x86_64_lab_booted():
-    yield from lab_fixture("x86_64")
-
-
-@pytest.fixture
-def x86_64_lab(x86_64_lab_booted):
-    return healthy(x86_64_lab_booted)
-
-
-@pytest.fixture(scope="module")
-def rt_lab_booted():
-    """The arm64 lab with the "all-schedulers" Xen (RTDS, null: xtalk.lab.xen_source)."""
-    yield from lab_fixture("arm64", xen="all-schedulers")
-
-
-@pytest.fixture
-def rt_lab(rt_lab_booted):
-    return healthy(rt_lab_booted, xen="all-schedulers")
+arm64_lab_booted, arm64_lab = lab_fixtures("arm64_lab", "arm64")
+x86_64_lab_booted, x86_64_lab = lab_fixtures("x86_64_lab", "x86_64")
+# the arm64 lab with the "all-schedulers" Xen (RTDS, null: xtalk.lab.xen_source)
+rt_lab_booted, rt_lab = lab_fixtures("rt_lab", "arm64", xen="all-schedulers")
 
 
 def stop_started_labs() -> None:

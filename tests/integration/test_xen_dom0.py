@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.framework.cli import xtalk
-from tests.framework.xen_lab import LAB_GROUP, campaign, events, left_in_dom0, run_on_lab, runs
+from tests.framework.xen_lab import DOM0_STRESSOR, LAB_GROUP, campaign, events, left_in_dom0, run_on_lab, runs
 
 pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
@@ -21,12 +21,7 @@ GUESTS = """
 [measurer]
 bench = "timer_latency"
 params = { sustain = 0 }
-[[stressors]]
-name = "dom0"
-bench = "stress_ng"
-host = true
-params = { class = "cpu" }
-"""
+""" + DOM0_STRESSOR
 TIMELINE = """
 [[timeline]]
 at_s = 1.0

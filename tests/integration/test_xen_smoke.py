@@ -11,23 +11,12 @@ from __future__ import annotations
 import pytest
 
 from tests.framework.lab_pace import DomZeroPace
-from tests.framework.xen_lab import LAB_GROUP, campaign, left_in_dom0, run_on_lab, runs, timeline_lateness
+from tests.framework.xen_lab import (DOM0_STRESSOR, LAB_GROUP, PROBE_GUESTS, campaign, left_in_dom0, run_on_lab, runs,
+                                     timeline_lateness)
 
 pytestmark = [pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
 
-GUESTS = """
-[measurer]
-bench = "qsort"
-params = { size_kib = 256 }
-[[stressors]]
-name = "thrash"
-bench = "cache_thrash"
-[[stressors]]
-name = "dom0"
-bench = "stress_ng"
-host = true
-params = { class = "cpu" }
-"""
+GUESTS = PROBE_GUESTS + DOM0_STRESSOR  # qsort beside cache_thrash (domUs) and stress_ng (dom0)
 PLANNED = [("start", "dom0", 1.0), ("pause", "thrash", 2.0), ("resume", "thrash", 3.5), ("stop", "dom0", 4.5)]
 TIMELINE = "".join(f'[[timeline]]\nat_s = {at}\naction = "{action}"\ntarget = "{target}"\n'
                    for action, target, at in PLANNED)
