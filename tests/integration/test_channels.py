@@ -33,7 +33,6 @@ BOTH = 'params = { qsort = { size_kib = 256 } }\n[matrix]\n"measurer.bench" = ["
 pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, built once
 
 
-@pytest.mark.timing  # each multiplier is a ratio of measured times, bounded (PLAUSIBLE): alone
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_channel_has_a_multiplier_or_a_reason(tmp_path, backend):
