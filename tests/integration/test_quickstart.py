@@ -1,11 +1,13 @@
 """The README demo's campaign, at reduced size (--set), end to end on QEMU: every run
-passes, its report renders in headless Chromium with every plot embedded, and the same
-campaign run twice is never called different (A/A)."""
+passes, its report renders in headless Chromium with every plot embedded (the gate), and the
+same campaign run twice is never called different (A/A; make test-all). The first campaign
+is run once for both (tests/framework/shared.py)."""
 from __future__ import annotations
 
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -13,6 +15,7 @@ from PIL import Image
 from tests.framework.browser import dump_dom, external_refs, screenshot
 from tests.framework.cli import campaign_dir, xtalk
 from tests.framework.repo import ROOT
+from tests.framework.shared import made_once
 
 pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")
@@ -21,28 +24,28 @@ pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
 REDUCED = ("--set", "run.repetitions=3", "--set", "run.duration_s=1")
 
 
-# an A/A of measured times, and every same-core stressor must get its share of the core: alone (in
-# one CI run beside another test's campaigns a thrash VM was runnable without CPU for 2.4 s of 3.5 s,
-# and xtalk failed that run: "stressor thrash stalled")
+def quickstart(tmp_path_factory) -> tuple[Path, dict]:
+    """The reduced quickstart, run once for the test run (tests/framework/shared.py) with its
+    report: (its campaign, `xtalk run --json`'s summary)."""
+    def measure(tmp):
+        res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", tmp / "out", "--report", "--json",
+                    *REDUCED)
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout)
+
+    tmp, summary = made_once(tmp_path_factory, "quickstart", measure)
+    return campaign_dir(tmp / "out"), summary
+
+
+# every same-core stressor must get its share of the core: alone (in one CI run beside another
+# test's campaigns a thrash VM was runnable without CPU for 2.4 s of 3.5 s, and xtalk failed that
+# run: "stressor thrash stalled")
 @pytest.mark.timing
 @pytest.mark.slow
-def test_reduced_quickstart_twice_is_no_difference_and_its_report_renders(tmp_path, chromium):
-    out, again = tmp_path / "out", tmp_path / "again"
-    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", out, "--report", "--json", *REDUCED)
-    assert res.returncode == 0, res.stderr
-    summary = json.loads(res.stdout)
+def test_reduced_quickstart_passes_and_its_report_renders(tmp_path, tmp_path_factory, chromium):
+    campaign, summary = quickstart(tmp_path_factory)
     assert summary["runs"] == 27 and summary["passed"] == 27
-    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", again, *REDUCED)
-    assert res.returncode == 0, res.stderr
-    cmp = xtalk("compare", campaign_dir(out), campaign_dir(again), "--out", tmp_path, "--json")
-    assert cmp.returncode == 0, cmp.stderr
-    rows = json.loads(cmp.stdout)["rows"]
-    assert len(rows) == 9  # three measurers x three placements, matched by their dimension values
-    for row in rows:
-        assert row["verdict"] in ("no-difference", "inconclusive"), row["sentence"]
-        if row["verdict"] == "inconclusive":  # 3 runs against 3 cannot reach p < 0.01: it says so
-            assert row["reason"] and (row["need_units"] is None or row["need_units"] >= 5), row
-    page = campaign_dir(out) / "report" / "report.html"
+    page = campaign / "report" / "report.html"
     assert summary["report"] == str(page)
     html = page.read_text()
     plots = sorted((page.parent / "plots").glob("*.png"))
@@ -61,3 +64,22 @@ def test_reduced_quickstart_twice_is_no_difference_and_its_report_renders(tmp_pa
     assert len(re.findall(r"<img ", dom)) == len(plots)
     for metric in ("qsort", "pointer_chase", "hidden_latency"):
         assert f"{metric}: distribution per configuration" in dom
+
+
+# an A/A of measured times: alone; in make test-all (the gate runs the quickstart once, above)
+@pytest.mark.full
+@pytest.mark.timing
+@pytest.mark.slow
+def test_the_quickstart_run_twice_is_no_difference(tmp_path, tmp_path_factory):
+    campaign, _ = quickstart(tmp_path_factory)
+    again = tmp_path / "again"
+    res = xtalk("run", ROOT / "experiments" / "quickstart.toml", "--out", again, *REDUCED)
+    assert res.returncode == 0, res.stderr
+    cmp = xtalk("compare", campaign, campaign_dir(again), "--out", tmp_path, "--json")
+    assert cmp.returncode == 0, cmp.stderr
+    rows = json.loads(cmp.stdout)["rows"]
+    assert len(rows) == 9  # three measurers x three placements, matched by their dimension values
+    for row in rows:
+        assert row["verdict"] in ("no-difference", "inconclusive"), row["sentence"]
+        if row["verdict"] == "inconclusive":  # 3 runs against 3 cannot reach p < 0.01: it says so
+            assert row["reason"] and (row["need_units"] is None or row["need_units"] >= 5), row
