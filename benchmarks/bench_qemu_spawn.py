@@ -17,7 +17,7 @@ from pathlib import Path
 
 from benchmarks.common import report
 from xtalk.backends.qemu import QemuBackend
-from xtalk.plan import plan
+from xtalk.spec.plan import plan
 from xtalk.spec import parse_campaign
 
 SPEC = """

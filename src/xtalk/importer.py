@@ -22,9 +22,9 @@ import tomli_w
 
 from . import parsers
 from .errors import Problem, SpecError, UsageError, did_you_mean
-from .plan import DEFAULTS, config_name
+from .spec.plan import DEFAULTS, config_name
 from .results.store import CampaignStore
-from .userfile import read_bounded
+from .files import read_bounded
 from .spec.assignment import parse_assignment
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from pydantic import TypeAdapter
 
-from xtalk.console_log import console_facts
+from xtalk.parsers.console_log import console_facts
 from xtalk.results.records import Event, RecordError
 from xtalk.results.run_record import RunRecord
 from xtalk.results.schema import SAMPLE_DTYPE

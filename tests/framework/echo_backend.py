@@ -17,8 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from xtalk import artifacts
-from xtalk.backend_registry import ENTRY_POINTS, register
+from xtalk.images import artifacts
+from xtalk.plugins import ENTRY_POINTS, register
 from xtalk.backends.base import Backend, GuestHandle, workload_args
 from xtalk.telemetry.ring import RingReader, create_ring_file
 

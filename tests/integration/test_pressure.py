@@ -1,4 +1,4 @@
-"""Each stressor reports the pressure it achieved (src/xtalk/pressure.py), natively and on
+"""Each stressor reports the pressure it achieved (src/xtalk/running/pressure.py), natively and on
 QEMU: a cache thrasher and a spinner share the other core next to a measurer for about
 1.5 s, and meta.json says how many bytes/s the one stored and how many ops/s the other
 did over the measured window; `xtalk show` prints them. Plausible bounds only: this

@@ -10,7 +10,7 @@ import pytest
 from xtalk.backends.qemu import QemuBackend
 from xtalk.backends.qmp import QmpError
 from xtalk.errors import InfrastructureError
-from xtalk.plan import plan
+from xtalk.spec.plan import plan
 from xtalk.spec import parse_campaign
 
 pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,

@@ -1,4 +1,4 @@
-"""Stressors are watched like the measurer (src/xtalk/watch.py), on native processes and
+"""Stressors are watched like the measurer (src/xtalk/running/watch.py), on native processes and
 on QEMU (the Xen lab: tests/framework/xen_lab.py): a stressor killed mid-run, one
 stopped (SIGSTOP) for the whole run and one that ends at once with an error (out of
 memory: a size spec check lets through, XT END status=fail) each fail their run with a

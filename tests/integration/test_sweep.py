@@ -17,7 +17,7 @@ from tests.framework.cli import campaign_dir, write_spec, xtalk
 from tests.framework.repo import ROOT
 from xtalk.host.metadata import host_facts
 from xtalk.report.plots.sweep import sweeps
-from xtalk.sizes import host_caches
+from xtalk.spec.sizes import host_caches
 
 pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from xtalk.watch import STALL_EXPOSURE
+from xtalk.running.watch import STALL_EXPOSURE
 from tests.framework.cli import campaign_dir, start, wait_for, xtalk
 from tests.framework.lab_pace import DomZeroPace
 from tests.framework.repo import ROOT
@@ -113,7 +113,7 @@ ONCE_MEASURING = "; ".join((  # one line: xtalk lab exec refuses control charact
 
 
 def test_destroyed_paused_and_failing_stressor_domains_fail_their_runs(arm64_lab, tmp_path):
-    """Stressors are watched like the measurer (src/xtalk/watch.py): one destroyed mid-run,
+    """Stressors are watched like the measurer (src/xtalk/running/watch.py): one destroyed mid-run,
     one paused behind xtalk's back for the whole run, one out of memory at once."""
     arch = arm64_lab
     spec, out = campaign(tmp_path, arch, duration=6, placements='["same-core"]',
@@ -286,7 +286,7 @@ def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab
     last (what failed a CI run while creating a domain) is a TransportError."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from xtalk.backends.executors import TransportError
+    from xtalk.remote.executors import TransportError
     from xtalk.lab.vm import current
 
     ex = current(arm64_lab).executor()

@@ -39,19 +39,24 @@ def test_the_contracts_hold_on_this_tree(copy, tmp_path):
     assert set(verdicts(res.stdout).values()) == {"KEPT"}, res.stdout
 
 
-@pytest.mark.parametrize("module, line, contract", [
-    ("results/store.py", "from ..parsers import base", "results must not import parsers"),
-    ("backends/native.py", "from ..lab import vm", "backends must not import lab"),
-    ("analysis/verdict.py", "from ..report import tables", "analysis must not import report"),
-    ("spec/model.py", "from .. import campaign", "xtalk layers"),
+CYCLE = "no import cycle between the modules of a package"
+
+
+# each edge also closes a cycle: the module it names imports the one it is added to
+@pytest.mark.parametrize("module, line, broken", [
+    ("results/store.py", "from ..parsers import base", {"results must not import parsers", "xtalk layers", CYCLE}),
+    ("backends/native.py", "from ..lab import vm", {"backends must not import lab", "xtalk layers", CYCLE}),
+    ("analysis/verdict.py", "from ..report import tables", {"analysis must not import report", "xtalk layers", CYCLE}),
+    ("spec/model.py", "from ..running import campaign", {"xtalk layers", "running a campaign, in layers", CYCLE}),
+    ("running/runner.py", "from . import campaign", {"running a campaign, in layers", CYCLE}),
+    ("backends/xen/host.py", "from . import dom0", {CYCLE}),
 ])
-def test_a_forbidden_import_breaks_its_contract(copy, tmp_path, module, line, contract):
+def test_a_forbidden_import_breaks_its_contract(copy, tmp_path, module, line, broken):
     path = copy / "xtalk" / module
     path.write_text(path.read_text() + f"\n{line}  # the forbidden edge\n")
     res = lint_imports(copy, tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert verdicts(res.stdout)[contract] == "BROKEN", res.stdout
-    assert verdicts(res.stdout)["xtalk layers"] == "BROKEN", res.stdout
+    assert {name for name, verdict in verdicts(res.stdout).items() if verdict == "BROKEN"} == broken, res.stdout
 
 
 def test_the_docs_list_the_layers_of_the_contract():

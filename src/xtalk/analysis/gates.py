@@ -33,7 +33,7 @@ def baseline_of(config: dict, all_configs: dict[str, dict], dim: str, value: str
                  free: tuple[str, ...] = ("start_order",)) -> str | None:
     """The configuration with dim=value and the same values on every other dimension it
     has but the `free` ones (start order: a solo baseline has none); solo has no
-    `stressors.` dimensions (xtalk.plan), so it is the baseline of every size and instance
+    `stressors.` dimensions (xtalk.spec.plan), so it is the baseline of every size and instance
     count of a sweep."""
     for cid, other in all_configs.items():
         if str(other.get(dim)) != value:

@@ -14,7 +14,7 @@ shares are compared as they are.
 """
 from __future__ import annotations
 
-from ..plan import BACKEND_DIM
+from ..spec.plan import BACKEND_DIM
 from .gates import baseline_of
 from .kinds import metric_info
 from .verdict import Context, baseline_row, by_kpi, complete, no_reference_row, runs_row

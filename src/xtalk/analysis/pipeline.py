@@ -135,7 +135,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
 
     evts = {}
     if opt.evt:
-        from . import evt  # scipy.stats (~0.5 s): only where pWCET is asked for
+        from . import evt
         infos = metrics_of(runs)
         for (cid, metric), s in pooled.items():
             what = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})

@@ -1,7 +1,7 @@
 """The Backend interface every hypervisor (or the bare machine) implements.
 
 A backend is a small class, registered under its kind `name` with
-xtalk.backend_registry's `@register` (which finds every module of this package):
+xtalk.plugins's `@register` (which finds every module of this package):
 `accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
@@ -11,7 +11,7 @@ backend that started it.
 Before anything starts, `suites` (and `host_suites`) say which benches of the catalogue
 its guests (its host stressors) run, `guest_arch` and `no_images` what it boots of the
 user's own images (`image`), and `check_spec` what the backend refuses in a spec on this
-host (xtalk.preflight asks them).
+host (xtalk.running.preflight asks them).
 What a backend tells the rest of xtalk is on its class too: its options (`Options`, a
 pydantic model: check_options and the option checks come from it), the facts it adds to
 the host facts (`host_facts`: its tool's versions), the rows it adds to `xtalk host show`
@@ -30,9 +30,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..backend_registry import backend_class
+from ..plugins import backend_class
 from ..host.pinning import allowed_cpus
-from ..plan import GuestPlan, RunPlan
+from ..spec.plan import GuestPlan, RunPlan
 from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
 
@@ -44,7 +44,7 @@ class GuestHandle:
     plan: GuestPlan
     console_fd: int | None = None  # readable, non-blocking; EOF when the guest is gone
     ring: RingReader | None = None  # the measurer's samples
-    passes: RingReader | None = None  # a stressor's own small ring: its header counts its passes (pressure.py)
+    passes: RingReader | None = None  # a stressor's own small ring: its header counts its passes (running/pressure.py)
     no_passes: str | None = None  # why a stressor has none, where its backend knows (None: the backend gives none)
     pids: list[int] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)  # pinning, policy, command line...
@@ -137,7 +137,7 @@ class Backend(ABC):
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
 
     # Why this backend boots no guest image of the user's (a workload's `image`); "": it does. The spec
-    # check adds the backends that do (xtalk.preflight.booted_by).
+    # check adds the backends that do (xtalk.running.preflight.booted_by).
     no_images: ClassVar[str] = ""
 
     @classmethod
@@ -188,7 +188,7 @@ class Backend(ABC):
         """Kill and reap everything of this guest. Idempotent; must not raise."""
 
     def vitals(self, handle: GuestHandle, fresh: bool = False) -> Vitals | None:
-        """The guest's CPU time and state, for watching stressors (src/xtalk/watch.py);
+        """The guest's CPU time and state, for watching stressors (src/xtalk/running/watch.py);
         None when unknown or the guest is gone. `fresh`: a reading taken from now on is
         wanted; where one costs a round trip it may come with a later call (its taken_ns
         says when it was read). A backend that does not override this is not watched."""

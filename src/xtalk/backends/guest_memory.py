@@ -12,8 +12,8 @@ C file; the catalogue does not carry it).
 """
 from __future__ import annotations
 
-from ..plan import GuestPlan
-from ..sizes import bench_sizes, host_caches
+from ..spec.plan import GuestPlan
+from ..spec.sizes import bench_sizes, host_caches
 
 FLOOR_MIB = 256  # what a probe guest gets at least (and what it got before sizing)
 FIXED_MIB = 64  # image, ring, stack and page tables

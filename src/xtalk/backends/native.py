@@ -11,7 +11,7 @@ Other backends run their host stressors (`host = true`) through this one.
 
 The measurer writes samples to a ring in /dev/shm; console = the process's stdout. A
 stressor of the probe program gets a small ring there too, which counts its passes
-(xtalk.pressure); the POSIX suite's and steal have none (their record says so).
+(xtalk.running.pressure); the POSIX suite's and steal have none (their record says so).
 No process is left behind: each workload runs in its own session (so Ctrl-C reaches
 only xtalk, which then stops it), gets PR_SET_PDEATHSIG=SIGKILL (so it dies with xtalk
 even on SIGKILL), and stop() kills and reaps its whole process group.
@@ -24,12 +24,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import artifacts
-from ..backend_registry import register
-from ..arches import host_arch
+from ..images import artifacts
+from ..plugins import register
+from ..host.arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
-from ..plan import GuestPlan, RunPlan
+from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args

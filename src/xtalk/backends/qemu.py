@@ -9,7 +9,7 @@ greeting closes it.
 Console: the guest's serial port on QEMU's stdout (a pipe). Samples: the guest's RAM is a
 shared file (memory-backend-file, share=on) in /dev/shm and the ring lives at a fixed
 guest-physical address in it, so the host reads samples without any VM exit. A probe
-stressor gets a small ring at the same address, which counts its passes (xtalk.pressure);
+stressor gets a small ring at the same address, which counts its passes (xtalk.running.pressure);
 a Linux-RT or foreign stressor has none (its record says so). QEMU's
 stderr is kept in the run directory. Emulator threads go to housekeeping_cpus when the
 spec gives them (else they float, and the metadata says so).
@@ -41,13 +41,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .. import artifacts
-from ..backend_registry import register
-from ..arches import FACTS, host_arch, normalise
+from ..images import artifacts
+from ..plugins import register
+from ..host.arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version, tool_versions
 from ..images import linux_rt
-from ..plan import GuestPlan, RunPlan
+from ..spec.plan import GuestPlan, RunPlan
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
@@ -56,7 +56,7 @@ from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 from .qmp import Qmp, QmpError
 
 # Per guest architecture: RAM base, ring address, machine args (its probe images and
-# QEMU binary: arches.py).
+# QEMU binary: host/arches.py).
 ARCHES = {
     "x86_64": {"ram_base": 0, "ring_gpa": 0x1000000, "machine": "microvm",
                "devices": ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]},

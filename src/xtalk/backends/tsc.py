@@ -3,7 +3,7 @@ CLOCK_MONOTONIC_RAW over ~50 ms, native/platform_linux.c). A backend measures it
 passes it to its probes as freq_hz=, so that no run waits for a calibration of its own
 and every run converts ticks with the same frequency. x86_64 only: an aarch64 counter
 states its frequency (CNTFRQ_EL0), and the caller checks the architecture.
-The frequency is kept for the boot (kept.py: the cache directory's tsc-hz.json, keyed by
+The frequency is kept for the boot (cache.py: the cache directory's tsc-hz.json, keyed by
 the kernel's boot_id and the program's build): an invariant TSC keeps its rate until the host
 reboots, and each campaign would otherwise spend ~55 ms before its first run measuring it
 again. Caveat: a cache that cannot be read or written only costs that measurement.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ..kept import program_key, recall, remember
+from ..cache import program_key, recall, remember
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 CACHE_NAME = "tsc-hz.json"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..backend_registry import backend_class
+from ..plugins import backend_class
 from ..spec import catalogue
 
 

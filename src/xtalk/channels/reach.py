@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from ..derived import base, run_spec
+from ..running.derived import base, run_spec
 from ..spec import catalogue
 
 RUNS = 2

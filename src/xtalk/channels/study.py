@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..derived import base, run_spec, stressors_first
+from ..running.derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
 from ..spec.load import STRESSOR_DIM
 from .names import BY_NAME, CHANNELS, Channel, why_not

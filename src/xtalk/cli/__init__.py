@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 
-from .. import artifacts
+from ..images import artifacts
 from ..signals import ignore_interrupts, interrupt, keep_lost_interrupts
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -4,7 +4,7 @@ host's switch cost per preemption (the fit's intercept), runs an A/A pair of the
 measurer, prints the noise floor and the minimum detectable effect per minute of
 measurement (xtalk/calibrate.py), and ends with one sentence: the effect this setup can
 see with these runs, and whether the injected steals were recovered, or why not
-(calibrate_answer.py). Exit codes: EXIT_CODES."""
+(calibration/answer.py). Exit codes: EXIT_CODES."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ import json
 from rich.table import Table
 
 from ..analysis.wording import num
-from ..calibrate_answer import TABLE_NOTE, sentence
+from ..calibration.answer import TABLE_NOTE, sentence
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_USAGE, UsageError
 from .common import add_command, add_json, add_study_inputs, console, load_spec
 
@@ -77,8 +77,8 @@ def _switch_cost(injected: dict, platform: dict) -> str:
 
 
 def run(args) -> int:
-    from ..calibrate import Settings, calibrate, steal_lengths  # heavy (scipy): only when this command runs
-    from ..derived import holding_cpus
+    from ..calibration.calibrate import Settings, calibrate, steal_lengths  # heavy (scipy): only when this command runs
+    from ..running.derived import holding_cpus
     bad = _problems(args)
     if bad:
         raise UsageError(f"calibrate: {'; '.join(bad)}")

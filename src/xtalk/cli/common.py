@@ -1,6 +1,6 @@
 """Helpers shared by subcommands: their --help (a description, examples, the options
 several commands share, worded once so they mean the same everywhere), loading specs with
-every check (xtalk.preflight), finding campaigns. The results directory is --out, else
+every check (xtalk.running.preflight), finding campaigns. The results directory is --out, else
 $XTALK_OUT, else results/."""
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..arches import ARCHES, normalise
-from ..backend_registry import check_backend_options
+from ..host.arches import ARCHES, normalise
+from ..plugins import check_backend_options
 from ..errors import InfrastructureError, Problem, SpecError, did_you_mean
-from ..plan import backend_kinds
-from ..preflight import spec_checks
+from ..spec.plan import backend_kinds
+from ..running.preflight import spec_checks
 from ..results.records import RecordError
 from ..results.store import BoardStore, CampaignStore, catalog, named, started
 from ..spec import parse_campaign
@@ -93,7 +93,7 @@ def add_out(parser) -> None:
 
 
 def add_arch(parser, default: str | None, default_text: str) -> None:
-    """--arch, in the spellings arches.py knows (aarch64, amd64 name the same)."""
+    """--arch, in the spellings host/arches.py knows (aarch64, amd64 name the same)."""
     parser.add_argument("--arch", default=default, choices=sorted(ARCHES), type=lambda text: normalise(text) or text,
                         help=f"machine architecture: {' or '.join(sorted(ARCHES))} (aarch64, amd64: the same; "
                              f"default {default_text})")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ..atomic import write_atomic
+from ..files import write_atomic
 from ..errors import EXIT_OK, Problem, SpecError
 from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
 

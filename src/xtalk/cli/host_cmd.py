@@ -6,7 +6,7 @@ import json
 
 from rich.table import Table
 
-from ..backend_registry import registry
+from ..plugins import registry
 from ..host.metadata import host_facts, rt_block_us
 from .common import add_command, add_json, console
 

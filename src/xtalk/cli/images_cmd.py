@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from ..arches import host_arch
+from ..host.arches import host_arch
 from ..images import RECIPES
-from ..kept import cache_dir
+from ..cache import cache_dir
 from .common import add_arch, add_command, add_json
 from .common import console as make_console
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ..arches import ARCHES
+from ..host.arches import ARCHES
 from .common import add_arch, add_command
 
 LAB_ARCHES = sorted(ARCHES)  # arm64 first: the default, and the order stop and status go through

@@ -14,7 +14,8 @@ import sys
 import threading
 import traceback
 
-from .. import __version__, artifacts
+from .. import __version__
+from ..images import artifacts
 from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
 from ..lab import xen_link
 from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt

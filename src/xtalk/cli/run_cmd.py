@@ -15,9 +15,9 @@ import sys
 
 from rich.table import Table
 
-from ..campaign import run_campaign
+from ..running.campaign import run_campaign
 from ..errors import EXIT_OK, SpecError
-from ..plan import plan
+from ..spec.plan import plan
 from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
 from .design_output import print_design, warn_design
 

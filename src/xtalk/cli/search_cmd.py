@@ -58,12 +58,12 @@ def _problems(args) -> list[str]:
 
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
-    from ..derived import holding_cpus
+    from ..running.derived import holding_cpus
     from ..report.channels import ratio_text
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
     from ..search.space import candidates
-    from ..sizes import host_caches
+    from ..spec.sizes import host_caches
     bad = _problems(args)
     if bad:
         raise UsageError(f"search: {'; '.join(bad)}")

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..analysis import wording as W
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
-from ..pressure import words as pressure_words
+from ..running.pressure import words as pressure_words
 from ..report.instrument import instrument_words
 from .common import add_command, add_json, add_out, console, find_campaign
 

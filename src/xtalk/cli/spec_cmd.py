@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 
-from ..plan import plan
+from ..spec.plan import plan
 from ..spec.model import Campaign
 from .common import add_command, add_out, add_set, backends_text, console, load_spec
 from .design_output import print_design

@@ -31,7 +31,7 @@ from ..analysis import inference as I
 from ..analysis import paired
 from ..analysis.gates import baseline_dim, baseline_of
 from ..errors import Problem
-from ..plan import RunPlan, timeline_of
+from ..spec.plan import RunPlan, timeline_of
 from ..spec import catalogue
 from ..spec.locate import problem_at
 from ..spec.model import Campaign, Paired

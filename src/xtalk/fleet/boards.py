@@ -33,7 +33,7 @@ from pathlib import Path
 from labgrid import target_factory
 
 from ..backends.base import BoardAccess
-from ..backends.executors import SshExecutor
+from ..remote.executors import SshExecutor
 from ..errors import InfrastructureError
 from ..results.records import RecordError
 from ..results.store import read_run_record

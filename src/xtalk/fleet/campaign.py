@@ -29,20 +29,20 @@ from pathlib import Path
 from rich.console import Console
 
 from ..analysis.boards import BOARD_DIM
-from ..backend_registry import check_backend_options
-from ..campaign import CampaignResult, open_store, run_meta
+from ..plugins import check_backend_options
+from ..running.campaign import CampaignResult, open_store, run_meta
 from ..errors import InfrastructureError, Problem, RunAborted, SpecError, describe_failure
 from ..host.leases import Holder, Leases
 from ..host.metadata import host_facts
-from ..plan import RunPlan, _slug, plan
-from ..preflight import spec_checks
+from ..spec.plan import RunPlan, _slug, plan
+from ..running.preflight import spec_checks
 from ..results.store import CampaignStore, read_run_record
 from ..signals import interrupts_name, sigterm_as_interrupt
 from ..spec import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values
 from .console import LOG as SERIAL_LOG, SerialCapture
-from ..labgrid_coordinator import Coordinator
+from ..remote.coordinator import Coordinator
 from .lease import Lease
 from .model import BoardKind, Fleet
 from .progress import FleetProgress

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..errors import InfrastructureError
-from ..labgrid_coordinator import Coordinator
+from ..remote.coordinator import Coordinator
 
 RETRY_S = 60.0
 

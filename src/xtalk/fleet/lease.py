@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import InfrastructureError
-from ..labgrid_coordinator import Coordinator
+from ..remote.coordinator import Coordinator
 from .model import BoardKind, Fleet
 
 

@@ -5,7 +5,7 @@ spec: every problem at once, each with its field path and its line.
 Reach of a kind:
   worker    xtalk runs on the board over ssh (`xtalk worker`), with the spec's own backend
             (native, qemu) there, and sends the run directory back.
-  others    a backend's own (Backend.reach, from xtalk.backend_registry): the board's
+  others    a backend's own (Backend.reach, from xtalk.plugins): the board's
             hypervisor driven from here by that backend, with what its board_values sets
             in the spec; xen-dom0: the board's dom0 over ssh, driven by the xen backend
             (executor ssh). A kind of such a reach may give a table of that backend's
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
-from ..backend_registry import reaches
+from ..plugins import reaches
 from ..errors import SpecError, did_you_mean
 from ..spec.load import parse_toml, read_spec
 from ..spec.locate import problem_at

@@ -18,15 +18,15 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from ..backend_registry import check_backend_options
-from ..campaign import local_backend, run_meta, used_cpus
+from ..plugins import check_backend_options
+from ..running.campaign import local_backend, run_meta, used_cpus
 from ..errors import Problem, RunAborted, SpecError
 from ..host.leases import Holder, Leases
 from ..host.pinning import off_measured_cpu
-from ..plan import plan
-from ..preflight import spec_checks
+from ..spec.plan import plan
+from ..running.preflight import spec_checks
 from ..results.store import RunWriter
-from ..runner import execute_run
+from ..running.runner import execute_run
 from ..signals import sigterm_as_interrupt
 from ..spec import parse_campaign
 

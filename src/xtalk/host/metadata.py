@@ -16,8 +16,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .. import backend_registry
-from ..kept import program_key, recall, remember
+from .. import plugins
+from ..cache import program_key, recall, remember
 
 SYS_CPU = Path("/sys/devices/system/cpu")
 
@@ -76,7 +76,7 @@ def kvm_info() -> dict:
 
 
 _versions: dict[tuple[str, ...], str | None] = {}  # asked once per process
-VERSIONS_KEPT = "tool-versions.json"  # and kept from one command to the next (kept.py)
+VERSIONS_KEPT = "tool-versions.json"  # and kept from one command to the next (cache.py)
 
 
 def tool_version(argv: list[str]) -> str | None:
@@ -179,6 +179,6 @@ def host_facts() -> dict:
         "governors": governors() or "no cpufreq (virtual machine or fixed frequency)",
         "isolation": isolation(),
         "kvm": kvm_info(),
-        **backend_registry.host_facts(),
+        **plugins.host_facts(),
         "python": platform.python_version(),
     }

@@ -4,7 +4,7 @@ each recipe's files; the code that builds it is a module here).
 Images are content-addressed: a build hashes its inputs (package versions and their
 SHA256 from the archive index, the recipe's files, xtalk's own programs, the builder's
 code) and reuses an earlier build with the same hash. Everything goes to the cache
-directory (kept.py: XTALK_CACHE, else $XDG_CACHE_HOME/xtalk, else ~/.cache/xtalk), never to
+directory (cache.py: XTALK_CACHE, else $XDG_CACHE_HOME/xtalk, else ~/.cache/xtalk), never to
 host-wide package state.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ with `apt-get download` into <cache>/debs/<arch>/ and either unpacked once each 
 `dpkg-deb -x` into <cache>/debs/<arch>/x/<deb name>/ (fetch) or together into a
 caller's root (extract). The lists are refreshed (`apt-get update`) when
 missing, older than XTALK_APT_MAX_AGE_DAYS (default 7), or on request.
-The architecture is given in any spelling arches.py knows (it gives Debian's name, the
+The architecture is given in any spelling host/arches.py knows (it gives Debian's name, the
 <arch> above). With arch "source" the same private apt (<cache>/apt-source/) reads the
 host's sources as deb-src and fetches source packages (source_versions, fetch_source)
 into <cache>/sources/.
@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arches import ALIASES, facts
+from ..host.arches import ALIASES, facts
 from ..errors import InfrastructureError
 
 SOURCE = "source"  # the pseudo-architecture of source packages

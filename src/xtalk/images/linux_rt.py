@@ -18,10 +18,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .. import artifacts
-from ..arches import ARCHES, FACTS
+from . import artifacts
+from ..host.arches import ARCHES, FACTS
 from ..errors import InfrastructureError
-from ..kept import cache_dir
+from ..cache import cache_dir
 from . import cpio, elf, prune
 from .apt import Package, PrivateApt, exclusive
 
@@ -30,7 +30,7 @@ MAX_DEPTH = 4
 KEEP_BUILDS = 3  # per arch: older builds are removed from the cache after a new one
 MIN_MEMORY_MIB = 256  # RAM a Linux-RT guest needs (kernel + the uncompressed initramfs)
 KERNEL_PARAMS = ("quiet", "panic=-1", "noirqdebug")
-# the build's code, hashed into the image's: relative to this directory (arches.py: the
+# the build's code, hashed into the image's: relative to this directory (host/arches.py: the
 # triplet, ELF machine and Debian name of the architecture)
 BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py", "../arches.py")
 

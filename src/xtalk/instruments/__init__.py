@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import did_you_mean
-from ..registry import subclasses_by
+from ..plugins import subclasses_by
 from ..spec.model import InstrumentSettings
 from .base import Capture, Instrument
 

@@ -28,7 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InfrastructureError
-from ..labgrid_coordinator import Coordinator
+from ..remote.coordinator import Coordinator
 from .base import Capture, Instrument
 from .edges import edges_of
 

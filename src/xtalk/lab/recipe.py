@@ -5,7 +5,7 @@ an ssh server). Dom0 boots with a vCPU per pCPU (pinned 1:1 by Xen), only vCPU 0
 on arm64 its Linux brings up no other (maxcpus=1, lab/vm.py); on x86-64 /init takes the
 others offline (on arm64 it finds none online). /init keeps itself and every program it
 starts on vCPU 0 (CPU affinity), and a dom0 stressor brings its pCPU's vCPU online for
-its run (backends/xen_dom0.py).
+its run (backends/xen/dom0.py).
 
 Everything is cached by content hash under ~/.cache/xtalk/lab/<arch>-<hash>/: the hash
 covers this recipe (RECIPE_VERSION, the init script, the package list and the versions
@@ -26,11 +26,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import artifacts
-from ..arches import FACTS, Arch, normalise
+from ..images import artifacts
+from ..host.arches import FACTS, Arch, normalise
 from ..errors import InfrastructureError
 from ..images import linux_rt, prune
-from ..kept import cache_dir
+from ..cache import cache_dir
 from ..images.apt import PrivateApt, exclusive
 from . import xen_source
 
@@ -59,7 +59,7 @@ XEN_MODULES = ["xen-evtchn", "xenfs", "xen-privcmd", "xen-gntdev", "xen-gntalloc
 @dataclass(frozen=True)
 class ArchRecipe:
     """What the lab of one architecture is built from (its Debian name, triplet and probe
-    image: arches.py)."""
+    image: host/arches.py)."""
 
     arch: str                 # xtalk's name: arm64, x86_64
     hypervisor_pkg: str

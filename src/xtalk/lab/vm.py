@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arches import FACTS
+from ..host.arches import FACTS
 from ..errors import InfrastructureError
 from .recipe import LAB_DIR, READY_MARK, LabImage, build, recipe
 
@@ -46,7 +46,7 @@ class Lab:
         return _pid_is_lab(self.state.get("pid"), self.dir)
 
     def executor(self):
-        from ..backends.executors import SshExecutor
+        from ..remote.executors import SshExecutor
         img = self.image.dir
         return SshExecutor(host="127.0.0.1", port=self.state["ssh_port"], user="root",
                            identity=img / "id_ed25519", known_hosts=img / "known_hosts",

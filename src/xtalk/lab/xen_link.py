@@ -3,7 +3,7 @@ of the architecture asked for, started when there is none, its campaign lock hel
 campaign, and the lab's facts for the run metadata.
 
 The backends must not import the lab (it boots Xen with QEMU, a layer above them):
-`install()` hands `connect` to backends/xen_host.py instead. The command line installs
+`install()` hands `connect` to backends/host.py instead. The command line installs
 it before any command runs (cli/main.py); a program that drives xtalk's campaigns from
 Python with executor lab calls install() itself.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sys
 
-from ..backends import xen_host
-from ..backends.executors import Executor, LabLock
-from ..backends.xen_xl import XenOptions
+from ..backends.xen import host
+from ..remote.executors import Executor, LabLock
+from ..backends.xen.xl import XenOptions
 from ..errors import InfrastructureError
 from . import vm
 
@@ -39,4 +39,4 @@ def connect(opts: XenOptions) -> tuple[Executor, LabLock, dict]:
 
 def install() -> None:
     """Let the xen backend reach the lab (executor = "lab")."""
-    xen_host.LAB_CONNECTOR = connect
+    host.LAB_CONNECTOR = connect

@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..arches import FACTS
+from ..host.arches import FACTS
 from ..errors import InfrastructureError
-from ..kept import cache_dir
+from ..cache import cache_dir
 from ..images.apt import SOURCE, PrivateApt
 
 FLAVOURS = ("debian", "all-schedulers")

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..registry import subclasses_by
+from ..plugins import subclasses_by
 from .base import Event, OutputParser
 from .screen import console_lines
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..analysis.result import clean
-from ..atomic import atomic_dir, atomic_path, write_atomic
+from ..files import atomic_dir, atomic_path, write_atomic
 from ..errors import Problem, SpecError
 from . import html, interactive, markdown, plots
 from .channels import evidence

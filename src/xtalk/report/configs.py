@@ -1,7 +1,7 @@
 """Configurations as a person reads them: the value of each dimension that tells it
 apart, a size with the bytes it meant in the runs (`other-core, 3 × copy, copy size llc/2
 (240 MiB)`), from the configurations' dimension values (analysis result `configs`) and
-the sizes the runs recorded (meta.json `sizes`, xtalk.sizes). The config id stays the key
+the sizes the runs recorded (meta.json `sizes`, xtalk.spec.sizes). The config id stays the key
 everywhere; this is its label in the answer, the setup and the plots.
 
 Caveat: a size's bytes come from the first run of the configuration that recorded them
@@ -10,8 +10,8 @@ sizes show the text alone.
 """
 from __future__ import annotations
 
-from ..plan import BARE_DIMS
-from ..sizes import label as size_label
+from ..spec.plan import BARE_DIMS
+from ..spec.sizes import label as size_label
 
 
 def config_sizes(res: dict) -> dict[str, dict[str, dict]]:

@@ -2,15 +2,15 @@
 version, the guests with their benches, parameters and CPUs, run length, repetitions,
 start order, timeline or paired design), and per run when each stressor actually ran
 inside the measured window (its exposure, when the run recorded it) and the pressure it
-achieved there (xtalk.pressure).
+achieved there (xtalk.running.pressure).
 """
 from __future__ import annotations
 
 from ..analysis import wording as W
-from ..backend_registry import registry
-from ..plan import BACKEND_DIM
-from ..pressure import words as pressure_words
-from ..sizes import LEVELS, human, label as size_label
+from ..plugins import registry
+from ..spec.plan import BACKEND_DIM
+from ..running.pressure import words as pressure_words
+from ..spec.sizes import LEVELS, human, label as size_label
 from ..spec.model import resolve_backend
 from .configs import config_sizes
 from .tables import Table
@@ -66,7 +66,7 @@ def setup_table(res: dict) -> Table:
 
 
 def _caches(res: dict) -> str | None:
-    """The caches the runs resolved sizes such as llc/2 against (xtalk.sizes), and whose."""
+    """The caches the runs resolved sizes such as llc/2 against (xtalk.spec.sizes), and whose."""
     caches = next((r["caches"] for r in res["runs"] if r.get("caches")), None)
     if not caches:
         return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import wording as W
 from ..analysis.kinds import in_ticks
-from ..backend_registry import registry
+from ..plugins import registry
 
 
 @dataclass

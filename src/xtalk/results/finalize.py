@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..atomic import atomic_path
+from ..files import atomic_path
 from .records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 from .schema import HOST_SEQ, SAMPLE_DTYPE
 
@@ -48,7 +48,7 @@ def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
 def finalize_run(path: Path, meta: dict) -> dict:
     """Write samples.parquet; return metadata fields to merge (counts, losses, clock).
     The metrics and counter frequency are the record's (a caller that parses the run's
-    console log puts them there first: xtalk.console_log)."""
+    console log puts them there first: xtalk.parsers.console_log)."""
     metrics = dict(meta.get("metrics") or {})
     freq = meta.get("freq_hz")
     raw_path = path / "samples.bin"

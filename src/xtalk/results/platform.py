@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..files import write_atomic
 from ..errors import InfrastructureError
 from .records import Platform, PlatformRecord, dump_json, load_platform, valid
 from .store import now_iso

@@ -16,15 +16,15 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      runs/<run_id>.attempt<N> and keeps them).
   3  run status `degraded` (run.stressor_failure = "degrade") and meta.json
      `stressors_watch`: per stressor its exposure, CPU share, times, exit, XT END and
-     errors, and whether each timeline event took effect (src/xtalk/watch.py).
+     errors, and whether each timeline event took effect (src/xtalk/running/watch.py).
   4  the records are complete contracts: every key of meta.json, campaign.json and
      events.jsonl is declared (run_record.py, below) and no other is accepted. Folded in
      from version 3, where they came without a new version: meta.json `caches` and
-     `sizes`, the bytes of the guests' size parameters (src/xtalk/sizes.py); `platform`,
+     `sizes`, the bytes of the guests' size parameters (src/xtalk/spec/sizes.py); `platform`,
      the host's cost of one preemption on the run's backend (Platform).
   5  meta.json `pressure`: per stressor the pressure it achieved over the measured window
      (rate, unit, passes, work per pass, window seconds) or why it is not known
-     (not_reported; src/xtalk/pressure.py). An older record reads with every stressor's
+     (not_reported; src/xtalk/running/pressure.py). An older record reads with every stressor's
      `not_reported` saying its xtalk did not count passes.
   6  meta.json `files`: the manifest of the run's files (size, mtime, SHA-256;
      src/xtalk/results/manifest.py), written when the run is finalised; a listed file
@@ -115,7 +115,7 @@ class PlatformRecord(Platform):
     steals: int
 
 
-# -- events.jsonl: one model per kind (the runner and watch.py write them) ---------------
+# -- events.jsonl: one model per kind (the runner and running/watch.py write them) ---------------
 class _Event(Part):
     host_ns: int | None = None
 
@@ -145,7 +145,7 @@ class TimelineDone(_Event):
 
 
 class TimelineChecked(_Event):
-    """Whether a timeline event took effect on a stressor (watch.py)."""
+    """Whether a timeline event took effect on a stressor (running/watch.py)."""
 
     kind: Literal["timeline_effect"]
     target: str

@@ -159,7 +159,7 @@ class GuestFacts(Part):
 
 
 class Executor(Part):
-    """Where a Xen backend's commands run (backends/executors.py describe())."""
+    """Where a Xen backend's commands run (remote/executors.py describe())."""
 
     kind: str
     label: str | None = None
@@ -261,7 +261,7 @@ class BackendMetadata(Part):
     cpupools: str | None = None
     ssh_retries: list[str] | None = None
     cleanup_error: str | None = None
-    # xen's dom0 host stressors (backends/xen_dom0.py)
+    # xen's dom0 host stressors (backends/xen/dom0.py)
     where: str | None = None
     program: str | None = None
     program_sha256: str | None = None
@@ -301,7 +301,7 @@ class StressorExit(Part):
 
 
 class TimelineEffect(Part):
-    """Whether a timeline event took effect on a stressor (watch.py)."""
+    """Whether a timeline event took effect on a stressor (running/watch.py)."""
 
     action: str
     planned_s: float
@@ -310,7 +310,7 @@ class TimelineEffect(Part):
 
 
 class StressorWatch(Part):
-    """How one stressor did over the measured window (src/xtalk/watch.py)."""
+    """How one stressor did over the measured window (src/xtalk/running/watch.py)."""
 
     exposure: float | None = None  # share of its on-time it was there (active or idle)
     cpu_share: float | None = None
@@ -330,7 +330,7 @@ class StressorWatch(Part):
 
 
 class Pressure(Part):
-    """The pressure one stressor achieved over the measured window (src/xtalk/pressure.py):
+    """The pressure one stressor achieved over the measured window (src/xtalk/running/pressure.py):
     rate = work_per_pass x passes / window_s in `unit` (work_unit per second: bytes/s,
     ops/s, exits/s, interrupts/s); or, in not_reported, why it is not known."""
 
@@ -344,7 +344,7 @@ class Pressure(Part):
 
 
 class Caches(Part):
-    """The cache sizes a run's size parameters were resolved with, in bytes (sizes.py)."""
+    """The cache sizes a run's size parameters were resolved with, in bytes (spec/sizes.py)."""
 
     l1: int | None = None
     l2: int | None = None
@@ -435,7 +435,7 @@ class RunRecord(Part):
     reason: str = ""
     started_at: str | None = None
     ended_at: str | None = None
-    # samples and clock (finalize.py, runner.py)
+    # samples and clock (finalize.py, running/runner.py)
     sample_count: int | None = None
     lost_samples: int | None = None
     ring_lost_samples: int | None = None
@@ -445,7 +445,7 @@ class RunRecord(Part):
     clock_offset_ns: float | None = None
     metrics: dict[str, Metric] = {}
     files: dict[str, ManifestEntry] | None = None  # the run's files (results/manifest.py); absent before format 6
-    # what the guests said and were (runner.py)
+    # what the guests said and were (running/runner.py)
     guest_begin: dict[str, str] | None = None
     guest_end: dict[str, str] | None = None
     guest_meta: dict[str, JSON] = {}

@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import __version__
-from ..atomic import write_atomic
+from ..files import write_atomic
 from ..errors import InfrastructureError
 from .finalize import finalize_run
 from .manifest import ManifestChecker, manifest
@@ -76,7 +76,7 @@ class RunWriter:
         self.save_meta()
 
     def save_meta(self, **fields: Any) -> None:
-        """meta.json while the run goes on: not flushed to disk (atomic.py), so that no
+        """meta.json while the run goes on: not flushed to disk (files.py), so that no
         fsync falls inside the measured window; finish() flushes the final one."""
         self.meta.update(fields)
         save_run_record(self.path, self.meta, durable=False)
@@ -273,7 +273,7 @@ class CampaignStore:
 
     def recover_interrupted(self, console_facts: Callable[[Path, dict], dict]) -> list[str]:
         """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples;
-        `console_facts(run dir, record)`: the fields its console log adds (console_log.py)."""
+        `console_facts(run dir, record)`: the fields its console log adds (parsers/console_log.py)."""
         recovered = []
         for meta in self.runs():
             if meta.get("status") == "running":

@@ -21,7 +21,7 @@ import tomli_w
 from ..channels.names import CHANNELS, why_not
 from ..channels.study import Settings as StudySettings
 from ..channels.study import plan_entry, study_spec
-from ..derived import run_spec
+from ..running.derived import run_spec
 from ..errors import InfrastructureError
 from .engine import STATES, Settings
 from .objective import harm_unit

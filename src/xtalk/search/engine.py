@@ -29,7 +29,7 @@ import optuna
 
 from ..analysis.verdict import Context
 from ..channels.names import CHANNELS
-from ..derived import base, run_spec, stressors_first
+from ..running.derived import base, run_spec, stressors_first
 from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit
 from .space import Candidate, suggest

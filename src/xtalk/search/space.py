@@ -18,7 +18,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from ..backend_registry import backend_class
+from ..plugins import backend_class
 from ..backends.guest_memory import BUFFERS, PROBE_BUFFERS_MAX
 from ..errors import Problem, SpecError
 from ..spec import catalogue

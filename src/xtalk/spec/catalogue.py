@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import artifacts
+from ..images import artifacts
 from ..errors import InfrastructureError
 from .suggest import shown
 

@@ -1,11 +1,11 @@
 """Guest images of the user's in a campaign spec (a workload's `image`, docs/guests.md),
 checked before anything boots: `image` and `initrd` are readable files; the image is a
 kernel for the architecture of the backend's guests, told from its first bytes (an ELF
-file by its machine, as arches.py maps it; an arm64 Image by the magic `ARMd` at 0x38,
+file by its machine, as host/arches.py maps it; an arm64 Image by the magic `ARMd` at 0x38,
 gzip-compressed or not; an x86 bzImage by `HdrS` at 0x202); such a guest takes no
 `params` (nothing passes them to it) and is no host stressor; `initrd` and `append`
 need `image`; a backend that boots no images says why. What a backend boots comes in
-through `booted_by` (preflight.py asks the backend), as workloads.py gets its suites.
+through `booted_by` (running/preflight.py asks the backend), as workloads.py gets its suites.
 Problems are (location, message) on the raw spec.
 Caveat: only the header is read; whether the kernel suits the spec's machine, CPU or GIC
 shows when it boots.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..arches import of_elf_kernel
+from ..host.arches import of_elf_kernel
 from .workloads import backend_of
 
 HEAD_BYTES = 0x400

@@ -5,7 +5,7 @@ Structural errors come from pydantic (an unknown key with a "did you mean"); cro
 rules (timeline targets and times, matrix paths, placements vs CPUs and stressors,
 baselines) are checked here on the raw data so they are reported even when other fields
 are wrong. What only the backends and the guests know (backend options, benches and
-their parameters, the host's CPUs) comes in as checks (xtalk.preflight makes them).
+their parameters, the host's CPUs) comes in as checks (xtalk.running.preflight makes them).
 Every configuration is checked, one [matrix] value applied at a time: a problem only a
 matrix value makes is reported on that dimension, with the value.
 """
@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from ..backend_registry import backend_kinds
-from ..userfile import read_bounded
+from ..plugins import backend_kinds
+from ..files import read_bounded
 from ..errors import Problem, SpecError, UsageError, did_you_mean
 from .assignment import parse_assignment
 from .limits import MAX_NESTING, size_problems, too_deep

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..backend_registry import backend_kinds
+from ..plugins import backend_kinds
 from .suggest import one_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -215,7 +215,7 @@ class AnalysisSettings(Strict):
     )
 
 
-# The backends are xtalk.backend_registry's kinds (backend_kinds()): in [backend], a table
+# The backends are xtalk.plugins's kinds (backend_kinds()): in [backend], a table
 # named after one ([backend.qemu]) holds that backend's own options.
 
 

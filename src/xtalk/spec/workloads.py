@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import parsers
-from ..backend_registry import registry
+from ..plugins import registry
 from .catalogue import IMAGE_SUITES, Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
 from ..errors import did_you_mean

@@ -28,7 +28,7 @@ HEADER_SIZE = 64
 VERSION = 1
 WORDS_PER_SLOT = SAMPLE_DTYPE.itemsize // 8
 MAX_BATCH = 1 << 18  # slots (8 MiB): reused by the allocator from one read to the next
-PASS_RING_CAPACITY = 64  # a stressor's ring: only its header is read (write_seq = its passes, pressure.py)
+PASS_RING_CAPACITY = 64  # a stressor's ring: only its header is read (write_seq = its passes, running/pressure.py)
 
 
 def ring_bytes(capacity: int) -> int:

@@ -1,7 +1,7 @@
 """A probe guest's RAM follows its bench's buffers on this host's caches."""
 from tests.framework.hosts import MIB, host
 from xtalk.backends.guest_memory import buffer_bytes, probe_memory_mib
-from xtalk.plan import GuestPlan
+from xtalk.spec.plan import GuestPlan
 
 
 def guest(bench: str, **params) -> GuestPlan:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from xtalk.backends import qemu
-from xtalk.backend_registry import check_backend_options
-from xtalk.plan import plan
+from xtalk.plugins import check_backend_options
+from xtalk.spec.plan import plan
 from xtalk.spec import parse_campaign
 
 SPEC = """

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from xtalk.backends import qemu
-from xtalk.backend_registry import check_backend_options
-from xtalk.plan import plan
+from xtalk.plugins import check_backend_options
+from xtalk.spec.plan import plan
 from xtalk.spec import parse_campaign
 
 SPEC = """

@@ -13,11 +13,11 @@ import pytest
 
 from tests.framework.repo import ROOT
 from tests.framework.specs import MINIMAL_SPEC
-from xtalk.campaign import used_cpus
+from xtalk.running.campaign import used_cpus
 from xtalk.errors import UsageError
 from xtalk.host import leases
 from xtalk.host.leases import Holder, Leases, cpu_leases, directory_lease, lock_dir
-from xtalk.plan import plan
+from xtalk.spec.plan import plan
 from xtalk.spec import parse_campaign
 
 CPU0 = cpu_leases("", [0])

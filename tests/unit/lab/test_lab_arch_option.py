@@ -1,4 +1,4 @@
-"""`xtalk lab --arch` takes the spellings arches.py knows for an arch (aarch64, amd64), as
+"""`xtalk lab --arch` takes the spellings host/arches.py knows for an arch (aarch64, amd64), as
 `xtalk images build` does, and refuses others in argparse's one line."""
 from __future__ import annotations
 

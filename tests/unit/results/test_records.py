@@ -8,7 +8,7 @@ import pytest
 
 from tests.framework.store_data import meta, new_store, samples
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
-from xtalk.console_log import console_facts
+from xtalk.parsers.console_log import console_facts
 from xtalk.analysis.pipeline import analyze
 from xtalk.results.query import connect
 from xtalk.results.records import BEFORE_PRESSURE, SCHEMA_VERSION, RecordError
@@ -195,7 +195,7 @@ def test_a_crashed_run_with_garbage_clock_pairs_is_recovered_from_the_good_ones(
 
 
 def test_a_degraded_run_is_kept_never_used_and_not_redone(tmp_path):
-    """Format 3: status degraded and the stressors' watch (src/xtalk/watch.py) in meta.json."""
+    """Format 3: status degraded and the stressors' watch (src/xtalk/running/watch.py) in meta.json."""
     path = synthetic(tmp_path)
     meta_path = path / "runs" / "same-core-r2" / "meta.json"
     watch = {"thrash": {"exposure": 0.2, "cpu_share": 0.1, "on_s": 3.0, "stopped_s": 2.4, "alive": True,

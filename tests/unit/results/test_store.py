@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from tests.framework.store_data import meta, new_store, samples
-from xtalk.console_log import console_facts
+from xtalk.parsers.console_log import console_facts
 from xtalk.instruments.measure import INSTRUMENT_METRIC
 from xtalk.results.finalize import CHUNK
 from xtalk.results.schema import HOST_SEQ

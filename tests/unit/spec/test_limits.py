@@ -4,10 +4,10 @@ import pytest
 
 from tests.framework.cli import write_spec, xtalk
 from tests.framework.specs import MINIMAL_SPEC
-from xtalk.backend_registry import check_backend_options
+from xtalk.plugins import check_backend_options
 from xtalk.errors import SpecError
 from xtalk.fleet.model import parse_fleet
-from xtalk.preflight import spec_checks
+from xtalk.running.preflight import spec_checks
 from xtalk.spec import parse_campaign
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from tests.framework.repo import ROOT
 from tests.framework.specs import MINIMAL_SPEC
-from xtalk.backend_registry import backend_kinds, check_backend_options
+from xtalk.plugins import backend_kinds, check_backend_options
 from xtalk.errors import SpecError
 from xtalk.spec import parse_campaign
 from xtalk.spec.load import Checks
@@ -177,7 +177,7 @@ placement = ["solo", "other-core"]
 
 
 def test_guests_that_cannot_share_a_cpu_need_one_each():
-    from xtalk.preflight import shared_cpu_problems
+    from xtalk.running.preflight import shared_cpu_problems
     checks = Checks(campaign=(shared_cpu_problems,))
     with pytest.raises(SpecError) as info:
         parse_campaign(NULL_SCHEDULER, "n.toml", check_backend_options, checks=checks)

@@ -7,7 +7,7 @@ the 95% interval of the verdicts (cut at the edge where it is far wider than the
 and the runs' caches (L1, L2, L3) as vertical lines. Filled markers: interference; open:
 no interference or inconclusive.
 
-Drawn only when the runs recorded the size's bytes (xtalk.sizes) for at least two
+Drawn only when the runs recorded the size's bytes (xtalk.spec.sizes) for at least two
 values. Static only: the report's interactive plots are the time plots.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-from ...sizes import human
+from ...spec.sizes import human
 from ..configs import config_sizes, labels, size_dims, varying
 from . import plot
 from .common import COLORS, Context, Plot, change_numbers, legend_outside

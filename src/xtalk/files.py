@@ -1,0 +1,99 @@
+"""Files: writing them atomically, and reading one a user names.
+
+Atomic file writes: everything xtalk writes whole (meta.json, campaign.json, reports,
+compare pages, samples.parquet) goes to a temporary file in the same directory, is
+flushed to disk and renamed onto its name. A full disk or a kill midway leaves the
+previous file (or none), never a truncated one that looks complete. `durable=False` skips
+the flush for a record replaced again soon (a running run's meta.json: its later, final
+version is flushed): still whole after a kill of xtalk (the page cache outlives it), it is
+only a power cut that may leave the previous version or an empty file.
+A set of files written together (a report directory) goes to a temporary directory
+`.NAME.<hex>.partial` next to it, put in place of the previous one at the end (two
+renames with SIGINT and SIGTERM held back between them). Caveat: only a SIGKILL or a
+power cut midway leaves the `.partial` directory behind (named so, never the set).
+
+Reading a file a user names (a spec, a console log): at most a limit of bytes, so a
+device such as /dev/zero is refused rather than read forever, and every failure is one
+UsageError line naming the file (no traceback).
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import InfrastructureError, UsageError
+from .signals import blocked_interrupts
+
+
+@contextmanager
+def atomic_path(path: Path, durable: bool = True) -> Iterator[Path]:
+    """A new temporary path next to `path` for the block to write; renamed onto `path`
+    when the block ends (flushed to disk first where `durable`), removed when it raises.
+    Write errors name `path`."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        yield tmp
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise InfrastructureError(f"cannot write {path}: {err.strerror or err}") from err
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: Path, data: str | bytes, durable: bool = True) -> None:
+    with atomic_path(path, durable) as tmp, open(tmp, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+@contextmanager
+def atomic_dir(path: Path) -> Iterator[Path]:
+    """A new temporary directory next to `path` for the block to fill; put in place of
+    `path` (the previous directory removed) when the block ends, removed when it raises,
+    the previous `path` then untouched."""
+    path = Path(path)
+    token = secrets.token_hex(4)
+    tmp, old = path.with_name(f".{path.name}.{token}.partial"), path.with_name(f".{path.name}.{token}.old")
+    try:
+        tmp.mkdir(parents=True)
+        yield tmp
+        with blocked_interrupts():
+            if path.exists():
+                path.rename(old)
+            tmp.rename(path)
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not path.exists():
+            old.rename(path)
+        raise InfrastructureError(f"cannot write {path}: {err.strerror or err}") from err
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def read_bounded(path: str | Path, limit: int, noun: str) -> bytes:
+    """The bytes of `path` (at most `limit`); `noun` says what it should be ("a console log")."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as err:
+        why = f"a directory, not {noun}" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
+        raise UsageError(f"{path}: {why}") from None
+    if len(data) > limit:
+        size = f"{limit >> 30} GiB" if limit >= 1 << 30 else f"{limit >> 20} MiB"
+        raise UsageError(f"{path}: larger than {size}: not {noun}")
+    return data

@@ -1,0 +1,38 @@
+"""cache.py: facts kept from one command to the next under a key; the file holds the last
+KEEP keys; a broken or unwritable cache is no fact, not an error."""
+from __future__ import annotations
+
+from xtalk import cache
+
+
+def test_a_value_is_recalled_under_its_key_and_old_keys_leave(tmp_path, monkeypatch):
+    monkeypatch.setenv("XTALK_CACHE", str(tmp_path / "cache"))
+    for i in range(cache.KEEP + 5):
+        cache.remember("facts.json", f"key {i}", i)
+    assert cache.recall("facts.json", f"key {cache.KEEP + 4}") == cache.KEEP + 4
+    assert cache.recall("facts.json", "key 5") == 5 and cache.recall("facts.json", "key 4") is None
+    cache.remember("facts.json", "key 5", "again")  # kept anew: now the newest
+    cache.remember("facts.json", "key new", 1)
+    assert cache.recall("facts.json", "key 5") == "again" and cache.recall("facts.json", "key 6") is None
+
+
+def test_a_broken_or_unwritable_cache_keeps_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("XTALK_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "facts.json").write_text("[1, 2")
+    assert cache.recall("facts.json", "key") is None
+    cache.remember("facts.json", "key", 7)
+    assert cache.recall("facts.json", "key") == 7
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XTALK_CACHE", str(tmp_path / "file" / "cache"))  # under a file: no directory
+    cache.remember("facts.json", "key", 7)
+    assert cache.recall("facts.json", "key") is None
+
+
+def test_a_program_key_changes_with_its_build(tmp_path):
+    program = tmp_path / "prog"
+    program.write_text("one")
+    first = cache.program_key(program)
+    program.write_text("two!")
+    assert first and cache.program_key(program) not in (None, first)
+    assert cache.program_key(tmp_path / "missing") is None
