@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from . import hist as H
+from . import hist
 
 EXACT_LIMIT = 1 << 20   # keep raw values of a stream up to this many samples
 HEAD = 1000             # first samples kept for ramp-up plots (thesis: first 500 iterations)
@@ -50,7 +50,7 @@ def added(span: tuple[int, np.ndarray], lo: int, counts: np.ndarray) -> tuple[in
 
 def dense(span: tuple[int, np.ndarray]) -> np.ndarray:
     """Every bucket's count of a histogram kept as its span."""
-    out = np.zeros(H.NBUCKETS, np.int64)
+    out = np.zeros(hist.NBUCKETS, np.int64)
     out[span[0]:span[0] + len(span[1])] = span[1]
     return out
 
@@ -151,7 +151,7 @@ class Stream:
         self.n += m
         self.vmin = min(self.vmin, int(v.min()))
         f = v.astype(np.float64)
-        dense = H.histogram(v, f)
+        dense = hist.histogram(v, f)
         self.moments.add(f)  # overwrites f
         used = np.flatnonzero(dense)
         lo = int(used[0])
@@ -188,7 +188,7 @@ class Stream:
             self._seg_hist[k0] = added(self._seg_hist[k0], lo, counts)
             return
         seg = np.searchsorted(cuts, t_s, side="right")
-        idx = H.bucket_index(v)  # only here: a cut falls inside this batch
+        idx = hist.bucket_index(v)  # only here: a cut falls inside this batch
         for k in np.unique(seg):
             part = idx[seg == k]
             first = int(part.min())
@@ -279,7 +279,7 @@ class Stream:
 
     @property
     def hist(self) -> np.ndarray:
-        """The histogram's counts, every one of its H.NBUCKETS buckets (a new array)."""
+        """The histogram's counts, every one of its hist.NBUCKETS buckets (a new array)."""
         return dense(self._hist)
 
     def segment_hist(self, k: int) -> np.ndarray:
@@ -292,7 +292,7 @@ class Stream:
         if values is not None and len(values):
             # the float copy is percentile's own scratch: no second copy of up to 4 * EXACT_LIMIT values
             return np.percentile(values.astype(np.float64), np.asarray(qs) * 100.0, overwrite_input=True), True
-        return H.quantiles(self.hist, qs, self.vmin, self.vmax), False
+        return hist.quantiles(self.hist, qs, self.vmin, self.vmax), False
 
     @classmethod
     def merged(cls, streams: list["Stream"]) -> "Stream":

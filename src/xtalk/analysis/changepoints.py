@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import hist as H
+from . import hist
 from .accum import Stream
 from .kinds import in_ticks
 
@@ -159,13 +159,13 @@ def segment_stats(streams: list[Stream], k: int) -> dict:
             return {"n": 0, "median": None, "p99": None, "max": None, "exact": True}
         q = np.percentile(v, [50, 99])
         return {"n": len(v), "median": float(q[0]), "p99": float(q[1]), "max": float(v.max()), "exact": True}
-    hist = sum(s.segment_hist(k) for s in streams)
-    n = int(hist.sum())
+    counts = sum(s.segment_hist(k) for s in streams)
+    n = int(counts.sum())
     if n == 0:
         return {"n": 0, "median": None, "p99": None, "max": None, "exact": False}
-    nz = np.flatnonzero(hist)
-    low, width = H.bucket_bounds(nz[[0, -1]])
-    q = H.quantiles(hist, [0.5, 0.99], float(low[0]), float(low[1] + width[1] - 1))
+    nz = np.flatnonzero(counts)
+    low, width = hist.bucket_bounds(nz[[0, -1]])
+    q = hist.quantiles(counts, [0.5, 0.99], float(low[0]), float(low[1] + width[1] - 1))
     return {"n": n, "median": float(q[0]), "p99": float(q[1]), "max": float(low[1] + width[1] - 1), "exact": False}
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import inference as I
+from . import inference
 from .kinds import ArraySample, MetricInfo, Sample, Stat, StreamSample, compute, long_gap_ticks, to_pct, transform
 
 VERDICTS = ("baseline", "interference", "no-interference", "inconclusive")
@@ -93,7 +93,7 @@ class Rules:
     does not matter (for ratios in %, for shares and fractions in points), and the drift
     between campaigns assumed where it was never measured (levels.py)."""
 
-    alpha: float = I.ALPHA
+    alpha: float = inference.ALPHA
     negligible_pct: float = 5.0
     negligible_points: float = 1.0
     drift_pct: float = 25.0
@@ -135,7 +135,7 @@ def _on_scale(pct: float, points: float, stat: Stat, scale: str, ref: float | No
     return pct / 100 * abs(ref) if ref else None
 
 
-def decide(test: I.Test, diff: float, ci: tuple[float, float] | None, fl: dict, margin: float | None,
+def decide(test: inference.Test, diff: float, ci: tuple[float, float] | None, fl: dict, margin: float | None,
            alpha: float, labels: tuple[str, str, str], units: str) -> tuple[str, str]:
     """(verdict, reason); labels = (interference, no-interference, inconclusive) words. A
     change is called only where the test, the 95% interval (it excludes no change), the
@@ -166,13 +166,13 @@ def decide(test: I.Test, diff: float, ci: tuple[float, float] | None, fl: dict, 
     return maybe, "the 95% interval reaches beyond the negligible change"
 
 
-def assessment(stat: Stat, scale: str, diff: float, se, df, test: I.Test, fl: dict,
+def assessment(stat: Stat, scale: str, diff: float, se, df, test: inference.Test, fl: dict,
                n: tuple[int, int], values: tuple[float | None, float | None], rules: Rules,
                labels: tuple[str, str, str], spread: float | None, paired: bool, units: str | None = None) -> dict:
     """The assessment record of one statistic (report.json verdicts[] / compare rows[]);
     `spread`: the sd of one unit's value, for the units that would decide it; `units`: what
     a unit is called (runs, on/off windows, campaigns)."""
-    ci = I.interval(diff, se, df)
+    ci = inference.interval(diff, se, df)
     ref = values[1]
     margin = rules.margin(stat, scale, ref)
     verdict, reason = decide(test, diff, ci, fl, margin, rules.alpha, labels,
@@ -180,10 +180,10 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, test: I.Test, fl: di
     need = None
     if verdict == labels[2] and margin is not None:
         if abs(diff) > margin:   # a change that matters: units to detect it
-            need = I.units_needed(spread, diff, rules.alpha, paired=paired)
+            need = inference.units_needed(spread, diff, rules.alpha, paired=paired)
         else:                    # units for a 95% interval inside the negligible change
-            need = I.units_needed(spread, margin - abs(diff), 0.05, power=0.5, paired=paired)
-            need = max(need, I.min_units(rules.alpha, paired)) if need else None
+            need = inference.units_needed(spread, margin - abs(diff), 0.05, power=0.5, paired=paired)
+            need = max(need, inference.min_units(rules.alpha, paired)) if need else None
     return {
         "statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "scale": scale,
         "value": values[0], "reference_value": ref,
@@ -211,9 +211,9 @@ def assess_runs(stat: Stat, cfg: list[float | None], ref: list[float | None], ru
                 "reason": f"no {stat.label} in {'the configuration' if not a else 'the reference'}"}
     x, scale = transform(a + b, stat)
     xa, xb = x[:len(a)], x[len(a):]
-    diff, se, df = I.welch(xa, xb)
-    test = I.two_sample_test(xa, xb, rules.alpha, rng)
-    fl = I.floor_and_mde(xb, len(a), len(b), rules.alpha, rng=rng)
+    diff, se, df = inference.welch(xa, xb)
+    test = inference.two_sample_test(xa, xb, rules.alpha, rng)
+    fl = inference.floor_and_mde(xb, len(a), len(b), rules.alpha, rng=rng)
     spread = math.sqrt((xa.var(ddof=1) + xb.var(ddof=1)) / 2) if len(xa) > 1 and len(xb) > 1 else fl["sd"]
     return assessment(stat, scale, diff, se, df, test, fl, (len(a), len(b)),
                       (typical(a, scale), typical(b, scale)), rules, labels, spread, paired=False)
@@ -227,8 +227,8 @@ def describe_change(stat: Stat, cfg: list[float | None], ref: list[float | None]
     if not a or not b:
         return out
     x, scale = transform(a + b, stat)
-    diff, se, df = I.welch(x[:len(a)], x[len(a):])
-    ci = I.interval(diff, se, df)
+    diff, se, df = inference.welch(x[:len(a)], x[len(a):])
+    ci = inference.interval(diff, se, df)
     ref_value = typical(b, scale)
     out.update(value=typical(a, scale), reference_value=ref_value, scale=scale,
                change_pct=to_pct(diff, scale, ref_value),

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import hist as H
+from . import hist
 from .accum import Stream
 
 LONG_GAP_US = 100.0
@@ -175,7 +175,7 @@ class StreamSample(Sample):
         exact = self.stream.exact
         if exact is not None:
             return int(np.count_nonzero(exact > limit))
-        low, width, count = H.nonzero(self.stream.hist)
+        low, width, count = hist.nonzero(self.stream.hist)
         return int(count[low >= limit].sum())  # buckets straddling the limit: not counted
 
     def maximum(self) -> float:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import inference as I
+from . import inference
 from .effects import Rules, assess_runs, assessment, typical
 from .kinds import Stat, to_pct, transform
 from .wording import num
@@ -116,10 +116,10 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
     else:
         df = (wa + wb) ** 2 / (wa ** 2 / drift_a.df + wb ** 2 / drift_b.df)
     diff = float(np.mean(cb) - np.mean(ca))
-    test = I.Test(I.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
-    t_alpha = float(I.t_quantile(1 - rules.alpha / 2, df))
+    test = inference.Test(inference.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
+    t_alpha = float(inference.t_quantile(1 - rules.alpha / 2, df))
     sd = math.sqrt((drift_a.var + drift_b.var) / 2)
-    fl = {"floor": t_alpha * se, "mde": float(I.detectable(se, df, rules.alpha)), "sd": sd,
+    fl = {"floor": t_alpha * se, "mde": float(inference.detectable(se, df, rules.alpha)), "sd": sd,
           "source": f"drift between campaigns from {_groups_text(drift_a, drift_b, shared, borrowed)}"}
     back = (lambda m: float(np.exp(m))) if scale == "log" else float
     values = (back(np.mean(cb)), back(np.mean(ca)))
@@ -155,8 +155,8 @@ def unmeasured_drift(stat: Stat, b_runs: list[float], a_runs: list[float], rules
     difference is called only where its whole 95% interval lies beyond that drift."""
     row = assess_runs(stat, b_runs, a_runs, rules, rng, labels)
     x, scale = transform(b_runs + a_runs, stat)
-    diff, se, df = I.welch(x[:len(b_runs)], x[len(b_runs):])
-    ci = I.interval(diff, se, df)
+    diff, se, df = inference.welch(x[:len(b_runs)], x[len(b_runs):])
+    ci = inference.interval(diff, se, df)
     allowance = rules.drift_margin(stat, scale, row.get("reference_value"))
     text = _size_text(stat, scale, allowance, row.get("reference_value")) if allowance is not None else "unknown"
     row.update(level="runs", drift={"measured": False, "assumed": allowance, "text":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import inference as I
+from . import inference
 from .effects import Rules, assessment, describe_change, run_window_s, typical, unit_stats, window_sample
 from .kinds import MetricInfo, Stat, to_pct, transform
 
@@ -118,17 +118,17 @@ def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng
     if secondary:
         out = describe_change(stat, on_raw, off_raw)
         if d:
-            diff, se, df = I.one_sample(np.asarray(d))
-            ci = I.interval(diff, se, df)
+            diff, se, df = inference.one_sample(np.asarray(d))
+            ci = inference.interval(diff, se, df)
             out.update(change_pct=to_pct(diff, scale, values[1]),
                        ci95_pct=[to_pct(c, scale, values[1]) for c in ci] if ci else None)
         return out
     if not d:
         return {"statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit,
                 "verdict": "inconclusive", "units": [0, 0], "reason": "no on-window next to an off-window"}
-    diff, se, df = I.one_sample(np.asarray(d))
-    test = I.one_sample_test(np.asarray(d), rules.alpha, rng)
-    fl = I.paired_floor(np.asarray(aa), np.asarray(d), rules.alpha)
+    diff, se, df = inference.one_sample(np.asarray(d))
+    test = inference.one_sample_test(np.asarray(d), rules.alpha, rng)
+    fl = inference.paired_floor(np.asarray(aa), np.asarray(d), rules.alpha)
     return assessment(stat, scale, diff, se, df, test, fl, (len(d), len(d)), values,
                       rules, ("interference", "no-interference", "inconclusive"),
                       float(np.std(d, ddof=1)) if len(d) > 1 else fl["sd"], paired=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..results.store import CampaignStore, RunIndex
 from ..spec.model import Gate
-from . import changepoints as CP
+from . import changepoints
 from . import outliers, stability, verdict
 from .describe import stats_rows
 from .gates import baseline_dim, baseline_of, evaluate
@@ -103,7 +103,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     units = _units(runs)
     per_run, per_config, pooled = stats_rows(streams, configs_of, units)
     medians = {(r["run_id"], r["metric"]): r.get("median") for r in per_run}
-    ramp = [CP.rampup(s, medians[k]) for k, s in streams.items() if s.n] if opt.extras or opt.exclude_rampup else []
+    ramp = [changepoints.rampup(s, medians[k]) for k, s in streams.items() if s.n] if opt.extras or opt.exclude_rampup else []
     skipped = {}
     if opt.exclude_rampup:
         skipped = {(r["run_id"], r["metric"]): r["warmup_n"] for r in ramp if r["significant"]}
@@ -125,11 +125,11 @@ def compute(c: Loaded, opt: Options) -> Analysis:
     timelines, drifts = {}, {}
     paired_spec = spec.get("paired") or {}
     for (cid, metric), group in by_config.items() if opt.extras else ():
-        tl = None if paired_spec else CP.timeline(group, events, units.get(metric, "cycles"))
+        tl = None if paired_spec else changepoints.timeline(group, events, units.get(metric, "cycles"))
         if tl:
             timelines[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **tl)
         for s in group:
-            d = CP.drift(s)
+            d = changepoints.drift(s)
             if d:
                 drifts.setdefault(cid, []).append(dict(metric=metric, **d))
 

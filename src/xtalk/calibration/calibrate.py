@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis import inference as I
+from ..analysis import inference
 from ..analysis.effects import assess_runs, unit_stats, window_sample
 from ..analysis.wording import sentence
 from ..plugins import backend_class
@@ -137,11 +137,11 @@ def _scaled(row: dict, key: str, points: bool) -> float | None:
 
 def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> float | None:
     """MDE of fresh-VM runs with one minute of measurement per configuration."""
-    k = max(I.min_units(alpha), math.ceil(60 / duration_s))
+    k = max(inference.min_units(alpha), math.ceil(60 / duration_s))
     if len(x) < 2:
         return None
     df = 2 * k - 2
-    mde = I.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
+    mde = inference.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
     return _as_pct(mde, scale, row)
 
 
@@ -165,9 +165,9 @@ def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> fl
                       if None not in (xs[j - 1], xs[j], xs[j + 1])]
     if len(contrasts) < 3:
         return None
-    cycles = max(I.min_units(alpha, paired=True), int(60 / (2 * w)))
+    cycles = max(inference.min_units(alpha, paired=True), int(60 / (2 * w)))
     df = len(contrasts) - 1
-    mde = I.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
+    mde = inference.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
     return _as_pct(mde, row.get("scale"), row)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from ..running.pressure import words as pressure_words
 from ..report.instrument import instrument_words
@@ -105,7 +105,7 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     for col in ("kind", "t (s)", "action", "target", "planned (s)"):
         table.add_column(col)
     for kind, t_s, action, target, planned in events:
-        table.add_row(kind, W.seconds(t_s), action or "", target or "", W.seconds(planned))
+        table.add_row(kind, wording.seconds(t_s), action or "", target or "", wording.seconds(planned))
     out.print(table)
     terminal.table(stats_table(rows, units, per_run=True), out)
     return 0
@@ -114,7 +114,7 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
 def watch_words(w: dict) -> str:
     """How a stressor did over the measured window (meta.json stressors_watch), in one line."""
     def pct(v):
-        return W.share(None if v is None else v * 100)
+        return wording.share(None if v is None else v * 100)
 
     parts = [f"exposure {pct(w.get('exposure'))}", f"cpu share {pct(w.get('cpu_share'))}",
              f"on-time {w.get('on_s') or 0:.1f} s"]

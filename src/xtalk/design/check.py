@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis import inference as I
+from ..analysis import inference
 from ..analysis import paired
 from ..analysis.gates import baseline_dim, baseline_of
 from ..errors import Problem
@@ -100,7 +100,7 @@ def switches(run: RunPlan) -> bool:
 
 def exact_test(n: int, ref: int | None = None) -> tuple[float, str]:
     """(smallest p, name) of the exact test of n units against ref (None: n paired differences)."""
-    return I.min_p(n, ref), "exact sign-flip test" if ref is None else "exact permutation test"
+    return inference.min_p(n, ref), "exact sign-flip test" if ref is None else "exact permutation test"
 
 
 def judged(n: int, ref: int | None, alpha: float) -> tuple[str, float, bool]:
@@ -122,7 +122,7 @@ def runs_detect(na: int, nb: int, alpha: float) -> float | None:
     """The change na runs against nb detect, in sd of a run (inference.floor_and_mde)."""
     if na < 1 or nb < 2:
         return None
-    return float(I.detectable(1.0, nb - 1, alpha)) * math.sqrt(1 / na + 1 / nb)
+    return float(inference.detectable(1.0, nb - 1, alpha)) * math.sqrt(1 / na + 1 / nb)
 
 
 def cycles_detect(n: int, aa: int, alpha: float) -> float | None:
@@ -130,7 +130,7 @@ def cycles_detect(n: int, aa: int, alpha: float) -> float | None:
     ref = aa if aa >= 2 else n
     if n < 1 or ref < 2:
         return None
-    return float(I.detectable(1.0, ref - 1, alpha)) / math.sqrt(n)
+    return float(inference.detectable(1.0, ref - 1, alpha)) / math.sqrt(n)
 
 
 def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
@@ -178,7 +178,7 @@ def _reps_text(spec: Campaign, raw: dict) -> str:
 
 
 def _runs_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
-    exact = I.min_units(alpha)
+    exact = inference.min_units(alpha)
     t_runs = next(k for k in range(2, exact + 1) if 2 * k - 2 >= MIN_DF)
     row = rows[0]
     return (f"{_names(rows)}: {_reps_text(spec, raw)}, {row.units[0]} against {row.units[1]} of the reference; "
@@ -189,7 +189,7 @@ def _runs_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
 
 
 def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
-    exact, t_cycles = I.min_units(alpha, paired=True), MIN_DF + 1
+    exact, t_cycles = inference.min_units(alpha, paired=True), MIN_DF + 1
     row = rows[0]
     reps = spec.run.repetitions
     per_run = row.units[0] // max(1, row.runs)

@@ -30,7 +30,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from . import units as U
+from . import units
 from .base import Event, OutputParser, plain
 from .xt import METRIC_KINDS
 
@@ -72,11 +72,11 @@ def _printed_units(sample: str) -> list[str] | None:
     group = _group_text(sample, "unit")
     if group is not None:
         try:
-            return [u for u in U.UNITS if re.fullmatch(group, u)]
+            return [u for u in units.UNITS if re.fullmatch(group, u)]
         except re.error:  # a group that refers to others: only a run tells
             return None
     text = sample.replace("\\/", "/")
-    return [u for u, unit in U.UNITS.items() if unit.is_rate and "/" in u
+    return [u for u, unit in units.UNITS.items() if unit.is_rate and "/" in u
             and re.search(rf"(?<![\w/]){re.escape(u)}(?![\w/])", text)] or None
 
 
@@ -116,13 +116,13 @@ class RegexOptions(BaseModel):
     @field_validator("unit")
     @classmethod
     def _storable(cls, value: str, info: ValidationInfo) -> str:
-        if value not in U.UNITS:
-            raise ValueError(f"no unit {value!r}{U.closest(value)}: the units a sample can be stored in are {U.known()}")
+        if value not in units.UNITS:
+            raise ValueError(f"no unit {value!r}{units.closest(value)}: the units a sample can be stored in are {units.known()}")
         printed = _printed_units(info.data.get("sample") or "")
         if printed == []:
-            raise ValueError(f"the group `unit` of `sample` matches no unit a sample can be stored in ({U.known()})")
-        if printed and not any(U.convert(1, u, value) is not None for u in printed):
-            quantity = U.UNITS[value].quantity
+            raise ValueError(f"the group `unit` of `sample` matches no unit a sample can be stored in ({units.known()})")
+        if printed and not any(units.convert(1, u, value) is not None for u in printed):
+            quantity = units.UNITS[value].quantity
             raise ValueError(f"`sample` reads values in {', '.join(printed[:6])}, which do not convert into "
                              f"{value!r} ({quantity}): set `unit` to the one to store them in, e.g. {printed[0]!r}")
         return value
@@ -140,7 +140,7 @@ class RegexParser(OutputParser):
         self._begin, self._end, self._fail = (re.compile(p) if p is not None else None
                                               for p in (opts.begin, opts.end, opts.fail))
         self.ends_itself = self._end is not None
-        self._kind = opts.kind or U.default_kind(opts.unit)
+        self._kind = opts.kind or units.default_kind(opts.unit)
 
     @classmethod
     def declared_metrics(cls, options: dict) -> tuple[str, ...] | None:
@@ -172,12 +172,12 @@ class RegexParser(OutputParser):
         name = groups.get("metric") or self.options.metric
         printed = groups.get("unit") or self.options.unit
         value, t = _number(groups["value"]), _number(groups.get("t") or "0")
-        stored = None if value is None else U.convert(value, printed, self.options.unit)
+        stored = None if value is None else units.convert(value, printed, self.options.unit)
         if name is None or stored is None or t is None:
             return self.failed(f"no sample in {text!r}: its metric, value or t is missing or wrong, or its unit "
                                f"{printed!r} does not convert into the parser's `unit` {self.options.unit!r}")
         t_ns = now_ns if groups.get("t") is None else int(self.begin["t0"]) + round(t * 1e9)
-        event = self.sample(name, stored, t_ns, U.stored_unit(self.options.unit), self._kind)
+        event = self.sample(name, stored, t_ns, units.stored_unit(self.options.unit), self._kind)
         return began or event
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..analysis.boards import reference_board
 from ..analysis.overhead import BARE
 from .configs import labels
@@ -29,17 +29,17 @@ def anchor(config_id: str, metric: str, prefix: str = "v") -> str:
 
 
 def _fmt(v: dict, x) -> str:
-    return W.value(x, v.get("stat_unit", "ticks"), v.get("ns_per_tick"), v.get("metric_unit", "cycles"))
+    return wording.value(x, v.get("stat_unit", "ticks"), v.get("ns_per_tick"), v.get("metric_unit", "cycles"))
 
 
 def change_cell(v: dict) -> str:
     """'+16.6 ms, +102 % [+95, +110]' or '+50.3 points [+49.8, +50.9]'."""
     if v.get("stat_unit") in ("share", "fraction"):
-        return W.change(v)
+        return wording.change(v)
     if v.get("change") is None:
         return "-"
     sign = "+" if v["change"] > 0 else "-"
-    return f"{sign}{_fmt(v, abs(v['change']))}, {W.change(v)}"
+    return f"{sign}{_fmt(v, abs(v['change']))}, {wording.change(v)}"
 
 
 def verdict_cell(v: dict) -> str:
@@ -52,9 +52,9 @@ def verdict_cell(v: dict) -> str:
         return f"inconclusive: {n} {unit}" + (f", need {need}" if need else f" ({v.get('reason', '')})")
     words = f" ({v['magnitude']})" if v.get("magnitude") else ""
     if v["verdict"] in SIGNIFICANT:
-        return f"{W.percent(v['change_pct']) if v.get('change_pct') is not None else W.change(v)}" \
+        return f"{wording.percent(v['change_pct']) if v.get('change_pct') is not None else wording.change(v)}" \
                f"{words}: {v['verdict']}"
-    return f"{W.short(v, unit)}"
+    return f"{wording.short(v, unit)}"
 
 
 def answer_rows(res: dict) -> list[dict]:
@@ -75,7 +75,7 @@ def answer_rows(res: dict) -> list[dict]:
             "values": _fmt(v, v.get("value")) if base else
             f"{_fmt(v, v.get('reference_value'))} → {_fmt(v, v.get('value'))}",
             "change": "-" if base else change_cell(v),
-            "floor": "-" if base else W.floor_text(v),
+            "floor": "-" if base else wording.floor_text(v),
             "text": verdict_cell(v), "sentence": v.get("sentence", ""),
         })
     order = {m: i for i, m in reversed(list(enumerate(r["metric"] for r in rows)))}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..results.store import CampaignStore
 from .tables import Table, pval
 
@@ -42,11 +42,11 @@ def pressure_text(p: dict | None) -> str:
     if p.get("rate") is None:
         return f"not reported: {p['reason']}" if p.get("reason") else "not reported"
     alone = f" ({p['of_alone']:.0%} of alone)" if p.get("of_alone") is not None else ""
-    return f"{W.num(p['rate'])} {p.get('unit') or ''}{alone}".strip()
+    return f"{wording.num(p['rate'])} {p.get('unit') or ''}{alone}".strip()
 
 
 def _time(ns) -> str:
-    return W.duration(ns) if ns is not None else "-"
+    return wording.duration(ns) if ns is not None else "-"
 
 
 def channel_table(rows: list[dict]) -> Table:

@@ -19,7 +19,7 @@ import html as _html
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..analysis import wording as W
+from ..analysis import wording
 from .answer import Doubt, doubts
 from .html import CSS, doubts_html, img, table_html
 from .plots.common import COLORS, TIME_UNITS, Context, Unit, png, value_label
@@ -47,11 +47,11 @@ def tables(cmp: dict) -> list[Table]:
     for r in cmp["rows"]:
         load = r.get("host_load")
         t.rows.append([r["config_id"], r["metric"]] + verdict_cells(r) + [
-            drift_cell(r), f"{W.share(load['a_pct'])} → {W.share(load['b_pct'])}" if load else "-", r["sentence"]])
+            drift_cell(r), f"{wording.share(load['a_pct'])} → {wording.share(load['b_pct'])}" if load else "-", r["sentence"]])
         oa, ob = r["a_vs_baseline"] or {}, r["b_vs_baseline"] or {}
         if oa.get("verdict") not in (None, "baseline") or ob.get("verdict") not in (None, "baseline"):
-            iso.rows.append([r["config_id"], r["metric"], W.percent(oa.get("change_pct")) + ci(oa.get("ci95_pct")),
-                             oa.get("verdict") or "-", W.percent(ob.get("change_pct")) + ci(ob.get("ci95_pct")),
+            iso.rows.append([r["config_id"], r["metric"], wording.percent(oa.get("change_pct")) + ci(oa.get("ci95_pct")),
+                             oa.get("verdict") or "-", wording.percent(ob.get("change_pct")) + ci(ob.get("ci95_pct")),
                              ob.get("verdict") or "-"])
     return [t] + ([iso] if iso.rows else [])
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..analysis.kinds import in_ticks
 from .answer import SIGNIFICANT, anchor
 from .configs import labels
@@ -142,7 +142,7 @@ def verdict_part(res: dict) -> dict:
                          reverse=True)
     if significant:
         v = significant[0]
-        change = W.change_size(v)
+        change = wording.change_size(v)
         against = (" (on- vs off-windows)" if v.get("design") == "paired" else
                    f" (vs {named.get(v['baseline'], v['baseline'])})" if v.get("baseline") else "")
         more = f" — {len(significant)} of {len(rows)} comparisons {v['verdict']}" if len(rows) > 1 else ""
@@ -185,7 +185,7 @@ def worst_part(res: dict) -> list[dict]:
         time = in_ticks(unit) and kind != "throughput"
         key = "min" if better == "higher" and not time else "max"
         row = (min if key == "min" else max)(rows, key=lambda r: r[key])
-        fmt = lambda x, r=row: W.value(x, "ticks", r.get("ns_per_tick"), unit)  # noqa: E731
+        fmt = lambda x, r=row: wording.value(x, "ticks", r.get("ns_per_tick"), unit)  # noqa: E731
         entry = {"metric": metric, "config_id": row["config_id"], "config": named.get(row["config_id"],
                                                                                          row["config_id"]),
                  "kind": kind, "unit": unit, "time": time, "stat": key, "value": row[key],
@@ -227,7 +227,7 @@ def _deadlines(res: dict, metric: str, worst: dict) -> list[dict]:
         if d["metric"] == metric:
             groups.setdefault((d["unit"], d["deadline"]), []).append(d)
     for (unit, limit), rows in groups.items():
-        limit_text = W.duration(limit) if unit == "ns" else f"{W.num(limit)} cycles"
+        limit_text = wording.duration(limit) if unit == "ns" else f"{wording.num(limit)} cycles"
         mine = next((d for d in rows if d["config_id"] == worst["config_id"]), rows[0])
         worst_v = mine.get("wcet_ns") if unit == "ns" else mine.get("wcet")
         above = sum(d["above"] or 0 for d in rows)
@@ -236,11 +236,11 @@ def _deadlines(res: dict, metric: str, worst: dict) -> list[dict]:
         if worst_v is None:
             text, met = f"vs deadline {limit_text}: not comparable (no counter frequency)", None
         elif not missed:
-            text, met = f"vs deadline {limit_text}: met, 0 of {W.num(n)} samples above", True
+            text, met = f"vs deadline {limit_text}: met, 0 of {wording.num(n)} samples above", True
         else:
-            over = W.duration(worst_v - limit) if unit == "ns" else f"{W.num(worst_v - limit)} cycles"
-            where = ", ".join(f"{d['config_id']} {W.num(d['above'])}" for d in missed)
-            text = (f"vs deadline {limit_text}: missed by {over}, {W.num(above)} of {W.num(n)} samples above "
+            over = wording.duration(worst_v - limit) if unit == "ns" else f"{wording.num(worst_v - limit)} cycles"
+            where = ", ".join(f"{d['config_id']} {wording.num(d['above'])}" for d in missed)
+            text = (f"vs deadline {limit_text}: missed by {over}, {wording.num(above)} of {wording.num(n)} samples above "
                     f"({where})")
             met = False
         out.append({"deadline": limit, "unit": unit, "deadline_text": limit_text, "met": met, "above": above,

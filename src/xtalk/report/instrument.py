@@ -7,7 +7,7 @@ line, and `xtalk show RUN`'s line.
 """
 from __future__ import annotations
 
-from ..analysis import wording as W
+from ..analysis import wording
 from .tables import Table, num
 
 LISTED = 3  # lost responses named by their time in a line
@@ -22,7 +22,7 @@ def lost_words(facts: dict) -> str:
     lost = facts.get("lost") or 0
     if not lost:
         return "no lost response"
-    times = ", ".join(W.num(t) for t in (facts.get("lost_t_s") or [])[:LISTED])
+    times = ", ".join(wording.num(t) for t in (facts.get("lost_t_s") or [])[:LISTED])
     more = ", ..." if lost > LISTED else ""
     return f"{num(lost)} lost response{'s' if lost != 1 else ''}" + (f" (at {times}{more} s)" if times else "")
 
@@ -30,10 +30,10 @@ def lost_words(facts: dict) -> str:
 def instrument_words(facts: dict) -> str:
     """One run's capture in a line (`xtalk show RUN`)."""
     return (f"{facts['kind']} ({facts.get('device') or '?'}): {facts['stimulus']} -> {facts['response']} at "
-            f"{num(facts['samplerate_hz'])} Hz, resolution {W.duration(facts['resolution_ns'])}: "
+            f"{num(facts['samplerate_hz'])} Hz, resolution {wording.duration(facts['resolution_ns'])}: "
             f"{num(facts['stimuli'])} stimuli in the window, {num(facts['answered'])} answered, {lost_words(facts)}, "
             f"{num(facts.get('unexpected_responses') or 0)} unexpected response edges; on the run's timeline within "
-            f"{W.duration(facts.get('align_ns'))}; capture {facts.get('file') or '-'}")
+            f"{wording.duration(facts.get('align_ns'))}; capture {facts.get('file') or '-'}")
 
 
 def instrument_table(res: dict) -> Table:
@@ -46,9 +46,9 @@ def instrument_table(res: dict) -> Table:
                    "count the run's measured window, the capture file (instrument.sr in the run) holds all of it.")
     for r in runs_with_instrument(res):
         f = r["instrument"]
-        t.rows.append([r["run_id"], f["metric"], f"{f['stimulus']} -> {f['response']}", W.duration(f["resolution_ns"]),
+        t.rows.append([r["run_id"], f["metric"], f"{f['stimulus']} -> {f['response']}", wording.duration(f["resolution_ns"]),
                        num(f["stimuli"]), num(f["answered"]), lost_words(f), num(f.get("unexpected_responses") or 0),
-                       W.duration(f.get("align_ns"))])
+                       wording.duration(f.get("align_ns"))])
     return t
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..analysis.boards import reference_board
 from ..analysis.overhead import BARE
 
@@ -110,10 +110,10 @@ def _answer(res: dict) -> Section:
                   [[r[k] for k in ("metric", "config", "design", "statistic", "values", "change", "floor", "text")]
                    for r in rows])
     reference = reference_board(res["configs"])
-    brief = ([f"{v['config_id']} / {v['metric']}: {W.short(v, v.get('unit_word', 'runs'))}" for v in res["verdicts"]]
-             + [f"{v['config_id']} / {v['metric']} against {BARE}: {W.short(v)}" for v in res["overhead"]
+    brief = ([f"{v['config_id']} / {v['metric']}: {wording.short(v, v.get('unit_word', 'runs'))}" for v in res["verdicts"]]
+             + [f"{v['config_id']} / {v['metric']} against {BARE}: {wording.short(v)}" for v in res["overhead"]
                 if v["verdict"] != "baseline"]
-             + [f"{v['config_id']} / {v['metric']} against {reference}: {W.short(v)}" for v in res["boards"]
+             + [f"{v['config_id']} / {v['metric']} against {reference}: {wording.short(v)}" for v in res["boards"]
                 if v["verdict"] != "baseline"])
     return Section("answer", table.title, "answer", ("verdicts", "overhead", "boards"), [table], rows, brief=brief)
 

@@ -6,7 +6,7 @@ achieved there (xtalk.running.pressure).
 """
 from __future__ import annotations
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..plugins import registry
 from ..spec.plan import BACKEND_DIM
 from ..running.pressure import words as pressure_words
@@ -101,8 +101,8 @@ def exposure_table(res: dict) -> Table:
             state = "ok" if w.get("alive", True) else f"exited ({w.get('exit')})"
             if w.get("errors"):
                 state += "; " + "; ".join(str(x.get("msg", x)) for x in w["errors"])
-            t.rows.append([r["run_id"], name, W.share(None if e is None else e * 100),
-                           W.share(None if share is None else share * 100), state,
+            t.rows.append([r["run_id"], name, wording.share(None if e is None else e * 100),
+                           wording.share(None if share is None else share * 100), state,
                            pressure_words((r.get("pressure") or {}).get(name)).removeprefix("pressure ")])
     return t
 

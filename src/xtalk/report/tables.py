@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..analysis import wording as W
+from ..analysis import wording
 from ..analysis.kinds import in_ticks
 from ..plugins import registry
 
@@ -54,9 +54,9 @@ def tick_cell(row: dict, key: str, unit: str = "cycles") -> str:
     if v is None:
         return "-"
     if not in_ticks(unit):
-        text = W.quantity(v, unit, None)
+        text = wording.quantity(v, unit, None)
     else:
-        text = num(v, 0) + (f" ({W.duration(row[f'{key}_ns'])})" if f"{key}_ns" in row else "")
+        text = num(v, 0) + (f" ({wording.duration(row[f'{key}_ns'])})" if f"{key}_ns" in row else "")
     if key in (row.get("unresolved") or []):
         text += " *"
     return text
@@ -93,18 +93,18 @@ def deadline_table(rows: list[dict]) -> Table:
               note="above: samples above the deadline, of n; WCET: the largest sample, ticks (time); WCET vs "
                    "deadline: how far it is above (+) or below (-) the deadline, in %.")
     for r in rows:
-        limit = W.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
+        limit = wording.duration(r["deadline"]) if r["unit"] == "ns" else f"{num(r['deadline'])} ticks"
         t.rows.append([r["metric"], r["config_id"], limit, num(r["n"]), num(r["above"]),
-                       W.share(r["rate"] * 100) if r.get("rate") is not None else "-",
-                       f"{num(r['wcet'])} ({W.duration(r.get('wcet_ns'))})", W.percent(r.get("margin_pct"))])
+                       wording.share(r["rate"] * 100) if r.get("rate") is not None else "-",
+                       f"{num(r['wcet'])} ({wording.duration(r.get('wcet_ns'))})", wording.percent(r.get("margin_pct"))])
     return t
 
 
 def measured(v, unit: str, ns_per_tick: float | None) -> str:
     """A sample's value: a time as "ticks (time)", a count or rate in its own unit."""
     if v is None or not in_ticks(unit):
-        return W.quantity(v, unit, None)
-    return num(v, 0) + (f" ({W.duration(v * ns_per_tick)})" if ns_per_tick else " cycles")
+        return wording.quantity(v, unit, None)
+    return num(v, 0) + (f" ({wording.duration(v * ns_per_tick)})" if ns_per_tick else " cycles")
 
 
 def outlier_table(rows: list[dict], units: dict) -> Table:
@@ -115,8 +115,8 @@ def outlier_table(rows: list[dict], units: dict) -> Table:
     for r in rows:
         unit, per_tick = units.get(r["metric"], "cycles"), r.get("ns_per_tick")
         t.rows.append([r["metric"], r["config_id"], str(r["rank"]), measured(r["median"], unit, per_tick),
-                       measured(r["value"], unit, per_tick), W.times(r.get("x_median")),
-                       r["run_id"], num(r["index"]), W.seconds(r.get("t_s"))])
+                       measured(r["value"], unit, per_tick), wording.times(r.get("x_median")),
+                       r["run_id"], num(r["index"]), wording.seconds(r.get("t_s"))])
     return t
 
 
@@ -133,8 +133,8 @@ def rampup_table(rows: list[dict], excluded: dict, units: dict) -> Table:
         first, median = r.get("first"), r.get("median")
         warm = f"{num(r['warmup_n'])} samples" + (f" / {r['warmup_s']:.2f} s" if r.get("warmup_s") else "")
         t.rows.append([r["run_id"], r["metric"], measured(first, unit, per_tick), measured(median, unit, per_tick),
-                       W.times(first / median) if first is not None and median else "-",
-                       warm if r["warmup_n"] else "none", W.percent(r.get("head_vs_steady_pct")),
+                       wording.times(first / median) if first is not None and median else "-",
+                       warm if r["warmup_n"] else "none", wording.percent(r.get("head_vs_steady_pct")),
                        pval(r.get("p_value")), num(r["significant"]),
                        num(excluded.get(f"{r['run_id']}/{r['metric']}")) if excluded else "-"])
     return t
@@ -151,7 +151,7 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
                     note="segments cut at each run's executed event times, runs pooled; times: counter ticks "
                          "(time), counts and rates in their own unit.")
         for s in tl["segments"]:
-            seg.rows.append([s["label"], num(s["n"]), value(s["median"]), W.percent(s.get("change_pct")),
+            seg.rows.append([s["label"], num(s["n"]), value(s["median"]), wording.percent(s.get("change_pct")),
                              value(s["p99"]), value(s["max"])])
         tr = Table(f"transitions-{tl['config_id']}-{tl['metric']}",
                    f"Timeline {tl['config_id']} / {tl['metric']}: transitions and change points "
@@ -159,11 +159,11 @@ def timeline_tables(timelines: list[dict]) -> list[Table]:
                    ["run", "event", "t (s)", "nearest change point (s)", "distance (s)", "detected",
                     "transition extreme (bin median)", "vs segment before"])
         for x in tl["transitions"]:
-            tr.rows.append([x["run_id"], x["event"], W.seconds(x["t_s"]),
-                            W.seconds(x["nearest_change_s"]) if x.get("nearest_change_s") is not None else "none",
+            tr.rows.append([x["run_id"], x["event"], wording.seconds(x["t_s"]),
+                            wording.seconds(x["nearest_change_s"]) if x.get("nearest_change_s") is not None else "none",
                             f"{x['distance_s']:+.3f}" if x.get("distance_s") is not None else "-",
                             f"{num(x['detected'])} (±{x['tolerance_s']:.2f} s)", value(x.get("transition_extreme")),
-                            W.percent(x.get("transition_vs_before_pct"))])
+                            wording.percent(x.get("transition_vs_before_pct"))])
         out += [seg, tr]
     return out
 
@@ -192,17 +192,17 @@ def evt_table(rows: list[dict], units: dict) -> Table:
 def verdict_cells(v: dict) -> list[str]:
     """statistic, reference -> value, change [95% CI], noise floor, MDE, p (units), verdict."""
     if v.get("value") is None:
-        return [v.get("statistic_label", "-"), "-", "-", "-", "-", "-", W.short(v, v.get("unit_word", "runs"))]
-    fmt = lambda x: W.value(x, v.get("stat_unit", "ticks"), v.get("ns_per_tick"), v.get("metric_unit", "cycles"))  # noqa: E731
+        return [v.get("statistic_label", "-"), "-", "-", "-", "-", "-", wording.short(v, v.get("unit_word", "runs"))]
+    fmt = lambda x: wording.value(x, v.get("stat_unit", "ticks"), v.get("ns_per_tick"), v.get("metric_unit", "cycles"))  # noqa: E731
     n = v.get("units") or [0, 0]
     unit_word = v.get("unit_word", "runs")
     if v["verdict"] == "baseline":
         return [v["statistic_label"], fmt(v["value"]), "-", "-", "-", f"{n[0]} {unit_word}", "baseline"]
     p = v.get("p_value")
-    return [v["statistic_label"], f"{fmt(v.get('reference_value'))} → {fmt(v['value'])}", W.change(v),
-            W.floor_text(v), W.mde_text(v),
+    return [v["statistic_label"], f"{fmt(v.get('reference_value'))} → {fmt(v['value'])}", wording.change(v),
+            wording.floor_text(v), wording.mde_text(v),
             (f"{p:.2g}" if p is not None else "-") + f" ({n[0]} vs {n[1]} {unit_word})",
-            W.short(v, unit_word)]
+            wording.short(v, unit_word)]
 
 
 VERDICT_COLS = ["statistic", "baseline → config", "change [95% CI]", "noise floor", "min. detectable", "p (units)",
@@ -268,7 +268,7 @@ def runs_table(runs: list[dict]) -> Table:
     for r in runs:
         lost = (r.get("lost_samples") or 0) + (r.get("ring_lost_samples") or 0)
         noisy = r.get("noisy_cpus")
-        noise = "not measured" if noisy is None else ", ".join(f"cpu{c} {W.share(pct)}" for c, pct in noisy.items())
+        noise = "not measured" if noisy is None else ", ".join(f"cpu{c} {wording.share(pct)}" for c, pct in noisy.items())
         t.rows.append([r["run_id"] + (" (warm-up)" if r.get("warmup") else ""),
                        *([r.get("board") or "-"] if boards else []), r.get("config_id") or "-",
                        r.get("status") or "?", num(r.get("sample_count")), num(lost),

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from xtalk.analysis import changepoints as CP
+from xtalk.analysis import changepoints
 from xtalk.analysis.accum import Stream
 
 
@@ -17,20 +17,20 @@ def stream_of(values, t=None, cuts=None):
 def test_binseg_finds_known_steps(seed):
     rng = np.random.default_rng(seed)
     y = np.concatenate([rng.normal(100, 2, 60), rng.normal(115, 2, 50), rng.normal(100, 2, 70)])
-    cps = CP.binseg(y)
+    cps = changepoints.binseg(y)
     assert any(abs(c - 60) <= 2 for c in cps) and any(abs(c - 110) <= 2 for c in cps)
     assert len(cps) <= 4
-    assert CP.binseg(rng.normal(100, 2, 180)) == [] or len(CP.binseg(rng.normal(100, 2, 180))) <= 1
+    assert changepoints.binseg(rng.normal(100, 2, 180)) == [] or len(changepoints.binseg(rng.normal(100, 2, 180))) <= 1
 
 
 def test_warmup_is_detected_and_stationary_data_is_not_flagged():
     rng = np.random.default_rng(1)
     ramp = np.concatenate([np.linspace(16e6, 10.6e6, 300), np.full(2700, 10.6e6)]) + rng.normal(0, 2e4, 3000)
-    r = CP.rampup(stream_of(ramp), float(np.median(ramp)))
+    r = changepoints.rampup(stream_of(ramp), float(np.median(ramp)))
     assert r["significant"] and 150 <= r["warmup_n"] <= 450
     assert r["first_vs_median_pct"] == pytest.approx((np.median(ramp) - ramp[0]) / np.median(ramp) * 100, rel=1e-3)
     flat = rng.normal(6.59e6, 2e3, 3000)
-    assert not CP.rampup(stream_of(flat), float(np.median(flat)))["significant"]
+    assert not changepoints.rampup(stream_of(flat), float(np.median(flat)))["significant"]
 
 
 def test_timeline_before_during_after_and_detected_change_points():
@@ -42,7 +42,7 @@ def test_timeline_before_during_after_and_detected_change_points():
     v[during] *= 1.47
     events = [{"t_s": 6.0, "action": "start", "target": "thrash"}, {"t_s": 12.0, "action": "stop", "target": "thrash"}]
     s = stream_of(v, t, cuts=(6.0, 12.0))
-    tl = CP.timeline([s], {"r1": events}, "cycles")
+    tl = changepoints.timeline([s], {"r1": events}, "cycles")
     labels = [seg["label"] for seg in tl["segments"]]
     assert labels == ["before", "thrash on", "after"]
     meds = [seg["median"] for seg in tl["segments"]]

@@ -5,7 +5,7 @@ import pytest
 import scipy.stats
 
 from xtalk.analysis import accum
-from xtalk.analysis import hist as H
+from xtalk.analysis import hist
 from xtalk.analysis.accum import Moments, Stream
 from xtalk.analysis.describe import describe
 
@@ -29,21 +29,21 @@ def feed(values, batch=7777, **kw):
 def test_bucket_bounds_contain_every_value():
     v = np.concatenate([np.arange(0, 20000, dtype=np.uint64), heavy(100000).astype(np.uint64),
                         np.array([2**40 + 12345, 2**52 + 1], dtype=np.uint64)])
-    low, width = H.bucket_bounds(H.bucket_index(v))
+    low, width = hist.bucket_bounds(hist.bucket_index(v))
     assert np.all((low <= v) & (v < low + width))
     big = v >= 4096
-    assert np.all(width[big] / low[big] <= H.REL_ERROR + 1e-12)
+    assert np.all(width[big] / low[big] <= hist.REL_ERROR + 1e-12)
     assert np.all(width[v < 4096] == 1)
 
 
 @pytest.mark.parametrize("qs", [[0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0]])
 def test_histogram_quantiles_within_bucket_error(qs):
     x = heavy(200000)
-    est = H.quantiles(H.histogram(x), qs, float(x.min()), float(x.max()))
+    est = hist.quantiles(hist.histogram(x), qs, float(x.min()), float(x.max()))
     ref = np.percentile(x.astype(float), np.array(qs) * 100)
-    assert np.allclose(est, ref, rtol=H.REL_ERROR, atol=1.0)
+    assert np.allclose(est, ref, rtol=hist.REL_ERROR, atol=1.0)
     small = np.random.default_rng(3).integers(0, 4000, 5000).astype(np.uint64)
-    assert np.allclose(H.quantiles(H.histogram(small), qs, small.min(), small.max()),
+    assert np.allclose(hist.quantiles(hist.histogram(small), qs, small.min(), small.max()),
                        np.percentile(small.astype(float), np.array(qs) * 100))
 
 
@@ -68,7 +68,7 @@ def test_stream_statistics_exact_and_histogram_paths(monkeypatch, exact_limit):
     xf = x.astype(float)
     assert row["n"] == len(x) and row["min"] == xf.min() and row["max"] == row["wcet"] == xf.max()
     assert row["exact_quantiles"] is (exact_limit > len(x))
-    tol = 1e-12 if row["exact_quantiles"] else H.REL_ERROR
+    tol = 1e-12 if row["exact_quantiles"] else hist.REL_ERROR
     for key, q in (("q1", 25), ("median", 50), ("q3", 75), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99)):
         assert row[key] == pytest.approx(np.percentile(xf, q), rel=tol, abs=1), key
     assert row["skew"] == pytest.approx(scipy.stats.skew(xf, bias=False), rel=1e-8)
@@ -111,11 +111,11 @@ def test_histogram_keeps_only_its_used_span_and_counts_every_bucket():
     a = np.concatenate([np.full(100, 5000), heavy(3000, seed=3), np.full(10, 2**40), np.arange(1, 50)]).astype(np.uint64)
     b = heavy(2000, seed=4)
     sa, sb = feed(a, batch=97), feed(b)
-    assert len(sb._hist[1]) < H.NBUCKETS // 2
+    assert len(sb._hist[1]) < hist.NBUCKETS // 2
     for s, x in ((sa, a), (sb, b)):
-        assert np.array_equal(s.hist, np.bincount(H.bucket_index(x), minlength=H.NBUCKETS))
+        assert np.array_equal(s.hist, np.bincount(hist.bucket_index(x), minlength=hist.NBUCKETS))
     pooled = Stream.merged([sa, sb]).hist
-    assert np.array_equal(pooled, np.bincount(H.bucket_index(np.concatenate([a, b])), minlength=H.NBUCKETS))
+    assert np.array_equal(pooled, np.bincount(hist.bucket_index(np.concatenate([a, b])), minlength=hist.NBUCKETS))
 
 
 def test_segment_histograms_count_each_time_segment(monkeypatch):
@@ -131,21 +131,21 @@ def test_segment_histograms_count_each_time_segment(monkeypatch):
     seg = np.searchsorted([3.0, 6.0], np.arange(len(x)) * 1e-3, side="right")
     assert np.bincount(seg).tolist() == [3000, 3000, 3000]
     for k in range(3):
-        assert np.array_equal(s.segment_hist(k), np.bincount(H.bucket_index(x[seg == k]), minlength=H.NBUCKETS))
+        assert np.array_equal(s.segment_hist(k), np.bincount(hist.bucket_index(x[seg == k]), minlength=hist.NBUCKETS))
     during = segment_stats([s], 1)
     assert not during["exact"] and during["n"] == 3000
-    assert during["median"] == pytest.approx(np.median(x[seg == 1]), rel=H.REL_ERROR)
+    assert during["median"] == pytest.approx(np.median(x[seg == 1]), rel=hist.REL_ERROR)
 
 
 @pytest.mark.parametrize("big_share", [0.0, 0.001, 0.2, 0.3, 1.0])
 def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the_exact_range(big_share):
     rng = np.random.default_rng(5)
     n = 20000
-    small = rng.integers(0, H.EXACT, n)
-    big = rng.integers(H.EXACT, 2**63, n, dtype=np.uint64)
+    small = rng.integers(0, hist.EXACT, n)
+    big = rng.integers(hist.EXACT, 2**63, n, dtype=np.uint64)
     v = np.where(rng.random(n) < big_share, big, small.astype(np.uint64)).astype(np.uint64)
-    v[:3] = [H.EXACT - 1, H.EXACT, 0]
-    expected = np.zeros(H.NBUCKETS, np.int64)
-    np.add.at(expected, H.bucket_index(v), 1)
-    assert np.array_equal(H.histogram(v), expected)
-    assert np.array_equal(H.histogram(v, v.astype(np.float64)), expected)
+    v[:3] = [hist.EXACT - 1, hist.EXACT, 0]
+    expected = np.zeros(hist.NBUCKETS, np.int64)
+    np.add.at(expected, hist.bucket_index(v), 1)
+    assert np.array_equal(hist.histogram(v), expected)
+    assert np.array_equal(hist.histogram(v, v.astype(np.float64)), expected)

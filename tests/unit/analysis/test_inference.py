@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from xtalk.analysis import inference as I
+from xtalk.analysis import inference
 from xtalk.analysis.effects import Rules, assess_runs
 from xtalk.analysis.kinds import MEDIAN, STOLEN
 from xtalk.analysis.wording import sentence
@@ -17,7 +17,7 @@ from xtalk.analysis.wording import sentence
 def test_exact_permutation_p_matches_brute_force_and_scipy():
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.3, 1, 5), rng.normal(0, 1, 6)
-    p, exact = I.permutation_p(a, b, rng)
+    p, exact = inference.permutation_p(a, b, rng)
     x = np.concatenate([a, b])
     obs = abs(a.mean() - b.mean())
     hits = [abs(x[list(c)].mean() - np.delete(x, c).mean()) >= obs - 1e-12
@@ -30,23 +30,23 @@ def test_exact_permutation_p_matches_brute_force_and_scipy():
 
 def test_complete_separation_gives_the_smallest_exact_p():
     rng = np.random.default_rng(0)
-    assert I.permutation_p([5, 6, 7], [1, 2, 3], rng)[0] == pytest.approx(0.1)
-    assert I.permutation_p(np.arange(10, 15), np.arange(5), rng)[0] == pytest.approx(2 / 252)
-    assert I.min_p(3, 3) == pytest.approx(0.1) and I.min_p(5, 5) == pytest.approx(2 / 252)
-    assert I.min_units(0.01) == 5 and I.min_units(0.05) == 4 and I.min_units(0.01, paired=True) == 8
+    assert inference.permutation_p([5, 6, 7], [1, 2, 3], rng)[0] == pytest.approx(0.1)
+    assert inference.permutation_p(np.arange(10, 15), np.arange(5), rng)[0] == pytest.approx(2 / 252)
+    assert inference.min_p(3, 3) == pytest.approx(0.1) and inference.min_p(5, 5) == pytest.approx(2 / 252)
+    assert inference.min_units(0.01) == 5 and inference.min_units(0.05) == 4 and inference.min_units(0.01, paired=True) == 8
 
 
 def test_smallest_exact_p_of_thousands_of_runs_is_zero_not_an_overflow():
     """A campaign of 10,000 runs compares 2,000 runs against 2,000: C(4000, 2000) and
     2**1100 are beyond a float; the smallest p underflows to 0."""
-    assert I.min_p(2000, 2000) == 0.0 and I.min_p(1100) == 0.0 and I.min_p(4000, 1) == pytest.approx(1 / 4001)
+    assert inference.min_p(2000, 2000) == 0.0 and inference.min_p(1100) == 0.0 and inference.min_p(4000, 1) == pytest.approx(1 / 4001)
 
 
 def test_monte_carlo_permutation_when_there_are_too_many_arrangements():
     rng = np.random.default_rng(1)
     a, b = rng.normal(1, 1, 15), rng.normal(0, 1, 15)
-    p, exact = I.permutation_p(a, b, rng)
-    assert not exact and math.comb(30, 15) > I.MAX_EXACT
+    p, exact = inference.permutation_p(a, b, rng)
+    assert not exact and math.comb(30, 15) > inference.MAX_EXACT
     ref = scipy.stats.ttest_ind(a, b).pvalue
     assert p == pytest.approx(ref, rel=0.3, abs=2e-4)
 
@@ -54,7 +54,7 @@ def test_monte_carlo_permutation_when_there_are_too_many_arrangements():
 def test_signflip_exact_matches_scipy():
     rng = np.random.default_rng(2)
     d = rng.normal(0.5, 1, 9)
-    p, exact = I.signflip_p(d, rng)
+    p, exact = inference.signflip_p(d, rng)
     ref = scipy.stats.permutation_test((d,), lambda u: abs(np.mean(u)), permutation_type="samples",
                                        n_resamples=np.inf, alternative="greater")
     assert exact and p == pytest.approx(ref.pvalue)
@@ -62,16 +62,16 @@ def test_signflip_exact_matches_scipy():
 
 def test_floor_from_the_reference_spread():
     ref = np.log([100.0, 102.0, 98.0, 101.0, 99.0])
-    fl = I.floor_and_mde(ref, 5, 5, alpha=0.01)
+    fl = inference.floor_and_mde(ref, 5, 5, alpha=0.01)
     expect = scipy.stats.t.ppf(0.995, 4) * ref.std(ddof=1) * math.sqrt(2 / 5)
     assert fl["floor"] == pytest.approx(expect) and fl["mde"] > fl["floor"]
-    assert I.floor_and_mde(ref[:1], 5, 5)["floor"] is None
+    assert inference.floor_and_mde(ref[:1], 5, 5)["floor"] is None
 
 
 def test_units_needed_shrinks_with_the_effect():
-    small, large = I.units_needed(0.05, 0.02), I.units_needed(0.05, 0.2)
-    assert large == I.min_units() <= small
-    assert I.units_needed(0.05, 1e-6) is None
+    small, large = inference.units_needed(0.05, 0.02), inference.units_needed(0.05, 0.2)
+    assert large == inference.min_units() <= small
+    assert inference.units_needed(0.05, 1e-6) is None
 
 
 @pytest.mark.slow
@@ -184,6 +184,6 @@ def test_t_quantile_and_p_are_scipy_stats_numbers():
     qs = np.concatenate([rng.uniform(0.5, 1, 200), [0.8, 0.9, 0.975, 0.995, 0.9995]])
     dfs = np.concatenate([rng.uniform(0.5, 300, 200), [1, 2, 4, 9, np.inf]])
     for q, df in zip(qs, dfs):
-        assert I.t_quantile(q, df) == scipy.stats.t.ppf(q, df)
+        assert inference.t_quantile(q, df) == scipy.stats.t.ppf(q, df)
         diff = float(rng.normal(0, 3))
-        assert I.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))
+        assert inference.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))

@@ -1,28 +1,28 @@
 """The one formatter: numbers without exponents, shares that cannot exceed 100 %, counts
 and rates in their own unit, a maximum called a WCET only where it is a time."""
-from xtalk.analysis import wording as W
+from xtalk.analysis import wording
 
 
 def test_numbers_have_three_digits_and_no_exponent():
-    assert [W.num(v) for v in (0.0123, 4.56, 163.4, 999.7, 12_345, 2_574_966)] == \
+    assert [wording.num(v) for v in (0.0123, 4.56, 163.4, 999.7, 12_345, 2_574_966)] == \
         ["0.0123", "4.56", "163", "1,000", "12,345", "2,574,966"]
-    assert W.num(0.00012) == "0.00012" and W.num(163.4, signed=True) == "+163"
-    assert W.percent(-18847.6) == "-18,848 %" and "e+" not in W.percent(1.6e2)
+    assert wording.num(0.00012) == "0.00012" and wording.num(163.4, signed=True) == "+163"
+    assert wording.percent(-18847.6) == "-18,848 %" and "e+" not in wording.percent(1.6e2)
 
 
 def test_shares_are_capped_at_100_percent():
-    assert W.share(100.1) == "100 %" and W.share(-0.2) == "0 %" and W.share(42.0) == "42 %"
-    assert W.value(1.002, "share", None) == "100 % of the CPU"
+    assert wording.share(100.1) == "100 %" and wording.share(-0.2) == "0 %" and wording.share(42.0) == "42 %"
+    assert wording.value(1.002, "share", None) == "100 % of the CPU"
 
 
 def test_counts_and_rates_keep_their_unit_times_are_times():
-    assert W.value(2_574_966.0, "ticks", 0.5, "count") == "2,574,966 count"
-    assert W.value(12_052.0, "ticks", 0.5, "MB/s") == "12,052 MB/s"
-    assert W.value(20_000.0, "ticks", 0.5, "cycles") == "10 µs"
-    assert W.stat_label("max", "max", "count") == "max" and W.stat_label("max", "max", "cycles") == "max (WCET)"
-    assert W.times(188.476) == "188×"
+    assert wording.value(2_574_966.0, "ticks", 0.5, "count") == "2,574,966 count"
+    assert wording.value(12_052.0, "ticks", 0.5, "MB/s") == "12,052 MB/s"
+    assert wording.value(20_000.0, "ticks", 0.5, "cycles") == "10 µs"
+    assert wording.stat_label("max", "max", "count") == "max" and wording.stat_label("max", "max", "cycles") == "max (WCET)"
+    assert wording.times(188.476) == "188×"
 
 
 def test_times_pick_their_unit_after_rounding():
-    assert [W.duration(v) for v in (76.0, 999.7, 11_374.0, 2.5e6, 1.234e12)] == \
+    assert [wording.duration(v) for v in (76.0, 999.7, 11_374.0, 2.5e6, 1.234e12)] == \
         ["76 ns", "1 µs", "11.4 µs", "2.5 ms", "1,234 s"]

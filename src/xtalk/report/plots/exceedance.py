@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ...analysis import hist as H
+from ...analysis import hist
 from . import plot
 from .common import COLORS, Context, Plot, legend_outside, value_label
 
@@ -26,7 +26,7 @@ def exceedance(ctx: Context) -> list[Plot]:
         ymin, fitted, refused = 1.0, False, []
         for k, color in zip(keys, COLORS * 4):
             s = ctx.pooled[k]
-            low, width, count = H.nonzero(s.hist)
+            low, width, count = hist.nonzero(s.hist)
             x = unit.of(np.minimum(low + width - 1, s.vmax))
             surv = (s.n - np.cumsum(count)) / s.n
             keep = surv > 0
