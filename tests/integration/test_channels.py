@@ -15,7 +15,7 @@ import pytest
 from tests.framework.backends import NEEDS_QEMU
 from tests.framework.cli import write_spec, xtalk
 from tests.framework.specs import MEASURER_ONLY
-from xtalk.channels.names import CHANNELS
+from xtalk.interference.names import CHANNELS
 
 BACKENDS = ["native", pytest.param("qemu", marks=[pytest.mark.slow, NEEDS_QEMU])]
 

@@ -8,7 +8,7 @@ the reference board's configurations are the `baseline`.
 """
 from __future__ import annotations
 
-from .campaigns import LABELS
+from .comparison import LABELS
 from .overhead import against_rows
 from .verdict import Context
 

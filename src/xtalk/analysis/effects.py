@@ -1,6 +1,6 @@
 """Is there a change, how large, how sure: one assessment per (statistic, comparison),
 the same for a configuration against its baseline, for on- against off-windows of the
-paired design (paired.py) and for campaigns B against campaigns A (campaigns.py, with the
+paired design (paired.py) and for campaigns B against campaigns A (comparison.py, with the
 campaign as a level: levels.py).
 
 Decision (docs/analysis.md, "Verdicts"):

@@ -25,7 +25,7 @@ from .effects import Rules
 from .inference import POWER
 from .kinds import metric_info, metrics_of
 from .boards import board_rows
-from .channels import channel_rows
+from .interference import channel_rows
 from .search import search_outcome
 from .overhead import overhead_rows
 from .result import Result, clean, run_row

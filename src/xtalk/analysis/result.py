@@ -52,7 +52,7 @@ class Result(TypedDict):
     evt: Rows
     gates: Rows
     verdicts: Rows
-    channels: Rows                # analysis/channels.py: per channel and placement, or why it was not tested
+    channels: Rows                # analysis/interference.py: per channel and placement, or why it was not tested
     search: dict[str, Any] | None  # analysis/search.py: a search confirmation's outcome
     overhead: Rows
     boards: Rows

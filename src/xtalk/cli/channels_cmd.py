@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..channels.study import Settings, study  # heavy (scipy): only when this command runs
+    from ..interference.study import Settings, study  # heavy (scipy): only when this command runs
     from ..running.derived import holding_cpus
     if args.runs < 2 or (args.duration_s is not None and not args.duration_s > 0):
         raise UsageError("channels: --runs must be at least 2 and --duration-s > 0")

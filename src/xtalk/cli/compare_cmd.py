@@ -53,7 +53,7 @@ def sides(names: list[str]) -> tuple[list[str], list[str]]:
 
 def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
-    from ..analysis.campaigns import Group, compare_campaigns
+    from ..analysis.comparison import Group, compare_campaigns
     from ..analysis.pipeline import Options, analyze
     from ..report import compare_page
     from ..results.replicates import replicates

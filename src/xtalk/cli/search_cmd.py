@@ -59,7 +59,7 @@ def _problems(args) -> list[str]:
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
     from ..running.derived import holding_cpus
-    from ..report.channels import ratio_text
+    from ..report.interference import ratio_text
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
     from ..search.space import candidates

@@ -13,7 +13,7 @@ def print_and_report(store_path: str, out: Console, show: bool = True) -> list[d
     from ..analysis.pipeline import analyze
     from ..report import terminal
     from ..report.build import write_report
-    from ..report.channels import channel_table
+    from ..report.interference import channel_table
     from ..results.store import CampaignStore
     store = CampaignStore(Path(store_path))
     analysis = analyze(store)

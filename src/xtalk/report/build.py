@@ -1,6 +1,6 @@
 """Write a campaign's report directory: report.html (self-contained), report.md with
 plots/*.png, report.json (everything computed, the headline and the report's sections), stats.csv (per configuration and per
-run), evidence.json (a channel study's or search's, report/channels.py), samples.parquet (every stored sample of every run, copied 64 Ki rows at a time,
+run), evidence.json (a channel study's or search's, report/interference.py), samples.parquet (every stored sample of every run, copied 64 Ki rows at a time,
 never loaded whole) and junit.xml (the gates).
 The directory is written whole next to its place and put there at the end (atomic.atomic_dir):
 an interrupted report leaves the previous one as it was. A directory there that holds
@@ -20,7 +20,7 @@ from ..analysis.result import clean
 from ..files import atomic_dir, atomic_path, write_atomic
 from ..errors import Problem, SpecError
 from . import html, interactive, markdown, plots
-from .channels import evidence
+from .interference import evidence
 from .junit import junit_xml
 from .sections import Report, report_of
 

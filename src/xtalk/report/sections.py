@@ -23,7 +23,7 @@ from ..analysis.overhead import BARE
 if TYPE_CHECKING:
     from ..analysis.pipeline import Options
 from .answer import Doubt, answer_rows, doubts
-from .channels import channel_table, search_table
+from .interference import channel_table, search_table
 from .headline import headline
 from .instrument import instrument_brief, instrument_table, runs_with_instrument
 from .second_config import second_config_hint

@@ -98,7 +98,7 @@ class CampaignRecord(Part):
     host: dict[str, JSON] = {}  # host facts (host/metadata.py owns their keys)
     planned_runs: list[str] = []
     fleet: CampaignFleet | None = None  # a fleet campaign's mode
-    # what xtalk's own study meant by the configurations (channels/study.py, search/confirm.py)
+    # what xtalk's own study meant by the configurations (interference/study.py, search/confirm.py)
     study: dict[str, JSON] | None = None
 
 

@@ -2,7 +2,7 @@
 
 Fresh runs, side by side in one campaign at the searched placement: the measurer alone,
 next to the worst neighbour found (the best trial), and next to the default stressor of
-every channel the candidates load (channels/names.py; a channel that cannot be exercised
+every channel the candidates load (interference/names.py; a channel that cannot be exercised
 here is listed with the reason). The analysis gives each its multiplier and verdict and
 the ratio of the found neighbour over the best default with its interval
 (analysis/search.py); the campaign keeps the search's summary in campaign.json `study`
@@ -18,9 +18,9 @@ from pathlib import Path
 import optuna
 import tomli_w
 
-from ..channels.names import CHANNELS, why_not
-from ..channels.study import Settings as StudySettings
-from ..channels.study import plan_entry, study_spec
+from ..interference.names import CHANNELS, why_not
+from ..interference.study import Settings as StudySettings
+from ..interference.study import plan_entry, study_spec
 from ..running.derived import run_spec
 from ..errors import InfrastructureError
 from .engine import STATES, Settings

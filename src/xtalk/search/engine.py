@@ -28,7 +28,7 @@ from pathlib import Path
 import optuna
 
 from ..analysis.verdict import Context
-from ..channels.names import CHANNELS
+from ..interference.names import CHANNELS
 from ..running.derived import base, run_spec, stressors_first
 from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit

@@ -131,7 +131,7 @@ class Bench:
     kpi: str | None
     params: dict[str, Param]
     metrics: tuple[Metric, ...]
-    channels: tuple[str, ...] = ()         # a stressor's interference channels (channels/names.py)
+    channels: tuple[str, ...] = ()         # a stressor's interference channels (interference/names.py)
     tune: dict[str, Param] = field(default_factory=dict)  # search ranges of its parameters (xtalk search)
 
 

@@ -1,11 +1,11 @@
-"""The channel rows of a study's campaign (analysis/channels.py): a multiplier with its
+"""The channel rows of a study's campaign (analysis/interference.py): a multiplier with its
 interval for ratio statistics, points for shares, the pressure as a share of the stressor's
 reach alone, the runs behind each row, and every channel not tested with its reason."""
 from __future__ import annotations
 
 import pytest
 
-from xtalk.analysis.channels import channel_rows
+from xtalk.analysis.interference import channel_rows
 
 STUDY = {"kind": "channels", "plan": [
     {"name": "llc", "channel": "llc", "title": "last-level cache", "tested": True, "reason": None,

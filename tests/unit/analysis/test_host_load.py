@@ -1,11 +1,11 @@
-"""Two campaigns compared (analysis/campaigns.py) whose hosts were loaded differently: a
+"""Two campaigns compared (analysis/comparison.py) whose hosts were loaded differently: a
 real 30 % slow-down is "different" when both hosts were equally quiet, and is not told as
 the system's when the measured CPU of one side spent much more of its runs on other work;
 the loads are in each row either way."""
 import pytest
 
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
-from xtalk.analysis.campaigns import Group, compare_campaigns
+from xtalk.analysis.comparison import Group, compare_campaigns
 from xtalk.analysis.host_load import load_difference, measured_cpu_load
 from xtalk.analysis.pipeline import Options, analyze
 from xtalk.results.store import CampaignStore

@@ -1,4 +1,4 @@
-"""`xtalk compare`'s answer first (report/compare_page.py, analysis/campaigns.py): the
+"""`xtalk compare`'s answer first (report/compare_page.py, analysis/comparison.py): the
 sentence and counts name the campaigns in the order given (A first), the verdict table
 comes before the warnings, which are grouped per kind with a count and folded, and the
 box plot shows both sides in the report's time unit, each side's ticks converted with its
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
-from xtalk.analysis.campaigns import Group, compare_campaigns
+from xtalk.analysis.comparison import Group, compare_campaigns
 from xtalk.analysis.pipeline import Options, analyze
 from xtalk.report import compare_page
 from xtalk.report.plots.common import Context

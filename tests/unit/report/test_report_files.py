@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 
 from tests.framework.browser import external_refs
 from tests.framework.campaigns import gated_campaign
-from xtalk.analysis.campaigns import Group, compare_campaigns
+from xtalk.analysis.comparison import Group, compare_campaigns
 from xtalk.analysis.pipeline import analyze
 from xtalk.report import compare_page
 from xtalk.report.build import EXPORT_BATCH, export_samples, write_report

@@ -1,11 +1,11 @@
-"""The channels (channels/names.py) against the catalogue the guests declare: every
+"""The channels (interference/names.py) against the catalogue the guests declare: every
 channel's default stressor says it loads that channel, every channel a stressor declares
 is a known one, and every declared search range is usable."""
 from __future__ import annotations
 
 import pytest
 
-from xtalk.channels import names
+from xtalk.interference import names
 from xtalk.search import space
 from xtalk.spec import catalogue
 

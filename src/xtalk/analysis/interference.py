@@ -41,7 +41,7 @@ def _effect(v: dict) -> dict:
 
 def _pressure(runs: list[dict], stressor: str, alone: dict | None) -> dict | None:
     """The stressor's achieved pressure, mean over the runs that report it, and its share
-    of what the stressor reached alone (channels/reach.py) where that was measured."""
+    of what the stressor reached alone (interference/reach.py) where that was measured."""
     got = [p for r in runs for name, p in ((r.get("pressure") or {}).items()) if name == stressor or
            name.startswith(f"{stressor}-")]
     rates = [p["rate"] for p in got if isinstance(p, dict) and p.get("rate") is not None]

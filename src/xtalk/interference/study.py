@@ -1,10 +1,10 @@
 """`xtalk channels SPEC`: the channel study. One campaign over the spec's measurer (and
 its `measurer.` matrix dimensions) and placements: the measurer alone, and next to each
-interference channel's default stressor (channels/names.py), one configuration per
+interference channel's default stressor (interference/names.py), one configuration per
 channel and placement, fresh runs each. The campaign keeps the study's plan in
 campaign.json (`study`): which stressor stands for which channel, and every channel that
 was not exercised with the reason. The analysis turns it into the report's "Interference
-channels" table and evidence.json (analysis/channels.py, report/evidence.py).
+channels" table and evidence.json (analysis/interference.py, report/evidence.py).
 
 Caveat: the stressors are the untuned defaults: a channel found quiet here may still
 carry interference a tuned neighbour finds (`xtalk search`).

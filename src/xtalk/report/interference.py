@@ -1,5 +1,5 @@
 """The report's "Interference channels" table and evidence.json, from the analysis's
-channel rows (analysis/channels.py) of a channel study or a search's confirmation.
+channel rows (analysis/interference.py) of a channel study or a search's confirmation.
 
 evidence.json is what a safety case cites: per channel, tested or not (and why not), the
 stressor configuration and its hash, the guest image and program hashes, the host and
