@@ -25,6 +25,7 @@ from .errors import Problem, SpecError, UsageError, did_you_mean
 from .spec.plan import DEFAULTS, config_name
 from .results.store import CampaignStore
 from .files import read_bounded
+from .plugins import PARSERS
 from .spec.assignment import parse_assignment
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 
@@ -75,8 +76,7 @@ def _check_parser(req: Request) -> str:
     """The bench label after checking the parser, its options and the bench."""
     known = parsers.registry()
     if req.output not in known:
-        hint = did_you_mean(req.output, known) or f" (parsers: {', '.join(known)})"
-        raise SpecError("xtalk import", [Problem("--output", f"no output parser {req.output!r}{hint}")])
+        raise SpecError("xtalk import", [Problem("--output", PARSERS.unknown(req.output))])
     problems = [Problem("--parser " + ".".join(map(str, loc)), msg)
                 for loc, msg in parsers.option_problems(req.output, req.options)]
     benches = known[req.output].benches

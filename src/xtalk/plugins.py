@@ -1,108 +1,125 @@
-"""The plug-ins: the backends, the output parsers and the instruments, found by name.
+"""The plug-ins: the backends, the output parsers and the instruments, each kind found the
+same way (Plugins).
 
-The backend registry: every Backend class (xtalk.backends.base) by its kind name.
+A plug-in class registers itself with `@KIND.register` where it is defined (BACKENDS,
+PARSERS, INSTRUMENTS), under the value of its key attribute (`name`; an instrument's
+`kind`). The first question to a kind imports every module of its package and every
+module an installed distribution names in the entry point group of the same name
+(`xtalk.backends`, `xtalk.parsers`, `xtalk.instruments`: a plug-in kept outside xtalk,
+docs/backends.md): adding one is adding one file there, or installing one module that
+declares it. Its options are its class's pydantic model `Options`, and every kind words
+an unknown option the same way: "unknown option for the NAME KIND".
 
-A backend class registers itself with `@register` where it is defined. `registry()` first
-imports every module of the xtalk.backends package and every module an installed
-distribution names in the entry point group `xtalk.backends` (a backend kept outside
-xtalk: docs/backends.md), as parsers/__init__.py finds the output parsers: adding a
-backend is adding one file there, or installing one module that declares it.
 Everything that knows the backends asks here: the spec (`backend_kinds`: which tables of
 [backend] are a backend's own), the plan, the host facts (`host_facts`: what each backend
 adds to them), `xtalk host show`, the report's setup and the fleet (`reaches`).
-At import time this module imports only xtalk.errors, so the layers below the backends
-(spec, plan, host) may ask it; it loads the backends by name on the first question.
-Caveat: a backend module that fails to import fails every question (InfrastructureError
-naming it): a broken backend is not silently left out.
-
-Finding the classes of a plug-in package by name: every module of the package is
-imported, and each subclass of the base (at any depth) that sets the naming attribute
-itself is kept under its value. The output parsers (`name`) and the instruments (`kind`)
-are found this way: adding one is adding one file to its package.
+At import time this module imports only xtalk.errors, so the layers below the plug-ins
+(spec, plan, host) may ask it; it loads the plug-ins by name on the first question.
+Caveat: a plug-in module that fails to import fails every question of its kind
+(an entry point's error is an InfrastructureError naming it): a broken plug-in is not
+silently left out.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from functools import cache
 from importlib.metadata import entry_points
-from typing import Any, Iterable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from .errors import InfrastructureError, did_you_mean
 
-PACKAGE = "xtalk.backends"
-ENTRY_POINTS = "xtalk.backends"  # group of the entry points that name a module defining backends
 
-_CLASSES: dict[str, type] = {}
+class Plugins:
+    """One kind of plug-in: its classes by name, found in `package` and the entry point
+    group of the same name."""
+
+    def __init__(self, noun: str, package: str, key: str = "name"):
+        self.noun, self.package, self.group, self.key = noun, package, package, key
+        self._classes: dict[str, type] = {}
+        self._loaded = False
+
+    def register(self, cls: type) -> type:
+        """Class decorator: `cls` under the value of its key attribute."""
+        name = getattr(cls, self.key)
+        known = self._classes.get(name)
+        if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
+            raise TypeError(f"two {self.noun}s are named {name!r}: {known.__module__}.{known.__qualname__} and "
+                            f"{cls.__module__}.{cls.__qualname__}")
+        self._classes[name] = cls
+        return cls
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        package = importlib.import_module(self.package)
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{self.package}.{module.name}")
+        for point in entry_points(group=self.group):
+            try:
+                point.load()
+            except Exception as err:  # noqa: BLE001 - any error of someone else's module: named, not a traceback
+                raise InfrastructureError(f"the {self.noun} module of entry point {point.name} = {point.value} "
+                                          f"(group {self.group}) failed to load: {type(err).__name__}: {err}") from err
+        self._loaded = True
+
+    def classes(self) -> dict[str, type]:
+        """Every class of this kind by name, sorted by name."""
+        self._load()
+        return dict(sorted(self._classes.items()))
+
+    def get(self, name: str) -> type | None:
+        return self.classes().get(name)
+
+    def unknown(self, name: str) -> str:
+        """Why `name` is no plug-in of this kind: the names it may have meant, and all."""
+        known = self.classes()
+        return f"unknown {self.noun} {name!r}{did_you_mean(name, known)} (known: {', '.join(known) or 'none'})"
+
+    def option_problems(self, name: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
+        """Problems with the options of the plug-in `name`, as option_problems words them."""
+        return option_problems(self.classes()[name].Options, f"the {name} {self.noun}", options)
 
 
-def register(cls: type) -> type:
-    """Class decorator: the backend `cls` under its kind `cls.name`."""
-    known = _CLASSES.get(cls.name)
-    if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
-        raise TypeError(f"two backends are named {cls.name!r}: {known.__module__}.{known.__qualname__} and "
-                        f"{cls.__module__}.{cls.__qualname__}")
-    _CLASSES[cls.name] = cls
-    return cls
+def option_problems(model: type[BaseModel], owner: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
+    """Problems with `options` against a plug-in's options model, each as (path inside the
+    options, message); [] when fine. `owner` names the plug-in ("the native backend")."""
+    try:
+        model.model_validate(options)
+    except ValidationError as err:
+        return [(tuple(e["loc"]), f"unknown option for {owner}" if e["type"] == "extra_forbidden" else e["msg"])
+                for e in err.errors()]
+    return []
 
 
-@cache
-def _load() -> None:
-    package = importlib.import_module(PACKAGE)
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{PACKAGE}.{module.name}")
-    for point in entry_points(group=ENTRY_POINTS):
-        try:
-            point.load()
-        except Exception as err:  # noqa: BLE001 - any error of someone else's module: named, not a traceback
-            raise InfrastructureError(f"the backend module of entry point {point.name} = {point.value} (group "
-                                      f"{ENTRY_POINTS}) failed to load: {type(err).__name__}: {err}") from err
-
-
-def registry() -> dict[str, type]:
-    """Every backend class by kind, sorted by kind."""
-    _load()
-    return dict(sorted(_CLASSES.items()))
+BACKENDS = Plugins("backend", "xtalk.backends")
+PARSERS = Plugins("output parser", "xtalk.parsers")
+INSTRUMENTS = Plugins("instrument", "xtalk.instruments", key="kind")
 
 
 def backend_kinds() -> tuple[str, ...]:
-    return tuple(registry())
+    return tuple(BACKENDS.classes())
 
 
 def backend_class(kind: str) -> type | None:
-    return registry().get(kind)
+    return BACKENDS.get(kind)
 
 
 def check_backend_options(kind: str, options: dict[str, Any]) -> list[tuple[str, str]]:
     """Problems with a backend's options as (key, message); an unknown kind is one on `kind`."""
     cls = backend_class(kind)
     if cls is None:
-        return [("kind", f"unknown backend {kind!r}{did_you_mean(kind, registry())} (known: {', '.join(registry()) or 'none'})")]
+        return [("kind", BACKENDS.unknown(kind))]
     return cls.check_options(options)
 
 
 def host_facts() -> dict[str, Any]:
     """What each backend adds to the host facts (its tool's versions...), under its kind."""
-    return {kind: facts for kind, cls in registry().items() if (facts := cls.host_facts()) is not None}
+    return {kind: facts for kind, cls in BACKENDS.classes().items() if (facts := cls.host_facts()) is not None}
 
 
 def reaches() -> dict[str, type]:
     """The fleet reaches that backends offer (a board's hypervisor driven from here), each
     with its backend class; reach `worker` (xtalk runs on the board) is the fleet's own."""
-    return {cls.reach: cls for cls in registry().values() if cls.reach is not None}
-
-
-def subclasses_by(package: str, path: Iterable[str], base: type, attr: str, skip: tuple[str, ...] = ()) -> dict:
-    """{value of `attr`: class} of every subclass of `base` the modules of `package`
-    (found on `path`, but those named in `skip`) define, sorted by the value."""
-    for module in pkgutil.iter_modules(path):
-        if module.name not in skip:
-            importlib.import_module(f"{package}.{module.name}")
-    found: dict = {}
-    stack = list(base.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack += cls.__subclasses__()
-        if attr in vars(cls):
-            found[getattr(cls, attr)] = cls
-    return dict(sorted(found.items()))
+    return {cls.reach: cls for cls in BACKENDS.classes().values() if cls.reach is not None}

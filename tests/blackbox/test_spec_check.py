@@ -78,7 +78,7 @@ MISTAKES = [
     ("instrument key", "[[deadlines]]", INSTRUMENT.replace("samplerate_hz", "samplerate_hz = 1\nsampelrate_hz"),
      "instrument.sampelrate_hz", "sampelrate_hz", ["unknown key (did you mean samplerate_hz?)"]),
     ("instrument option", "[[deadlines]]", INSTRUMENT.replace('driver = "demo"', 'driver = "demo"\nplase = "a"'),
-     "instrument.sigrok.plase", "plase", ["unknown option for this instrument"]),
+     "instrument.sigrok.plase", "plase", ["unknown option for the sigrok instrument"]),
     ("instrument device", "[[deadlines]]", INSTRUMENT.replace('driver = "demo"', 'channel_group = "Logic"'),
      "instrument.sigrok", "[instrument.sigrok]", ["give exactly one of driver (a device on this host) or place"]),
     ("instrument edge", "[[deadlines]]", INSTRUMENT.replace('stimulus = "D0"', 'stimulus = "D0"\nstimulus_edge = "up"'),
@@ -164,7 +164,7 @@ ns = 1000
 REGEX = 'output = "regex"\n[measurer.parser]\nsample = \'lat=(?P<value>\\d+)\'\nmetrics = ["lat"]'
 FOREIGN_MISTAKES = [
     ("output", 'output = "zephyr-latency-measure"', 'output = "zephyr-latency-measur"', "measurer.output",
-     "output =", ["no output parser 'zephyr-latency-measur'", "did you mean zephyr-latency-measure?"]),
+     "output =", ["unknown output parser 'zephyr-latency-measur'", "did you mean zephyr-latency-measure?"]),
     ("bench", 'bench = "latency_measure"', 'bench = "latency_measur"', "measurer.bench", "bench =",
      ["output 'zephyr-latency-measure' reports no bench 'latency_measur'", "did you mean latency_measure?"]),
     ("metric", 'metric = "thread.yield.preemptive.ctx.k_to_k"', 'metric = "thread.yield.preemptive.ctx.k2k"',

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from xtalk.images import artifacts
-from xtalk.plugins import ENTRY_POINTS, register
+from xtalk.plugins import BACKENDS
 from xtalk.backends.base import Backend, GuestHandle, workload_args
 from xtalk.telemetry.ring import RingReader, create_ring_file
 
@@ -26,7 +26,7 @@ PROGRAM = "build/native/xtalk-bench"
 RING_CAPACITY = 1 << 16
 
 
-@register
+@BACKENDS.register
 class EchoBackend(Backend):
     name = "echo"
 
@@ -96,5 +96,5 @@ def echo_distribution(where: Path) -> Path:
     info = where / "xtalk_echo_backend-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xtalk-echo-backend\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINTS}]\necho = {__name__}\n")
+    (info / "entry_points.txt").write_text(f"[{BACKENDS.group}]\necho = {__name__}\n")
     return where

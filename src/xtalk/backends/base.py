@@ -1,7 +1,7 @@
 """The Backend interface every hypervisor (or the bare machine) implements.
 
 A backend is a small class, registered under its kind `name` with
-xtalk.plugins's `@register` (which finds every module of this package):
+xtalk.plugins's `@BACKENDS.register` (which finds every module of this package):
 `accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called.
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from ..plugins import backend_class
+from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec.catalogue import IMAGE_SUITES
@@ -104,12 +104,8 @@ class Backend(ABC):
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> list[tuple[str, str]]:
         """Problems with the spec's backend options (against `Options`) as (key, message); [] when fine."""
-        try:
-            cls.Options.model_validate(options)
-        except ValidationError as err:
-            return [(".".join(map(str, e["loc"])), f"unknown option for the {cls.name} backend"
-                     if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
-        return []
+        return [(".".join(map(str, loc)), message)
+                for loc, message in option_problems(cls.Options, f"the {cls.name} backend", options)]
 
     @classmethod
     def host_facts(cls) -> dict[str, Any] | None:

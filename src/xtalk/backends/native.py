@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from ..images import artifacts
-from ..plugins import register
+from ..plugins import BACKENDS
 from ..host.arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
@@ -43,7 +43,7 @@ STEAL = "steal"
 RING_CAPACITY = 1 << 20
 
 
-@register
+@BACKENDS.register
 class NativeBackend(Backend):
     name = "native"
 

@@ -42,7 +42,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..images import artifacts
-from ..plugins import register
+from ..plugins import BACKENDS
 from ..host.arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version, tool_versions
@@ -140,7 +140,7 @@ def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
     return accel, why
 
 
-@register
+@BACKENDS.register
 class QemuBackend(Backend):
     name = "qemu"
     Options = QemuOptions

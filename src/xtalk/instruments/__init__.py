@@ -1,27 +1,23 @@
 """Instruments: what measures a run from outside its guests (a logic analyser through
 sigrok), one kind a module of this package (base.py says what an instrument is), found
-by name as the output parsers are (docs/instruments.md). `measure.py` turns a capture
-into the run's samples and the facts show and the report tell.
+by name as the output parsers are (`@INSTRUMENTS.register`, xtalk.plugins;
+docs/instruments.md). `measure.py` turns a capture into the run's samples and the facts
+show and the report tell.
 """
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from ..errors import did_you_mean
-from ..plugins import subclasses_by
+from ..plugins import INSTRUMENTS
 from ..spec.model import InstrumentSettings
 from .base import Capture, Instrument
 
 __all__ = ["Capture", "Instrument", "registry", "create", "option_problems"]
-HELPERS = ("base", "edges", "measure", "session")
 
 
-@cache
 def registry() -> dict[str, type[Instrument]]:
-    return subclasses_by(__name__, __path__, Instrument, "kind", skip=HELPERS)
+    return INSTRUMENTS.classes()
 
 
 def create(settings: InstrumentSettings, run_dir: Path) -> Instrument:
@@ -36,8 +32,7 @@ def option_problems(raw: dict) -> list[tuple[tuple, str]]:
         return []  # no instrument, or the model tells what is wrong
     kind, known = table["kind"], registry()
     if kind not in known:
-        return [(("instrument", "kind"), f"unknown instrument {kind!r}{did_you_mean(kind, known)} "
-                 f"(known: {', '.join(known)})")]
+        return [(("instrument", "kind"), INSTRUMENTS.unknown(kind))]
     fields = set(InstrumentSettings.model_fields)
     out = [(("instrument", key), f"[instrument.{key}] holds the options of the {key} instrument; this one is "
             f"{kind}" if key in known else f"unknown key{did_you_mean(key, fields)} (an instrument's own options go "
@@ -45,9 +40,5 @@ def option_problems(raw: dict) -> list[tuple[tuple, str]]:
     own = table.get(kind, {})
     if not isinstance(own, dict):
         return out + [(("instrument", kind), f"[instrument.{kind}] is a table of the {kind} instrument's options")]
-    try:
-        known[kind].Options.model_validate(own)
-    except ValidationError as err:
-        out += [(("instrument", kind, *map(str, e["loc"])), "unknown option for this instrument"
-                 if e["type"] == "extra_forbidden" else e["msg"]) for e in err.errors()]
-    return out
+    return out + [(("instrument", kind, *map(str, loc)), message)
+                  for loc, message in INSTRUMENTS.option_problems(kind, own)]

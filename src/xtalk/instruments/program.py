@@ -37,6 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InfrastructureError
+from ..plugins import INSTRUMENTS
 from .base import Capture, Instrument
 
 OUTPUT_FILE, STDERR_FILE = "instrument.txt", "instrument-stderr.txt"
@@ -61,6 +62,7 @@ class ProgramOptions(BaseModel):
         return command
 
 
+@INSTRUMENTS.register
 class Program(Instrument):
     kind = "program"
     summary = "a capture program on this host (or through ssh in dom0 or on a board) whose output is read"

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InfrastructureError
 from ..remote.coordinator import Coordinator
+from ..plugins import INSTRUMENTS
 from .base import Capture, Instrument
 from .edges import edges_of
 
@@ -57,6 +58,7 @@ class SigrokOptions(BaseModel):
         return self
 
 
+@INSTRUMENTS.register
 class Sigrok(Instrument):
     kind = "sigrok"
     summary = "a logic analyser through sigrok-cli, by labgrid's SigrokDriver (a device here or a labgrid place's)"

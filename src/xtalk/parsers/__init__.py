@@ -1,34 +1,30 @@
 """Output parsers, one per module of this package (base.py says what a parser is).
 
-The registry imports every module here and keeps each OutputParser subclass by its
-`name`: adding a parser is adding one file (plus its test). A guest picks its parser
+Each parser registers itself by its `name` (`@PARSERS.register`, xtalk.plugins, which
+imports every module here): adding a parser is adding one file (plus its test). A guest picks its parser
 with `output = "<name>"` in the spec (default `xt`) and passes it options in `[….parser]`.
 """
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
-
-from ..plugins import subclasses_by
+from ..plugins import PARSERS
 from .base import Event, OutputParser
 from .screen import console_lines
 
 __all__ = ["Event", "OutputParser", "registry", "get", "create", "option_problems", "parse_log"]
 
 
-@cache
 def registry() -> dict[str, type[OutputParser]]:
-    return subclasses_by(__name__, __path__, OutputParser, "name", skip=("base",))
+    return PARSERS.classes()
 
 
 def get(name: str) -> type[OutputParser]:
     """The parser called `name`; KeyError (with the known names) when there is none."""
-    try:
-        return registry()[name]
-    except KeyError:
-        raise KeyError(f"no output parser {name!r} (known: {', '.join(registry())})") from None
+    cls = PARSERS.get(name)
+    if cls is None:
+        raise KeyError(PARSERS.unknown(name))
+    return cls
 
 
 def create(name: str, run_id: str | None = None, options: dict[str, Any] | None = None) -> OutputParser:
@@ -37,12 +33,8 @@ def create(name: str, run_id: str | None = None, options: dict[str, Any] | None 
 
 def option_problems(name: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
     """Problems with a parser's options as (path inside the options, message)."""
-    try:
-        get(name).Options.model_validate(options)
-    except ValidationError as err:
-        return [(tuple(e["loc"]), "unknown option for this parser" if e["type"] == "extra_forbidden"
-                 else e["msg"]) for e in err.errors()]
-    return []
+    get(name)
+    return PARSERS.option_problems(name, options)
 
 
 def parse_log(text: str, output: str = "xt", run_id: str | None = None,

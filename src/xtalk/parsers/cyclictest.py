@@ -31,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from ..plugins import PARSERS
 from .base import Event, OutputParser, plain
 
 VALUE = re.compile(r"\s*(?P<thread>\d+):\s*(?P<loop>\d+):\s*(?P<latency>\d+)(?:\s*-?\d+)?")  # + SMI count
@@ -51,6 +52,7 @@ class CyclictestOptions(BaseModel):
     nsecs: bool = False  # cyclictest -N: every latency it prints is in ns
 
 
+@PARSERS.register
 class CyclictestParser(OutputParser):
     name: ClassVar[str] = "cyclictest"
     summary: ClassVar[str] = "rt-tests' cyclictest: verbose values, histogram, summary; per-thread latency"

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..plugins import PARSERS
 from .base import Event, OutputParser
 
 
+@PARSERS.register
 class IgnoreParser(OutputParser):
     name: ClassVar[str] = "ignore"
     summary: ClassVar[str] = "read nothing (a stressor image whose output does not matter)"

@@ -31,6 +31,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from . import units
+from ..plugins import PARSERS
 from .base import Event, OutputParser, plain
 from .xt import METRIC_KINDS
 
@@ -128,6 +129,7 @@ class RegexOptions(BaseModel):
         return value
 
 
+@PARSERS.register
 class RegexParser(OutputParser):
     name: ClassVar[str] = "regex"
     summary: ClassVar[str] = "any guest: samples, begin, end and failures by the patterns you give"

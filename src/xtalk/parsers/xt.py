@@ -13,6 +13,7 @@ import re
 import shlex
 from typing import ClassVar
 
+from ..plugins import PARSERS
 from .base import Event, OutputParser
 
 KINDS = ("BEGIN", "META", "METRIC", "SAMPLE", "HIST", "ERROR", "END")
@@ -47,6 +48,7 @@ def _int(value: str | None, default: int = 0) -> int:
         return default
 
 
+@PARSERS.register
 class XtParser(OutputParser):
     """What one xtalk guest said so far."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
+from ..plugins import PARSERS
 from .base import ZEPHYR_BANNER, ZEPHYR_FATAL, Event, OutputParser, plain
 
 _OP = r"^\s*(?P<id>\S+)\s+- (?P<what>.*?)\s*:\s*"
@@ -55,6 +56,7 @@ def _operation_ids() -> tuple[str, ...]:
     return (*ids, "heap.malloc.immediate", "heap.free.immediate")
 
 
+@PARSERS.register
 class ZephyrLatencyMeasureParser(OutputParser):
     name: ClassVar[str] = "zephyr-latency-measure"
     summary: ClassVar[str] = "Zephyr's latency_measure benchmark: one sample per kernel operation, ns"

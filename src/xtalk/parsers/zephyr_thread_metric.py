@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
+from ..plugins import PARSERS
 from .base import ZEPHYR_BANNER, ZEPHYR_FATAL, Event, OutputParser, plain
 
 # the name each test prints -> its metric (the test's source file, without _test.c)
@@ -39,6 +40,7 @@ DETAIL = re.compile(r"^\s+Average:.*")
 COUNTER = re.compile(r"^(?P<name>tm_\w+_counter):\s*(?P<n>\d+)$")
 
 
+@PARSERS.register
 class ZephyrThreadMetricParser(OutputParser):
     name: ClassVar[str] = "zephyr-thread-metric"
     summary: ClassVar[str] = "Zephyr's thread_metric suite (every variant): events per period, count"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import parsers
-from ..plugins import registry
+from ..plugins import PARSERS, BACKENDS
 from .catalogue import IMAGE_SUITES, Bench, Catalogue, Metric
 from .model import params_for, resolve_backend
 from ..errors import did_you_mean
@@ -45,7 +45,7 @@ def _where(suites: list[str]) -> list[str]:
     option, and as a host = true stressor next to a backend's guests."""
     def runs(found: tuple[str, ...] | None) -> bool:
         return any(s in (found or ()) for s in suites)
-    backends = registry()
+    backends = BACKENDS.classes()
     hosted = [kind for kind, cls in backends.items() if cls.no_images and runs(cls.suites({}))]
     out = [f"on the {_listing(hosted, 'and')} backend{'s' if len(hosted) > 1 else ''}"] if hosted else []
     guests = {kind: cls for kind, cls in backends.items() if not cls.no_images}
@@ -93,8 +93,7 @@ def _foreign(loc: tuple, table: dict) -> list[tuple[tuple, str]]:
         return []
     known = parsers.registry()
     if output not in known:
-        hint = did_you_mean(output, known) or f" (parsers: {', '.join(known)})"
-        return [(loc + ("output",), f"no output parser {output!r}{hint}")]
+        return [(loc + ("output",), PARSERS.unknown(output))]
     options = table.get("parser") if isinstance(table.get("parser"), dict) else {}
     out = [(loc + ("parser",) + sub, msg) for sub, msg in parsers.option_problems(output, options)]
     benches, bench = known[output].benches, table.get("bench")

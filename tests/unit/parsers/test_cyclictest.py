@@ -125,7 +125,7 @@ def test_cyclictest_failures_fail_the_guest():
 
 def test_options():
     assert option_problems("cyclictest", {"nsecs": True}) == []
-    assert option_problems("cyclictest", {"nsec": True}) == [(("nsec",), "unknown option for this parser")]
+    assert option_problems("cyclictest", {"nsec": True}) == [(("nsec",), "unknown option for the cyclictest output parser")]
     assert Parser.metric_names == ("cyclictest_t<N>",) and Parser.benches == ("cyclictest",)
 
 

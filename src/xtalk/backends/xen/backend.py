@@ -36,7 +36,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ...host.arches import normalise
-from ...plugins import register
+from ...plugins import BACKENDS
 from ...errors import InfrastructureError, Problem, SpecError
 from ...host.metadata import read_fact
 from ...images import linux_rt
@@ -63,7 +63,7 @@ SET_PAUSED = ('state=$(xl list "$2" | awk -v n="$2" \'$1 == n {print $5}\') || e
 DESTROY_IF_THERE = 'if xl domid "$1" >/dev/null 2>&1; then exec xl destroy "$1"; fi'
 
 
-@register
+@BACKENDS.register
 class XenBackend(Backend):
     name = "xen"
     Options = XenOptions
