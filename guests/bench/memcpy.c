@@ -64,4 +64,5 @@ const struct xt_bench xt_bench_memcpy = {
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "memory",
 	.channels = "l2 llc membw", .tune = tune,
+	.buffers = 2,  /* source and destination, `size` bytes each */
 };

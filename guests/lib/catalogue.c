@@ -6,7 +6,7 @@
  * Each parameter is printed from the declaration xt_params_check checks values
  * against (struct xt_key), each metric from the table the bench declares it with, so
  * nothing is listed twice. A stressor also lists the interference channels it loads
- * (names: src/xtalk/channels/names.py, docs/channels.md) and the ranges a worst-case
+ * (names: src/xtalk/interference/names.py, docs/channels.md) and the ranges a worst-case
  * search tunes its parameters over (`tune`: same shape as `params`, the range being the
  * search range, sizes in cache units; `xtalk search`). Strings are printed as they are: declarations hold no '"'
  * or '\' (xt.h).
@@ -78,7 +78,7 @@ static void channel_list(const char *channels)
 }
 
 void xt_cat_bench(const char *name, const char *role, const char *kpi,
-		  const struct xt_key *keys, const char *channels, const struct xt_key *tune)
+		  const struct xt_key *keys, const char *channels, unsigned buffers, const struct xt_key *tune)
 {
 	bool first = true;
 
@@ -91,7 +91,7 @@ void xt_cat_bench(const char *name, const char *role, const char *kpi,
 		key(k, &first);
 	xt_printf("],\n   ");
 	channel_list(channels);
-	xt_printf(", \"tune\": [");
+	xt_printf(", \"buffers\": %u, \"tune\": [", buffers ? buffers : 1);
 	first = true;
 	for (const struct xt_key *k = tune; k && k->name; k++)
 		key(k, &first);
@@ -110,7 +110,7 @@ void xt_cat_metric(const char *name, const char *unit, const char *kind)
 
 void xt_cat_xt_bench(const struct xt_bench *b)
 {
-	xt_cat_bench(b->name, b->role, b->kpi, b->keys, b->channels, b->tune);
+	xt_cat_bench(b->name, b->role, b->kpi, b->keys, b->channels, b->buffers, b->tune);
 	for (unsigned c = 0; c < b->ncases; c++)
 		xt_cat_metric(b->cases[c].name, b->cases[c].unit, b->cases[c].kind);
 }

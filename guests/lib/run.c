@@ -5,7 +5,7 @@
  * counter at end, value = end - start, or for a rate case (xt_cfg.rate) the rate that
  * is: *work x freq_hz / (per x (end - start))}: always for a measurer; for a stressor only
  * when the host gave it a shared ring, which then counts its passes (the ring header's
- * write_seq: the host reads its achieved pressure from it, src/xtalk/pressure.py; without
+ * write_seq: the host reads its achieved pressure from it, src/xtalk/running/pressure.py; without
  * one nothing is recorded, so a stressor never fills a buffer). Stops after xt_cfg.iterations
  * (0 = no limit) or once xt_cfg.duration_ticks of counter time have passed since the
  * first measured iteration began (0 = no limit), whichever comes first; both 0 =

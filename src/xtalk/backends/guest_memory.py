@@ -7,11 +7,12 @@ The qemu backend gives a probe guest this much when the spec sets no memory_mib,
 quickstart's cache thrash over 1.5 times the last-level cache fits on a host whose LLC is
 480 MiB as well as on one with 8 MiB. Caveat: a bench that allocates more than its size
 parameters (pointer_chase: an order array of size/16) is covered by the 1/8 margin only;
-one that allocates several buffers of a size is listed in BUFFERS (the fact lives in its
-C file; the catalogue does not carry it).
+one that allocates several buffers of a size says so in the catalogue (`buffers`, declared
+in its C file: memcpy's source and destination).
 """
 from __future__ import annotations
 
+from ..spec import catalogue
 from ..spec.plan import GuestPlan
 from ..spec.sizes import bench_sizes, host_caches
 
@@ -19,7 +20,6 @@ FLOOR_MIB = 256  # what a probe guest gets at least (and what it got before sizi
 FIXED_MIB = 64  # image, ring, stack and page tables
 MARGIN = 1.125  # what benches allocate beside their size parameters
 ALIGN_MIB = 64
-BUFFERS = {"memcpy": 2}  # buffers of `size` bytes each (guests/bench/memcpy.c: source and destination)
 # what a probe guest's buffers can take together: xt_alloc hands out RAM below 4 GiB only
 # (the identity map's end, guests/lib/x86_64/mem.c), under the machine's MMIO hole; a
 # memcpy of 2 x 1.6 GB failed "out of memory" in a microvm of 3.5 GiB
@@ -29,7 +29,8 @@ PROBE_BUFFERS_MAX = 2 << 30
 def buffer_bytes(guest: GuestPlan, host: dict) -> int:
     """The bytes of the bench's buffers (0 when its bench is not in the catalogue)."""
     sizes = bench_sizes(guest.bench, guest.params, host_caches(host), suites=("probe",))
-    return sum(nbytes or 0 for _, nbytes in sizes.values()) * BUFFERS.get(guest.bench, 1)
+    bench = catalogue.load().bench(guest.bench, ("probe",))
+    return sum(nbytes or 0 for _, nbytes in sizes.values()) * (bench.buffers if bench else 1)
 
 
 def probe_memory_mib(guest: GuestPlan, host: dict) -> int:

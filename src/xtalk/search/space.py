@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..plugins import backend_class
-from ..backends.guest_memory import BUFFERS, PROBE_BUFFERS_MAX
+from ..backends.guest_memory import PROBE_BUFFERS_MAX
 from ..errors import Problem, SpecError
 from ..spec import catalogue
 from ..spec.catalogue import Param
@@ -155,7 +155,7 @@ def candidates(kind: str, options: dict, caches: dict[str, int], stressors: list
             if b == name and pname in bench.params:
                 dims.append(dim_of(name, bench.params[pname], text, caches, f"--tune {name}.{pname}"))
                 del overrides[b, pname]
-        limit = None if cls.no_images or host else PROBE_BUFFERS_MAX // BUFFERS.get(name, 1)
+        limit = None if cls.no_images or host else PROBE_BUFFERS_MAX // bench.buffers
         out.append(Candidate(name, host, bench.channels, tuple(fitted(d, limit) for d in dims)))
     if overrides:
         (b, p), _ = next(iter(overrides.items()))

@@ -133,6 +133,7 @@ class Bench:
     metrics: tuple[Metric, ...]
     channels: tuple[str, ...] = ()         # a stressor's interference channels (interference/names.py)
     tune: dict[str, Param] = field(default_factory=dict)  # search ranges of its parameters (xtalk search)
+    buffers: int = 1  # buffers of a size parameter's bytes it allocates (memcpy: source and destination)
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ class Catalogue:
         for s in data["suites"]:
             benches = {b["name"]: Bench(b["name"], s["suite"], b["role"], b["kpi"], params(b["params"]),
                                         tuple(Metric(m["name"], m["unit"], m["kind"]) for m in b["metrics"]),
-                                        tuple(b["channels"]), params(b["tune"]))
+                                        tuple(b["channels"]), params(b["tune"]), b["buffers"])
                        for b in s["benches"]}
             suites[s["suite"]] = Suite(s["suite"], s["program"], params(s["common"]), benches)
         return cls(suites)

@@ -58,6 +58,12 @@ def test_the_catalogue_holds_every_bench_of_every_program(built):
     assert "iterations" not in built.suites["steal"].common and "cpus" in built.suites["posix"].common
 
 
+def test_a_bench_declares_the_buffers_it_allocates(built):
+    """memcpy's source and destination (guests/bench/memcpy.c), one buffer elsewhere."""
+    buffers = {(s.name, b.name): b.buffers for s in built.suites.values() for b in s.benches.values()}
+    assert buffers.pop(("probe", "memcpy")) == 2 and set(buffers.values()) == {1}
+
+
 RATES = ("iter/s", "DMIPS", "MiB/s", "MB/s")  # units of the probe's rate cases
 
 
