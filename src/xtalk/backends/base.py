@@ -87,6 +87,9 @@ class Backend(ABC):
     # The fleet reach (docs/fleet.md) under which a board's hypervisor is driven by this backend
     # from here; None: boards run it through `xtalk worker` on the board (reach = "worker").
     reach: ClassVar[str | None] = None
+    # A guess of one run's start, to the measurer's first sample, in seconds: the design
+    # check's wall time of a campaign not yet run (design/check.py)
+    boot_s: ClassVar[float] = 5.0
 
     def __init__(self, options: dict[str, Any]):
         self.options = options

@@ -46,6 +46,7 @@ RING_CAPACITY = 1 << 20
 @BACKENDS.register
 class NativeBackend(Backend):
     name = "native"
+    boot_s = 0.1
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:

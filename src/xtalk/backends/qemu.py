@@ -143,6 +143,7 @@ def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
 @BACKENDS.register
 class QemuBackend(Backend):
     name = "qemu"
+    boot_s = 2.0
     Options = QemuOptions
 
     @classmethod

@@ -13,7 +13,7 @@ construction: an error, naming the field and the numbers that fix it, unless the
 says it is meant (`[run] pilot = true`).
 The change it detects (80 % power) is given in standard deviations of one unit's value:
 the noise of a unit is a fact of the host, not of the spec (calibrate measures it).
-Wall time per run: the backend's boot (BOOT_S, a guess, or what a stored campaign of
+Wall time per run: the backend's boot (its class's boot_s, a guess, or what a stored campaign of
 the spec took beyond duration_s: noise.py), the start gap, duration_s and what a
 measurer runs past it (timer_latency's sustained-rate search, `sustain`);
 a measurer that may run past duration_s + grace_s is an error (the run would be
@@ -30,7 +30,9 @@ from pathlib import Path
 from ..analysis import inference
 from ..analysis import paired
 from ..analysis.gates import baseline_dim, baseline_of
+from ..backends.base import Backend
 from ..errors import Problem
+from ..plugins import backend_class
 from ..spec.plan import RunPlan, timeline_of
 from ..spec import catalogue
 from ..spec.locate import problem_at
@@ -38,8 +40,6 @@ from ..spec.model import Campaign, Paired
 from .noise import known_noise, newest_measured, overhead_s
 
 MIN_DF = 3
-BOOT_S = {"native": 0.1, "qemu": 2.0, "xen": 5.0}  # a guess per run: start to the measurer's first sample
-OTHER_BOOT_S = 5.0
 TEARDOWN_S = 0.5
 
 
@@ -259,7 +259,8 @@ def run_seconds(run: RunPlan, measured_extra_s: float | None = None) -> float:
     middle = (over[0] + over[1]) / 2 if over else 0.0
     if measured_extra_s is not None:
         return s.duration_s + middle + measured_extra_s
-    return BOOT_S.get(run.backend, OTHER_BOOT_S) + gap + s.duration_s + middle + TEARDOWN_S
+    boot_s = (backend_class(run.backend) or Backend).boot_s
+    return boot_s + gap + s.duration_s + middle + TEARDOWN_S
 
 
 def overrun_problems(runs: list[RunPlan], text: str) -> tuple[list[Problem], list[str]]:

@@ -66,6 +66,7 @@ DESTROY_IF_THERE = 'if xl domid "$1" >/dev/null 2>&1; then exec xl destroy "$1";
 @BACKENDS.register
 class XenBackend(Backend):
     name = "xen"
+    boot_s = 5.0
     Options = XenOptions
     reach = "xen-dom0"  # a fleet board's dom0, driven from here over ssh (executor ssh)
 
