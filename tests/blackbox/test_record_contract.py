@@ -17,13 +17,13 @@ from pydantic import TypeAdapter
 
 from xtalk.parsers.console_log import console_facts
 from xtalk.results.records import Event, RecordError
-from xtalk.results.run_record import RunRecord
+from xtalk.results.run_record import json_schema
 from xtalk.results.schema import SAMPLE_DTYPE
 from xtalk.results.store import CampaignStore, read_run_record
 from tests.framework.cli import XTALK, campaign_dir, write_spec, xtalk
 from tests.framework.repo import ROOT
 
-RUN_SCHEMA = jsonschema.Draft202012Validator(RunRecord.model_json_schema())
+RUN_SCHEMA = jsonschema.Draft202012Validator(json_schema())
 EVENT_SCHEMA = jsonschema.Draft202012Validator(TypeAdapter(Event).json_schema())
 SPEC = """
 name = "contract"
@@ -133,9 +133,16 @@ def test_a_key_the_model_does_not_declare_is_refused(tmp_path):
     writer = store.start_run({"run_id": "solo-r1", "config_id": "solo"})
     good = json.loads((writer.path / "meta.json").read_text())
     RUN_SCHEMA.validate(good)
-    for bad in ({**good, "sample_cout": 3}, {**good, "noise": {"wall_s": 1.0, "nosiy_cpus": []}}):
+    native = {"backend": "native", "binary_sha256": "ab"}
+    RUN_SCHEMA.validate({**good, "backend_metadata": native})
+    for bad in ({**good, "sample_cout": 3}, {**good, "noise": {"wall_s": 1.0, "nosiy_cpus": []}},
+                {**good, "backend_metadata": {**native, "binary_sha": "ab"}}):  # the native backend's own keys
         with pytest.raises(jsonschema.ValidationError):
             RUN_SCHEMA.validate(bad)
+    with pytest.raises(RecordError, match="binary_sha"):
+        writer.save_meta(backend_metadata={**native, "binary_sha": "ab"})
+    writer.save_meta(backend_metadata={"backend": "not-installed-here", "its_own": 1})  # kept as it wrote it
+    assert json.loads((writer.path / "meta.json").read_text())["backend_metadata"]["its_own"] == 1
     with pytest.raises(RecordError, match="sample_cout"):
         writer.save_meta(sample_cout=3)
     with pytest.raises(ValueError, match="eror_ms"):

@@ -20,15 +20,24 @@ from pathlib import Path
 from xtalk.images import artifacts
 from xtalk.plugins import BACKENDS
 from xtalk.backends.base import Backend, GuestHandle, workload_args
+from xtalk.results.run_record import BackendMetadata
 from xtalk.telemetry.ring import RingReader, create_ring_file
 
 PROGRAM = "build/native/xtalk-bench"
 RING_CAPACITY = 1 << 16
 
 
+class EchoMetadata(BackendMetadata):
+    """metadata(): the program its guests run (a backend's keys are its own: run_record.py
+    holds a run's record to this model)."""
+
+    program: str | None = None
+
+
 @BACKENDS.register
 class EchoBackend(Backend):
     name = "echo"
+    Metadata = EchoMetadata
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
+from ..results.run_record import BackendMetadata
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
@@ -90,6 +91,11 @@ class Backend(ABC):
     # A guess of one run's start, to the measurer's first sample, in seconds: the design
     # check's wall time of a campaign not yet run (design/check.py)
     boot_s: ClassVar[float] = 5.0
+    # what metadata() says: the model a run's record holds it to (results/run_record.py)
+    Metadata: ClassVar[type[BackendMetadata]] = BackendMetadata
+    # the class of host_backend() where it is one of its own (xen: its dom0 stressors);
+    # None: the native backend's
+    host_backend_class: ClassVar[type[Backend] | None] = None
 
     def __init__(self, options: dict[str, Any]):
         self.options = options

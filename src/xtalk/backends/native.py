@@ -29,6 +29,7 @@ from ..plugins import BACKENDS
 from ..host.arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
+from ..results.run_record import BackendMetadata
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
@@ -43,9 +44,23 @@ STEAL = "steal"
 RING_CAPACITY = 1 << 20
 
 
+class NativeMetadata(BackendMetadata):
+    """metadata(): the programs the run's workloads ran, with their hashes, and the TSC's
+    frequency its probes were given (x86_64)."""
+
+    binary: str | None = None
+    binary_sha256: str | None = None
+    rt_binary: str | None = None
+    rt_binary_sha256: str | None = None
+    steal_binary: str | None = None
+    steal_binary_sha256: str | None = None
+    host_tsc_hz: int | None = None
+
+
 @BACKENDS.register
 class NativeBackend(Backend):
     name = "native"
+    Metadata = NativeMetadata
     boot_s = 0.1
 
     @classmethod

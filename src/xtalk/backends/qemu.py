@@ -47,6 +47,8 @@ from ..host.arches import FACTS, host_arch, normalise
 from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version, tool_versions
 from ..images import linux_rt
+from ..images.linux_rt import LinuxRtImageFacts
+from ..results.run_record import BackendMetadata
 from ..spec.plan import GuestPlan, RunPlan
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
@@ -140,9 +142,31 @@ def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
     return accel, why
 
 
+class QemuMetadata(BackendMetadata, LinuxRtImageFacts):
+    """metadata(): the machine, its accelerator and why, QEMU's version, the guest image
+    (a Linux-RT one's facts too), the TSC's frequency and where the ring lies; a foreign
+    image's accelerator and machine."""
+
+    arch: str | None = None
+    machine: str | None = None
+    accel: str | None = None
+    accel_reason: str | None = None
+    memory_mib: int | str | None = None
+    qemu_version: str | None = None
+    image_kind: str | None = None
+    image: str | None = None
+    image_sha256: str | None = None
+    host_tsc_hz: int | None = None
+    ring_gpa: str | None = None
+    foreign_accel: str | None = None
+    foreign_accel_reason: str | None = None
+    foreign_machine: str | None = None
+
+
 @BACKENDS.register
 class QemuBackend(Backend):
     name = "qemu"
+    Metadata = QemuMetadata
     boot_s = 2.0
     Options = QemuOptions
 

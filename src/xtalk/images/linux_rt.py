@@ -24,6 +24,7 @@ from ..errors import InfrastructureError
 from ..cache import cache_dir
 from . import cpio, elf, prune
 from .apt import Package, PrivateApt, exclusive
+from ..results.run_record import Part
 
 NAME = "linux-rt"
 MAX_DEPTH = 4
@@ -32,7 +33,23 @@ MIN_MEMORY_MIB = 256  # RAM a Linux-RT guest needs (kernel + the uncompressed in
 KERNEL_PARAMS = ("quiet", "panic=-1", "noirqdebug")
 # the build's code, hashed into the image's: relative to this directory (host/arches.py: the
 # triplet, ELF machine and Debian name of the architecture)
-BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py", "../arches.py")
+BUILDER_FILES = ("linux_rt.py", "apt.py", "cpio.py", "elf.py", "../host/arches.py")
+
+
+class ImageKernel(Part):
+    package: str
+    version: str
+    sha256: str
+
+
+class LinuxRtImageFacts(Part):
+    """What a run's backend metadata says of a Linux-RT guest image (Image.metadata())."""
+
+    image_hash: str | None = None
+    initrd: str | None = None
+    image_cached: bool | None = None
+    image_kernel: ImageKernel | None = None
+    image_packages: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """What every instrument is: something outside the guests that captures a stimulus
 channel and a response channel at one sample rate for the length of a run.
 
-An instrument class registers itself by being a subclass with a `kind` in a module of
-this package (xtalk.instruments finds them, as xtalk.parsers finds the parsers): a new
-instrument is one file plus its test. The runner starts it before the first guest and
+An instrument class registers itself with `@INSTRUMENTS.register` (xtalk.plugins) under
+its `kind`, in a module of this package or of an entry point (xtalk.instruments finds
+them, as xtalk.parsers finds the parsers): a new instrument is one file plus its test. The runner starts it before the first guest and
 stops it once the measured window closed (`start`, `stop`); `close` is idempotent and
 always called, whatever happened. `stop` returns the Capture: the edges of both
 channels as sample indices, the number of samples, and where sample 0 lies on the host's
@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from ..results.run_record import InstrumentFacts
 from ..spec.model import InstrumentSettings
 
 
@@ -38,7 +39,7 @@ class Capture:
     start_ns: int          # host CLOCK_MONOTONIC of sample 0 (the latest it can be)
     align_ns: int          # sample 0 lies at most this long before start_ns
     wanted_samples: int    # what the time it ran should have given at rate_hz
-    facts: dict[str, Any]  # the instrument's own (device, command, file)
+    facts: dict[str, Any]  # the instrument's own (device, command, file): its class's Facts
     dropped: int = 0       # events the instrument says it lost (a capture program's FIFO overflow)
 
 
@@ -46,6 +47,9 @@ class Instrument(ABC):
     kind: ClassVar[str]
     summary: ClassVar[str]
     Options: ClassVar[type[BaseModel]] = NoOptions
+    # a run's record of its capture (meta.json `instrument`): the common keys and its own
+    # facts (Capture.facts), a subclass of InstrumentFacts with them
+    Facts: ClassVar[type[InstrumentFacts]] = InstrumentFacts
 
     def __init__(self, settings: InstrumentSettings, run_dir: Path):
         self.settings, self.run_dir = settings, run_dir

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InfrastructureError
 from ..plugins import INSTRUMENTS
+from ..results.run_record import InstrumentFacts
 from .base import Capture, Instrument
 
 OUTPUT_FILE, STDERR_FILE = "instrument.txt", "instrument-stderr.txt"
@@ -62,11 +63,18 @@ class ProgramOptions(BaseModel):
         return command
 
 
+class ProgramFacts(InstrumentFacts):
+    device: str | None = None  # "program <its command>"
+    file: str | None = None  # its output, in the run's directory
+    origin: str | None = None  # its tick 0: its origin_ns line, or its start
+
+
 @INSTRUMENTS.register
 class Program(Instrument):
     kind = "program"
     summary = "a capture program on this host (or through ssh in dom0 or on a board) whose output is read"
     Options = ProgramOptions
+    Facts = ProgramFacts
 
     def __init__(self, settings, run_dir):
         super().__init__(settings, run_dir)

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..errors import InfrastructureError
 from ..remote.coordinator import Coordinator
 from ..plugins import INSTRUMENTS
+from ..results.run_record import InstrumentFacts
 from .base import Capture, Instrument
 from .edges import edges_of
 
@@ -58,11 +59,17 @@ class SigrokOptions(BaseModel):
         return self
 
 
+class SigrokFacts(InstrumentFacts):
+    device: str | None = None  # the analyser: a device here or a labgrid place's
+    file: str | None = None  # the capture, in the run's directory
+
+
 @INSTRUMENTS.register
 class Sigrok(Instrument):
     kind = "sigrok"
     summary = "a logic analyser through sigrok-cli, by labgrid's SigrokDriver (a device here or a labgrid place's)"
     Options = SigrokOptions
+    Facts = SigrokFacts
 
     def __init__(self, settings, run_dir):
         super().__init__(settings, run_dir)

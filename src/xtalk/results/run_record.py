@@ -10,18 +10,24 @@ Open maps of JSON values, on purpose (their keys belong to someone else):
   histograms          the guest's histograms, as its parser gives them
   params, parser      a guest's bench parameters (catalogue) and parser options (parsers/)
   board_host          a fleet board's host facts (host/metadata.py, as campaign.json's host)
-  backend_metadata:   `facts` for what a backend other than native, qemu and xen records
-                      (its own keys, without editing this file), and the tools' own
-                      output: xl_info, options, lab, image_packages
-  GuestFacts.facts    likewise for a guest's facts from another backend
+  backend_metadata    the tools' own output: xl_info, options, lab, image_packages
+  GuestFacts.facts    a guest's facts from a backend other than native, qemu and xen
+
+Parts a plug-in owns: a run's backend_metadata (and host_backend_metadata) holds the keys
+its backend's class declares (`Metadata`, a subclass of BackendMetadata beside the
+backend), found by the kind it names; `instrument` holds the common keys of every capture
+(InstrumentFacts) and the instrument's own (its class's `Facts`). A record of a plug-in
+this xtalk does not have keeps what it wrote.
 Caveat: a number that may be an int or a float is declared `int | float`, so that a
 record reads back exactly as it was written.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, SerializeAsAny, create_model, field_validator
+
+from ..plugins import BACKENDS, INSTRUMENTS
 
 JSON = Any  # a JSON value whose shape this module does not own
 
@@ -45,10 +51,11 @@ class Metric(Part):
     clock: Literal["host"] | None = None  # host: measured outside the guest, values and times in host ns
 
 
-class Instrument(Part):
+class InstrumentFacts(Part):
     """What an instrument's capture said (xtalk.instruments.measure): the stimuli of the
     measured window answered and lost (with their times in the run, the first 100), the
-    resolution, and its length against what its time should have given."""
+    resolution, and its length against what its time should have given. An instrument's own
+    facts (its device, its file) are its class's `Facts`, a subclass of this one."""
 
     kind: str
     metric: str
@@ -68,9 +75,12 @@ class Instrument(Part):
     unexpected_responses: int = 0
     align_ns: int
     dropped: int = 0  # events the instrument said it lost
-    device: str | None = None  # the instrument's own facts
-    file: str | None = None
-    origin: str | None = None  # a capture program's tick 0: its origin_ns line, or its start
+
+
+class UnknownInstrumentFacts(InstrumentFacts):
+    """A capture of an instrument this xtalk does not have: what its record says."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class GuestRecord(Part):
@@ -158,122 +168,34 @@ class GuestFacts(Part):
     facts: dict[str, JSON] | None = None
 
 
-class Executor(Part):
-    """Where a Xen backend's commands run (remote/executors.py describe())."""
-
-    kind: str
-    label: str | None = None
-    host: str | None = None
-    port: int | None = None
-    user: str | None = None
-    host_key_alias: str | None = None
-
-
-class PoolParams(Part):
-    pool: str
-    scheduler: str
-    pool_params: str | None = None
-
-
-class XenSched(Part):
-    pool_params: PoolParams | None = None
-
-
-class MovedCpu(Part):
-    cpu: int
-    from_pool: str = Field(alias="from")
-
-
-class ImageKernel(Part):
-    package: str
-    version: str
-    sha256: str
-
-
-class ForeignImage(Part):
-    sha256: str
-    dom0_path: str
-
-
-class Swept(Part):
-    domains: list[str] = []
-    cpupools: list[str] = []
-
-
 class BackendMetadata(Part):
-    """Backend.metadata(): the versions and settings of the hypervisor a run ran on.
-    Declared: the keys of native, qemu, xen and xen's dom0 host backend; `facts`: a
-    new backend's own keys."""
+    """Backend.metadata(): the versions and settings of the hypervisor a run ran on. The
+    keys are its backend's: the class's `Metadata`, a subclass of this one declared beside
+    it; `facts`: the keys of a backend that declares no model of its own."""
 
     backend: str
-    # native (and xen dom0's program)
-    binary: str | None = None
-    binary_sha256: str | None = None
-    rt_binary: str | None = None
-    rt_binary_sha256: str | None = None
-    steal_binary: str | None = None
-    steal_binary_sha256: str | None = None
-    # qemu
-    arch: str | None = None
-    machine: str | None = None
-    accel: str | None = None
-    accel_reason: str | None = None
-    memory_mib: int | str | None = None
-    qemu_version: str | None = None
-    image_kind: str | None = None
-    image: str | None = None
-    image_sha256: str | None = None
-    host_tsc_hz: int | None = None  # native too (x86_64: the frequency its probes were given)
-    ring_gpa: str | None = None
-    foreign_accel: str | None = None
-    foreign_accel_reason: str | None = None
-    foreign_machine: str | None = None
-    # the Linux-RT image (images/linux_rt.py metadata())
-    image_hash: str | None = None
-    initrd: str | None = None
-    image_cached: bool | None = None
-    image_kernel: ImageKernel | None = None
-    image_packages: dict[str, str] | None = None
-    # xen
-    executor: Executor | None = None
-    lab: dict[str, JSON] | None = None
-    swept_at_start: Swept | list[str] | None = None
-    xen_version: str | None = None
-    xen_scheduler: str | None = None
-    schedulers_available: list[str] | None = None
-    schedulers_source: str | None = None
-    xl_info: dict[str, str] | None = None
-    nr_cpus: int | None = None
-    tsc_hz_from_dmesg: int | None = None
-    options: dict[str, JSON] | None = None
-    dom0_path: str | None = None
-    dom0_ramdisk: str | None = None
-    foreign_images: dict[str, ForeignImage] | None = None
-    domains: dict[str, GuestFacts] | None = None
-    vcpu_list: list[XlVcpu] | None = None
-    sched: XenSched | None = None
-    pool: str | None = None
-    moved_cpus: list[MovedCpu] | None = None
-    unpaused_host_ns: dict[str, list[int]] | None = None
-    transport_failures: list[str] | None = None
-    leftovers_destroyed: list[str] | None = None
-    dmesg_tail: list[str] | None = None
-    cpupools: str | None = None
-    ssh_retries: list[str] | None = None
-    cleanup_error: str | None = None
-    # xen's dom0 host stressors (backends/xen/dom0.py)
-    where: str | None = None
-    program: str | None = None
-    program_sha256: str | None = None
-    dom0_program: str | None = None
-    stress_ng_version: str | None = None
-    dom0_vcpus: dict[str, int] | None = None
-    dom0_vcpu_list: list[XlVcpu] | None = None
-    dom0_vcpu_changes: list[str] | None = None
-    dom0_vcpu_list_after: list[XlVcpu] | None = None
-    leftovers_killed: list[str] | None = None
-    # another backend's own
     facts: dict[str, JSON] | None = None
+
+
+class UnknownBackendMetadata(BackendMetadata):
+    """The metadata of a backend this xtalk does not have: what its record says."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def backend_metadata_model(kind: object) -> type[BackendMetadata]:
+    """The model of the metadata a backend of that kind writes: its class's, or that of the
+    backend its host stressors run in where it has one of its own (xen: dom0's)."""
+    for cls in BACKENDS.classes().values():
+        for owner in (cls, cls.host_backend_class):
+            if owner is not None and owner.name == kind:
+                return owner.Metadata
+    return UnknownBackendMetadata
+
+
+def instrument_facts_model(kind: object) -> type[InstrumentFacts]:
+    cls = INSTRUMENTS.get(kind) if isinstance(kind, str) else None
+    return cls.Facts if cls is not None else UnknownInstrumentFacts
 
 
 class NoiseCpu(Part):
@@ -452,12 +374,12 @@ class RunRecord(Part):
     guest_errors: list[dict[str, str]] = []
     histograms: dict[str, JSON] = {}
     guests: dict[str, GuestFacts] = {}
-    backend_metadata: BackendMetadata | None = None
-    host_backend_metadata: BackendMetadata | None = None
+    backend_metadata: SerializeAsAny[BackendMetadata] | None = None
+    host_backend_metadata: SerializeAsAny[BackendMetadata] | None = None
     noise: Noise | None = None
     stressors_watch: dict[str, StressorWatch] = {}
     pressure: dict[str, Pressure] = {}  # stressor name -> what it achieved
-    instrument: Instrument | None = None  # an [instrument]'s capture (xtalk.instruments)
+    instrument: SerializeAsAny[InstrumentFacts] | None = None  # an [instrument]'s capture (xtalk.instruments)
     caches: Caches | None = None
     sizes: dict[str, Size] = {}  # spec path of a size parameter -> Size
     platform: Platform | None = None  # absent where the host and backend were never calibrated
@@ -468,3 +390,24 @@ class RunRecord(Part):
     fleet: Fleet | None = None
     serial_console: SerialConsole | None = None
     board_host: dict[str, JSON] | None = None
+
+    @field_validator("backend_metadata", "host_backend_metadata", mode="before")
+    @classmethod
+    def _as_its_backends(cls, value: object) -> object:
+        return backend_metadata_model(value.get("backend")).model_validate(value) if isinstance(value, dict) else value
+
+    @field_validator("instrument", mode="before")
+    @classmethod
+    def _as_its_instruments(cls, value: object) -> object:
+        return instrument_facts_model(value.get("kind")).model_validate(value) if isinstance(value, dict) else value
+
+
+def json_schema() -> dict:
+    """RunRecord's JSON Schema with the parts that plug-ins own spelled out: a backend's
+    metadata is one of the installed backends' models, a capture one of the instruments'."""
+    backends = {m for cls in BACKENDS.classes().values() for m in (cls.Metadata, (cls.host_backend_class or cls).Metadata)}
+    metadata = Union[tuple(sorted(backends, key=lambda m: m.__name__))]  # noqa: UP007 - a Union of a tuple of types
+    facts = Union[tuple(sorted({cls.Facts for cls in INSTRUMENTS.classes().values()}, key=lambda m: m.__name__))]  # noqa: UP007
+    record = create_model("RunRecord", __base__=RunRecord, backend_metadata=(metadata | None, None),
+                          host_backend_metadata=(metadata | None, None), instrument=(facts | None, None))
+    return record.model_json_schema()

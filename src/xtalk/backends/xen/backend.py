@@ -45,6 +45,7 @@ from ..base import Backend, BoardAccess, GuestHandle, Vitals
 from ...remote.executors import TransportError, tail
 from .console import DomainWatcher, GuestConsole
 from .dom0 import Dom0Stressors
+from .metadata import XenMetadata
 from .host import XenHost
 from .images import DomainImage
 from .pools import CpuPools
@@ -67,6 +68,8 @@ DESTROY_IF_THERE = 'if xl domid "$1" >/dev/null 2>&1; then exec xl destroy "$1";
 class XenBackend(Backend):
     name = "xen"
     boot_s = 5.0
+    Metadata = XenMetadata
+    host_backend_class = Dom0Stressors
     Options = XenOptions
     reach = "xen-dom0"  # a fleet board's dom0, driven from here over ssh (executor ssh)
 

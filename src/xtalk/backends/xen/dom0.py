@@ -32,6 +32,7 @@ from ...spec.plan import GuestPlan, RunPlan
 from ..base import Backend, GuestHandle, Vitals, workload_args
 from .console import DomainWatcher, GuestConsole
 from .images import upload
+from .metadata import Dom0Metadata
 from .xl import cpu_list, expand_cpus, parse_vcpu_list
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ class Dom0Stressors(Backend):
     """The xen backend's host_backend(): its host stressors, as process groups in dom0."""
 
     name = "xen-dom0"
+    Metadata = Dom0Metadata
     measures_local_cpus = False
 
     @classmethod
