@@ -64,22 +64,22 @@ class Plugins:
                                           f"(group {self.group}) failed to load: {type(err).__name__}: {err}") from err
         self._loaded = True
 
-    def classes(self) -> dict[str, type]:
+    def by_name(self) -> dict[str, type]:
         """Every class of this kind by name, sorted by name."""
         self._load()
         return dict(sorted(self._classes.items()))
 
     def get(self, name: str) -> type | None:
-        return self.classes().get(name)
+        return self.by_name().get(name)
 
     def unknown(self, name: str) -> str:
         """Why `name` is no plug-in of this kind: the names it may have meant, and all."""
-        known = self.classes()
+        known = self.by_name()
         return f"unknown {self.noun} {name!r}{did_you_mean(name, known)} (known: {', '.join(known) or 'none'})"
 
     def option_problems(self, name: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
         """Problems with the options of the plug-in `name`, as option_problems words them."""
-        return option_problems(self.classes()[name].Options, f"the {name} {self.noun}", options)
+        return option_problems(self.by_name()[name].Options, f"the {name} {self.noun}", options)
 
 
 def option_problems(model: type[BaseModel], owner: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
@@ -99,7 +99,7 @@ INSTRUMENTS = Plugins("instrument", "xtalk.instruments", key="kind")
 
 
 def backend_kinds() -> tuple[str, ...]:
-    return tuple(BACKENDS.classes())
+    return tuple(BACKENDS.by_name())
 
 
 def backend_class(kind: str) -> type | None:
@@ -116,10 +116,10 @@ def check_backend_options(kind: str, options: dict[str, Any]) -> list[tuple[str,
 
 def host_facts() -> dict[str, Any]:
     """What each backend adds to the host facts (its tool's versions...), under its kind."""
-    return {kind: facts for kind, cls in BACKENDS.classes().items() if (facts := cls.host_facts()) is not None}
+    return {kind: facts for kind, cls in BACKENDS.by_name().items() if (facts := cls.host_facts()) is not None}
 
 
 def reaches() -> dict[str, type]:
     """The fleet reaches that backends offer (a board's hypervisor driven from here), each
     with its backend class; reach `worker` (xtalk runs on the board) is the fleet's own."""
-    return {cls.reach: cls for cls in BACKENDS.classes().values() if cls.reach is not None}
+    return {cls.reach: cls for cls in BACKENDS.by_name().values() if cls.reach is not None}

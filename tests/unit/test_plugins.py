@@ -18,9 +18,9 @@ KINDS = [(BACKENDS, "native", "xtalk.backends.native"), (PARSERS, "cyclictest", 
 
 @pytest.mark.parametrize("kind, name, module", KINDS)
 def test_each_kind_finds_its_classes_in_its_package_by_their_key(kind, name, module):
-    cls = kind.classes()[name]
+    cls = kind.by_name()[name]
     assert cls.__module__ == module and getattr(cls, kind.key) == name
-    assert list(kind.classes()) == sorted(kind.classes())
+    assert list(kind.by_name()) == sorted(kind.by_name())
 
 
 @pytest.mark.parametrize("kind, name, module", KINDS)
@@ -29,7 +29,7 @@ def test_every_kind_words_an_unknown_option_and_an_unknown_name_alike(kind, name
         [(("no_such_option",), f"unknown option for the {name} {kind.noun}")]
     assert kind.option_problems(name, {}) == [] or kind is INSTRUMENTS  # sigrok needs a driver or a place
     assert kind.unknown(name[:-1]) == (f"unknown {kind.noun} {name[:-1]!r} (did you mean {name}?) "
-                                       f"(known: {', '.join(kind.classes())})")
+                                       f"(known: {', '.join(kind.by_name())})")
 
 
 def test_a_second_class_under_a_known_name_is_refused():

@@ -1,7 +1,8 @@
 """Everything the report says about one campaign: `analyze(store)` loads the campaign
 once (`load`: run records, timeline events, the index of damaged runs), then computes
 (`compute`): one streaming pass over the samples (two with --exclude-rampup: the
-ramp-up is detected, then skipped), statistics, verdicts, warnings.
+ramp-up is detected, then skipped), then the stages of analysis/stages/ (statistics,
+verdicts, studies, warnings), each one key of the result.
 
 It returns an Analysis: `.result` is the Result (analysis/result.py: plain JSON-able
 data, what report.json holds), `.runs_streams` / `.pooled` keep the accumulators the
@@ -16,21 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from ..results.store import CampaignStore, RunIndex
-from ..spec.model import Gate
-from . import changepoints
-from . import outliers, stability, verdict
+from . import changepoints, verdict
 from .describe import stats_rows
-from .gates import baseline_dim, baseline_of, evaluate
 from .effects import Rules
-from .inference import POWER
-from .kinds import metric_info, metrics_of
-from .boards import board_rows
-from .interference import channel_rows
-from .search import search_outcome
-from .overhead import overhead_rows
+from .gates import baseline_dim, baseline_of
+from .kinds import metrics_of
 from .result import Result, clean, run_row
 from .scan import scan, timeline_events
-
+from .stages import Pass, stages
 
 @dataclass
 class Options:
@@ -90,7 +84,8 @@ def analyze(store: CampaignStore, options: Options | None = None) -> Analysis:
 
 def compute(c: Loaded, opt: Options) -> Analysis:
     """The analysis of a loaded campaign: one pass over the samples (a second one skips
-    the detected ramp-ups with --exclude-rampup), then statistics, verdicts, warnings."""
+    the detected ramp-ups with --exclude-rampup), then the stages (analysis/stages/), in
+    order, each computing its key of the result."""
     info, runs, events = c.info, c.runs, c.events
     spec = info.get("spec") or {}
     used = [r for r in runs if r.get("status") == "pass" and (opt.include_warmup or not r.get("warmup"))]
@@ -110,87 +105,33 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         if skipped:
             streams = scan(c.path, used, events, deadlines, opt.include_warmup, skip=skipped, threads=opt.threads)
             per_run, per_config, pooled = stats_rows(streams, configs_of, units)
-    stats = {(r["config_id"], r["metric"]): r for r in per_config}
 
     all_configs = {}
     for r in runs:
         all_configs.setdefault(r.get("config_id", "?"), r.get("config") or {})
-    raw_gates = list(spec.get("gates") or [])
     dim, value = baseline_dim(spec)
     baselines = {cid: baseline_of(cfg, all_configs, dim, value) for cid, cfg in all_configs.items()}
-
     by_config: dict[tuple[str, str], list] = {}
     for (rid, metric), s in streams.items():
         by_config.setdefault((configs_of[rid], metric), []).append(s)
-    timelines, drifts = {}, {}
-    paired_spec = spec.get("paired") or {}
-    for (cid, metric), group in by_config.items() if opt.extras else ():
-        tl = None if paired_spec else changepoints.timeline(group, events, units.get(metric, "cycles"))
-        if tl:
-            timelines[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, **tl)
-        for s in group:
-            d = changepoints.drift(s)
-            if d:
-                drifts.setdefault(cid, []).append(dict(metric=metric, **d))
-
-    evts = {}
-    if opt.evt:
-        from . import evt
-        infos = metrics_of(runs)
-        for (cid, metric), s in pooled.items():
-            what = infos.get(metric) or metric_info(metric, {"unit": units.get(metric)})
-            evts[f"{cid}/{metric}"] = dict(config_id=cid, metric=metric, ns_per_tick=s.ns_per_tick,
-                                           **evt.pwcet(s, by_config[(cid, metric)], what))
-
-    gate_models = []
-    for g in raw_gates:
-        try:
-            gate_models.append(Gate(**g))
-        except Exception:  # noqa: BLE001 - a spec stored by an older xtalk; reported, not fatal
-            pass
-    gates = evaluate(gate_models, per_config, all_configs) if gate_models else []
-
     rules = Rules.of(spec)
     runs_of: dict[str, list[dict]] = {}
     for r in used:
         runs_of.setdefault(r.get("config_id", "?"), []).append(r)
     ctx = verdict.Context(streams, runs_of, events, metrics_of(runs), deadlines, rules,
-                          paired_spec.get("settle_s"), np.random.default_rng(opt.seed))
-    verdicts = verdict.metric_verdicts(ctx, pooled, baselines, gates)
-    overhead = overhead_rows(ctx, pooled, all_configs)
-    boards = board_rows(ctx, pooled, all_configs)
-    long_runs = any(float(r.get("duration_s") or 0) >= verdict.LONG_RUN_S for r in used) or bool(timelines)
-    metrics_by_config: dict[str, list[str]] = {}
-    for r in per_config:
-        metrics_by_config.setdefault(r["config_id"], []).append(r["metric"])
-    stable = verdict.long_term_verdicts(drifts, {t["config_id"]: t for t in timelines.values()}, long_runs,
-                                        metrics_by_config) if opt.extras else []
-    warnings = (left_out_warnings + stability.run_warnings(runs, events)
-                + stability.data_warnings(per_config, per_run, runs))
-    if skipped:
-        warnings.append({"level": "info", "scope": "campaign", "message": "ramp-up excluded: " + ", ".join(
-            f"{r}/{m}: first {n} samples" for (r, m), n in sorted(skipped.items()))})
-
+                          (spec.get("paired") or {}).get("settle_s"), np.random.default_rng(opt.seed))
     run_rows = [run_row(r) for r in runs]
-    channels = channel_rows(info.get("study"), verdicts, run_rows)
-    result = Result(
-        campaign={k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
-                                           "spec_hash", "planned_runs")},
-        description=spec.get("description", ""), path=str(c.path), host=info.get("host") or {},
-        options={"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
-        units=units, spec=spec, runs=run_rows, configs=all_configs, baselines=baselines, study=info.get("study"),
-        stats_runs=per_run, stats=per_config,
-        analysis={"alpha": rules.alpha, "power": POWER, "negligible_pct": rules.negligible_pct,
-                  "negligible_points": rules.negligible_points, "paired": paired_spec or None},
-        deadlines=outliers.deadline_rows(pooled, stats, deadlines),
-        outliers=outliers.outlier_rows(pooled, stats) if opt.extras else [],
-        rampup=ramp, rampup_excluded={f"{r}/{m}": n for (r, m), n in skipped.items()},
-        timelines=list(timelines.values()), drift=drifts, evt=list(evts.values()),
-        gates=gates, verdicts=verdicts, channels=channels,
-        search=search_outcome(info.get("study"), channels, ctx),
-        overhead=overhead, boards=boards, stability=stable,
-        overall=verdict.overall(gates, len(gate_models)),
-        left_out=left_out, warnings=warnings, noise_flags=stability.noise_flags(info.get("host") or {}, runs),
-    )
+    state = Pass(c.path, info, spec, opt, runs, run_rows, used, events, deadlines, units, streams, pooled, by_config,
+                 per_run, per_config, ramp, skipped, all_configs, baselines, rules, ctx, left_out, left_out_warnings)
+    for stage in stages():
+        skip = (stage.needs == "extras" and not opt.extras) or (stage.needs == "evt" and not opt.evt)
+        state.result[stage.key] = stage.empty if skip else stage(state)
+    result = {
+        "campaign": {k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
+                                              "spec_hash", "planned_runs")},
+        "description": spec.get("description", ""), "path": str(c.path), "host": info.get("host") or {},
+        "options": {"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
+        "units": units, "spec": spec, "runs": run_rows, "configs": all_configs, "baselines": baselines,
+        "study": info.get("study"), **state.result}
     return Analysis(str(c.path), opt, clean(result), streams, pooled, events, used, ctx.infos,
                     c.index.sample_files())

@@ -1,11 +1,11 @@
 """The analysis result: what `analyze` computes for one campaign, as plain JSON data
 (report.json holds it as it is; `xtalk compare`, `calibrate` and the plots read it).
 
-`Result` is its contract: every key, in report.json's order, with what it holds. The
-header (campaign, host, options, units, spec, runs, configs, baselines, analysis)
-describes the campaign; the other keys are the computed parts, each rendered by a
-section of the report (xtalk.report.sections). Rows are dicts whose keys are told where
-they are made (describe.stats_rows, verdict.metric_verdicts, outliers, evt, ...).
+`contract()` is its contract: every key, in report.json's order, with its type. The
+header (`Result`: campaign, host, options, units, spec, runs, configs, baselines, study)
+describes the campaign; the other keys are the stages' (analysis/stages/), each rendered
+by a section of the report (xtalk.report.sections). Rows are dicts whose keys are told
+where they are made (describe.stats_rows, verdict.metric_verdicts, outliers, evt, ...).
 
 Caveat: a TypedDict checks nothing at run time (the tests check every output against it:
 tests/framework/result_contract.py); `clean` makes the data JSON-able
@@ -14,7 +14,7 @@ tests/framework/result_contract.py); `clean` makes the data JSON-able
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, get_type_hints
 
 import numpy as np
 from typing_extensions import TypedDict  # pydantic can check this one (tests/framework/result_contract.py)
@@ -27,7 +27,9 @@ RUN_KEYS = ("run_id", "config_id", "status", "reason", "warmup", "repetition", "
 
 
 class Result(TypedDict):
-    # header: the campaign as stored
+    """The header of a result: the campaign as stored. The computed keys that follow are the
+    stages' (analysis/stages/), each with its type (`contract`)."""
+
     campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash, planned_runs
     description: str
     path: str
@@ -38,29 +40,13 @@ class Result(TypedDict):
     runs: Rows                    # RUN_KEYS of every final run, its accelerator, board and noisy CPUs
     configs: dict[str, dict]      # config id -> dimension values
     baselines: dict[str, str | None]  # config id -> its baseline's id
-    study: dict[str, Any] | None  # campaign.json `study`: a channel study's or a search's plan (channels/, search/)
-    # computed
-    stats_runs: Rows
-    stats: Rows
-    analysis: dict[str, Any]      # alpha, power, negligible change, paired design
-    deadlines: Rows
-    outliers: Rows
-    rampup: Rows
-    rampup_excluded: dict[str, int]  # "run/metric" -> samples skipped
-    timelines: Rows
-    drift: dict[str, Rows]
-    evt: Rows
-    gates: Rows
-    verdicts: Rows
-    channels: Rows                # analysis/interference.py: per channel and placement, or why it was not tested
-    search: dict[str, Any] | None  # analysis/search.py: a search confirmation's outcome
-    overhead: Rows
-    boards: Rows
-    stability: Rows
-    overall: str                  # PASS, FAIL, NO GATES, NOT EVALUATED
-    left_out: Rows                # runs whose files cannot be read, or that did not pass
-    warnings: Rows                # level, scope, message
-    noise_flags: list[str]
+    study: dict[str, Any] | None  # campaign.json `study`: a channel study's or a search's plan (interference/, search/)
+
+
+def contract() -> type:
+    """The whole result as a TypedDict: the header, then every stage's key with its type."""
+    from .stages import stages
+    return TypedDict("Result", {**get_type_hints(Result), **{s.key: s.type for s in stages()}})
 
 
 def run_row(meta: dict) -> dict:

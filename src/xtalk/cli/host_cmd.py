@@ -52,7 +52,7 @@ def show_host(args) -> int:
         ("real-time throttling", _rt_text(iso)),
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
-    ] + [row for kind, cls in BACKENDS.classes().items() if kind in facts for row in cls.host_rows(facts[kind])]
+    ] + [row for kind, cls in BACKENDS.by_name().items() if kind in facts for row in cls.host_rows(facts[kind])]
     table = Table(show_header=False, box=None)
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", str(value))

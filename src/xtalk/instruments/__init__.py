@@ -17,7 +17,7 @@ __all__ = ["Capture", "Instrument", "registry", "create", "option_problems"]
 
 
 def registry() -> dict[str, type[Instrument]]:
-    return INSTRUMENTS.classes()
+    return INSTRUMENTS.by_name()
 
 
 def create(settings: InstrumentSettings, run_dir: Path) -> Instrument:

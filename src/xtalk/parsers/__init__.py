@@ -16,7 +16,7 @@ __all__ = ["Event", "OutputParser", "registry", "get", "create", "option_problem
 
 
 def registry() -> dict[str, type[OutputParser]]:
-    return PARSERS.classes()
+    return PARSERS.by_name()
 
 
 def get(name: str) -> type[OutputParser]:

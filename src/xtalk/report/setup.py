@@ -37,7 +37,7 @@ def setup_table(res: dict) -> Table:
     rows = [("backend" if len(kinds) == 1 else "backends",
              ", ".join(k + (f" ({_params(options[k])})" if options[k] else "") for k in kinds)),
             ("accelerator", ", ".join(accels) or "-")]
-    rows += [row for k, cls in BACKENDS.classes().items() if k in kinds for row in cls.version_rows(host.get(k) or {})]
+    rows += [row for k, cls in BACKENDS.by_name().items() if k in kinds for row in cls.version_rows(host.get(k) or {})]
     m = spec.get("measurer") or {}
     rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on CPU {cpus[0]}"
                  + (f", {m['iterations']} iterations" if m.get("iterations") else "")))

@@ -296,7 +296,7 @@ def host_table(host: dict) -> Table:
             ("isolcpus", iso.get("isolcpus") or "none"), ("nohz_full", iso.get("nohz_full") or "none"),
             ("governor", str(host.get("governors")) if host.get("governors") else None),
             ("KVM", f"{kvm.get('kind')} (available: {kvm.get('available')})" if kvm else None)]
-    rows += [row for kind, cls in BACKENDS.classes().items() for row in cls.version_rows(host.get(kind) or {})]
+    rows += [row for kind, cls in BACKENDS.by_name().items() for row in cls.version_rows(host.get(kind) or {})]
     rows += [("Python", host.get("python"))]
     return Table("host", "Host", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
 

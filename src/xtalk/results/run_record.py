@@ -186,7 +186,7 @@ class UnknownBackendMetadata(BackendMetadata):
 def backend_metadata_model(kind: object) -> type[BackendMetadata]:
     """The model of the metadata a backend of that kind writes: its class's, or that of the
     backend its host stressors run in where it has one of its own (xen: dom0's)."""
-    for cls in BACKENDS.classes().values():
+    for cls in BACKENDS.by_name().values():
         for owner in (cls, cls.host_backend_class):
             if owner is not None and owner.name == kind:
                 return owner.Metadata
@@ -405,9 +405,9 @@ class RunRecord(Part):
 def json_schema() -> dict:
     """RunRecord's JSON Schema with the parts that plug-ins own spelled out: a backend's
     metadata is one of the installed backends' models, a capture one of the instruments'."""
-    backends = {m for cls in BACKENDS.classes().values() for m in (cls.Metadata, (cls.host_backend_class or cls).Metadata)}
+    backends = {m for cls in BACKENDS.by_name().values() for m in (cls.Metadata, (cls.host_backend_class or cls).Metadata)}
     metadata = Union[tuple(sorted(backends, key=lambda m: m.__name__))]  # noqa: UP007 - a Union of a tuple of types
-    facts = Union[tuple(sorted({cls.Facts for cls in INSTRUMENTS.classes().values()}, key=lambda m: m.__name__))]  # noqa: UP007
+    facts = Union[tuple(sorted({cls.Facts for cls in INSTRUMENTS.by_name().values()}, key=lambda m: m.__name__))]  # noqa: UP007
     record = create_model("RunRecord", __base__=RunRecord, backend_metadata=(metadata | None, None),
                           host_backend_metadata=(metadata | None, None), instrument=(facts | None, None))
     return record.model_json_schema()

@@ -45,7 +45,7 @@ def _where(suites: list[str]) -> list[str]:
     option, and as a host = true stressor next to a backend's guests."""
     def runs(found: tuple[str, ...] | None) -> bool:
         return any(s in (found or ()) for s in suites)
-    backends = BACKENDS.classes()
+    backends = BACKENDS.by_name()
     hosted = [kind for kind, cls in backends.items() if cls.no_images and runs(cls.suites({}))]
     out = [f"on the {_listing(hosted, 'and')} backend{'s' if len(hosted) > 1 else ''}"] if hosted else []
     guests = {kind: cls for kind, cls in backends.items() if not cls.no_images}
