@@ -32,8 +32,9 @@ from .errors import InfrastructureError, did_you_mean
 
 
 class Plugins:
-    """One kind of plug-in: its classes by name, found in `package` and the entry point
-    group of the same name."""
+    """One kind of plug-in: its classes (or the objects that stand for them: an analysis
+    stage's function, a report section's entry) by name, found in `package` and the entry
+    point group of the same name."""
 
     def __init__(self, noun: str, package: str, key: str = "name"):
         self.noun, self.package, self.group, self.key = noun, package, package, key
@@ -44,9 +45,8 @@ class Plugins:
         """Class decorator: `cls` under the value of its key attribute."""
         name = getattr(cls, self.key)
         known = self._classes.get(name)
-        if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
-            raise TypeError(f"two {self.noun}s are named {name!r}: {known.__module__}.{known.__qualname__} and "
-                            f"{cls.__module__}.{cls.__qualname__}")
+        if known is not None and _origin(known) != _origin(cls):
+            raise TypeError(f"two {self.noun}s are named {name!r}: {_origin(known)} and {_origin(cls)}")
         self._classes[name] = cls
         return cls
 
@@ -64,8 +64,8 @@ class Plugins:
                                           f"(group {self.group}) failed to load: {type(err).__name__}: {err}") from err
         self._loaded = True
 
-    def by_name(self) -> dict[str, type]:
-        """Every class of this kind by name, sorted by name."""
+    def by_name(self) -> dict[str, Any]:
+        """Every plug-in of this kind by name, sorted by name."""
         self._load()
         return dict(sorted(self._classes.items()))
 
@@ -91,6 +91,14 @@ def option_problems(model: type[BaseModel], owner: str, options: dict[str, Any])
         return [(tuple(e["loc"]), f"unknown option for {owner}" if e["type"] == "extra_forbidden" else e["msg"])
                 for e in err.errors()]
     return []
+
+
+def _origin(plugin: Any) -> str:
+    """Where a plug-in was defined: a class or function by its qualified name (the same one
+    registered again, as a module imported twice does, is no clash); any other object is
+    its own."""
+    name = getattr(plugin, "__qualname__", None)
+    return f"{plugin.__module__}.{name}" if name else f"{type(plugin).__qualname__} at {id(plugin):#x}"
 
 
 BACKENDS = Plugins("backend", "xtalk.backends")
