@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.framework.plugin_distribution import installed
 from xtalk.images import artifacts
 from xtalk.plugins import BACKENDS
 from xtalk.backends.base import Backend, GuestHandle, workload_args
@@ -100,10 +101,5 @@ class EchoBackend(Backend):
 
 def echo_distribution(where: Path) -> Path:
     """A directory that, on the Python path, is an installed distribution declaring this
-    backend in the entry point group xtalk finds backends by (what `pip install` of a
-    package with that entry point leaves in site-packages)."""
-    info = where / "xtalk_echo_backend-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xtalk-echo-backend\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[{BACKENDS.group}]\necho = {__name__}\n")
-    return where
+    backend in the entry point group xtalk finds backends by."""
+    return installed(where, "xtalk-echo-backend", {BACKENDS.group: __name__})
