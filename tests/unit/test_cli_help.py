@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xtalk.cli.main import COMMANDS as NAMES
+from xtalk.cli.main import command_names
 from xtalk.cli.main import _command_of, build_parser
 
 REDIRECTIONS = ("<", ">", "|")
@@ -42,7 +42,7 @@ def examples(parser: argparse.ArgumentParser) -> list[str]:
 COMMANDS = list(commands(build_parser()))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", command_names())
 def test_a_command_parsed_alone_has_the_help_it_has_among_all(name):
     alone, among = build_parser(name), build_parser()
     assert _command_of(["--debug", name, "x"]) == name and _command_of(["nosuch", name]) is None

@@ -26,6 +26,9 @@ EXIT_CODES = {EXIT_OK: "this setup can measure: every injected steal was recover
 EXIT_TEXT = "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
 
 
+ORDER = 90  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "calibrate", "check that this setup recovers known injected steals; the switch cost "
                                       "per preemption, noise floor and minimum detectable effect per minute (A/A)", [

@@ -12,6 +12,9 @@ from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
+ORDER = 100  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "channels", "characterise the interference channels: the measurer next to each "
                                      "channel's default stressor, the slowdown multiplier per channel and placement", [

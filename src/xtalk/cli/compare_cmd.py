@@ -18,6 +18,9 @@ from .common import add_command, add_json, add_out, add_sample_selection, consol
 SEPARATOR = "vs"
 
 
+ORDER = 80  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "compare", "compare campaigns side by side, one or several a side (HTML + table)", [
         "xtalk compare quickstart-20250101-120000 quickstart", f"xtalk compare a1 a2 {SEPARATOR} b1 b2 --json"])

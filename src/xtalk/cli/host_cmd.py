@@ -11,6 +11,9 @@ from ..host.metadata import host_facts, rt_block_us
 from .common import add_command, add_json, console
 
 
+ORDER = 50  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "host", "show facts about this host", ["xtalk host show"])
     inner = p.add_subparsers(dest="host_command", required=True, metavar="ACTION")

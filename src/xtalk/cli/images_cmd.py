@@ -13,6 +13,9 @@ from .common import add_arch, add_command, add_json
 from .common import console as make_console
 
 
+ORDER = 130  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "images", "build guest images from distribution packages (linux-rt)", [
         "xtalk images build linux-rt", "xtalk images list"])

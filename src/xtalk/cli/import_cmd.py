@@ -10,6 +10,9 @@ from ..errors import EXIT_OK, Problem, SpecError
 from .common import add_command, add_out, console
 
 
+ORDER = 120  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "import", "turn console logs of earlier runs into a campaign (one run per log)", [
         "xtalk import thesis --output zephyr-latency-measure solo-*.log",

@@ -15,6 +15,9 @@ XEN_HELP = ("Debian's Xen (credit, credit2) or one built from Debian's source wi
             "(arm64; minutes to build the first time); default debian")
 
 
+ORDER = 140  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "lab", "start/stop the Xen lab (Xen + dom0 under QEMU)", [
         "xtalk lab start xen --arch arm64", "xtalk lab stop"])

@@ -10,6 +10,9 @@ from ..results.store import catalog
 from .common import add_command, add_out, console
 
 
+ORDER = 30  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "list", "list stored campaigns", ["xtalk list", "xtalk list --out /data/xtalk-results"])
     add_out(p)

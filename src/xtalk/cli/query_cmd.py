@@ -10,6 +10,9 @@ from ..errors import InfrastructureError, UsageError
 from .common import add_command, add_out, find_campaign
 
 
+ORDER = 60  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "query", "run SQL over a campaign (tables: runs, samples, events; all_runs, "
                                   "all_samples, all_events with every attempt; damaged)", [

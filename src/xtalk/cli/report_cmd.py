@@ -10,6 +10,9 @@ from ..errors import EXIT_GATE_FAILED, EXIT_OK
 from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
 
 
+ORDER = 70  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "report", "statistics, comparisons, pWCET, verdicts and plots of a campaign (HTML, MD, "
                                    "JSON, CSV, JUnit)",

@@ -22,6 +22,9 @@ from .common import add_command, add_json, add_out, add_set, add_wait, backends_
 from .design_output import print_design, warn_design
 
 
+ORDER = 10  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "run", "run a campaign: every planned run, stored in a new campaign directory", [
         "xtalk run experiments/quickstart.toml --report",

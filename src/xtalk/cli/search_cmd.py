@@ -14,6 +14,9 @@ from .common import add_command, add_json, add_study_inputs, console, load_spec
 from .study_output import print_and_report
 
 
+ORDER = 110  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "search", "find the worst neighbour for the measurer: Optuna over the stressors' "
                                    "parameters, then a confirmation against each channel's default stressor", [

@@ -19,6 +19,9 @@ from ..report.instrument import instrument_words
 from .common import add_command, add_json, add_out, console, find_campaign
 
 
+ORDER = 40  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "show", "show a campaign or one of its runs (CAMPAIGN/RUN)", [
         "xtalk show quickstart", "xtalk show quickstart/same-core-r1 --json"])

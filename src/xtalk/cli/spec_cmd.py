@@ -12,6 +12,9 @@ from .common import add_command, add_out, add_set, backends_text, console, load_
 from .design_output import print_design
 
 
+ORDER = 20  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "spec", "check a campaign spec or print its JSON Schema", [
         "xtalk spec check experiments/quickstart.toml", "xtalk spec schema > campaign.schema.json"])

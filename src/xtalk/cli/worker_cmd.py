@@ -30,6 +30,9 @@ PROGRESS_EVERY_S = 0.5
 EXIT_INTERRUPTED = 130
 
 
+ORDER = 150  # its place in `xtalk --help`
+
+
 def add_parser(sub) -> None:
     p = add_command(sub, "worker", "run one run of a fleet campaign (started by `xtalk run --fleet`, not by people)",
                     ["xtalk worker < job.json > run.tar"],
