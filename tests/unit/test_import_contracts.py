@@ -66,3 +66,23 @@ def test_the_docs_list_the_layers_of_the_contract():
     first_cells = [re.split(r"(?<!\\)\|", row)[1] for row in table.splitlines()[2:]]  # "\|" is a | in a cell
     documented = [" | ".join(re.findall(r"`(\w+)`", cell)) for cell in first_cells]
     assert documented == layers
+
+
+def test_each_package_header_says_what_it_may_import():
+    """The last paragraph of each package's docstring names the layers below its own."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = [[name.strip() for name in layer.split("|")] for layer in
+              next(c["layers"] for c in config if c["id"] == "layers")]
+    packages = 0
+    for i, layer in enumerate(layers):
+        for name in layer:
+            init = ROOT / "src" / "xtalk" / name / "__init__.py"
+            if not init.is_file():
+                continue  # a module
+            packages += 1
+            said = re.search(r"May import: ([^(]*)\(", " ".join(init.read_text().split()))
+            assert said, f"{name}: no 'May import:' in its header"
+            below = [n for lower in layers[i + 1:] for n in lower]
+            expected = "every other package and module of xtalk " if i == 0 else ", ".join(below) + " "
+            assert said.group(1) == expected, name
+    assert packages >= 15

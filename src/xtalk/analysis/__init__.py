@@ -1,1 +1,5 @@
-"""Statistics over stored campaigns."""
+"""Statistics over stored campaigns.
+
+May import: spec, images, parsers, telemetry, host, results, remote, cache, plugins,
+files, signals, errors (the layers below it, pyproject.toml).
+"""

@@ -4,7 +4,10 @@ Started as `xtalk` or `python -m xtalk.cli.main`, a Ctrl-C or SIGTERM in the sec
 imports before main() takes the signals ends xtalk at once with 130 (nothing has started
 that needs stopping but artifacts.make_ahead's make, stopped too), not with a traceback or by the signal.
 A command that loads a spec starts that make first thing, so that it runs beside the
-imports. Imported by anything else (a test, a notebook), the signals are left alone."""
+imports. Imported by anything else (a test, a notebook), the signals are left alone.
+
+May import: every other package and module of xtalk (the top layer, pyproject.toml).
+"""
 from __future__ import annotations
 
 import os

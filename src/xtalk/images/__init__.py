@@ -6,6 +6,9 @@ SHA256 from the archive index, the recipe's files, xtalk's own programs, the bui
 code) and reuses an earlier build with the same hash. Everything goes to the cache
 directory (cache.py: XTALK_CACHE, else $XDG_CACHE_HOME/xtalk, else ~/.cache/xtalk), never to
 host-wide package state.
+
+May import: host, results, remote, cache, plugins, files, signals, errors (the layers
+below it, pyproject.toml).
 """
 from __future__ import annotations
 

@@ -3,6 +3,9 @@ sigrok), one kind a module of this package (base.py says what an instrument is),
 by name as the output parsers are (`@INSTRUMENTS.register`, xtalk.plugins;
 docs/instruments.md). `measure.py` turns a capture into the run's samples and the facts
 show and the report tell.
+
+May import: spec, images, parsers, telemetry, host, results, remote, cache, plugins,
+files, signals, errors (the layers below it, pyproject.toml).
 """
 from __future__ import annotations
 

@@ -1,3 +1,8 @@
 """Interference channels: the shared resources through which a neighbour can delay the
 measurer, the stressor that loads each by default, and the channel study over them
-(docs/channels.md)."""
+(docs/channels.md).
+
+May import: running, design, analysis, backends, instruments, spec, images, parsers,
+telemetry, host, results, remote, cache, plugins, files, signals, errors (the layers below
+it, pyproject.toml).
+"""

@@ -10,4 +10,8 @@ Its own layers, top to bottom (pyproject.toml's `running` contract):
 
 It may import the backends, the instruments, analysis, the spec and everything below
 them; the studies, the fleet, the report and the CLI import it.
+
+May import: analysis, backends, instruments, spec, images, parsers, telemetry, host,
+results, remote, cache, plugins, files, signals, errors (the layers below it,
+pyproject.toml).
 """
