@@ -1,7 +1,7 @@
 """The analysis result: what `analyze` computes for one campaign, as plain JSON data
 (report.json holds it as it is; `xtalk compare`, `calibrate` and the plots read it).
 
-`contract()` is its contract: every key, in report.json's order, with its type. The
+`stages.contract()` is its contract: every key, in report.json's order, with its type. The
 header (`Result`: campaign, host, options, units, spec, runs, configs, baselines, study)
 describes the campaign; the other keys are the stages' (analysis/stages/), each rendered
 by a section of the report (xtalk.report.sections). Rows are dicts whose keys are told
@@ -14,7 +14,7 @@ tests/framework/result_contract.py); `clean` makes the data JSON-able
 from __future__ import annotations
 
 import math
-from typing import Any, get_type_hints
+from typing import Any
 
 import numpy as np
 from typing_extensions import TypedDict  # pydantic can check this one (tests/framework/result_contract.py)
@@ -28,7 +28,7 @@ RUN_KEYS = ("run_id", "config_id", "status", "reason", "warmup", "repetition", "
 
 class Result(TypedDict):
     """The header of a result: the campaign as stored. The computed keys that follow are the
-    stages' (analysis/stages/), each with its type (`contract`)."""
+    stages' (analysis/stages/), each with its type (stages.contract)."""
 
     campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash, planned_runs
     description: str
@@ -41,12 +41,6 @@ class Result(TypedDict):
     configs: dict[str, dict]      # config id -> dimension values
     baselines: dict[str, str | None]  # config id -> its baseline's id
     study: dict[str, Any] | None  # campaign.json `study`: a channel study's or a search's plan (interference/, search/)
-
-
-def contract() -> type:
-    """The whole result as a TypedDict: the header, then every stage's key with its type."""
-    from .stages import stages
-    return TypedDict("Result", {**get_type_hints(Result), **{s.key: s.type for s in stages()}})
 
 
 def run_row(meta: dict) -> dict:

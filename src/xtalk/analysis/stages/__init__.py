@@ -7,18 +7,21 @@ the plug-ins are found (xtalk.plugins): a new study is one module here, one sect
 report (xtalk.report.sections) and one command (xtalk.cli), and no list names it. `order`
 places its key in the result (report.json's order) and decides which stages it may read
 (`p.result`: those of a lower order); `type` is its key's type in the result's contract
-(analysis/result.py `contract`); `needs` the Options flag without which it is skipped
+(`contract`); `needs` the Options flag without which it is skipped
 ("extras", "evt": `show` and `run` skip those for speed; its key is then empty).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, get_type_hints
+
+from typing_extensions import TypedDict
 
 from ...plugins import Plugins
 from ..accum import Stream
 from ..effects import Rules
+from ..result import Result
 from ..verdict import Context
 
 STAGES = Plugins("analysis stage", __name__, key="key")
@@ -36,6 +39,12 @@ def stage(key: str, order: int, type: Any, needs: str | None = None, empty: Any 
 def stages() -> list[Callable]:
     """Every stage, in the result's order."""
     return sorted(STAGES.by_name().values(), key=lambda s: s.order)
+
+
+def contract() -> type:
+    """The whole result as a TypedDict: its header (result.Result), then every stage's key
+    with its type."""
+    return TypedDict("Result", {**get_type_hints(Result), **{s.key: s.type for s in stages()}})
 
 
 @dataclass
