@@ -143,6 +143,12 @@ def test_a_key_the_model_does_not_declare_is_refused(tmp_path):
         writer.save_meta(backend_metadata={**native, "binary_sha": "ab"})
     writer.save_meta(backend_metadata={"backend": "not-installed-here", "its_own": 1})  # kept as it wrote it
     assert json.loads((writer.path / "meta.json").read_text())["backend_metadata"]["its_own"] == 1
+    with pytest.raises(RecordError, match="pidd"):  # a guest's facts are its backend's
+        writer.save_meta(backend="native", guests={"measurer": {"argv": ["x"], "pidd": 1}})
+    writer.save_meta(backend="native", guests={"measurer": {"argv": ["x"], "pid": 1}})
+    with pytest.raises(RecordError, match="domid"):  # a xen domain's key is no native process's
+        writer.save_meta(guests={"measurer": {"argv": ["x"], "domid": 1}})
+    writer.save_meta(guests={"measurer": {"pid": 1}})
     with pytest.raises(RecordError, match="sample_cout"):
         writer.save_meta(sample_cout=3)
     with pytest.raises(ValueError, match="eror_ms"):

@@ -21,7 +21,7 @@ from tests.framework.plugin_distribution import installed
 from xtalk.images import artifacts
 from xtalk.plugins import BACKENDS
 from xtalk.backends.base import Backend, GuestHandle, workload_args
-from xtalk.results.run_record import BackendMetadata
+from xtalk.results.run_record import BackendMetadata, GuestFacts
 from xtalk.telemetry.ring import RingReader, create_ring_file
 
 PROGRAM = "build/native/xtalk-bench"
@@ -35,10 +35,17 @@ class EchoMetadata(BackendMetadata):
     program: str | None = None
 
 
+class EchoGuestFacts(GuestFacts):
+    argv: list[str]
+    pid: int
+    affinity: list[int]
+
+
 @BACKENDS.register
 class EchoBackend(Backend):
     name = "echo"
     Metadata = EchoMetadata
+    GuestFacts = EchoGuestFacts
 
     @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:

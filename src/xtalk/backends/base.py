@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
-from ..results.run_record import BackendMetadata
+from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
@@ -93,6 +93,8 @@ class Backend(ABC):
     boot_s: ClassVar[float] = 5.0
     # what metadata() says: the model a run's record holds it to (results/run_record.py)
     Metadata: ClassVar[type[BackendMetadata]] = BackendMetadata
+    # what it says of each guest it started (GuestHandle.facts), held to this model likewise
+    GuestFacts: ClassVar[type[GuestFacts]] = GuestFacts
     # the class of host_backend() where it is one of its own (xen: its dom0 stressors);
     # None: the native backend's
     host_backend_class: ClassVar[type[Backend] | None] = None

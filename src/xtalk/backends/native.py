@@ -29,7 +29,7 @@ from ..plugins import BACKENDS
 from ..host.arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
-from ..results.run_record import BackendMetadata
+from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
@@ -57,10 +57,22 @@ class NativeMetadata(BackendMetadata):
     host_tsc_hz: int | None = None
 
 
+class NativeGuestFacts(GuestFacts):
+    """A workload's process: its command line, pid, CPUs and scheduling (or why refused)."""
+
+    argv: list[str] | None = None
+    pid: int | None = None
+    affinity: list[int] | None = None
+    sched: str | None = None
+    priority: int | None = None
+    sched_refused: str | None = None
+
+
 @BACKENDS.register
 class NativeBackend(Backend):
     name = "native"
     Metadata = NativeMetadata
+    GuestFacts = NativeGuestFacts
     boot_s = 0.1
 
     @classmethod

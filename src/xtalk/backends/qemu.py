@@ -48,7 +48,7 @@ from ..errors import InfrastructureError
 from ..host.metadata import host_facts, tool_version, tool_versions
 from ..images import linux_rt
 from ..images.linux_rt import LinuxRtImageFacts
-from ..results.run_record import BackendMetadata
+from ..results.run_record import BackendMetadata, GuestFacts, Part
 from ..spec.plan import GuestPlan, RunPlan
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
@@ -163,10 +163,35 @@ class QemuMetadata(BackendMetadata, LinuxRtImageFacts):
     foreign_machine: str | None = None
 
 
+class QemuVcpu(Part):
+    vcpu: int
+    thread_id: int
+    cpu: int
+    sched: str | None = None
+    priority: int | None = None
+    sched_refused: str | None = None
+
+
+class QemuGuestFacts(GuestFacts):
+    """A guest's QEMU: its command line and pid, each vCPU thread's CPU and scheduling, the
+    emulator threads' CPUs, its accelerator, machine and memory."""
+
+    argv: list[str] | None = None
+    pid: int | None = None
+    vcpus: list[QemuVcpu] | None = None
+    affinity: list[int] | None = None
+    sched: str | None = None
+    emulator_threads: list[int] | None = None
+    accel: str | None = None
+    machine: str | None = None
+    memory_mib: int | None = None
+
+
 @BACKENDS.register
 class QemuBackend(Backend):
     name = "qemu"
     Metadata = QemuMetadata
+    GuestFacts = QemuGuestFacts
     boot_s = 2.0
     Options = QemuOptions
 

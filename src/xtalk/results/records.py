@@ -48,11 +48,11 @@ from typing import Annotated, Literal, Union
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
 from ..errors import InfrastructureError
-from .run_record import JSON, GuestFacts, Part, Platform, RunRecord
+from .run_record import JSON, Part, Platform, RunRecord
 
 SCHEMA_VERSION = 7
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
@@ -120,8 +120,11 @@ class _Event(Part):
     host_ns: int | None = None
 
 
-class GuestStart(GuestFacts, _Event):
-    """A guest was started (paused: held until its timeline start); its facts spread in."""
+class GuestStart(_Event):
+    """A guest was started (paused: held until its timeline start); its facts spread in: the
+    keys of its backend's GuestFacts, which the runner holds them to before it writes this."""
+
+    model_config = ConfigDict(extra="allow")
 
     kind: Literal["guest_start"]
     guest: str

@@ -11,11 +11,10 @@ Open maps of JSON values, on purpose (their keys belong to someone else):
   params, parser      a guest's bench parameters (catalogue) and parser options (parsers/)
   board_host          a fleet board's host facts (host/metadata.py, as campaign.json's host)
   backend_metadata    the tools' own output: xl_info, options, lab, image_packages
-  GuestFacts.facts    a guest's facts from a backend other than native, qemu and xen
 
 Parts a plug-in owns: a run's backend_metadata (and host_backend_metadata) holds the keys
 its backend's class declares (`Metadata`, a subclass of BackendMetadata beside the
-backend), found by the kind it names; `instrument` holds the common keys of every capture
+backend), found by the kind it names; each of its guests' facts those of `GuestFacts`; `instrument` holds the common keys of every capture
 (InstrumentFacts) and the instrument's own (its class's `Facts`). A record of a plug-in
 this xtalk does not have keeps what it wrote.
 Caveat: a number that may be an int or a float is declared `int | float`, so that a
@@ -25,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, SerializeAsAny, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, SerializeAsAny, ValidationInfo, create_model, field_validator
 
 from ..plugins import BACKENDS, INSTRUMENTS
 
@@ -111,61 +110,28 @@ class TimelineStep(Part):
     target: str
 
 
-class QemuVcpu(Part):
-    vcpu: int
-    thread_id: int
-    cpu: int
-    sched: str | None = None
-    priority: int | None = None
-    sched_refused: str | None = None
-
-
-class XlVcpu(Part):
-    """A row of `xl vcpu-list`."""
-
-    name: str
-    domid: int
-    vcpu: int
-    cpu: str
-    state: str
-    time_s: float
-    hard_affinity: str
-    soft_affinity: str
-
-
 class GuestFacts(Part):
-    """What the backend that started a guest says about it (GuestHandle.facts): native,
-    qemu, xen and xen's dom0 host stressors; `facts` for another backend's own."""
+    """What the backend that started a guest says of it (GuestHandle.facts): the keys its
+    class's `GuestFacts` declares (a subclass of this one, beside the backend), found by the
+    run's backend and whether the guest is a host stressor; `facts`: the keys of a backend
+    that declares no model of its own."""
 
-    argv: list[str] | None = None
-    pid: int | None = None
-    affinity: list[int] | None = None
-    sched: str | None = None
-    priority: int | None = None
-    sched_refused: str | None = None
-    vcpus: list[QemuVcpu | XlVcpu] | None = None
-    emulator_threads: list[int] | None = None
-    accel: str | None = None
-    machine: str | None = None
-    memory_mib: int | None = None
-    domain: str | None = None
-    domid: int | None = None
-    start_s: float | None = None
-    running_host_ns: int | None = None
-    pool: str | None = None
-    scheduler: str | None = None
-    sched_params: str | None = None
-    config: str | None = None
-    console_failures: list[str] | None = None
-    where: str | None = None
-    dom0_vcpus: list[int] | None = None
-    pcpus: list[int] | None = None
-    pgid: int | None = None
-    log: str | None = None
-    stress_ng_version: str | None = None
-    cmd: str | None = None
-    stop_error: str | None = None
     facts: dict[str, JSON] | None = None
+
+
+class UnknownGuestFacts(GuestFacts):
+    """A guest of a backend this xtalk does not have: what its record says."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def guest_facts_model(kind: object, host: bool = False) -> type[GuestFacts]:
+    """The model of a guest's facts in a run of that backend: its class's, or, for a host
+    stressor, that of the backend its host stressors run in (xen: dom0's; else native's)."""
+    cls = BACKENDS.get(kind) if isinstance(kind, str) else None
+    if cls is not None and host:
+        cls = cls.host_backend_class or BACKENDS.get("native")
+    return cls.GuestFacts if cls is not None else UnknownGuestFacts
 
 
 class BackendMetadata(Part):
@@ -373,7 +339,7 @@ class RunRecord(Part):
     guest_meta: dict[str, JSON] = {}
     guest_errors: list[dict[str, str]] = []
     histograms: dict[str, JSON] = {}
-    guests: dict[str, GuestFacts] = {}
+    guests: dict[str, SerializeAsAny[GuestFacts]] = {}  # guest name -> its backend's facts of it
     backend_metadata: SerializeAsAny[BackendMetadata] | None = None
     host_backend_metadata: SerializeAsAny[BackendMetadata] | None = None
     noise: Noise | None = None
@@ -396,6 +362,15 @@ class RunRecord(Part):
     def _as_its_backends(cls, value: object) -> object:
         return backend_metadata_model(value.get("backend")).model_validate(value) if isinstance(value, dict) else value
 
+    @field_validator("guests", mode="before")
+    @classmethod
+    def _as_their_backends(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, dict):
+            return value
+        hosted = {s.name for s in info.data.get("stressors") or () if s.host}
+        return {name: guest_facts_model(info.data.get("backend"), name in hosted).model_validate(facts)
+                if isinstance(facts, dict) else facts for name, facts in value.items()}
+
     @field_validator("instrument", mode="before")
     @classmethod
     def _as_its_instruments(cls, value: object) -> object:
@@ -404,10 +379,13 @@ class RunRecord(Part):
 
 def json_schema() -> dict:
     """RunRecord's JSON Schema with the parts that plug-ins own spelled out: a backend's
-    metadata is one of the installed backends' models, a capture one of the instruments'."""
-    backends = {m for cls in BACKENDS.by_name().values() for m in (cls.Metadata, (cls.host_backend_class or cls).Metadata)}
-    metadata = Union[tuple(sorted(backends, key=lambda m: m.__name__))]  # noqa: UP007 - a Union of a tuple of types
+    metadata and a guest's facts are one of the installed backends' models, a capture one
+    of the instruments'."""
+    owners = {owner for cls in BACKENDS.by_name().values() for owner in (cls, cls.host_backend_class or cls)}
+    metadata = Union[tuple(sorted({o.Metadata for o in owners}, key=lambda m: m.__name__))]  # noqa: UP007 - a Union of types
+    guests = Union[tuple(sorted({o.GuestFacts for o in owners}, key=lambda m: m.__name__))]  # noqa: UP007
     facts = Union[tuple(sorted({cls.Facts for cls in INSTRUMENTS.by_name().values()}, key=lambda m: m.__name__))]  # noqa: UP007
     record = create_model("RunRecord", __base__=RunRecord, backend_metadata=(metadata | None, None),
-                          host_backend_metadata=(metadata | None, None), instrument=(facts | None, None))
+                          host_backend_metadata=(metadata | None, None), instrument=(facts | None, None),
+                          guests=(dict[str, guests], {}))
     return record.model_json_schema()

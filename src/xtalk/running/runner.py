@@ -96,8 +96,9 @@ class RunState:
             self.watch.started(guest.name, now, running=not paused)
             self.pressure.started(guest.name, handle.passes, handle.no_passes or
                                   f"the {handle.backend.name} backend counts no stressor passes")
+        facts = type(self.owners[guest.name]).GuestFacts.model_validate(handle.facts).dump()
         self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now) if self.begun else None,
-                          paused=paused, **handle.facts)
+                          paused=paused, **facts)
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)

@@ -45,7 +45,7 @@ from ..base import Backend, BoardAccess, GuestHandle, Vitals
 from ...remote.executors import TransportError, tail
 from .console import DomainWatcher, GuestConsole
 from .dom0 import Dom0Stressors
-from .metadata import XenMetadata
+from .metadata import XenGuestFacts, XenMetadata
 from .host import XenHost
 from .images import DomainImage
 from .pools import CpuPools
@@ -69,6 +69,7 @@ class XenBackend(Backend):
     name = "xen"
     boot_s = 5.0
     Metadata = XenMetadata
+    GuestFacts = XenGuestFacts
     host_backend_class = Dom0Stressors
     Options = XenOptions
     reach = "xen-dom0"  # a fleet board's dom0, driven from here over ssh (executor ssh)

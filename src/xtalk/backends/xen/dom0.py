@@ -32,7 +32,7 @@ from ...spec.plan import GuestPlan, RunPlan
 from ..base import Backend, GuestHandle, Vitals, workload_args
 from .console import DomainWatcher, GuestConsole
 from .images import upload
-from .metadata import Dom0Metadata
+from .metadata import Dom0GuestFacts, Dom0Metadata
 from .xl import cpu_list, expand_cpus, parse_vcpu_list
 
 if TYPE_CHECKING:
@@ -126,6 +126,7 @@ class Dom0Stressors(Backend):
 
     name = "xen-dom0"
     Metadata = Dom0Metadata
+    GuestFacts = Dom0GuestFacts
     measures_local_cpus = False
 
     @classmethod

@@ -8,7 +8,52 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...images.linux_rt import LinuxRtImageFacts
-from ...results.run_record import JSON, BackendMetadata, GuestFacts, Part, XlVcpu
+from ...results.run_record import JSON, BackendMetadata, GuestFacts, Part
+
+
+class XlVcpu(Part):
+    """A row of `xl vcpu-list`."""
+
+    name: str
+    domid: int
+    vcpu: int
+    cpu: str
+    state: str
+    time_s: float
+    hard_affinity: str
+    soft_affinity: str
+
+
+class XenGuestFacts(GuestFacts):
+    """A domain: its name and id, when it ran, its vCPUs, pool, scheduler and config, and
+    what its console could not be read for (backend.py)."""
+
+    domain: str | None = None
+    domid: int | None = None
+    start_s: float | None = None
+    running_host_ns: int | None = None
+    affinity: list[int] | None = None
+    vcpus: list[XlVcpu] | None = None
+    pool: str | None = None
+    scheduler: str | None = None
+    sched_params: str | None = None
+    config: str | None = None
+    console_failures: list[str] | None = None
+
+
+class Dom0GuestFacts(GuestFacts):
+    """A host stressor in dom0: where, its vCPUs and pCPUs, its command line, process group
+    and log, stress-ng's version, its command as it said it, why it would not stop (dom0.py)."""
+
+    where: str | None = None
+    dom0_vcpus: list[int] | None = None
+    pcpus: list[int] | None = None
+    argv: list[str] | None = None
+    pgid: int | None = None
+    log: str | None = None
+    stress_ng_version: str | None = None
+    cmd: str | None = None
+    stop_error: str | None = None
 
 
 class Executor(Part):
@@ -68,7 +113,7 @@ class XenMetadata(BackendMetadata, LinuxRtImageFacts):
     dom0_ramdisk: str | None = None
     foreign_images: dict[str, ForeignImage] | None = None
     # the run (backend.py run_meta)
-    domains: dict[str, GuestFacts] | None = None
+    domains: dict[str, XenGuestFacts] | None = None
     vcpu_list: list[XlVcpu] | None = None
     sched: XenSched | None = None
     pool: str | None = None
