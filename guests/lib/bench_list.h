@@ -3,6 +3,7 @@
  * xt_bench_<name>` and one line here. main.c expands this list twice. */
 XT_BENCH(qsort)
 XT_BENCH(pointer_chase)
+XT_BENCH(cache_probe)
 XT_BENCH(membw)
 XT_BENCH(hidden_latency)
 XT_BENCH(cache_thrash)
