@@ -10,8 +10,8 @@
  *     octaves are flat at 30x an L1 hit or more (memory: META memory_from=).
  *   mode=points: the cycles of sizes= (bytes, comma-separated, all in hi= bytes) and,
  *     with stream= bytes, a read pass over a buffer of that size: one sample each, round
- *     after round, until duration_s= or iterations= rounds. Each cycle is walked once
- *     untimed before its sample, since the others evicted it.
+ *     after round, until duration_s= or iterations= rounds. Each cycle is walked three
+ *     times untimed before its sample, since the others evicted it.
  * Samples: metric 0 (chase) = counter ticks for the point's loads, metric 1 (stream) =
  * ticks for one read pass. Which point a sample belongs to follows from its seq: curve,
  * (seq / repeats) % measured_points (META); points, the order above. After the run META p<k>_bytes= p<k>_steps=
@@ -28,6 +28,7 @@
 #define MAX_POINTS 160
 #define MEMORY_X 30                   /* memory: at least 30x an L1 hit's latency */
 #define WARM_MAX (1u << 21)
+#define WARM_PASSES 3
 #define STEPS_MIN 32768u
 #define STEPS_MAX 262144u
 
@@ -195,6 +196,13 @@ static struct node *link(struct node *base, uint64_t n)
 	return first;
 }
 
+/* Untimed passes before a point's sample in points mode: a level that keeps only lines
+ * used again (an L3 filled from L2 victims) holds the set after the second pass. */
+static uint64_t warm_steps(uint64_t n)
+{
+	return n < WARM_MAX ? WARM_PASSES * n : WARM_PASSES * WARM_MAX;
+}
+
 static struct node *walk(struct node *p, uint64_t steps)
 {
 	for (; steps; steps--)
@@ -286,7 +294,7 @@ static long run(void *unused)
 		at[k] = link(nodes + point_off[k], point_nodes[k]);
 	for (uint64_t round = 0; !xt_cfg.iterations || round < xt_cfg.iterations; round++) {
 		for (unsigned k = 0; k < npoints; k++) {
-			at[k] = walk(at[k], point_nodes[k] < WARM_MAX ? point_nodes[k] : WARM_MAX);
+			at[k] = walk(at[k], warm_steps(point_nodes[k]));
 			if (!chase(k, &at[k], end, NULL))
 				goto over;
 		}

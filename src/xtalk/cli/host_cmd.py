@@ -1,5 +1,8 @@
 """`xtalk host show`: the host facts stored with every run (CPU, caches, isolation,
-real-time throttling, governor, kernel, KVM and its kind, then each backend's rows: QEMU and Xen versions...)."""
+real-time throttling, governor, kernel, KVM and its kind, then each backend's rows: QEMU and
+Xen versions...), and the cache hierarchy measured on each backend.
+`xtalk host caches SPEC`: measure that hierarchy natively and on the spec's backend
+(calibration/caches.py) and print it beside what the machine reports."""
 from __future__ import annotations
 
 import json
@@ -8,7 +11,8 @@ from rich.table import Table
 
 from ..plugins import BACKENDS
 from ..host.metadata import host_facts, rt_block_us
-from .common import add_command, add_json, console
+from .common import add_command, add_json, add_out, add_study_inputs, console, load_spec
+from .caches_output import caches_rows, print_caches
 
 
 ORDER = 50  # its place in `xtalk --help`
@@ -20,7 +24,20 @@ def add_parser(sub) -> None:
     show = add_command(inner, "show", "CPU, caches, isolation, governor, kernel, and what each backend adds",
                        ["xtalk host show", "xtalk host show --json"])
     add_json(show, "the host facts")
+    add_out(show)
     show.set_defaults(handler=show_host)
+    caches = add_command(inner, "caches", "measure the cache hierarchy (levels, sizes, latencies, which are shared, "
+                                          "memory bandwidth) natively and in a guest of the spec's backend", [
+        "xtalk host caches experiments/caches.toml",
+        "xtalk host caches experiments/caches.toml --backend qemu --json"],
+        more="The result is kept in the results directory as a fact of this host and backend; size expressions "
+             "(l1, l2, llc, shared) resolve against it from then on.")
+    add_study_inputs(caches, "its backend and first two CPUs (the measured one and its neighbour's)",
+                     "--set backend.accel=tcg")
+    caches.add_argument("--backend", nargs="+", metavar="KIND",
+                        help="the backends to measure (default: native, and the spec's where it is another)")
+    add_json(caches, "the measured hierarchies")
+    caches.set_defaults(handler=measure_caches)
 
 
 def _caches(facts: dict) -> str:
@@ -35,6 +52,24 @@ def _rt_text(iso: dict) -> str:
     if block is None:
         return f"none (kernel.sched_rt_runtime_us = {runtime})"
     return f"{runtime:,} µs of every {period:,} µs: a spinning FIFO/RR workload loses up to {block / 1000:g} ms each period"
+
+
+def measure_caches(args) -> int:
+    from ..calibration.caches import measure  # heavy: only when this command runs
+    from ..running.derived import holding_cpus
+    spec, raw, _ = load_spec(args.spec, args.overrides)
+    kinds = args.backend or list(dict.fromkeys(["native", spec.backend.kind]))
+    found = []
+    with holding_cpus(spec, args.out, args.wait):
+        for kind in kinds:
+            derived = raw | {"backend": raw["backend"] if kind == spec.backend.kind else {"kind": kind}}
+            found.append(measure(derived, args.out, host_facts()))
+    if args.json:
+        print(json.dumps(found, indent=1))
+    else:
+        for record in found:
+            print_caches(console(markup=False), record)
+    return 0
 
 
 def show_host(args) -> int:
@@ -56,6 +91,7 @@ def show_host(args) -> int:
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
     ] + [row for kind, cls in BACKENDS.by_name().items() if kind in facts for row in cls.host_rows(facts[kind])]
+    rows += caches_rows(args.out, facts["hostname"], BACKENDS.by_name())
     table = Table(show_header=False, box=None)
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", str(value))

@@ -1,13 +1,15 @@
-"""Facts of a platform (this host and a backend) that `xtalk calibrate` measured, kept in
-the results directory as OUT/platform/<hostname>-<backend>.json (records.PlatformRecord)
-and recorded in the meta.json of every later run on that host and backend (`platform`)."""
+"""Facts of a platform (this host and a backend) that xtalk measured, kept in the results
+directory: `xtalk calibrate`'s as OUT/platform/<hostname>-<backend>.json
+(records.PlatformRecord), recorded in the meta.json of every later run on that host and
+backend (`platform`); `xtalk host caches`'s as OUT/platform/<hostname>-<backend>-caches.json
+(records.CachesRecord), which size expressions resolve against (spec/sizes.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..files import write_atomic
 from ..errors import InfrastructureError
-from .records import Platform, PlatformRecord, dump_json, load_platform, valid
+from .records import CachesRecord, Platform, PlatformRecord, dump_json, load_caches, load_platform, valid
 from .store import now_iso
 
 
@@ -15,10 +17,31 @@ def platform_path(out: Path, hostname: str, backend: str) -> Path:
     return Path(out) / "platform" / f"{hostname}-{backend}.json"
 
 
+def caches_path(out: Path, hostname: str, backend: str) -> Path:
+    return Path(out) / "platform" / f"{hostname}-{backend}-caches.json"
+
+
 def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
     """Writes the record (PlatformRecord's fields but the host, backend and time) in place of any earlier one."""
     path = platform_path(out, hostname, backend)
     record = valid(PlatformRecord, {"hostname": hostname, "backend": backend, "calibrated_at": now_iso(), **facts}, path)
+    return _write(path, record)
+
+
+def write_caches(out: Path, hostname: str, backend: str, **facts) -> Path:
+    """Writes the measured hierarchy (CachesRecord's fields but the host, backend and time)."""
+    path = caches_path(out, hostname, backend)
+    return _write(path, valid(CachesRecord, {"hostname": hostname, "backend": backend, "measured_at": now_iso(),
+                                             **facts}, path))
+
+
+def caches_fact(out: Path, hostname: str | None, backend: str) -> dict | None:
+    """The measured hierarchy of this host and backend, None where never measured."""
+    path = caches_path(out, hostname or "", backend)
+    return load_caches(path) if hostname and path.is_file() else None
+
+
+def _write(path: Path, record: dict) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -115,6 +115,34 @@ class PlatformRecord(Platform):
     steals: int
 
 
+class MeasuredLevel(Part):
+    """A cache level as `xtalk host caches` measured it (calibration/caches.py)."""
+
+    level: int
+    size_bytes: int                      # effective capacity
+    latency_ns: float
+    shared_with_neighbour: bool | None = None   # None: the sharing test did not run
+    sharing: dict[str, JSON] | None = None
+
+
+class CachesRecord(Part):
+    """OUT/platform/<hostname>-<backend>-caches.json: the hierarchy measured on a host and
+    backend, with the machine it was measured on and what that machine reported."""
+
+    hostname: str
+    backend: str
+    measured_at: str
+    cpu_model: str
+    kernel: str
+    cpus: list[int]                      # the measured CPU and its neighbour's
+    levels: list[MeasuredLevel]
+    memory_ns: float | None
+    bandwidth: dict[str, float | None] | None = None
+    reported: dict[str, int]             # l1, l2, l3, llc as the machine reported them
+    curve: dict[str, list[float]]        # bytes, ns: the latency curve
+    campaigns: list[str]
+
+
 # -- events.jsonl: one model per kind (the runner and running/watch.py write them) ---------------
 class _Event(Part):
     host_ns: int | None = None
@@ -263,6 +291,10 @@ def migrated(obj: dict, version: int, attempt: int) -> dict:
 
 def load_platform(path: Path) -> dict:
     return valid(PlatformRecord, _read_object(path), path)
+
+
+def load_caches(path: Path) -> dict:
+    return valid(CachesRecord, _read_object(path), path)
 
 
 def dump_json(record: dict) -> str:

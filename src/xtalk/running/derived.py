@@ -61,6 +61,11 @@ def stressors_first(spec: dict) -> dict:
 def run_spec(spec: dict, out: Path, what: str = "calibration campaign", study: dict | None = None):
     """Run a derived spec (checked as a user's spec is) and analyse it (no EVT, no extras);
     `study`: what the configurations mean, kept in campaign.json for the report."""
+    return analyze(run_derived(spec, out, what, study).store, Options(evt=False, extras=False))
+
+
+def run_derived(spec: dict, out: Path, what: str, study: dict | None = None):
+    """Run a derived spec, checked as a user's spec is; its CampaignResult."""
     text = tomli_w.dumps(spec)
     model, raw = parse_campaign(text, spec["name"], check_backend_options, checks=spec_checks())
     result = run_campaign(model, raw, text, spec["name"], out, study=study)
@@ -69,4 +74,4 @@ def run_spec(spec: dict, out: Path, what: str = "calibration campaign", study: d
         raise InfrastructureError(f"{what} {result.store.path.name}: {len(failed)} of "
                                   f"{len(result.runs)} runs did not pass; first: {failed[0]['run_id']}: "
                                   f"{failed[0].get('reason') or failed[0]['status']}")
-    return analyze(result.store, Options(evt=False, extras=False))
+    return result

@@ -1,0 +1,75 @@
+"""How `xtalk host caches` and `xtalk host show` print a measured cache hierarchy: each
+level's measured size beside the size the machine reports, flagged where the two differ
+by more than FLAG_X (calibration/caches.py measures; results/platform.py keeps it)."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from ..results.platform import caches_fact
+from ..spec.sizes import human
+
+FLAG_X = 2.0
+
+
+def differs(measured: int, reported: int | None) -> bool:
+    return bool(reported) and not 1 / FLAG_X <= measured / reported <= FLAG_X
+
+
+def _reported(record: dict, level: dict, last: bool) -> int | None:
+    given = record["reported"]
+    return given.get(f"l{level['level']}") or (given.get("llc") if last else None)
+
+
+def level_text(record: dict, level: dict, last: bool) -> str:
+    reported = _reported(record, level, last)
+    shared = {True: f"shared with CPU {record['cpus'][1]}", False: f"not shared with CPU {record['cpus'][1]}",
+              None: "sharing not tested"}[level.get("shared_with_neighbour")]
+    text = f"L{level['level']} {human(level['size_bytes'])} ({level['latency_ns']:g} ns, {shared})"
+    if reported:
+        text += f"; reported {human(reported)}"
+        if differs(level["size_bytes"], reported):
+            text += f" — differs more than {FLAG_X:g}x"
+    return text
+
+
+def caches_rows(out, hostname: str, backends) -> list[tuple[str, str]]:
+    """`xtalk host show`'s rows: one per backend measured on this host."""
+    rows = []
+    for kind in backends:
+        record = caches_fact(out, hostname, kind)
+        if record:
+            levels = record["levels"]
+            rows.append((f"caches measured ({kind}, {record['measured_at'][:10]})",
+                         "; ".join(level_text(record, lv, i == len(levels) - 1) for i, lv in enumerate(levels))
+                         or "no level found"))
+    return rows
+
+
+def print_caches(out, record: dict) -> None:
+    guest = record["backend"] != "native"
+    table = Table(title=f"caches on {record['backend']}: {record['cpu_model']}, CPU {record['cpus'][0]} "
+                        f"(neighbour CPU {record['cpus'][1]})")
+    for col in ("level", "measured", "latency", f"shared with CPU {record['cpus'][1]}", "reported", ""):
+        table.add_column(col)
+    levels = record["levels"]
+    for i, level in enumerate(levels):
+        reported = _reported(record, level, i == len(levels) - 1)
+        test = level.get("sharing") or {}
+        shared = {True: "yes", False: "no", None: "not tested"}[level.get("shared_with_neighbour")]
+        if test:
+            shared += f" (x{test['ratio']:g})"
+        table.add_row(f"L{level['level']}", human(level["size_bytes"]), f"{level['latency_ns']:g} ns", shared,
+                      human(reported) if reported else "—",
+                      f"differs more than {FLAG_X:g}x" if reported and differs(level["size_bytes"], reported) else "")
+    out.print(table)
+    memory = f"{record['memory_ns']:g} ns" if record["memory_ns"] else "not reached (the curve ended first)"
+    out.print(f"memory latency: {memory}")
+    bw = record.get("bandwidth") or {}
+    if bw.get("one_cpu_bytes_s"):
+        out.print(f"read bandwidth of one CPU: {bw['one_cpu_bytes_s'] / 1e9:.1f} GB/s alone, "
+                  f"{(bw.get('one_cpu_beside_copy_bytes_s') or 0) / 1e9:.1f} GB/s next to a copy on CPU "
+                  f"{record['cpus'][1]}")
+    if guest:
+        out.print("in a guest: the reported sizes are the host's (what xtalk gives its probe guests); the CPU's "
+                  "cache registers there show what the hypervisor chose", soft_wrap=True)
+    out.print(f"kept: {record['path']} (campaigns {', '.join(record['campaigns'])})", soft_wrap=True)
