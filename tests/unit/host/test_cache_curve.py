@@ -1,0 +1,90 @@
+"""host/cache_curve.py: plateaus, effective capacities and memory in latency curves made
+to a known shape, and in a curve this host measured (the bench's own output)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xtalk.host.cache_curve import Curve, analyse, plateaus, point_latencies
+from xtalk.results.schema import SAMPLE_DTYPE
+
+FREQ = 1e9  # one tick per ns
+
+
+def grid(lo=4096, hi=256 << 20, per_octave=6) -> np.ndarray:
+    sizes = (lo * 2 ** (np.arange(0, 200) / per_octave)).astype(int)
+    return np.unique(sizes[sizes <= hi] // 64 * 64).astype(float)
+
+
+def staircase(sizes: np.ndarray, steps: list[tuple[int, float]], memory: float, soft: float = 0.0) -> np.ndarray:
+    """Latency: each (capacity, latency) level up to its capacity, memory past the last;
+    `soft` > 0 makes each rise start that fraction of an octave early."""
+    lat = np.full(len(sizes), memory)
+    for capacity, latency in reversed(steps):
+        lat = np.where(sizes <= capacity * 2 ** -soft, latency, lat)
+        ramp = (sizes > capacity * 2 ** -soft) & (sizes <= capacity)
+        lat = np.where(ramp, latency * 1.15, lat)
+    return lat
+
+
+def test_three_levels_and_memory_are_found_with_their_sizes_and_latencies():
+    sizes = grid()
+    curve = analyse(sizes, staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0), (16 << 20, 12.0)], 100.0), FREQ)
+    assert [lv.level for lv in curve.levels] == [1, 2, 3]
+    for level, capacity in zip(curve.levels, (32 << 10, 1 << 20, 16 << 20)):
+        assert capacity <= level.size_bytes <= capacity * 2 ** (1 / 6), level
+    assert [lv.latency_ns for lv in curve.levels] == [1.0, 4.0, 12.0] and curve.memory_ns == 100.0
+
+
+def test_a_rise_that_starts_early_is_still_one_level_within_a_quarter_of_its_size():
+    sizes = grid()
+    curve = analyse(sizes, staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0)], 100.0, soft=0.3), FREQ)
+    assert len(curve.levels) == 2
+    assert all(0.75 <= lv.size_bytes / c <= 1.25 for lv, c in zip(curve.levels, (32 << 10, 1 << 20)))
+
+
+def test_a_noisy_point_inside_a_plateau_makes_no_level():
+    sizes = grid()
+    lat = staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0)], 100.0)
+    lat[np.searchsorted(sizes, 200 << 10)] = 9.0
+    assert [lv.level for lv in analyse(sizes, lat, FREQ).levels] == [1, 2]
+
+
+def test_a_curve_that_ends_before_memory_trusts_no_last_level():
+    sizes = grid(hi=8 << 20)
+    curve = analyse(sizes, staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0)], 12.0), FREQ)
+    assert curve.memory_ns is None and [lv.level for lv in curve.levels] == [1]
+
+
+def test_a_flat_curve_has_no_level():
+    sizes = grid()
+    assert analyse(sizes, np.full(len(sizes), 3.0), FREQ) == Curve((), None)
+    assert plateaus(np.full(len(sizes), 3.0)) == [(0, len(sizes) - 1)]
+
+
+def test_point_latencies_take_each_points_fastest_sample_by_seq():
+    meta = {"measured_points": "2", "repeats": "3", "p0_bytes": "4096", "p0_steps": "10", "p1_bytes": "8192",
+            "p1_steps": "20"}
+    values = [50, 40, 60, 400, 300, 500, 45, 41, 70, 380, 310, 290]  # two rounds of two points, three repeats
+    samples = np.zeros(len(values), dtype=SAMPLE_DTYPE)
+    samples["seq"], samples["value"] = np.arange(len(values)), values
+    sizes, lat = point_latencies(samples, meta)
+    assert sizes.tolist() == [4096, 8192] and lat.tolist() == [4.0, 14.5]
+
+
+@pytest.mark.timing
+def test_this_hosts_curve_from_the_native_bench_has_an_l1_near_what_sysfs_says(native_bench):
+    import re
+    import subprocess
+    from xtalk.host.metadata import caches
+    out = subprocess.run([str(native_bench), "bench=cache_probe", "hi=64m", "duration_s=30"], capture_output=True,
+                         text=True, check=True).stdout
+    meta = dict(re.findall(r"(\w+)=(\S+)", "\n".join(x for x in out.splitlines() if x.startswith("XT META"))))
+    rows = [(int(s), int(v)) for s, v in re.findall(r"seq=(\d+) metric=0 t=\d+ value=(\d+)", out)]
+    samples = np.zeros(len(rows), dtype=SAMPLE_DTYPE)
+    samples["seq"], samples["value"] = [r[0] for r in rows], [r[1] for r in rows]
+    curve = analyse(*point_latencies(samples, meta), float(re.search(r"freq_hz=(\d+)", out)[1]))
+    l1 = next((c["size_bytes"] for c in caches() if c["level"] == 1 and c["type"] == "Data"), None)
+    if not l1:
+        pytest.skip("sysfs reports no L1 data cache on this host")
+    assert curve.levels and 0.75 <= curve.levels[0].size_bytes / l1 <= 1.25, (curve, l1)
