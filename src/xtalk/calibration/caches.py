@@ -6,19 +6,22 @@ Two short derived campaigns on the spec's backend and CPUs (stored like any camp
    the machine reports), to memory -> each level's effective capacity and latency, and
    the memory latency (host/cache_curve.py).
 2. *sharing*: cache_probe (mode=points) chasing one size inside each measured level
-   (between the level below and it) and streaming a buffer past every level, alone
-   and next to a neighbour on the other CPU of the run (placement other-core) that
-   sweeps a buffer of one level's size (cache_thrash) or copies past every level
-   (memcpy): a level is shared with that CPU when its neighbour makes the chase inside
-   it at least SHARED_X slower, compared on the fastest tenth of the samples (a host
-   whose other tenants use the same cache makes the chase slow now and then, alone too). The stream pass gives the bandwidth of one CPU alone and
-   next to the copying neighbour.
+   (half of it) and streaming a buffer past every level, alone and next to a neighbour
+   on the other CPU of the run (placement other-core) that copies a buffer of one
+   level's size (memcpy: what it reads and writes is used again pass after pass, so a
+   shared level keeps it; on this project's AMD host a memset, or a copy far past the
+   level, evicted nothing: taken for a stream), RUNS repetitions, each solo run next in
+   time to its neighbours' runs. A level is shared with that CPU in a pair where the
+   neighbour made the chase inside it SHARED_X slower or more, on the fastest tenth of
+   the samples (other tenants of a shared host make the chase slow now and then, alone
+   too). The stream pass gives the bandwidth of one CPU alone and next to a copy past
+   every level.
 The result is a fact of the platform (results/platform.py: OUT/platform/<hostname>-<backend>-caches.json)
 that size expressions (`l1`, `l2`, `llc`, `shared`) resolve against from then on
 (spec/sizes.py), beside what the machine reports (host facts, or the guest's CPUID).
-Caveats: sharing is tested between the first CPU of the run and the second only; the
-bandwidth of all CPUs is that of one CPU next to the others' copying, times the CPUs
-(a symmetric machine assumed).
+Caveats: sharing is tested between the first CPU of the run and the second only, and
+where a host moves its CPUs between caches (a cloud VM), a pair shows what it was then;
+the bandwidth of all CPUs together is not measured, only one CPU's next to a copy.
 """
 from __future__ import annotations
 
@@ -42,8 +45,8 @@ HI_MAX = 1 << 30
 SHARED_X = 1.5            # shared: the neighbour makes the chase inside the level 1.5x slower
 QUIET_PERCENTILE = 10     # ... in its quiet tenth: a busy machine's own bursts only add latency
 STREAM_MIN = 64 << 20
-RUNS = 2
-DURATION_S = 1.0
+RUNS = 3                  # pairs: each repetition's solo run and its runs beside a neighbour, back to back
+DURATION_S = 0.5
 CURVE_LIMIT_S = 60.0      # the curve ends when it reaches memory; this only bounds it
 
 
@@ -59,10 +62,10 @@ def curve_spec(raw: dict, hi: int) -> dict:
 
 
 def chase_sizes(levels) -> list[int]:
-    """A size inside each level, past the one below (their geometric middle; half the first)."""
+    """A size inside each level: half of it, and at least twice the level below."""
     sizes, below = [], 0
     for level in levels:
-        sizes.append(int(np.sqrt(below * level.size_bytes)) // 64 * 64 if below else level.size_bytes // 2 // 64 * 64)
+        sizes.append(max(2 * below, level.size_bytes // 2) // 64 * 64)
         below = level.size_bytes
     return sizes
 
@@ -71,10 +74,10 @@ def sharing_spec(raw: dict, curve: Curve) -> dict:
     chase = chase_sizes(curve.levels)
     stream = max(STREAM_MIN, 4 * curve.levels[-1].size_bytes)
     spec = base(raw, f"{raw['name']}-caches-sharing", DURATION_S, RUNS)
-    spec["description"] = "xtalk host caches: a chase inside each level, alone and next to a sweep of each level"
+    spec["description"] = "xtalk host caches: a chase inside each level, alone and next to a copy of each level's size"
     spec["measurer"] = {"bench": "cache_probe", "params": {
         "mode": "points", "sizes": ",".join(map(str, chase)), "hi": sum(chase), "stream": stream}}
-    spec["stressors"] = [{"name": f"sweep-l{lv.level}", "bench": "cache_thrash", "params": {"size": lv.size_bytes}}
+    spec["stressors"] = [{"name": f"copy-l{lv.level}", "bench": "memcpy", "params": {"size": lv.size_bytes}}
                          for lv in curve.levels]
     spec["stressors"].append({"name": "copy", "bench": "memcpy", "params": {"size": stream}})
     spec["matrix"] = {"placement": ["solo", "other-core"], STRESSOR_DIM: [s["name"] for s in spec["stressors"]]}
@@ -99,37 +102,37 @@ def _points(meta: dict, samples: np.ndarray) -> tuple[list[np.ndarray], np.ndarr
             samples["value"][samples["metric"] == 1].astype(float))
 
 
-def _pooled(runs: list) -> tuple[list[np.ndarray], np.ndarray]:
-    points = [_points(m, s) for m, s in runs]
-    return ([np.concatenate([p[k] for p, _ in points]) for k in range(len(points[0][0]))],
-            np.concatenate([t for _, t in points]))
-
-
 def sharing(result, curve: Curve) -> dict:
-    """Per level: the chase's latency alone and next to its level's sweep (the quiet tenth,
-    QUIET_PERCENTILE, and the median), shared when the quiet tenth rose SHARED_X or more;
-    the stream's bandwidth alone and next to the copy."""
-    by_config: dict[str, list] = {}
+    """Per level: in each repetition, the quiet tenth (QUIET_PERCENTILE) of the chase inside
+    the level alone and next to the copy of the level's size, run back to back; the level
+    is shared in a pair where the copy made it SHARED_X slower or more, and shared where it
+    was in any pair (a host whose CPUs move between caches shares at times; a worst case
+    must count it). And the stream's bandwidth alone and next to the copy past every level."""
+    runs: dict[tuple[str, int], tuple[list[np.ndarray], np.ndarray]] = {}
+    freq, stream_bytes = 0.0, 0
     for meta, samples in _runs(result):
         key = "solo" if meta["config"].get("placement") == "solo" else meta["config"][STRESSOR_DIM]
-        by_config.setdefault(key, []).append((meta, samples))
-    freq = float(by_config["solo"][0][0]["freq_hz"])
-    ns = 1e9 / freq
-    solo, solo_pass = _pooled(by_config["solo"])
+        runs[key, meta.get("repetition") or 0] = _points(meta, samples)
+        freq, stream_bytes = float(meta["freq_hz"]), int(meta["guest_meta"]["stream_bytes"])
+    reps = sorted({r for _, r in runs})
     levels = []
     for k, level in enumerate(curve.levels):
-        beside, _ = _pooled(by_config[f"sweep-l{level.level}"])
-        quiet = [float(np.percentile(x[k], QUIET_PERCENTILE)) for x in (solo, beside)]
-        middle = [float(np.median(x[k])) for x in (solo, beside)]
+        pairs = [(float(np.percentile(runs["solo", r][0][k], QUIET_PERCENTILE)),
+                  float(np.percentile(runs[f"copy-l{level.level}", r][0][k], QUIET_PERCENTILE))) for r in reps]
+        ratios = [beside / alone for alone, beside in pairs]
         levels.append({"level": level.level, "chase_bytes": chase_sizes(curve.levels)[k],
-                       "alone_quiet_ns": round(quiet[0] * ns, 2), "beside_quiet_ns": round(quiet[1] * ns, 2),
-                       "alone_median_ns": round(middle[0] * ns, 2), "beside_median_ns": round(middle[1] * ns, 2),
-                       "ratio": round(quiet[1] / quiet[0], 3), "shared": quiet[1] / quiet[0] >= SHARED_X})
-    _, copy_pass = _pooled(by_config["copy"])
-    stream_bytes = int(by_config["solo"][0][0]["guest_meta"]["stream_bytes"])
-    return {"levels": levels, "bandwidth": {
-        "one_cpu_bytes_s": stream_bytes * freq / float(np.median(solo_pass)) if len(solo_pass) else None,
-        "one_cpu_beside_copy_bytes_s": stream_bytes * freq / float(np.median(copy_pass)) if len(copy_pass) else None}}
+                       "neighbour": f"memcpy of {level.size_bytes} bytes",
+                       "alone_ns": [round(a * 1e9 / freq, 2) for a, _ in pairs],
+                       "beside_ns": [round(b * 1e9 / freq, 2) for _, b in pairs],
+                       "ratios": [round(x, 3) for x in ratios],
+                       "shared_pairs": sum(x >= SHARED_X for x in ratios), "pairs": len(ratios),
+                       "shared": any(x >= SHARED_X for x in ratios)})
+
+    def bandwidth(key: str) -> float | None:
+        passes = np.concatenate([runs[key, r][1] for r in reps])
+        return stream_bytes * freq / float(np.median(passes)) if len(passes) else None
+    return {"levels": levels, "bandwidth": {"one_cpu_bytes_s": bandwidth("solo"),
+                                            "one_cpu_beside_copy_bytes_s": bandwidth("copy")}}
 
 
 def _check(raw: dict) -> None:

@@ -22,8 +22,11 @@ def _reported(record: dict, level: dict, last: bool) -> int | None:
 
 def level_text(record: dict, level: dict, last: bool) -> str:
     reported = _reported(record, level, last)
+    test = level.get("sharing") or {}
     shared = {True: f"shared with CPU {record['cpus'][1]}", False: f"not shared with CPU {record['cpus'][1]}",
               None: "sharing not tested"}[level.get("shared_with_neighbour")]
+    if test and 0 < test["shared_pairs"] < test["pairs"]:
+        shared += f" in {test['shared_pairs']} of {test['pairs']} pairs"
     text = f"L{level['level']} {human(level['size_bytes'])} ({level['latency_ns']:g} ns, {shared})"
     if reported:
         text += f"; reported {human(reported)}"
@@ -57,7 +60,8 @@ def print_caches(out, record: dict) -> None:
         test = level.get("sharing") or {}
         shared = {True: "yes", False: "no", None: "not tested"}[level.get("shared_with_neighbour")]
         if test:
-            shared += f" (x{test['ratio']:g})"
+            shared += (f" ({test['shared_pairs']} of {test['pairs']} pairs; x"
+                       + ", x".join(f"{r:g}" for r in test["ratios"]) + ")")
         table.add_row(f"L{level['level']}", human(level["size_bytes"]), f"{level['latency_ns']:g} ns", shared,
                       human(reported) if reported else "—",
                       f"differs more than {FLAG_X:g}x" if reported and differs(level["size_bytes"], reported) else "")
