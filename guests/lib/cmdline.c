@@ -31,6 +31,7 @@ const struct xt_key xt_common_keys[] = {
 	{ "l2_bytes", XT_SIZE, "[1,)", NULL },
 	{ "l3_bytes", XT_SIZE, "[1,)", NULL },
 	{ "llc_bytes", XT_SIZE, "[1,)", NULL },
+	{ "shared_bytes", XT_SIZE, "[1,)", NULL },             /* only given: xtalk host caches */
 	{ "buffer_slots", XT_U64, NULL, NULL },
 	{ "ring_gpa", XT_U64, NULL, NULL },  /* platform keys: where the host put the ring */
 	{ "ring_bytes", XT_U64, NULL, NULL },
@@ -234,13 +235,13 @@ static const char *parse_bytes(const char **sp, double *out)
 
 uint64_t xt_cache_size(int level)
 {
-	static const char *const keys[] = { "llc_bytes", "l1_bytes", "l2_bytes", "l3_bytes" };
-	const char *key = keys[level >= 0 && level <= 3 ? level : 0];
+	static const char *const keys[] = { "llc_bytes", "l1_bytes", "l2_bytes", "l3_bytes", "shared_bytes" };
+	const char *key = keys[level >= 0 && level <= XT_SHARED ? level : 0];
 	const char *v = find(key);
 	double d;
 
 	if (!v)
-		return xt_cache_bytes(level);
+		return level == XT_SHARED ? 0 : xt_cache_bytes(level);
 	if (parse_bytes(&v, &d) || *v || d < 1)
 		xt_badparam(key, "expected a size such as 32m");
 	return (uint64_t)d;
@@ -257,7 +258,12 @@ static uint64_t size_of(const char *key, const char *s)
 	const char *err;
 	double v, f;
 
-	if (starts(s, "llc") || starts(s, "l1") || starts(s, "l2") || starts(s, "l3")) {
+	if (starts(s, "shared")) {
+		v = (double)xt_cache_size(XT_SHARED);
+		s += 6;
+		if (v == 0)
+			xt_badparam(key, "no shared cache level known: run xtalk host caches, or give a size in bytes");
+	} else if (starts(s, "llc") || starts(s, "l1") || starts(s, "l2") || starts(s, "l3")) {
 		int level = starts(s, "llc") ? 0 : s[1] - '0';
 		s += level ? 2 : 3;
 		v = (double)xt_cache_size(level);

@@ -90,9 +90,10 @@ void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 	xt_cfg.overhead = ovh[OVH_PAIRS / 2];
 	xt_meta("overhead_cycles=%lu overhead_min=%lu", (unsigned long)xt_cfg.overhead,
 		(unsigned long)ovh[0]);
-	xt_meta("llc_bytes=%lu l3_bytes=%lu l2_bytes=%lu l1_bytes=%lu cpus=%u",
+	xt_meta("llc_bytes=%lu l3_bytes=%lu l2_bytes=%lu l1_bytes=%lu shared_bytes=%lu cpus=%u",
 		(unsigned long)xt_cache_size(0), (unsigned long)xt_cache_size(3),
-		(unsigned long)xt_cache_size(2), (unsigned long)xt_cache_size(1), xt_ncpus());
+		(unsigned long)xt_cache_size(2), (unsigned long)xt_cache_size(1),
+		(unsigned long)xt_cache_size(XT_SHARED), xt_ncpus());
 	if (b->setup && (status = b->setup()) != XT_PASS)
 		xt_end(status, false, xt_reason());
 

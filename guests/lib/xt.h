@@ -70,9 +70,12 @@ bool xt_param_has(const char *key);
 const char *xt_param_str(const char *key, const char *dflt);
 uint64_t xt_param_u64(const char *key, uint64_t dflt);   /* decimal or 0x hex */
 double xt_param_double(const char *key, double dflt);
-/* Sizes: 4096, 1171k, 4m, 1g, llc, llc*1.5, l2*2, l1/2 (k/m/g = 1024-based). */
+/* Sizes: 4096, 1171k, 4m, 1g, llc, llc*1.5, l2*2, l1/2, shared/2 (k/m/g = 1024-based;
+ * shared: the largest level the measurer shares with its neighbours, only as given). */
 uint64_t xt_param_size(const char *key, const char *dflt_expr);
-/* Cache size honouring l1_bytes= / l2_bytes= / l3_bytes= / llc_bytes= overrides. */
+/* Cache size honouring l1_bytes= / l2_bytes= / l3_bytes= / llc_bytes= overrides; level 0
+ * is the LLC, XT_SHARED shared_bytes= (0 when not given: no platform detects it). */
+#define XT_SHARED 4
 uint64_t xt_cache_size(int level);
 /* Rejects any key not in xt_common_keys or keys (ended by XT_KEYS_END) and any value
  * outside its declaration; keys then serve xt_key_*. */

@@ -252,6 +252,7 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
             args["iterations"] = m.iterations
         if m.warmup_iterations:
             args["warmup"] = m.warmup_iterations
+    args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
 

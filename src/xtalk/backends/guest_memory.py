@@ -1,6 +1,6 @@
 """How much RAM a probe guest needs on this host: its bench's buffers (every `size`
-parameter, from the spec or the catalogue's default such as "llc*2", resolved with this
-host's caches, times the buffers the bench allocates of that size) plus room for the
+parameter, from the spec or the catalogue's default such as "llc*2", resolved with the
+run's caches (spec/sizes.run_caches), times the buffers the bench allocates of that size) plus room for the
 image, the ring, the stack and the page tables.
 
 The qemu backend gives a probe guest this much when the spec sets no memory_mib, so the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..spec import catalogue
 from ..spec.plan import GuestPlan
-from ..spec.sizes import bench_sizes, host_caches
+from ..spec.sizes import bench_sizes
 
 FLOOR_MIB = 256  # what a probe guest gets at least (and what it got before sizing)
 FIXED_MIB = 64  # image, ring, stack and page tables
@@ -26,14 +26,14 @@ ALIGN_MIB = 64
 PROBE_BUFFERS_MAX = 2 << 30
 
 
-def buffer_bytes(guest: GuestPlan, host: dict) -> int:
+def buffer_bytes(guest: GuestPlan, caches: dict[str, int]) -> int:
     """The bytes of the bench's buffers (0 when its bench is not in the catalogue)."""
-    sizes = bench_sizes(guest.bench, guest.params, host_caches(host), suites=("probe",))
+    sizes = bench_sizes(guest.bench, guest.params, caches, suites=("probe",))
     bench = catalogue.load().bench(guest.bench, ("probe",))
     return sum(nbytes or 0 for _, nbytes in sizes.values()) * (bench.buffers if bench else 1)
 
 
-def probe_memory_mib(guest: GuestPlan, host: dict) -> int:
-    """RAM for a probe guest running `guest`'s bench on this host, in MiB."""
-    need = buffer_bytes(guest, host) * MARGIN / (1 << 20) + FIXED_MIB
+def probe_memory_mib(guest: GuestPlan, caches: dict[str, int]) -> int:
+    """RAM for a probe guest running `guest`'s bench with these caches, in MiB."""
+    need = buffer_bytes(guest, caches) * MARGIN / (1 << 20) + FIXED_MIB
     return max(FLOOR_MIB, -(-int(need) // ALIGN_MIB) * ALIGN_MIB)

@@ -50,6 +50,7 @@ from ..images import linux_rt
 from ..images.linux_rt import LinuxRtImageFacts
 from ..results.run_record import BackendMetadata, GuestFacts, Part
 from ..spec.plan import GuestPlan, RunPlan
+from ..spec.sizes import host_caches
 from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
@@ -290,11 +291,8 @@ class QemuBackend(Backend):
         args = workload_args(guest, run)
         if self.freq_hz:
             args.append(f"freq_hz={self.freq_hz}")
-        for cache in self.host["caches"]:
-            if cache["type"] in ("Unified", "Data") and cache["size_bytes"]:
-                args.append(f"l{cache['level']}_bytes={cache['size_bytes']}")
-        if self.host["llc_bytes"]:
-            args.append(f"llc_bytes={self.host['llc_bytes']}")
+        if not run.caches:  # a run planned outside a campaign: the host's, as the campaign would give
+            args += [f"{level}_bytes={nbytes}" for level, nbytes in host_caches(self.host).items()]
         if self.ring_size(guest):
             args += [f"ring_gpa={self.ring_gpa:#x}", f"ring_bytes={self.ring_size(guest)}"]
         return " ".join(args)
@@ -327,7 +325,7 @@ class QemuBackend(Backend):
             machine += f",gic-version={o.gic_version}"
         cpu = o.cpu or ("cortex-a57" if o.arch == "arm64" and accel == "tcg" else
                         "host" if o.arch == "arm64" else None)
-        memory = self.memory_mib(guest)
+        memory = self.memory_mib(guest, run)
         argv = [qemu, "-M", machine, "-accel", accel, "-m", f"{memory}M",
                 "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-serial", "stdio",
                 "-chardev", f"socket,id=qmp,fd={qmp_fd}", "-mon", "chardev=qmp,mode=control", "-S",
@@ -345,17 +343,18 @@ class QemuBackend(Backend):
             argv += ["-cpu", cpu]
         return argv + list(o.extra_args)
 
-    def memory_mib(self, guest: GuestPlan) -> int:
-        """The spec's memory_mib, else what the guest's bench needs here (guest_memory.py);
-        a Linux-RT guest or a foreign image gets FLOOR_MIB."""
+    def memory_mib(self, guest: GuestPlan, run: RunPlan) -> int:
+        """The spec's memory_mib, else what the guest's bench needs here with the run's
+        caches (guest_memory.py); a Linux-RT guest or a foreign image gets FLOOR_MIB."""
         if self.opts.memory_mib is not None:
             return self.opts.memory_mib
-        return FLOOR_MIB if self.linux or guest.foreign else probe_memory_mib(guest, self.host)
+        caches = dict(run.caches) or host_caches(self.host)
+        return FLOOR_MIB if self.linux or guest.foreign else probe_memory_mib(guest, caches)
 
-    def _make_ram(self, guest: GuestPlan) -> Path:
+    def _make_ram(self, guest: GuestPlan, run: RunPlan) -> Path:
         ram = self.workdir / f"{guest.name}.ram"
         with open(ram, "wb") as f:
-            f.truncate(self.memory_mib(guest) << 20)
+            f.truncate(self.memory_mib(guest, run) << 20)
         if size := self.ring_size(guest):
             offset = self.ring_gpa - self.arch["ram_base"]
             with open(ram, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
@@ -380,7 +379,7 @@ class QemuBackend(Backend):
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         assert self.workdir is not None and self.run_dir is not None
-        ram = None if guest.foreign else self._make_ram(guest)  # a foreign guest has no ring
+        ram = None if guest.foreign else self._make_ram(guest, run)  # a foreign guest has no ring
         qmp, qemu_end = socket.socketpair()
         argv = self.argv(guest, run, ram, qemu_end.fileno())
         emulator_cpus = tuple(run.spec.housekeeping_cpus) or None
@@ -418,7 +417,7 @@ class QemuBackend(Backend):
                         "sched": pinning[0]["sched"] if pinning else None,
                         "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(proc.pid),
                         "accel": self.accel_of(guest), "machine": self.machine_of(guest),
-                        "memory_mib": self.memory_mib(guest)}
+                        "memory_mib": self.memory_mib(guest, run)}
         return handle
 
     def pause(self, handle: GuestHandle) -> None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 
 
+from ..errors import SpecError
+from ..host.metadata import host_facts
 from ..spec.plan import plan
+from ..spec.run_caches import with_caches
 from ..spec.model import Campaign
 from .common import add_command, add_out, add_set, backends_text, console, load_spec
 from .design_output import print_design
@@ -33,7 +36,9 @@ def add_parser(sub) -> None:
 
 def check_spec(args) -> int:
     spec, raw, text = load_spec(args.spec, args.overrides)
-    runs = plan(spec, raw)
+    runs, unanswered = with_caches(plan(spec, raw), args.out, host_facts())
+    if unanswered:  # a size against a cache level this host and backend lack (spec/run_caches.py)
+        raise SpecError(args.spec, unanswered)
     from ..design import check_design  # scipy: only once the spec loaded
     print_design(check_design(spec, raw, runs, text, args.out), spec, args.spec, len(runs))
     configs = len({r.config_id for r in runs})

@@ -238,7 +238,10 @@ class Caches(Part):
     l2: int | None = None
     l3: int | None = None
     llc: int | None = None
-    source: Literal["measurer", "host"]
+    shared: int | None = None   # the largest level the measurer's CPU shares with its neighbours'
+    # measured (xtalk host caches) or reported (sysfs) as xtalk gave them to the guests; else what
+    # the measurer detected and said (measurer) or, where it said nothing, this host's (host)
+    source: Literal["measured", "reported", "measurer", "host"]
 
 
 class Size(Part):
@@ -246,6 +249,7 @@ class Size(Part):
 
     text: str
     bytes: int | None = None
+    source: str | None = None   # what resolved a cache-relative one: the run's caches' source (Caches.source)
 
 
 class Platform(Part):

@@ -36,6 +36,7 @@ from ..host.pinning import off_measured_cpu
 from ..host.shm import sweep_stale
 from ..spec.plan import GuestPlan, RunPlan, backend_kinds, plan
 from ..results.platform import platform_fact
+from ..spec.run_caches import with_caches
 from ..results.store import CampaignStore, spec_hash
 from .runner import execute_run
 from ..signals import interrupts_name, sigterm_as_interrupt
@@ -100,7 +101,9 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
                   study: dict | None, leases: Leases) -> CampaignResult:
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
-    runs = plan(spec, raw)
+    runs, unanswered = with_caches(plan(spec, raw), out, host)
+    if unanswered:
+        raise SpecError(source, unanswered)
     leases.take(used_cpus(runs))
     backends = make_backends(runs, host)
     local = any(b.measures_local_cpus for b in backends.values())

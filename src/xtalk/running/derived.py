@@ -22,7 +22,7 @@ from ..spec import catalogue
 from ..spec.load import parse_campaign
 from ..spec.model import Campaign
 
-RUN_KEPT = ("sched", "priority", "boot_timeout_s", "grace_s")  # run settings a derived campaign keeps
+RUN_KEPT = ("sched", "priority", "boot_timeout_s", "grace_s", "cache_sizes")  # run settings a derived campaign keeps
 SET_UP_MAX_S = 120  # how long the measurer waits for the stressors to allocate and zero their buffers
 
 

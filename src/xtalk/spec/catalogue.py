@@ -29,7 +29,7 @@ PATH = "build/catalogue.json"
 # list the backends (Backend.suites), the spec's messages (workloads.py) and sizes.py go by.
 IMAGE_SUITES = {"probe": ("probe",), "linux-rt": ("posix",)}
 _NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_SIZE = re.compile(rf"(?:(?P<cache>llc|l1|l2|l3)|(?P<num>{_NUM})(?P<unit>[kKmMgG]?)[bB]?)"
+_SIZE = re.compile(rf"(?:(?P<cache>llc|l1|l2|l3|shared)|(?P<num>{_NUM})(?P<unit>[kKmMgG]?)[bB]?)"
                    rf"(?:(?P<op>[*/])(?P<factor>{_NUM}))?")
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 MAX_SIZE = 1 << 48  # the largest size a guest takes (xt_param_size)
@@ -39,8 +39,8 @@ NOUNS = {"u64": "an unsigned integer", "double": "a number", "size": "a size (by
 
 def size_bytes(text: str, caches: dict[str, int] | None = None) -> float | None:
     """The bytes of a literal size ("4096", "1171k", "1m*2"), or of a cache-relative one
-    ("llc*1.5") given the bytes of each cache level (`caches`: llc, l1, l2, l3; None
-    when it is not known); ValueError when it is no size at all."""
+    ("llc*1.5") given the bytes of each cache level (`caches`: llc, l1, l2, l3, shared;
+    None when it is not known); ValueError when it is no size at all."""
     m = _SIZE.fullmatch(text)
     if not m or (m["factor"] is not None and float(m["factor"]) <= 0):
         raise ValueError(text)

@@ -135,6 +135,12 @@ class RunSettings(Strict):
         default="interleaved",
         description="interleaved: repetition-major (drift spreads over configs); grouped: config-major",
     )
+    cache_sizes: Literal["measured", "reported"] = Field(
+        default="measured",
+        description="what cache-relative sizes (l1, l2, l3, llc, shared) resolve against: measured (what `xtalk "
+        "host caches` measured on this host and backend, where it did; else what the machine reports) or "
+        "reported (what the machine reports: sysfs, or the guest's cache registers); docs/caches.md",
+    )
 
 
 class TimelineEvent(Strict):

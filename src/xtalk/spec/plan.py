@@ -71,6 +71,9 @@ class RunPlan:
     spec: Campaign  # the spec with this configuration's values applied
     guests: tuple[GuestPlan, ...] = field(default_factory=tuple)
     timeline: tuple[TimelineEvent, ...] = field(default_factory=tuple)
+    # the cache sizes its guests are given (spec/sizes.run_caches: the campaign sets them), and their source
+    caches: tuple[tuple[str, int], ...] = ()
+    caches_source: str = ""
 
     @property
     def backend(self) -> str:

@@ -2,16 +2,13 @@
 
 A bench's size parameter (catalogue type `size`) may be given in units of the cache
 topology of the machine that runs it: guests/lib/cmdline.c resolves `l1`, `l2`, `l3`,
-`llc` with `*`/`/` factors there. Each run records, in meta.json, the caches it resolved
-them with (`caches`) and the bytes of every size parameter of the guests it ran
-(`sizes`, keyed by spec path as in [matrix]: `stressors.copy.params.size`), default
-values included, so a sweep over cache units is plotted and labelled in bytes.
+`llc` and `shared` with `*`/`/` factors there. Each run records, in meta.json, the
+caches it resolved them with (`caches`, with their `source`) and the bytes of every size
+parameter of the guests it ran (`sizes`, keyed by spec path as in [matrix]:
+`stressors.copy.params.size`), default values included, so a sweep over cache units is
+plotted and labelled in bytes.
 
-The caches are those the measurer reported (XT META l1_bytes ... llc_bytes: what the
-qemu backend passed in, what a Xen guest or the native program detected), else, when it
-reported none (a foreign measurer, a run that failed before its META), this host's.
-Caveat: a guest that is given other caches than the measurer resolves its sizes
-against those; xtalk passes every guest of a run the same.
+The caches a campaign passes its guests, and their source: spec/run_caches.py.
 """
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ from . import catalogue
 if TYPE_CHECKING:
     from .plan import RunPlan
 
-LEVELS = ("l1", "l2", "l3", "llc")
+LEVELS = ("l1", "l2", "l3", "llc", "shared")
 SUITES = tuple(s for suites in catalogue.IMAGE_SUITES.values() for s in suites)  # what the guest images run
 UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
 
@@ -65,8 +62,9 @@ def bench_sizes(bench: str, params: dict, caches: dict[str, int],
 
 def run_sizes(run: RunPlan, guest_meta: dict, host: dict) -> dict:
     """meta.json's `caches` (with their `source`) and `sizes` of a run's guests."""
-    caches = reported_caches(guest_meta)
-    source = "measurer" if caches else "host"
+    given = dict(run.caches)
+    caches = given or reported_caches(guest_meta)
+    source = run.caches_source if given else "measurer" if caches else "host"
     caches = caches or host_caches(host)
     sizes = {}
     guests = [("measurer", run.measurer)] + [(f"stressors.{g.stressor}", g) for g in run.stressors]
@@ -74,7 +72,7 @@ def run_sizes(run: RunPlan, guest_meta: dict, host: dict) -> dict:
         if guest.foreign:
             continue  # a foreign image's parameters are its own
         for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, caches).items():
-            sizes[f"{path}.params.{name}"] = {"text": text, "bytes": nbytes}
+            sizes[f"{path}.params.{name}"] = {"text": text, "bytes": nbytes, "source": source}
     return {"caches": dict(caches, source=source), "sizes": sizes}
 
 

@@ -1,7 +1,8 @@
-"""A probe guest's RAM follows its bench's buffers on this host's caches."""
+"""A probe guest's RAM follows its bench's buffers on the run's caches."""
 from tests.framework.hosts import MIB, host
 from xtalk.backends.guest_memory import buffer_bytes, probe_memory_mib
 from xtalk.spec.plan import GuestPlan
+from xtalk.spec.sizes import host_caches
 
 
 def guest(bench: str, **params) -> GuestPlan:
@@ -9,22 +10,28 @@ def guest(bench: str, **params) -> GuestPlan:
 
 
 def test_a_pointer_chase_over_twice_a_large_llc_gets_room():
-    big = host(480)
+    big = host_caches(host(480))
     assert buffer_bytes(guest("membw"), big) == 960 * MIB  # default size llc*2
     assert probe_memory_mib(guest("membw"), big) == 1152  # 960 * 1.125 + 64, to 64 MiB
     assert probe_memory_mib(guest("cache_thrash"), big) == 896  # llc*1.5 = 720 MiB
 
 
 def test_small_caches_and_explicit_sizes_keep_the_floor():
-    assert probe_memory_mib(guest("membw"), host(8)) == 256
-    assert buffer_bytes(guest("pointer_chase"), host(480)) == 8 * MIB  # default l2*4
-    assert buffer_bytes(guest("pointer_chase", size="4m"), host(480)) == 4 * MIB
-    assert buffer_bytes(guest("pointer_chase", size="l2*3"), host(480)) == 6 * MIB
-    assert probe_memory_mib(guest("cpu_spin"), host(480)) == 256  # no buffers
-    assert probe_memory_mib(guest("latency_measure"), host(480)) == 256  # not a probe bench
+    assert probe_memory_mib(guest("membw"), host_caches(host(8))) == 256
+    assert buffer_bytes(guest("pointer_chase"), host_caches(host(480))) == 8 * MIB  # default l2*4
+    assert buffer_bytes(guest("pointer_chase", size="4m"), host_caches(host(480))) == 4 * MIB
+    assert buffer_bytes(guest("pointer_chase", size="l2*3"), host_caches(host(480))) == 6 * MIB
+    assert probe_memory_mib(guest("cpu_spin"), host_caches(host(480))) == 256  # no buffers
+    assert probe_memory_mib(guest("latency_measure"), host_caches(host(480))) == 256  # not a probe bench
 
 
 def test_a_memcpy_gets_room_for_its_source_and_destination():
-    assert buffer_bytes(guest("memcpy", size="llc*1.25"), host(480)) == 2 * 600 * MIB
-    assert probe_memory_mib(guest("memcpy", size="llc*1.25"), host(480)) == 1472  # 1200 * 1.125 + 64, to 64 MiB
-    assert probe_memory_mib(guest("memcpy"), host(480)) == 256  # default 1m
+    assert buffer_bytes(guest("memcpy", size="llc*1.25"), host_caches(host(480))) == 2 * 600 * MIB
+    assert probe_memory_mib(guest("memcpy", size="llc*1.25"), host_caches(host(480))) == 1472  # 1200 * 1.125 + 64, to 64 MiB
+    assert probe_memory_mib(guest("memcpy"), host_caches(host(480))) == 256  # default 1m
+
+
+def test_a_shared_size_takes_the_run_s_shared_level():
+    caches = host_caches(host(480)) | {"shared": 16 * MIB}
+    assert buffer_bytes(guest("cache_thrash", size="shared*2"), caches) == 32 * MIB
+    assert buffer_bytes(guest("cache_thrash", size="shared*2"), host_caches(host(480))) == 0  # unknown: spec check says so

@@ -1,0 +1,104 @@
+"""The cache sizes a campaign gives its guests (l1_bytes= ... shared_bytes=, set on each
+RunPlan), and the sizes a spec asks for that no cache of this host and backend answers.
+
+- *measured*: what `xtalk host caches` measured on this host and backend (results/
+  platform.py), unless the spec's run.cache_sizes is "reported": l1, l2, l3 by level, llc
+  the last level, shared the largest level shared between the CPUs it measured (only
+  where the spec's first two CPUs are those);
+- *reported*: what this host reports (sysfs), for backends whose guests run on its
+  CPUs: shared the largest level whose shared_cpu_list holds the spec's first two CPUs;
+- none: the guest detects its own (a Xen guest's CPUID or CLIDR); `shared` unknown.
+meta.json's `caches.source` says which (spec/sizes.run_sizes).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import Problem
+from ..plugins import backend_class
+from ..results.platform import caches_fact
+from .plan import RunPlan
+from .sizes import bench_sizes, host_caches
+
+UNITS = ("l1", "l2", "l3", "llc", "shared")
+
+
+def cpu_list(text: str) -> set[int]:
+    """sysfs's "0-3,8" as {0, 1, 2, 3, 8}."""
+    out: set[int] = set()
+    for part in filter(None, (text or "").split(",")):
+        low, _, high = part.partition("-")
+        out.update(range(int(low), int(high or low) + 1))
+    return out
+
+
+def reported_shared(host: dict, cpus: list[int]) -> int | None:
+    """The largest level sysfs says the first two CPUs share (cpu0's caches only: None
+    where the first CPU is another)."""
+    if len(cpus) < 2 or cpus[0] != 0:
+        return None
+    shared = [c for c in host.get("caches", []) if c["type"] in ("Unified", "Data") and c["size_bytes"]
+              and set(cpus[:2]) <= cpu_list(c.get("shared_cpus", ""))]
+    return max(shared, key=lambda c: c["level"])["size_bytes"] if shared else None
+
+
+def measured_caches(record: dict, cpus: list[int]) -> dict[str, int]:
+    """The sizes of a measured hierarchy (results/records.CachesRecord); shared only where
+    it was measured between the spec's first two CPUs."""
+    levels = record["levels"]
+    out = {f"l{lv['level']}": lv["size_bytes"] for lv in levels if lv["level"] <= 3}
+    if levels:
+        out["llc"] = levels[-1]["size_bytes"]
+    shared = [lv for lv in levels if lv.get("shared_with_neighbour")]
+    if shared and list(cpus[:2]) == list(record["cpus"]):
+        out["shared"] = shared[-1]["size_bytes"]
+    return out
+
+
+def run_caches(record: dict | None, host: dict, cpus: list[int], wanted: str, local: bool) -> dict:
+    """The caches a run's guests are given ({level: bytes}, with "source"; empty where
+    the guest detects its own) and, under "why", why `shared` is missing."""
+    if record and wanted == "measured":
+        found = measured_caches(record, cpus)
+        why = (f"xtalk host caches measured no level shared between CPUs {record['cpus'][0]} and "
+               f"{record['cpus'][1]} ({record['measured_at'][:10]})" if list(cpus[:2]) == list(record["cpus"])
+               else f"xtalk host caches measured sharing between CPUs {record['cpus'][0]} and {record['cpus'][1]}, "
+                    f"not {', '.join(map(str, cpus[:2]))}: measure with this spec's CPUs")
+        return found | {"source": "measured", "why": None if "shared" in found else why}
+    if not local:
+        return {"source": "", "why": "the guest's own cache registers say nothing of sharing: run xtalk host caches"}
+    found = host_caches(host)
+    shared = reported_shared(host, cpus)
+    why = None if shared else (f"this host reports no cache level shared by CPUs {', '.join(map(str, cpus[:2]))}"
+                               + ("" if record else " (xtalk host caches measures it)"))
+    return found | ({"shared": shared} if shared else {}) | {"source": "reported", "why": why}
+
+
+def given(caches: dict) -> tuple[tuple[str, int], ...]:
+    """A RunPlan's `caches`: the levels with their bytes."""
+    return tuple((k, int(v)) for k, v in caches.items() if k in UNITS)
+
+
+def with_caches(runs: list[RunPlan], out: Path, host: dict) -> tuple[list[RunPlan], list[Problem]]:
+    """The runs with the caches their guests get, and a problem for each size parameter
+    that names a level those caches lack (the spec path, what was asked, why)."""
+    found: dict[tuple, dict] = {}
+    placed, problems = [], {}
+    for run in runs:
+        key = (run.backend, tuple(run.spec.cpus[:2]), run.spec.run.cache_sizes)
+        if key not in found:
+            cls = backend_class(run.backend)
+            found[key] = run_caches(caches_fact(out, host.get("hostname"), run.backend), host, run.spec.cpus,
+                                    run.spec.run.cache_sizes, bool(cls and cls.measures_local_cpus))
+        caches = found[key]
+        placed.append(replace(run, caches=given(caches), caches_source=caches["source"]))
+        for path, guest in [("measurer", run.measurer)] + [(f"stressors.{g.stressor}", g) for g in run.stressors]:
+            if guest.foreign or not caches["source"]:
+                continue
+            for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, dict(given(caches))).items():
+                unit = next((u for u in UNITS if text.startswith(u)), None)
+                if nbytes is None and unit:
+                    why = caches["why"] if unit == "shared" else f"no {unit} level is known for backend {run.backend}"
+                    problems[f"{path}.params.{name}"] = f"{text}: {why}"
+    return placed, [Problem(path, text) for path, text in problems.items()]
