@@ -43,3 +43,28 @@ def test_one_cpu_is_refused_naming_the_field(tmp_path):
     res = xtalk("host", "caches", spec, "--backend", "native", "--out", tmp_path)
     assert res.returncode != 0 and "cpus" in res.stderr and "neighbour" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "platform").exists()
+
+
+SHARED_SPEC = """
+name = "shared"
+cpus = [1, 0]
+[backend]
+kind = "native"
+[run]
+repetitions = 5
+[measurer]
+bench = "pointer_chase"
+[[stressors]]
+name = "copy"
+bench = "memcpy"
+params = { size = "shared/2" }
+[matrix]
+placement = ["solo", "other-core"]
+"""
+
+
+def test_spec_check_names_a_size_against_a_level_no_two_cpus_are_known_to_share(tmp_path):
+    res = xtalk("spec", "check", write_spec(tmp_path, SHARED_SPEC), "--out", tmp_path)
+    assert res.returncode == 2 and "stressors.copy.params.size: shared/2: this host reports no cache level shared " \
+        "by CPUs 1, 0" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr

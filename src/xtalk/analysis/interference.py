@@ -2,8 +2,9 @@
 channel study, a search's confirmation: campaign.json `study`): for each configuration
 that runs a stressor standing for a channel, the slowdown multiplier (the measurer's
 statistic under stress over alone, with its 95 % interval over runs, from the verdict),
-the verdict, p99 and maximum, the achieved pressure of the stressor, and the runs behind
-the numbers; for each channel not exercised, the reason.
+the verdict, p99 and maximum, the achieved pressure of the stressor, its sizes in bytes
+with what resolved them (measured or reported caches), and the runs behind the numbers;
+for each channel not exercised, the reason.
 
 Caveat: a share (stolen time, deadline misses) has no multiplier where alone it is ~0:
 its change is given in percentage points instead (`points`).
@@ -54,6 +55,14 @@ def _pressure(runs: list[dict], stressor: str, alone: dict | None) -> dict | Non
             "of_alone": rate / reached if reached else None}
 
 
+def _sizes(runs: list[dict], stressor: str) -> dict[str, dict]:
+    """The stressor's size parameters as its first run resolved them: text, bytes and the
+    source of the caches a cache-relative one resolved against (spec/sizes.py)."""
+    prefix = f"stressors.{stressor}.params."
+    given = (runs[0].get("sizes") or {}) if runs else {}
+    return {path.removeprefix(prefix): size for path, size in given.items() if path.startswith(prefix)}
+
+
 def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> list[Row]:
     if not study:
         return []
@@ -81,6 +90,7 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
             "p99_alone_ns": _ns(secondary.get("p99"), "reference_value", ns),
             "max_alone_ns": _ns(secondary.get("max"), "reference_value", ns),
             "pressure": _pressure(mine, entry["name"], entry.get("reach")),
+            "sizes": _sizes(mine, entry["name"]),
             "runs": [r["run_id"] for r in mine],
             "baseline": v.get("baseline"), "baseline_runs": [r["run_id"] for r in passed.get(v.get("baseline"), [])],
         })

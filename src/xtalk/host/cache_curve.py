@@ -3,7 +3,8 @@ latency of dependent loads against working-set size has a plateau per level and 
 where a level is full (Servet; Cooper et al., ICCS 2018; lmbench's lat_mem_rd).
 
 A plateau is a run of at least PLATEAU_POINTS sizes whose latency stays within RISE of
-the run's first; the sizes between two plateaus are the rise. A level's effective
+the run's first, and LEVEL_X above the plateau before; the sizes between two plateaus
+are the rise. A level's effective
 capacity is where the curve crosses the geometric middle of its plateau's latency and
 the next one's (interpolated on log size). Every plateau but the last is a cache level;
 the last is memory when its latency is at least MEMORY_X times the first plateau's; else
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 RISE = 1.25           # a plateau's latencies stay within 25 % of its first
+LEVEL_X = 1.5         # a plateau less than 1.5x slower than the one before is that level, noisier
 PLATEAU_POINTS = 4    # two thirds of an octave on the default grid (6 sizes per octave)
 MEMORY_X = 30         # memory: at least 30 times an L1 hit
 
@@ -58,7 +60,9 @@ def point_latencies(samples: np.ndarray, meta: dict) -> tuple[np.ndarray, np.nda
 
 def plateaus(lat: np.ndarray) -> list[tuple[int, int]]:
     """[first, last] index of each plateau, in order: runs of PLATEAU_POINTS or more
-    within RISE of their first point, a run no RISE above the one before joined to it."""
+    within RISE of their first point, a run less than LEVEL_X above the one before joined
+    to it (a level's latency is 2.5x or more the one's below on the CPUs we know: a
+    smaller step is a neighbour's burst over part of a level)."""
     runs, i = [], 0
     while i < len(lat):
         j = i
@@ -71,7 +75,7 @@ def plateaus(lat: np.ndarray) -> list[tuple[int, int]]:
             i += 1
     merged: list[tuple[int, int]] = []
     for first, last in runs:
-        if merged and np.median(lat[first:last + 1]) <= RISE * np.median(lat[merged[-1][0]:merged[-1][1] + 1]):
+        if merged and np.median(lat[first:last + 1]) < LEVEL_X * np.median(lat[merged[-1][0]:merged[-1][1] + 1]):
             merged[-1] = (merged[-1][0], last)
         else:
             merged.append((first, last))

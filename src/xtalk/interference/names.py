@@ -36,7 +36,7 @@ CHANNELS = (
     Channel("cpu", "CPU time of the measurer's core", "core", "cpu_spin"),
     Channel("l1", "L1 data cache", "core", "cache_thrash", {"size": "l1"}),
     Channel("l2", "L2 cache", "core", "cache_thrash", {"size": "l2"}),
-    Channel("llc", "last-level cache", "cores", "cache_thrash", {"size": "llc*0.75"}),
+    Channel("llc", "last-level cache", "cores", "memcpy", {"size": "shared/2"}),  # two buffers: the shared level
     Channel("membw", "memory bandwidth", "cores", "memcpy", {"size": "llc"}),  # two buffers: 2x the LLC
     Channel("memlat", "memory latency (DRAM banks and rows)", "cores", "membus",
             {"size": "llc*2", "line": "4k", "mode": "write"}),

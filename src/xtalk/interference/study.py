@@ -19,7 +19,9 @@ from pathlib import Path
 
 from ..running.derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
+from ..host.metadata import host_facts
 from ..spec.load import STRESSOR_DIM
+from ..spec.run_caches import spec_caches, unanswered
 from .names import BY_NAME, CHANNELS, Channel, why_not
 from .reach import reach
 
@@ -69,9 +71,12 @@ def placements(raw: dict, settings: Settings) -> list[str]:
     return given or list(PLACEMENTS)
 
 
-def study_plan(spec, channels: list[Channel]) -> list[dict]:
+def study_plan(spec, channels: list[Channel], caches: dict) -> list[dict]:
+    """`caches`: what the runs' sizes resolve against (spec/run_caches.py); a channel whose
+    default is sized by a level they lack (no shared level between the CPUs) is not tested."""
     options = spec.backend.options
-    return [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params), why_not(c, spec.backend.kind, options))
+    return [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params),
+                       why_not(c, spec.backend.kind, options) or unanswered(c.params, caches))
             for c in channels]
 
 
@@ -101,7 +106,7 @@ def study_spec(raw: dict, plan: list[dict], where: list[str], settings: Settings
 
 def study(spec, raw: dict, out: Path, settings: Settings) -> dict:
     """Run the channel study; the analysis of its campaign, and the plan."""
-    plan = study_plan(spec, chosen(settings))
+    plan = study_plan(spec, chosen(settings), spec_caches(spec, out, host_facts()))
     if not any(e["tested"] for e in plan):
         raise SpecError("channels", [Problem("--channel", "no chosen channel can be exercised here: " + "; ".join(
             f"{e['channel']}: {e['reason']}" for e in plan))])

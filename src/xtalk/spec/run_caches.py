@@ -75,6 +75,27 @@ def run_caches(record: dict | None, host: dict, cpus: list[int], wanted: str, lo
     return found | ({"shared": shared} if shared else {}) | {"source": "reported", "why": why}
 
 
+def unit_of(text: str) -> str | None:
+    """The cache unit a size expression is in ("shared/2": shared), None for bytes."""
+    return next((u for u in UNITS if str(text).startswith(u)), None)
+
+
+def unanswered(params: dict, caches: dict) -> str | None:
+    """Why a size parameter of `params` names a level `caches` lacks, None when none does."""
+    for text in params.values():
+        unit = unit_of(text)
+        if unit and unit not in caches and caches.get("source"):
+            return f"{text}: " + (caches["why"] if unit == "shared" else f"no {unit} level is known here")
+    return None
+
+
+def spec_caches(spec, out: Path, host: dict) -> dict:
+    """run_caches for a spec's backend and CPUs."""
+    cls = backend_class(spec.backend.kind)
+    return run_caches(caches_fact(out, host.get("hostname"), spec.backend.kind), host, spec.cpus,
+                      spec.run.cache_sizes, bool(cls and cls.measures_local_cpus))
+
+
 def given(caches: dict) -> tuple[tuple[str, int], ...]:
     """A RunPlan's `caches`: the levels with their bytes."""
     return tuple((k, int(v)) for k, v in caches.items() if k in UNITS)
@@ -97,7 +118,7 @@ def with_caches(runs: list[RunPlan], out: Path, host: dict) -> tuple[list[RunPla
             if guest.foreign or not caches["source"]:
                 continue
             for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, dict(given(caches))).items():
-                unit = next((u for u in UNITS if text.startswith(u)), None)
+                unit = unit_of(text)
                 if nbytes is None and unit:
                     why = caches["why"] if unit == "shared" else f"no {unit} level is known for backend {run.backend}"
                     problems[f"{path}.params.{name}"] = f"{text}: {why}"

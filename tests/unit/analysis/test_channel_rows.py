@@ -45,3 +45,16 @@ def test_a_campaign_without_a_study_has_no_rows_and_other_configurations_are_not
     assert channel_rows(None, [verdict("oc", "llc", scale="log", change_pct=1.0)], RUNS) == []
     rows = channel_rows(STUDY, [verdict("x", None, scale="log", change_pct=1.0)], RUNS)
     assert [r["channel"] for r in rows] == ["interconnect"]
+
+
+def test_a_row_gives_the_stressors_sizes_with_their_source_and_the_table_shows_them():
+    from xtalk.report.interference import stressor_text
+    sized = [dict(r, sizes={"stressors.llc.params.size": {"text": "llc*0.75", "bytes": 12 << 20,
+                                                          "source": "measured"},
+                            "measurer.params.size": {"text": "l2*4", "bytes": 4 << 20, "source": "measured"}})
+             for r in RUNS]
+    (row, _) = channel_rows(STUDY, [verdict("oc", "llc", scale="log", change_pct=25.0, ci95_pct=[10.0, 40.0])],
+                            sized)
+    assert row["sizes"] == {"size": {"text": "llc*0.75", "bytes": 12 << 20, "source": "measured"}}
+    assert stressor_text(row["stressor"], row["sizes"]) == "cache_thrash(size=llc*0.75 = 12 MiB, measured)"
+    assert stressor_text(row["stressor"]) == "cache_thrash(size=llc*0.75)"

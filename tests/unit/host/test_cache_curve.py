@@ -88,3 +88,11 @@ def test_this_hosts_curve_from_the_native_bench_has_an_l1_near_what_sysfs_says(n
     if not l1:
         pytest.skip("sysfs reports no L1 data cache on this host")
     assert curve.levels and 0.75 <= curve.levels[0].size_bytes / l1 <= 1.25, (curve, l1)
+
+
+def test_a_neighbours_burst_over_part_of_a_level_is_no_level_of_its_own():
+    sizes = grid()
+    lat = staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0), (16 << 20, 12.0)], 100.0)
+    burst = (sizes > 6 << 20) & (sizes <= 16 << 20)
+    lat[burst] = 16.0  # 1.33x the level: a neighbour took part of it while these sizes ran
+    assert [lv.level for lv in analyse(sizes, lat, FREQ).levels] == [1, 2, 3]
