@@ -66,13 +66,14 @@ def run(args) -> int:
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
     from ..search.space import candidates
-    from ..spec.sizes import host_caches
+    from ..spec.run_caches import given, spec_caches
     bad = _problems(args)
     if bad:
         raise UsageError(f"search: {'; '.join(bad)}")
     spec, raw, _ = load_spec(args.spec, args.overrides)
-    caches = host_caches(host_facts())
-    cands = candidates(spec.backend.kind, spec.backend.options, caches, args.stressor, args.channel, args.tune)
+    caches = spec_caches(spec, args.out, host_facts())  # measured where `xtalk host caches` measured them
+    cands = candidates(spec.backend.kind, spec.backend.options, dict(given(caches)), args.stressor, args.channel,
+                       args.tune)
     settings = Settings(name=args.name or spec.name, placement=args.placement, trials=args.trials,
                         budget_s=args.budget_min * 60 if args.budget_min else None, runs=args.runs,
                         confirm_runs=args.confirm_runs, duration_s=args.duration_s or spec.run.duration_s,

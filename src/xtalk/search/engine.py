@@ -30,6 +30,7 @@ import optuna
 from ..analysis.verdict import Context
 from ..interference.names import CHANNELS
 from ..running.derived import base, run_spec, stressors_first
+from ..spec.run_caches import unanswered
 from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit
 from .space import Candidate, suggest
@@ -112,15 +113,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict[str, int]) -> None:
-    """Each channel's default stressor that is a candidate, as the first trials of a new study."""
+def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict) -> None:
+    """Each channel's default stressor that is a candidate, as the first trials of a new study
+    (`caches`: spec/run_caches.run_caches's, or plain {level: bytes})."""
     if study.trials:
         return
     names = {c.bench: c for c in cands}
     for channel in CHANNELS:
         cand = names.get(channel.bench)
-        if cand is None:
-            continue
+        if cand is None or unanswered(channel.params, caches):
+            continue  # not a candidate, or sized by a level these caches lack (no shared level)
         fixed = {d.key: d.start(channel.params.get(d.name, d.default), caches) for d in cand.dims
                  if d.kind == "choice" or (d.kind != "fixed" and d.low != d.high)}
         study.enqueue_trial({**({"bench": cand.bench} if len(cands) > 1 else {}), **fixed},
@@ -210,7 +212,7 @@ def finished(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=(STATES.COMPLETE, STATES.PRUNED)))
 
 
-def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], caches: dict[str, int],
+def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], caches: dict,
            say=print) -> dict:
     """Run (or resume) the search until it has `trials` finished trials or this process
     used its budget. Returns the study's summary (summary.py)."""

@@ -2,7 +2,8 @@
 of each tunable parameter, as the catalogue declares them (`tune`, guests/lib/catalogue.c)
 or as the user overrides them (`--tune bench.param=LOW..HIGH`, `=a|b|c`, or `=VALUE` to
 fix one). Sizes are searched in bytes, log-uniform, the cache units of their ranges
-resolved with this host's caches (what the qemu and native guests are given); numbers
+resolved with the caches the trials resolve theirs with (measured by `xtalk host caches`,
+else what the host reports: spec/run_caches.py); numbers
 log-uniform where the range spans two decades or more, else uniform. In a probe guest
 (every backend but native) a size's range is cut to what the guest can allocate below
 4 GiB (backends/guest_memory.py PROBE_BUFFERS_MAX, over the bench's buffers).

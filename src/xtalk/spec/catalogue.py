@@ -53,6 +53,12 @@ def size_bytes(text: str, caches: dict[str, int] | None = None) -> float | None:
     return value * factor if m["op"] != "/" else value / factor
 
 
+def cache_unit(text: str) -> str | None:
+    """The cache level a size expression names ("shared/2": shared), None for bytes or no size."""
+    m = _SIZE.fullmatch(str(text))
+    return m["cache"] if m else None
+
+
 def in_range(value: float, interval: str, size: bool) -> bool:
     """Whether value lies in an interval such as "[1,100000]", "(0,1e7]", "[1,)"."""
     low, high = interval[1:-1].split(",")

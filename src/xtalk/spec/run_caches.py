@@ -19,6 +19,7 @@ from ..errors import Problem
 from ..plugins import backend_class
 from ..results.platform import caches_fact
 from .plan import RunPlan
+from .catalogue import cache_unit
 from .sizes import bench_sizes, host_caches
 
 UNITS = ("l1", "l2", "l3", "llc", "shared")
@@ -75,15 +76,10 @@ def run_caches(record: dict | None, host: dict, cpus: list[int], wanted: str, lo
     return found | ({"shared": shared} if shared else {}) | {"source": "reported", "why": why}
 
 
-def unit_of(text: str) -> str | None:
-    """The cache unit a size expression is in ("shared/2": shared), None for bytes."""
-    return next((u for u in UNITS if str(text).startswith(u)), None)
-
-
 def unanswered(params: dict, caches: dict) -> str | None:
     """Why a size parameter of `params` names a level `caches` lacks, None when none does."""
     for text in params.values():
-        unit = unit_of(text)
+        unit = cache_unit(text)
         if unit and unit not in caches and caches.get("source"):
             return f"{text}: " + (caches["why"] if unit == "shared" else f"no {unit} level is known here")
     return None
@@ -118,7 +114,7 @@ def with_caches(runs: list[RunPlan], out: Path, host: dict) -> tuple[list[RunPla
             if guest.foreign or not caches["source"]:
                 continue
             for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, dict(given(caches))).items():
-                unit = unit_of(text)
+                unit = cache_unit(text)
                 if nbytes is None and unit:
                     why = caches["why"] if unit == "shared" else f"no {unit} level is known for backend {run.backend}"
                     problems[f"{path}.params.{name}"] = f"{text}: {why}"

@@ -72,7 +72,8 @@ def run_sizes(run: RunPlan, guest_meta: dict, host: dict) -> dict:
         if guest.foreign:
             continue  # a foreign image's parameters are its own
         for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, caches).items():
-            sizes[f"{path}.params.{name}"] = {"text": text, "bytes": nbytes, "source": source}
+            cached = catalogue.cache_unit(text) is not None  # a literal size resolves against nothing
+            sizes[f"{path}.params.{name}"] = {"text": text, "bytes": nbytes} | ({"source": source} if cached else {})
     return {"caches": dict(caches, source=source), "sizes": sizes}
 
 

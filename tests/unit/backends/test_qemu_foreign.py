@@ -54,7 +54,7 @@ def test_an_x86_image_boots_as_it_is_on_pc_under_tcg_on_kvm_pvm(monkeypatch, tmp
     probe = backend.argv(run.stressors[0], run, tmp_path / "ram", 3)  # xtalk's guest beside it
     assert value(probe, "-M") == "microvm" and value(probe, "-accel") == "kvm" and value(probe, "-kernel") == "/probe.elf"
     assert any("memory-backend-file" in a for a in probe) and "bench=cache_thrash" in value(probe, "-append")
-    assert backend.memory_mib(run.measurer) == 256
+    assert backend.memory_mib(run.measurer, run) == 256
 
 
 def test_without_initrd_or_append_none_is_given_and_kvm_where_the_host_has_real_kvm(monkeypatch, tmp_path):

@@ -31,15 +31,15 @@ def runs():
 def test_cache_units_resolve_with_what_the_measurer_reported():
     record = run_sizes(runs()[3], GUEST, host(480))
     assert record["caches"] == {"l1": 32768, "l2": MIB, "l3": 8 * MIB, "llc": 8 * MIB, "source": "measurer"}
-    assert record["sizes"] == {"measurer.params.size": {"text": "l2*4", "bytes": 4 * MIB},  # its default
-                               "stressors.copy.params.size": {"text": "llc/2", "bytes": 4 * MIB}}
+    assert record["sizes"] == {"measurer.params.size": {"text": "l2*4", "bytes": 4 * MIB, "source": "measurer"},
+                               "stressors.copy.params.size": {"text": "llc/2", "bytes": 4 * MIB, "source": "measurer"}}
 
 
 def test_without_a_report_the_hosts_caches_and_solo_records_only_its_measurer():
     solo, *others = runs()
     assert run_sizes(solo, {}, host(480)) == {
         "caches": {"l1": 48 << 10, "l2": 2 * MIB, "l3": 480 * MIB, "llc": 480 * MIB, "source": "host"},
-        "sizes": {"measurer.params.size": {"text": "l2*4", "bytes": 8 * MIB}}}
+        "sizes": {"measurer.params.size": {"text": "l2*4", "bytes": 8 * MIB, "source": "host"}}}
     texts = [run_sizes(r, {}, host(480))["sizes"]["stressors.copy.params.size"] for r in others]
     assert [t["bytes"] for t in texts] == [24 << 10, MIB, 240 * MIB, 600 * MIB, 4096]
     assert texts[-1]["text"] == "4096"
