@@ -1,18 +1,14 @@
 """How `xtalk host caches` and `xtalk host show` print a measured cache hierarchy: each
 level's measured size beside the size the machine reports, flagged where the two differ
-by more than FLAG_X (calibration/caches.py measures; results/platform.py keeps it)."""
+by more than FLAG_X (spec/run_caches.py; calibration/caches.py measures, results/
+platform.py keeps it)."""
 from __future__ import annotations
 
 from rich.table import Table
 
 from ..results.platform import caches_fact
+from ..spec.run_caches import FLAG_X, differs
 from ..spec.sizes import human
-
-FLAG_X = 2.0
-
-
-def differs(measured: int, reported: int | None) -> bool:
-    return bool(reported) and not 1 / FLAG_X <= measured / reported <= FLAG_X
 
 
 def _reported(record: dict, level: dict, last: bool) -> int | None:

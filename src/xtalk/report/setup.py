@@ -10,7 +10,8 @@ from ..analysis import wording
 from ..plugins import BACKENDS
 from ..spec.plan import BACKEND_DIM
 from ..running.pressure import words as pressure_words
-from ..spec.sizes import LEVELS, human, label as size_label
+from ..spec.run_caches import FLAG_X, differs
+from ..spec.sizes import LEVELS, host_caches, human, label as size_label
 from ..spec.model import resolve_backend
 from .configs import config_sizes
 from .tables import Table
@@ -65,13 +66,25 @@ def setup_table(res: dict) -> Table:
     return Table("setup", "Setup", ["fact", "value"], [[k, str(v)] for k, v in rows if v not in (None, "")])
 
 
+WHOSE = {"measured": "measured by xtalk host caches", "reported": "as this host reports them",
+         "measurer": "as the measurer reported them", "host": "this host's"}
+
+
 def _caches(res: dict) -> str | None:
-    """The caches the runs resolved sizes such as llc/2 against (xtalk.spec.sizes), and whose."""
+    """The caches the runs resolved sizes such as llc/2 against (xtalk.spec.sizes), and whose;
+    measured ones beside what the host reports, a level more than FLAG_X apart flagged."""
     caches = next((r["caches"] for r in res["runs"] if r.get("caches")), None)
     if not caches:
         return None
-    whose = "as the measurer reported them" if caches.get("source") == "measurer" else "this host's"
-    return ", ".join(f"{k.upper()} {human(caches[k])}" for k in LEVELS if caches.get(k)) + f" ({whose})"
+    text = (", ".join(f"{k.upper()} {human(caches[k])}" for k in LEVELS if caches.get(k))
+            + f" ({WHOSE.get(caches.get('source'), caches.get('source'))})")
+    reported = host_caches(res.get("host") or {})
+    if caches.get("source") != "measured" or not reported:
+        return text
+    apart = [f"{k.upper()} measured {human(caches[k])}, reported {human(reported[k])}" for k in reported
+             if caches.get(k) and differs(caches[k], reported[k])]
+    return (text + "; reported: " + ", ".join(f"{k.upper()} {human(v)}" for k, v in reported.items())
+            + (f"; more than {FLAG_X:g}x apart: " + "; ".join(apart) if apart else ""))
 
 
 def _values(res: dict, dim: str, values: list) -> list[str]:
