@@ -9,11 +9,12 @@
  *     repeats= times. Ends after the last size, at duration_s=, or once the last two
  *     octaves are flat at 30x an L1 hit or more (memory: META memory_from=).
  *   mode=points: the cycles of sizes= (bytes, comma-separated, all in hi= bytes) and,
- *     with stream= bytes, a read pass over a buffer of that size: one sample each, round
- *     after round, until duration_s= or iterations= rounds. Each cycle is walked three
+ *     with stream= bytes, a read pass over a buffer of that size, and with line= bytes
+ *     the line test (line_test: a cycle over that many bytes with nodes 16 .. 512 bytes
+ *     apart): one sample each, round after round, until duration_s= or iterations= rounds. Each cycle is walked three
  *     times untimed before its sample, since the others evicted it.
  * Samples: metric 0 (chase) = counter ticks for the point's loads, metric 1 (stream) =
- * ticks for one read pass. Which point a sample belongs to follows from its seq: curve,
+ * ticks for one read pass, metric 2 (line) = ticks for line_steps loads at one stride. Which point a sample belongs to follows from its seq: curve,
  * (seq / repeats) % measured_points (META); points, the order above. After the run META p<k>_bytes= p<k>_steps=
  * for each point (and stream_bytes=): latency per load = value / steps.
  * Caveats: 64-byte nodes (a 128-byte-line CPU gets two per line); a chase only (no
@@ -31,6 +32,8 @@
 #define WARM_PASSES 3
 #define STEPS_MIN 32768u
 #define STEPS_MAX 262144u
+#define STRIDES 6                     /* line test: nodes 16, 32, ... 512 bytes apart */
+#define LINE_STEPS 32768u
 
 struct node {
 	struct node *next;
@@ -46,12 +49,16 @@ static const struct xt_key keys[] = {
 	{ "rounds", XT_U64, "[1,100]", "2" },
 	{ "sizes", XT_TEXT, NULL, "" },
 	{ "stream", XT_SIZE, "[64,)", NULL },          /* none unless given */
+	{ "line", XT_SIZE, "[4k,16m]", NULL },         /* none unless given */
 	{ "seed", XT_U64, NULL, "1" },
 	XT_KEYS_END
 };
 static struct node *nodes;
 static uint32_t *pages, group_lines[GROUP * LINES];
 static uint64_t *stream_buf;
+static char *line_buf;
+static uint32_t *line_order;
+static uint64_t line_bytes;
 static uint64_t point_nodes[MAX_POINTS], point_steps[MAX_POINTS], point_off[MAX_POINTS];
 static unsigned npoints, repeats, rounds, per_octave, stopped;
 static uint64_t fastest[MAX_POINTS];   /* curve: the fastest sample of each point */
@@ -142,7 +149,10 @@ static int setup(void)
 	nodes = xt_alloc(total * sizeof(struct node));
 	pages = xt_alloc((most / LINES + 1) * sizeof(uint32_t));
 	stream_buf = stream_words ? xt_alloc(stream_words * sizeof(uint64_t)) : NULL;
-	if (!nodes || !pages || (stream_words && !stream_buf)) {
+	line_bytes = xt_param_has("line") && !curve ? xt_key_size("line") : 0;
+	line_buf = line_bytes ? xt_alloc(line_bytes) : NULL;
+	line_order = line_bytes ? xt_alloc(line_bytes / 16 * sizeof(uint32_t)) : NULL;
+	if (!nodes || !pages || (stream_words && !stream_buf) || (line_bytes && (!line_buf || !line_order))) {
 		xt_set_reason("out of memory for the cache probe");
 		return XT_FAIL;
 	}
@@ -269,6 +279,36 @@ static bool in_memory(unsigned k)
 	return true;
 }
 
+/* The line test: line_bytes= cut into nodes `stride` bytes apart, one random cycle, timed
+ * for LINE_STEPS loads after a pass. Nodes closer than a line share it, so some loads hit
+ * a line the one before brought in: the latency rises with the stride up to the line size
+ * and not past it (set conflicts keep what misses the same). */
+static bool line_test(unsigned k, uint64_t end)
+{
+	uint64_t stride = 16u << k, n = line_bytes / stride, t0, t1;
+	void **p;
+
+	for (uint64_t i = 0; i < n; i++)
+		line_order[i] = (uint32_t)i;
+	shuffle(line_order, n);
+	for (uint64_t i = 0; i < n; i++)
+		*(void **)(line_buf + line_order[i] * stride) = line_buf + line_order[(i + 1) % n] * stride;
+	p = (void **)(line_buf + line_order[0] * stride);
+	for (uint64_t i = 0; i < n; i++)
+		p = *p;
+	xt_barrier();
+	t0 = xt_counter();
+	xt_barrier();
+	for (uint64_t i = 0; i < LINE_STEPS; i++)
+		p = *p;
+	xt_barrier();
+	t1 = xt_counter();
+	xt_barrier();
+	xt_keep(p);
+	xt_sample(2, t1, t1 - t0, 0);
+	return t1 < end;
+}
+
 static long run(void *unused)
 {
 	uint64_t first = xt_counter(), end = xt_cfg.duration_ticks ? first + xt_cfg.duration_ticks : UINT64_MAX;
@@ -277,7 +317,7 @@ static long run(void *unused)
 	(void)unused;
 	xt_cfg.done = 0;
 	if (xt_cfg.metric != 0)
-		return XT_PASS;         /* one loop makes both metrics' samples */
+		return XT_PASS;         /* one loop makes every metric's samples */
 	if (curve) {
 		for (unsigned round = 0; round < rounds; round++)
 			for (unsigned k = 0; k < (stopped ? stopped : npoints); k++) {
@@ -300,6 +340,9 @@ static long run(void *unused)
 		}
 		if (stream_words && !stream(end))
 			goto over;
+		for (unsigned k = 0; line_bytes && k < STRIDES; k++)
+			if (!line_test(k, end))
+				goto over;
 	}
 over:
 	xt_cfg.window_ticks = xt_counter() - first;
@@ -315,11 +358,14 @@ static void report(void)
 			k, (unsigned long)point_steps[k]);
 	if (stream_words)
 		xt_meta("stream_bytes=%lu", (unsigned long)(stream_words * sizeof(uint64_t)));
+	if (line_bytes)     /* metric 2's samples: strides 16 << (i % line_strides) */
+		xt_meta("line_bytes=%lu line_steps=%u line_strides=%u", (unsigned long)line_bytes, LINE_STEPS, STRIDES);
 }
 
 static const struct xt_case cases[] = {
 	{ "chase", "cycles", NULL, NULL, NULL, NULL, 0, "duration" },
 	{ "stream", "cycles", NULL, NULL, NULL, NULL, 0, "duration" },
+	{ "line", "cycles", NULL, NULL, NULL, NULL, 0, "duration" },
 };
 
 const struct xt_bench xt_bench_cache_probe = {

@@ -31,7 +31,10 @@ def test_native_hierarchy_is_measured_kept_and_shown(tmp_path, native_bench):
     for level, size in private_sysfs_sizes().items():
         assert 0.75 <= measured[level] / size <= 1.25, (level, measured[level], size)
     assert all(lv["shared_with_neighbour"] in (True, False) for lv in record["levels"])
-    assert record["bandwidth"]["one_cpu_bytes_s"] > 1e8
+    bandwidth = record["bandwidth"]
+    assert bandwidth["all_cpus_bytes_s"] > bandwidth["one_cpu_beside_copy_bytes_s"] > 1e8
+    line = next((c["line_bytes"] for c in caches() if c.get("line_bytes")), None)
+    assert record["line_bytes"] in ((line,) if line else (32, 64, 128, 256)), (record["line_bytes"], line)
     kept = tmp_path / "platform" / f"{record['hostname']}-native-caches.json"
     assert json.loads(kept.read_text())["levels"] == record["levels"]
     shown = xtalk("host", "show", "--out", tmp_path)

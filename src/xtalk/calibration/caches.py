@@ -14,14 +14,16 @@ Two short derived campaigns on the spec's backend and CPUs (stored like any camp
    time to its neighbours' runs. A level is shared with that CPU in a pair where the
    neighbour made the chase inside it SHARED_X slower or more, on the fastest tenth of
    the samples (other tenants of a shared host make the chase slow now and then, alone
-   too). The stream pass gives the bandwidth of one CPU alone and next to a copy past
-   every level.
+   too). The stream pass gives the bandwidth of one CPU alone, and next to a copy past
+   every level on each other CPU of the run: that, plus what the copies achieved
+   (their pressure, bytes read and written a second), is the bandwidth of all CPUs together; the line test (solo runs) the line size: the smallest stride between
+   nodes past which the latency stops rising (LINE_X).
 The result is a fact of the platform (results/platform.py: OUT/platform/<hostname>-<backend>-caches.json)
 that size expressions (`l1`, `l2`, `llc`, `shared`) resolve against from then on
 (spec/sizes.py), beside what the machine reports (host facts, or the guest's CPUID).
 Caveats: sharing is tested between the first CPU of the run and the second only, and
 where a host moves its CPUs between caches (a cloud VM), a pair shows what it was then;
-the bandwidth of all CPUs together is not measured, only one CPU's next to a copy.
+the bandwidth of all CPUs adds the measurer's reads to the copies' reads and writes.
 """
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ STREAM_MIN = 64 << 20
 RUNS = 3                  # pairs: each repetition's solo run and its runs beside a neighbour, back to back
 DURATION_S = 0.5
 CURVE_LIMIT_S = 60.0      # the curve ends when it reaches memory; this only bounds it
+LINE_X = 0.9              # the line: the first stride within 10 % of the widest one's latency
 
 
 def reach(reported_llc: int) -> int:
@@ -76,10 +79,13 @@ def sharing_spec(raw: dict, curve: Curve) -> dict:
     spec = base(raw, f"{raw['name']}-caches-sharing", DURATION_S, RUNS)
     spec["description"] = "xtalk host caches: a chase inside each level, alone and next to a copy of each level's size"
     spec["measurer"] = {"bench": "cache_probe", "params": {
-        "mode": "points", "sizes": ",".join(map(str, chase)), "hi": sum(chase), "stream": stream}}
+        "mode": "points", "sizes": ",".join(map(str, chase)), "hi": sum(chase), "stream": stream,
+        "line": max(4096, 2 * curve.levels[0].size_bytes // 64 * 64)}}
     spec["stressors"] = [{"name": f"copy-l{lv.level}", "bench": "memcpy", "params": {"size": lv.size_bytes}}
                          for lv in curve.levels]
-    spec["stressors"].append({"name": "copy", "bench": "memcpy", "params": {"size": stream}})
+    # past every level, on every other CPU of the run: all of them moving memory together
+    spec["stressors"].append({"name": "copy", "bench": "memcpy", "params": {"size": stream},
+                              "instances": max(1, len(raw["cpus"]) - 1)})
     spec["matrix"] = {"placement": ["solo", "other-core"], STRESSOR_DIM: [s["name"] for s in spec["stressors"]]}
     return stressors_first(spec)
 
@@ -91,6 +97,23 @@ def _runs(result) -> list[tuple[dict, np.ndarray]]:
         meta = json.loads((path / "meta.json").read_text())
         out.append((meta, np.fromfile(path / "samples.bin", dtype=SAMPLE_DTYPE)))
     return out
+
+
+def line_size(runs: list[tuple[dict, np.ndarray]]) -> int | None:
+    """The line size from the solo runs' line test (cache_probe.c line_test): the smallest
+    stride whose latency is LINE_X of the widest stride's or more; None where none is."""
+    by_stride: dict[int, list[np.ndarray]] = {}
+    for meta, samples in runs:
+        g = meta["guest_meta"]
+        line = samples[samples["metric"] == 2]
+        n = int(g.get("line_strides", 0))
+        for k in range(n):
+            by_stride.setdefault(16 << k, []).append(line["value"][k::n] / int(g["line_steps"]))
+    lat = {s: float(np.median(np.concatenate(v))) for s, v in by_stride.items() if sum(map(len, v))}
+    if len(lat) < 2:
+        return None
+    widest = lat[max(lat)]
+    return next((s for s in sorted(lat) if s < max(lat) and lat[s] >= LINE_X * widest), None)
 
 
 def _points(meta: dict, samples: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
@@ -110,7 +133,11 @@ def sharing(result, curve: Curve) -> dict:
     must count it). And the stream's bandwidth alone and next to the copy past every level."""
     runs: dict[tuple[str, int], tuple[list[np.ndarray], np.ndarray]] = {}
     freq, stream_bytes = 0.0, 0
-    for meta, samples in _runs(result):
+    stored = _runs(result)
+    solo = [(m, s) for m, s in stored if m["config"].get("placement") == "solo"]
+    copying = [sum(p["rate"] for p in (m.get("pressure") or {}).values() if p.get("rate") and p.get("unit") == "bytes/s")
+               for m, _ in stored if m["config"].get(STRESSOR_DIM) == "copy"]
+    for meta, samples in stored:
         key = "solo" if meta["config"].get("placement") == "solo" else meta["config"][STRESSOR_DIM]
         runs[key, meta.get("repetition") or 0] = _points(meta, samples)
         freq, stream_bytes = float(meta["freq_hz"]), int(meta["guest_meta"]["stream_bytes"])
@@ -131,8 +158,10 @@ def sharing(result, curve: Curve) -> dict:
     def bandwidth(key: str) -> float | None:
         passes = np.concatenate([runs[key, r][1] for r in reps])
         return stream_bytes * freq / float(np.median(passes)) if len(passes) else None
-    return {"levels": levels, "bandwidth": {"one_cpu_bytes_s": bandwidth("solo"),
-                                            "one_cpu_beside_copy_bytes_s": bandwidth("copy")}}
+    beside = bandwidth("copy")
+    return {"levels": levels, "line_bytes": line_size(solo),
+            "bandwidth": {"one_cpu_bytes_s": bandwidth("solo"), "one_cpu_beside_copy_bytes_s": beside,
+                          "all_cpus_bytes_s": beside + float(np.median(copying)) if beside and copying else None}}
 
 
 def _check(raw: dict) -> None:
@@ -156,6 +185,8 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
             "curve": {"bytes": sizes.astype(int).tolist(),
                       "ns": [round(x * 1e9 / float(meta["freq_hz"]), 3) for x in lat]},
             "cpus": list(raw["cpus"][:2]), "campaigns": [result.store.path.name], "reported": reported,
+            "reported_line_bytes": next((c.get("line_bytes") for c in host.get("caches", []) if c.get("line_bytes")),
+                                        None),
             "cpu_model": host.get("cpu_model", ""), "kernel": host.get("kernel", "")}
     if curve.levels:
         neighbours = run_derived(sharing_spec(raw, curve), out, "cache sharing campaign")
@@ -163,6 +194,6 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
         fact["campaigns"].append(neighbours.store.path.name)
         for level, test in zip(fact["levels"], shared["levels"]):
             level.update(shared_with_neighbour=test["shared"], sharing=test)
-        fact["bandwidth"] = shared["bandwidth"]
+        fact["bandwidth"], fact["line_bytes"] = shared["bandwidth"], shared["line_bytes"]
     path = write_caches(out, host.get("hostname") or "unknown", raw["backend"]["kind"], **fact)
     return load_caches(path) | {"path": str(path)}

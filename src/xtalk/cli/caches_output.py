@@ -64,11 +64,14 @@ def print_caches(out, record: dict) -> None:
     out.print(table)
     memory = f"{record['memory_ns']:g} ns" if record["memory_ns"] else "not reached (the curve ended first)"
     out.print(f"memory latency: {memory}")
+    line = f"{record['line_bytes']} B" if record.get("line_bytes") else "not found"
+    out.print(f"line size: {line}" + (f" (reported {record['reported_line_bytes']} B)"
+                                      if record.get("reported_line_bytes") else ""))
     bw = record.get("bandwidth") or {}
     if bw.get("one_cpu_bytes_s"):
-        out.print(f"read bandwidth of one CPU: {bw['one_cpu_bytes_s'] / 1e9:.1f} GB/s alone, "
-                  f"{(bw.get('one_cpu_beside_copy_bytes_s') or 0) / 1e9:.1f} GB/s next to a copy on CPU "
-                  f"{record['cpus'][1]}")
+        out.print(f"memory bandwidth: one CPU reading {bw['one_cpu_bytes_s'] / 1e9:.1f} GB/s alone, "
+                  f"{(bw.get('one_cpu_beside_copy_bytes_s') or 0) / 1e9:.1f} GB/s while the others copy; all CPUs "
+                  f"of the run together {(bw.get('all_cpus_bytes_s') or 0) / 1e9:.1f} GB/s")
     if guest:
         out.print("in a guest: the reported sizes are the host's (what xtalk gives its probe guests); the CPU's "
                   "cache registers there show what the hypervisor chose", soft_wrap=True)

@@ -51,6 +51,7 @@ def caches(cpu: int = 0) -> list[dict]:
             "type": read_fact(index / "type", "unknown"),
             "size_bytes": _size_bytes(read_fact(index / "size", "0")),
             "shared_cpus": read_fact(index / "shared_cpu_list"),
+            "line_bytes": int(read_fact(index / "coherency_line_size", "0") or 0),
         })
     return out
 

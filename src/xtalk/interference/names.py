@@ -36,8 +36,10 @@ CHANNELS = (
     Channel("cpu", "CPU time of the measurer's core", "core", "cpu_spin"),
     Channel("l1", "L1 data cache", "core", "cache_thrash", {"size": "l1"}),
     Channel("l2", "L2 cache", "core", "cache_thrash", {"size": "l2"}),
-    Channel("llc", "last-level cache", "cores", "memcpy", {"size": "shared/2"}),  # two buffers: the shared level
-    Channel("membw", "memory bandwidth", "cores", "memcpy", {"size": "llc"}),  # two buffers: 2x the LLC
+    # two buffers each: the llc one cycles through twice the shared level (each line used again a
+    # pass later, so the level keeps it), the membw one through four times the LLC (from memory)
+    Channel("llc", "last-level cache", "cores", "memcpy", {"size": "shared"}),
+    Channel("membw", "memory bandwidth", "cores", "memcpy", {"size": "llc*2"}),
     Channel("memlat", "memory latency (DRAM banks and rows)", "cores", "membus",
             {"size": "llc*2", "line": "4k", "mode": "write"}),
     Channel("interconnect", "on-chip interconnect", "cores", None,

@@ -138,7 +138,9 @@ class CachesRecord(Part):
     levels: list[MeasuredLevel]
     memory_ns: float | None
     bandwidth: dict[str, float | None] | None = None
+    line_bytes: int | None = None        # measured: where the latency stops rising with the stride
     reported: dict[str, int]             # l1, l2, l3, llc as the machine reported them
+    reported_line_bytes: int | None = None
     curve: dict[str, list[float]]        # bytes, ns: the latency curve
     campaigns: list[str]
 
