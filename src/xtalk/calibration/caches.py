@@ -40,6 +40,8 @@ from ..results.records import load_caches
 from ..results.schema import SAMPLE_DTYPE
 from ..running.derived import base, run_derived, stressors_first
 from ..spec.load import STRESSOR_DIM
+from ..spec.model import resolve_backend
+from ..spec.run_caches import platform_name
 from ..spec.sizes import host_caches
 
 HI_MIN = 128 << 20        # the curve goes at least this far, and past twice the reported LLC
@@ -195,5 +197,7 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
         for level, test in zip(fact["levels"], shared["levels"]):
             level.update(shared_with_neighbour=test["shared"], sharing=test)
         fact["bandwidth"], fact["line_bytes"] = shared["bandwidth"], shared["line_bytes"]
-    path = write_caches(out, host.get("hostname") or "unknown", raw["backend"]["kind"], **fact)
+    kind, options = resolve_backend(raw["backend"])
+    platform = platform_name(kind, options)
+    path = write_caches(out, host.get("hostname") or "unknown", platform, backend=kind, **fact)
     return load_caches(path) | {"path": str(path)}

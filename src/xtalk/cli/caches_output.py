@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..results.platform import caches_fact
+from ..results.platform import caches_facts
 from ..spec.run_caches import FLAG_X, differs
 from ..spec.sizes import human
 
@@ -31,14 +31,13 @@ def level_text(record: dict, level: dict, last: bool) -> str:
     return text
 
 
-def caches_rows(out, hostname: str, backends) -> list[tuple[str, str]]:
-    """`xtalk host show`'s rows: one per backend measured on this host."""
+def caches_rows(out, hostname: str) -> list[tuple[str, str]]:
+    """`xtalk host show`'s rows: one per platform measured on this host."""
     rows = []
-    for kind in backends:
-        record = caches_fact(out, hostname, kind)
+    for record in caches_facts(out, hostname):
         if record:
             levels = record["levels"]
-            rows.append((f"caches measured ({kind}, {record['measured_at'][:10]})",
+            rows.append((f"caches measured ({record['platform']}, {record['measured_at'][:10]})",
                          "; ".join(level_text(record, lv, i == len(levels) - 1) for i, lv in enumerate(levels))
                          or "no level found"))
     return rows
@@ -46,7 +45,7 @@ def caches_rows(out, hostname: str, backends) -> list[tuple[str, str]]:
 
 def print_caches(out, record: dict) -> None:
     guest = record["backend"] != "native"
-    table = Table(title=f"caches on {record['backend']}: {record['cpu_model']}, CPU {record['cpus'][0]} "
+    table = Table(title=f"caches on {record['platform']}: {record['cpu_model']}, CPU {record['cpus'][0]} "
                         f"(neighbour CPU {record['cpus'][1]})")
     for col in ("level", "measured", "latency", f"shared with CPU {record['cpus'][1]}", "reported", ""):
         table.add_column(col)

@@ -91,7 +91,7 @@ def show_host(args) -> int:
         ("governor", json.dumps(facts["governors"]) if isinstance(facts["governors"], dict) else facts["governors"]),
         ("kernel", facts["kernel"]), ("KVM", kvm_text),
     ] + [row for kind, cls in BACKENDS.by_name().items() if kind in facts for row in cls.host_rows(facts[kind])]
-    rows += caches_rows(args.out, facts["hostname"], BACKENDS.by_name())
+    rows += caches_rows(args.out, facts["hostname"])
     table = Table(show_header=False, box=None)
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", str(value))

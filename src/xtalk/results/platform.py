@@ -17,8 +17,10 @@ def platform_path(out: Path, hostname: str, backend: str) -> Path:
     return Path(out) / "platform" / f"{hostname}-{backend}.json"
 
 
-def caches_path(out: Path, hostname: str, backend: str) -> Path:
-    return Path(out) / "platform" / f"{hostname}-{backend}-caches.json"
+def caches_path(out: Path, hostname: str, platform: str) -> Path:
+    """`platform`: the backend kind, with its guests' arch and accelerator where they are
+    not the host's and auto (spec/run_caches.platform_name)."""
+    return Path(out) / "platform" / f"{hostname}-{platform}-caches.json"
 
 
 def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
@@ -28,17 +30,22 @@ def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
     return _write(path, record)
 
 
-def write_caches(out: Path, hostname: str, backend: str, **facts) -> Path:
-    """Writes the measured hierarchy (CachesRecord's fields but the host, backend and time)."""
-    path = caches_path(out, hostname, backend)
-    return _write(path, valid(CachesRecord, {"hostname": hostname, "backend": backend, "measured_at": now_iso(),
+def write_caches(out: Path, hostname: str, platform: str, **facts) -> Path:
+    """Writes the measured hierarchy (CachesRecord's fields but the host, platform and time)."""
+    path = caches_path(out, hostname, platform)
+    return _write(path, valid(CachesRecord, {"hostname": hostname, "platform": platform, "measured_at": now_iso(),
                                              **facts}, path))
 
 
-def caches_fact(out: Path, hostname: str | None, backend: str) -> dict | None:
-    """The measured hierarchy of this host and backend, None where never measured."""
-    path = caches_path(out, hostname or "", backend)
+def caches_fact(out: Path, hostname: str | None, platform: str) -> dict | None:
+    """The measured hierarchy of this host and platform, None where never measured."""
+    path = caches_path(out, hostname or "", platform)
     return load_caches(path) if hostname and path.is_file() else None
+
+
+def caches_facts(out: Path, hostname: str) -> list[dict]:
+    """Every hierarchy measured on this host, one a platform."""
+    return [load_caches(p) for p in sorted((Path(out) / "platform").glob(f"{hostname}-*-caches.json"))]
 
 
 def _write(path: Path, record: dict) -> Path:

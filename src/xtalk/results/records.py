@@ -131,6 +131,7 @@ class CachesRecord(Part):
 
     hostname: str
     backend: str
+    platform: str                        # the backend, its guests' arch and accelerator (run_caches.platform_name)
     measured_at: str
     cpu_model: str
     kernel: str

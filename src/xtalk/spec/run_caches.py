@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem
+from ..host.arches import host_arch
 from ..plugins import backend_class
 from ..results.platform import caches_fact
 from .plan import RunPlan
@@ -91,10 +92,22 @@ def unanswered(params: dict, caches: dict) -> str | None:
     return None
 
 
+def platform_name(kind: str, options: dict) -> str:
+    """What a measured hierarchy is kept under beside the host's name: the backend kind,
+    and the guests' architecture and accelerator where they are not the host's and auto
+    (qemu-arm64-tcg: TCG's caches are the emulator's, not a KVM guest's)."""
+    cls = backend_class(kind)
+    arch = cls.guest_arch(options) if cls else None
+    accel = options.get("accel")
+    return "-".join([kind] + ([arch] if arch and arch != host_arch() else [])
+                    + ([accel] if accel not in (None, "auto") else []))
+
+
 def spec_caches(spec, out: Path, host: dict) -> dict:
     """run_caches for a spec's backend and CPUs."""
-    cls = backend_class(spec.backend.kind)
-    return run_caches(caches_fact(out, host.get("hostname"), spec.backend.kind), host, spec.cpus,
+    kind, options = spec.backend.kind, spec.backend.options
+    cls = backend_class(kind)
+    return run_caches(caches_fact(out, host.get("hostname"), platform_name(kind, options)), host, spec.cpus,
                       spec.run.cache_sizes, bool(cls and cls.measures_local_cpus))
 
 
@@ -109,11 +122,9 @@ def with_caches(runs: list[RunPlan], out: Path, host: dict) -> tuple[list[RunPla
     found: dict[tuple, dict] = {}
     placed, problems = [], {}
     for run in runs:
-        key = (run.backend, tuple(run.spec.cpus[:2]), run.spec.run.cache_sizes)
+        key = (platform_name(run.backend, run.spec.backend.options), tuple(run.spec.cpus[:2]), run.spec.run.cache_sizes)
         if key not in found:
-            cls = backend_class(run.backend)
-            found[key] = run_caches(caches_fact(out, host.get("hostname"), run.backend), host, run.spec.cpus,
-                                    run.spec.run.cache_sizes, bool(cls and cls.measures_local_cpus))
+            found[key] = spec_caches(run.spec, out, host)
         caches = found[key]
         placed.append(replace(run, caches=given(caches), caches_source=caches["source"]))
         for path, guest in [("measurer", run.measurer)] + [(f"stressors.{g.stressor}", g) for g in run.stressors]:
