@@ -139,6 +139,7 @@ def bench_names() -> list[str]:
 BENCH_PARAMS = {
     "qsort": "size_kib=32 iterations=3",
     "pointer_chase": "size=256k steps=4096 iterations=3",
+    "cache_probe": "mode=points sizes=8192,65536 hi=1m stream=256k line=64k iterations=3",  # every metric
     "membw": "size=256k iterations=3",
     "hidden_latency": "duration_s=0.05",
     "gpio_irq": "duration_s=0.05",  # no stimulus here: no sample (test_probe_arm64 drives its line)
