@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
+from ..spec.sizes import bench_sizes
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
@@ -252,7 +253,8 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
             args["iterations"] = m.iterations
         if m.warmup_iterations:
             args["warmup"] = m.warmup_iterations
-    args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
+    if run.caches and bench_sizes(guest.bench, {}, {}):  # only a bench with a size parameter takes them
+        args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
 
