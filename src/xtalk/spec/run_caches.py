@@ -131,8 +131,6 @@ def with_caches(runs: list[RunPlan], out: Path, host: dict) -> tuple[list[RunPla
             if guest.foreign or not caches["source"]:
                 continue
             for name, (text, nbytes) in bench_sizes(guest.bench, guest.params, dict(given(caches))).items():
-                unit = cache_unit(text)
-                if nbytes is None and unit:
-                    why = caches["why"] if unit == "shared" else f"no {unit} level is known for backend {run.backend}"
-                    problems[f"{path}.params.{name}"] = f"{text}: {why}"
+                if nbytes is None and (why := unanswered({name: text}, caches)):
+                    problems[f"{path}.params.{name}"] = why
     return placed, [Problem(path, text) for path, text in problems.items()]
