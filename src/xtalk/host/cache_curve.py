@@ -3,8 +3,10 @@ latency of dependent loads against working-set size has a plateau per level and 
 where a level is full (Servet; Cooper et al., ICCS 2018; lmbench's lat_mem_rd).
 
 A plateau is a run of at least PLATEAU_POINTS sizes whose latency stays within RISE of
-the run's first, and LEVEL_X above the plateau before; the sizes between two plateaus
-are the rise. A level's effective
+the run's first, rises less than FLAT an octave (a least-squares slope on log-log), and is
+LEVEL_X above the plateau before; the sizes between two plateaus are the rise. The slope
+test keeps a slow rise between two levels (a level shared with busy neighbours fills
+gradually) from passing for a level of its own. A level's effective
 capacity is where the curve crosses the geometric middle of its plateau's latency and
 the next one's (interpolated on log size). Every plateau but the last is a cache level;
 the last is memory when its latency is at least MEMORY_X times the first plateau's; else
@@ -23,6 +25,8 @@ import numpy as np
 RISE = 1.25           # a plateau's latencies stay within 25 % of its first
 LEVEL_X = 1.5         # a plateau less than 1.5x slower than the one before is that level, noisier
 PLATEAU_POINTS = 4    # two thirds of an octave on the default grid (6 sizes per octave)
+FLAT = 1.25           # a plateau rises less than 25 % an octave: measured levels here x1.00-1.13,
+                      # a rise between L2 and a contended L3 x1.43 (4 sizes at 5.3-6.3 ns)
 MEMORY_X = 30         # memory: at least 30 times an L1 hit
 
 
@@ -58,9 +62,15 @@ def point_latencies(samples: np.ndarray, meta: dict) -> tuple[np.ndarray, np.nda
     return np.asarray(sizes, dtype=float), np.asarray(lat, dtype=float)
 
 
-def plateaus(lat: np.ndarray) -> list[tuple[int, int]]:
+def flat(sizes: np.ndarray, lat: np.ndarray) -> bool:
+    """Whether latencies rise less than FLAT an octave over these sizes (least squares)."""
+    slope = np.polyfit(np.log2(sizes), np.log(lat), 1)[0]
+    return bool(slope < math.log(FLAT))
+
+
+def plateaus(sizes: np.ndarray, lat: np.ndarray) -> list[tuple[int, int]]:
     """[first, last] index of each plateau, in order: runs of PLATEAU_POINTS or more
-    within RISE of their first point, a run less than LEVEL_X above the one before joined
+    within RISE of their first point and flat, a run less than LEVEL_X above the one before joined
     to it (a level's latency is 2.5x or more the one's below on the CPUs we know: a
     smaller step is a neighbour's burst over part of a level)."""
     runs, i = [], 0
@@ -68,7 +78,7 @@ def plateaus(lat: np.ndarray) -> list[tuple[int, int]]:
         j = i
         while j + 1 < len(lat) and lat[i] / RISE <= lat[j + 1] <= lat[i] * RISE:
             j += 1
-        if j - i + 1 >= PLATEAU_POINTS:
+        if j - i + 1 >= PLATEAU_POINTS and flat(sizes[i:j + 1], lat[i:j + 1]):
             runs.append((i, j))
             i = j + 1
         else:
@@ -95,7 +105,7 @@ def crossing(sizes: np.ndarray, lat: np.ndarray, start: int, stop: int, middle: 
 
 def analyse(sizes: np.ndarray, lat_ticks: np.ndarray, freq_hz: float) -> Curve:
     """The levels of a curve of latencies in counter ticks per load."""
-    found = plateaus(lat_ticks)
+    found = plateaus(sizes, lat_ticks)
     medians = [float(np.median(lat_ticks[a:b + 1])) for a, b in found]
     ns = [m * 1e9 / freq_hz for m in medians]
     memory = bool(found) and len(found) > 1 and medians[-1] >= MEMORY_X * medians[0]
