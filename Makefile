@@ -34,7 +34,7 @@ setup:
 
 demo: setup
 	@$(MAKE) -s all
-	$(XTALK) run $(SPEC) --out $(OUT) --report
+	$(XTALK) run $(SPEC) --out $(OUT) --report --wait
 
 lint: setup
 	@$(MAKE) -s all

@@ -8,7 +8,8 @@ Also printed: the same pairs with `--no-replicates` (drift not measured: assumed
 drift_pct), how many rows were `no-difference` and `inconclusive`, and each campaign's
 value per row (the drift itself). The spec is the issue's: qsort, basicmath and a pointer
 chase, solo and next to a cache thrasher on the other core, 6 runs each; about 5 minutes
-a backend here. XTALK_BENCH_CAMPAIGNS sets the number of campaigns (at least 5 for the
+a backend here. The sizes (cache_thrash's llc*1.5) are measured ones: `xtalk host caches`
+runs into the same directory first, as a user would. XTALK_BENCH_CAMPAIGNS sets the number of campaigns (at least 5 for the
 goal's 10 pairs); XTALK_BENCH_DIR keeps the campaigns there (default: a temporary directory).
 """
 from __future__ import annotations
@@ -67,10 +68,11 @@ def aa_rate(backend: str, tmp: Path) -> float:
     spec = tmp / f"{backend}.toml"
     spec.write_text(SPEC.format(backend=backend))
     out = tmp / backend
+    xtalk("host", "caches", str(ROOT / "experiments" / "caches.toml"), "--backend", backend, "--out", str(out))
     for i in range(CAMPAIGNS):
         xtalk("run", str(spec), "--out", str(out))
         print(f"  {backend}: campaign {i + 1} of {CAMPAIGNS} done", flush=True)
-    ids = [s.path.name for s in sorted(list_campaigns(out), key=lambda s: s.path.name)]
+    ids = sorted(s.path.name for s in list_campaigns(out) if s.path.name.startswith(f"aa-{backend}-"))
     rows = compare_all(out, ids)
     for r in rows:
         if r["verdict"] == "different":

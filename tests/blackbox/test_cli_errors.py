@@ -254,3 +254,16 @@ def test_a_report_on_a_full_disk_gives_one_line_and_no_truncated_file(stored, mo
     dest = full / "report"
     one_error_line(xtalk("report", str(stored), "--dest", dest), 3, "No space left on device")
     assert not [p for p in dest.rglob("*") if p.is_file()] if dest.exists() else True
+
+
+@pytest.mark.parametrize("args", [("show",), ("show", "--json"), ("list",), ("query", "SELECT * FROM samples")])
+def test_a_reader_that_goes_away_ends_xtalk_quietly_with_exit_0(stored, args):
+    """`xtalk show ... | head -1`: a closed pipe is no failed KPI gate (exit 1) and no error.
+    The pipe is closed before xtalk writes, so every write of it meets a reader gone."""
+    from tests.framework.cli import XTALK
+    name = [stored.name] if args[0] in ("show", "query") else []
+    argv = [*XTALK, args[0], *name, *args[1:], "--out", str(stored.parent)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # as `| true` does; `| head -1` after its line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and not err, err.decode()

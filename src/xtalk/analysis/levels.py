@@ -130,7 +130,7 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
                drift={"measured": True, "sd": sd, "sd_text": sd_text, "df": df,
                       "campaigns": [drift_b.campaigns, drift_a.campaigns], "borrowed": borrowed,
                       "text": f"drift between campaigns ±{sd_text} (sd of a campaign) from "
-                              f"{_groups_text(drift_a, drift_b, shared, borrowed)}"})
+                              f"{_groups_text(drift_a, drift_b, shared, borrowed)}; the interval covers it"})
     return row
 
 
@@ -160,7 +160,8 @@ def unmeasured_drift(stat: Stat, b_runs: list[float], a_runs: list[float], rules
     allowance = rules.drift_margin(stat, scale, row.get("reference_value"))
     text = _size_text(stat, scale, allowance, row.get("reference_value")) if allowance is not None else "unknown"
     row.update(level="runs", drift={"measured": False, "assumed": allowance, "text":
-                                    f"drift between campaigns not measured, assumed within ±{text}"})
+                                    f"drift between campaigns not measured, assumed within ±{text}; the interval "
+                                    "covers these campaigns' runs, not the drift between boots"})
     beyond = ci is not None and allowance is not None and (ci[0] > allowance or ci[1] < -allowance)
     if row["verdict"] == labels[0] and not beyond:
         row.update(verdict=labels[2], need_units=None, reason=(

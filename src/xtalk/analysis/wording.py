@@ -91,31 +91,59 @@ def name_statistics(assessments: list[dict], metric_unit: str) -> None:
 
 
 def change(a: dict) -> str:
-    """'+102 % [+95, +110]' or, for shares, '+50.3 points [+49.8, +50.9]'."""
+    """'+102 % [+95, +110]'; for shares '+50.3 points [+49.8, +50.9]'; a ratio whose change
+    or interval reaches past RATIO_PAST as a factor, 'x7.28 [x0.062, x860]' (a percent of
+    +85,959 reads as noise)."""
     size = change_size(a)
     if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
         ci = a.get("ci95")
         return size + (f" [{num(ci[0] * 100, True)}, {num(ci[1] * 100, True)}]" if ci else "")
     ci = a.get("ci95_pct")
-    return size + (f" [{num(ci[0], True)}, {num(ci[1], True)}]" if ci and None not in ci and size != NO_CHANGE
-                   else "")
+    if not ci or None in ci or size == NO_CHANGE:
+        return size
+    if as_factor(a, *ci):
+        return f"{factor(a['change_pct'])} [{factor(ci[0])}, {factor(ci[1])}]"
+    return size + f" [{num(ci[0], True)}, {num(ci[1], True)}]"
 
 
 NO_CHANGE = "change n/a"
+RATIO_PAST = (-75.0, 300.0)  # a change in % beyond these reads better as a factor (x0.25, x4)
+
+
+def as_factor(a: dict, *pcts: float) -> bool:
+    """Whether a change of a ratio statistic is told as a factor: it or one of `pcts` is
+    past RATIO_PAST."""
+    lo, hi = RATIO_PAST
+    return a.get("scale") == "log" and any(p is not None and not lo <= p <= hi for p in (a.get("change_pct"), *pcts))
+
+
+def factor(pct: float) -> str:
+    """A change in % as a factor: +628 -> 'x7.28'."""
+    return f"×{num(1 + pct / 100)}"
 
 
 def change_size(a: dict) -> str:
-    """The change without its interval: '+102 %', or for a share '+50.3 points' (a share's
-    change in % of a few percent reads as thousands)."""
+    """The change without its interval: '+102 %', 'x14.8' past RATIO_PAST, or for a share
+    '+50.3 points' (a share's change in % of a few percent reads as thousands)."""
     if a.get("stat_unit") in ("share", "fraction") and a.get("change") is not None:
         return f"{num(a['change'] * 100, True)} points"
-    return NO_CHANGE if a.get("change_pct") is None else f"{num(a['change_pct'], True)} %"
+    if a.get("change_pct") is None:
+        return NO_CHANGE
+    return factor(a["change_pct"]) if as_factor(a) else f"{num(a['change_pct'], True)} %"
 
 
 def floor_text(a: dict) -> str:
+    """The noise floor: '±2.1 %'; past RATIO_PAST's high end, a factor with what it means
+    (the spread between campaigns leaves nothing smaller to tell)."""
     if a.get("stat_unit") in ("share", "fraction") and a.get("noise_floor") is not None:
         return f"±{num(a['noise_floor'] * 100)} points"
-    return f"±{num(a['noise_floor_pct'])} %" if a.get("noise_floor_pct") is not None else "unknown"
+    pct = a.get("noise_floor_pct")
+    if pct is None:
+        return "unknown"
+    if a.get("scale") == "log" and pct > RATIO_PAST[1]:
+        return (f"{factor(pct)} either way: its {a.get('level') or 'runs'} differ so much among themselves that "
+                "no change smaller than that can be told here")
+    return f"±{num(pct)} %"
 
 
 def direction(a: dict, better: str) -> str:

@@ -1,6 +1,7 @@
 """`xtalk host show`: the host facts stored with every run (CPU, caches, isolation,
 real-time throttling, governor, kernel, KVM and its kind, then each backend's rows: QEMU and
 Xen versions...), and the cache hierarchy measured on each backend.
+`xtalk host check [SPEC]`: whether the machine can measure now (cli/host_check.py).
 `xtalk host caches SPEC`: measure that hierarchy natively and on the spec's backend
 (calibration/caches.py) and print it beside what the machine reports."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from ..plugins import BACKENDS
 from ..host.metadata import host_facts, rt_block_us
-from .common import add_command, add_json, add_out, add_study_inputs, console, load_spec
+from .common import add_command, add_json, add_out, add_set, add_study_inputs, console, load_spec
 from .caches_output import caches_rows, print_caches
 
 
@@ -38,6 +39,18 @@ def add_parser(sub) -> None:
                         help="the backends to measure (default: native, and the spec's where it is another)")
     add_json(caches, "the measured hierarchies")
     caches.set_defaults(handler=measure_caches)
+    check = add_command(inner, "check", "whether this machine can measure now: other work on the CPUs a campaign "
+                                        "would use (naming the busiest processes and their PIDs) and the host facts "
+                                        "that weaken a claim; in seconds, before a campaign",
+                        ["xtalk host check experiments/quickstart.toml", "xtalk host check --cpus 0 1 --seconds 5"],
+                        more="Exit status 1 when the machine cannot measure (the line says why and what to change).")
+    check.add_argument("spec", metavar="SPEC", nargs="?", help="campaign spec (TOML file): its cpus")
+    add_set(check, "cpus=[2, 3]")
+    check.add_argument("--cpus", nargs="+", type=int, metavar="CPU", help="the CPUs to check (default: the spec's, "
+                                                                           "else every online CPU)")
+    check.add_argument("--seconds", type=float, default=3.0, help="how long to watch them (default 3)")
+    add_json(check, "the check")
+    check.set_defaults(handler=check_host)
 
 
 def _caches(facts: dict) -> str:
@@ -70,6 +83,11 @@ def measure_caches(args) -> int:
         for record in found:
             print_caches(console(markup=False), record)
     return 0
+
+
+def check_host(args) -> int:
+    from .host_check import check_host as check  # imports the analysis: only when this command runs
+    return check(args)
 
 
 def show_host(args) -> int:

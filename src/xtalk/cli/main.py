@@ -18,7 +18,7 @@ import traceback
 
 from .. import __version__
 from ..images import artifacts
-from ..errors import EXIT_INFRASTRUCTURE, XtalkError, describe_failure
+from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
 from ..lab import xen_link
 from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
 from . import finished, take_signals
@@ -44,7 +44,7 @@ ENDING = f"""exit codes: 0 ok, 1 a KPI gate failed (calibrate: this setup cannot
   sentence says why), 2 bad spec or usage, 3 infrastructure failure (runs that failed, store,
   host, disk), 130 interrupted.
 environment: {OUT_ENV} the results directory when --out is not given (default results/)."""
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader went away
+EXIT_BROKEN_PIPE = EXIT_OK  # `xtalk ... | head`: the reader had what it wanted; quietly, not a failure
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -2,8 +2,12 @@
 
 foreign time(cpu) = busy time of the cpu during the run (/proc/stat) minus the CPU time
 of the run's own threads that are pinned to that cpu alone (/proc/<pid>/task/*/stat).
+The busiest processes outside the run that may run on a measured CPU (their CPU time
+over the run, /proc/<pid>/stat) name who the foreign time most likely was: what a user
+stops or moves.
 Caveats: jiffy resolution (10 ms at HZ=100, 4 ms at HZ=250); interrupts and softirqs
-count as foreign; threads of the run that float over several CPUs are not subtracted.
+count as foreign; threads of the run that float over several CPUs are not subtracted; a
+process allowed on several CPUs is named with all its time, wherever it ran.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
 NOISY_PCT = 5.0
+BUSIEST = 3          # processes named per run
+BUSIEST_MIN_PCT = 1  # of the run's wall time
 
 
 def cpu_busy_ticks() -> dict[int, int]:
@@ -54,6 +60,39 @@ def thread_ticks_by_cpu(pids: list[int]) -> dict[int, int]:
     return out
 
 
+def process_ticks() -> dict[int, tuple[str, int]]:
+    """pid -> (command name, utime + stime ticks) of every process now."""
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm, fields = text[text.find("(") + 1:text.rfind(")")], text.rsplit(")", 1)[1].split()
+        out[int(stat.parent.name)] = (comm, int(fields[11]) + int(fields[12]))
+    return out
+
+
+def busiest(before: dict[int, tuple[str, int]], after: dict[int, tuple[str, int]], ours: set[int],
+            cpus: list[int], wall_s: float) -> list[dict]:
+    """The BUSIEST processes not in `ours` that may run on one of `cpus`, by CPU time
+    between the two snapshots: pid, command, CPU seconds and share of the wall time."""
+    spent = sorted(((after[pid][1] - before.get(pid, (None, 0))[1], pid) for pid in after if pid not in ours),
+                   reverse=True)
+    out = []
+    for ticks, pid in spent:
+        pct = 100 * ticks / TICK / wall_s if wall_s > 0 else 0.0
+        if pct < BUSIEST_MIN_PCT or len(out) == BUSIEST:
+            break
+        try:
+            allowed = _allowed_cpus(Path(f"/proc/{pid}/status").read_text())
+        except OSError:
+            allowed = set(cpus)  # gone since: it may have run there
+        if allowed & set(cpus):
+            out.append({"pid": pid, "command": after[pid][0], "cpu_s": round(ticks / TICK, 2), "pct": round(pct, 1)})
+    return out
+
+
 class NoiseMeter:
     """Start at the beginning of a run; `sample` the run's processes regularly and right
     before any of them is stopped or reaped (their CPU time vanishes with them)."""
@@ -63,6 +102,7 @@ class NoiseMeter:
     def __init__(self, cpus: list[int]):
         self.cpus = cpus
         self.start_busy = cpu_busy_ticks()
+        self.start_processes = process_ticks()
         self.start_wall = time.monotonic()
         self.latest: dict[int, dict[int, int]] = {}  # pid -> cpu -> ticks
         self._last_sample = 0.0
@@ -93,5 +133,14 @@ class NoiseMeter:
                                  "foreign_s": round(foreign, 3),
                                  "foreign_pct": round(100 * foreign / wall, 2) if wall > 0 else 0.0}
         noisy = [c for c, v in per_cpu.items() if v["foreign_pct"] > NOISY_PCT]
-        return {"wall_s": round(wall, 3), "cpus": per_cpu, "noisy_cpus": noisy,
+        top = busiest(self.start_processes, process_ticks(), set(self.latest) | {os.getpid()}, self.cpus, wall)
+        return {"wall_s": round(wall, 3), "cpus": per_cpu, "noisy_cpus": noisy, "busiest": top,
                 "threshold_pct": NOISY_PCT, "tick_s": 1 / TICK}
+
+
+def quiet_check(cpus: list[int], seconds: float) -> dict:
+    """A run's noise record for `seconds` in which xtalk runs nothing: all busy time on
+    `cpus` is other work (`xtalk host check`)."""
+    meter = NoiseMeter(cpus)
+    time.sleep(seconds)
+    return meter.finish()

@@ -41,7 +41,9 @@ def reach(raw: dict, entry: dict, out: Path, duration_s: float) -> dict:
     stressor = entry["stressor"]
     if stressor.get("host") or catalogue.load().bench(stressor["bench"], ("probe",)) is None:
         return {"rate": None, "reason": f"{stressor['bench']} is not a probe bench: it times no passes"}
-    analysis = run_spec(reach_spec(raw, entry, duration_s), out, "stressor reach campaign")
+    params = " ".join(f"{k}={v}" for k, v in stressor.get("params", {}).items())
+    analysis = run_spec(reach_spec(raw, entry, duration_s), out,
+                        f"the {entry['channel']} channel's stressor alone ({stressor['bench']} {params})".replace(" )", ")"))
     rates = [r for r in map(rate_of, analysis.used_runs) if r]
     if not rates:
         return {"rate": None, "reason": f"{stressor['bench']} states no work per pass"}

@@ -189,8 +189,11 @@ def side_runs(side: dict) -> str:
 
 def _side_details(cmp: dict, key: str) -> str:
     s = cmp[key]
-    reps = ("replicates (same spec, same host) measuring the drift: " + ", ".join(s["siblings"])
-            if s.get("siblings") else "no replicates")
+    own = s.get("campaigns") or []
+    given = [f"its {len(own)} campaigns, replicates of each other"] if len(own) > 1 else []
+    given += [", ".join(s["siblings"])] if s.get("siblings") else []
+    reps = ("replicates (same spec, same host) measuring the drift: " + "; and ".join(given) if given
+            else "no replicates: the drift between campaigns is not measured on this side")
     host = ", ".join(str(v) for v in s["host"].values() if v)
     return f"<li>{key.upper()}: host {_html.escape(host)}; {_html.escape(reps)}</li>"
 

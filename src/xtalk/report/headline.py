@@ -1,6 +1,10 @@
 """The headline: the answer in three lines, computed once here for every output (report.html,
 report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --json`).
 
+0. **machine**: whether this machine could answer at all (analysis/measurability.py):
+   "cannot measure here: CPU 0 ran other work 47-78 % of each run ... — stop PID 1234 ...",
+   first, before any verdict it may void; where it cannot, the verdict's undecided count
+   says more runs will not help instead of asking for them;
 1. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
    what failed them in a word, `hung`, and the first one's reason) or were not run (planned,
    not stored): "6 of 6 runs passed", "no run passed: 6 of 6 failed (6 hung)";
@@ -46,7 +50,13 @@ def headline(res: dict, not_run: dict[str, str] | None = None) -> dict:
     runs, verdict = runs_part(res, not_run), verdict_part(res)
     if verdict["state"] == "none" and runs["total"] and not runs["passed"] + runs["degraded"]:
         verdict["text"] = "no verdict: no run passed"
-    return {"runs": runs, "verdict": verdict, "worst": worst_part(res), "gates": gates_part(res)}
+    return {"machine": machine_part(res), "runs": runs, "verdict": verdict, "worst": worst_part(res),
+            "gates": gates_part(res)}
+
+
+def machine_part(res: dict) -> dict:
+    m = res.get("measurability") or {}
+    return {"state": m.get("state", "unchecked"), "text": m.get("text", "not checked")}
 
 
 def lines(head: dict) -> list[tuple[str, str, str, str]]:
@@ -54,8 +64,9 @@ def lines(head: dict) -> list[tuple[str, str, str, str]]:
     runs (with the first failure's reason), the verdict, one line per metric's worst case
     (part `worst` for the first SHOWN, `worst-more` for the others, which a renderer may
     fold), the gates where there are gates."""
-    runs = head["runs"]
-    out = [("runs", runs["state"], "runs", runs["text"] + (f"; first: {runs['first_failure']}"
+    runs, machine = head["runs"], head["machine"]
+    out = [("machine", machine["state"], "machine", machine["text"]),
+           ("runs", runs["state"], "runs", runs["text"] + (f"; first: {runs['first_failure']}"
                                                            if runs["first_failure"] else "")),
            ("verdict", head["verdict"]["state"], "verdict", head["verdict"]["text"])]
     worst = [("worst" if i < SHOWN else "worst-more", "missed" if any(d["met"] is False for d in w["deadlines"])
@@ -158,9 +169,11 @@ def verdict_part(res: dict) -> dict:
         return dict(out, state="no-interference", text=f"{word} found in {len(rows)} comparison"
                                                        f"{'s' if len(rows) > 1 else ''}{paired}")
     need = max((v.get("need_units") or 0 for v in undecided), default=0)
+    cannot = (res.get("measurability") or {}).get("state") == "cannot"
     return dict(out, state="inconclusive",
                 text=f"inconclusive: {len(undecided)} of {len(rows)} comparisons undecided"
-                     + (f" (about {need} {undecided[0].get('unit_word', 'runs')} per side would decide them)"
+                     + (" (this machine cannot answer: more runs will not help)" if cannot else
+                        f" (about {need} {undecided[0].get('unit_word', 'runs')} per side would decide them)"
                         if need else paired) + (f", no change in {len(rows) - len(undecided)}"
                                            if len(undecided) < len(rows) else ""))
 

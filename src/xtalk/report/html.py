@@ -153,7 +153,8 @@ def section_html(s: Section) -> str:
     return f'<div data-section="{html.escape(s.key)}">{body}</div>'
 
 
-HEADLINE_CLASS = {"runs": {"failed": "bad", "degraded": "warn", "passed": "good"},
+HEADLINE_CLASS = {"machine": {"cannot": "bad", "doubtful": "warn", "measurable": "good"},
+                  "runs": {"failed": "bad", "degraded": "warn", "passed": "good"},
                   "verdict": {"interference": "bad", "overhead": "bad", "different": "bad", "inconclusive": "warn",
                               "no-interference": "good"},
                   "worst": {"missed": "bad"}}
@@ -169,7 +170,7 @@ def headline_html(head: dict) -> str:
     verdict = head["verdict"]["anchor"] or "answer"
     links = {"runs": "runs" if head["runs"]["state"] == "failed" else "", "verdict": verdict}
     out = []
-    for part, label in (("runs", "runs"), ("verdict", "verdict"), ("worst", "worst case")):
+    for part, label in (("machine", "machine"), ("runs", "runs"), ("verdict", "verdict"), ("worst", "worst case")):
         rows = parts.get(part) or []
         states = [state for state, _ in rows]
         tone = next((HEADLINE_CLASS.get(part, {}).get(state) for state in states

@@ -84,7 +84,8 @@ def _not_computed(report: Report, out: Console, indent: str = "") -> None:
 
 STYLES = {"failed": "bold red", "degraded": "yellow", "passed": "green", "interference": "bold red",
           "overhead": "bold red", "different": "bold red", "inconclusive": "bold yellow", "no-interference": "bold green",
-          "missed": "red", "FAIL": "red", "PASS": "green"}
+          "missed": "red", "FAIL": "red", "PASS": "green", "cannot": "bold red", "doubtful": "yellow",
+          "measurable": "green"}
 
 
 def headline(head: dict, out: Console, indent: str = "  ") -> None:

@@ -171,12 +171,20 @@ class NoiseCpu(Part):
     foreign_pct: int | float
 
 
+class BusyProcess(Part):
+    pid: int
+    command: str
+    cpu_s: float
+    pct: float
+
+
 class Noise(Part):
     """Other processes' CPU time on the run's CPUs (host/noise.py), or why not measured."""
 
     wall_s: float | None = None
     cpus: dict[str, NoiseCpu] | None = None
     noisy_cpus: list[str] | None = None
+    busiest: list[BusyProcess] | None = None
     threshold_pct: float | None = None
     tick_s: float | None = None
     not_measured: str | None = None

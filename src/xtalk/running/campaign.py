@@ -89,16 +89,19 @@ def used_cpus(runs: list[RunPlan]) -> dict[str, str]:
 
 
 def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool = False,
-                 console: Console | None = None, study: dict | None = None, wait: bool = False) -> CampaignResult:
-    """`wait`: for the CPUs and directory another xtalk holds, instead of refusing."""
+                 console: Console | None = None, study: dict | None = None, wait: bool = False,
+                 label: str | None = None) -> CampaignResult:
+    """`wait`: for the CPUs and directory another xtalk holds, instead of refusing; `label`:
+    what a derived campaign is for ("the membw channel's stressor alone"), named on the
+    progress line of a run that did not pass."""
     console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
     tell = functools.partial(console.print, markup=False, highlight=False)
     with Leases(Holder.me(spec.name, f"results in {out}"), wait, tell) as leases:
-        return _run_campaign(spec, raw, text, source, out, resume, console, study, leases)
+        return _run_campaign(spec, raw, text, source, out, resume, console, study, leases, label)
 
 
 def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, resume: bool, console: Console,
-                  study: dict | None, leases: Leases) -> CampaignResult:
+                  study: dict | None, leases: Leases, label: str | None) -> CampaignResult:
     sweep_stale()  # rings and guest RAM files of an xtalk that was SIGKILLed
     host = host_facts()
     runs, unanswered = with_caches(plan(spec, raw), out, host)
@@ -138,6 +141,8 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
             line = f"{run.run_id:<40} {mark:<8} {meta.get('sample_count', 0):>8} samples {time.monotonic() - started:6.1f}s"
             if meta.get("reason"):
                 line += f"  ({meta['reason']})"
+            if label and meta["status"] != "pass":
+                line += f"  [{label}: {spec.name}]"
             if not console.is_terminal:
                 console.print(line, highlight=False)
             else:

@@ -68,7 +68,7 @@ def run_derived(spec: dict, out: Path, what: str, study: dict | None = None):
     """Run a derived spec, checked as a user's spec is; its CampaignResult."""
     text = tomli_w.dumps(spec)
     model, raw = parse_campaign(text, spec["name"], check_backend_options, checks=spec_checks())
-    result = run_campaign(model, raw, text, spec["name"], out, study=study)
+    result = run_campaign(model, raw, text, spec["name"], out, study=study, label=what)
     failed = [r for r in result.runs if r["status"] != "pass"]
     if failed:
         raise InfrastructureError(f"{what} {result.store.path.name}: {len(failed)} of "

@@ -367,10 +367,13 @@ def _hung(state: RunState) -> str:
     if state.begun:
         end = "XT END" if xt else f"end of output {state.run.measurer.output!r}"
         waited = f"{end} within duration_s + grace_s = {settings.duration_s + settings.grace_s:g} s"
+        fix = f"run.grace_s={2 * (settings.duration_s + settings.grace_s):g}"
     else:
         begin = "XT BEGIN" if xt else state.report.awaited_begin()
         waited = f"{begin} within boot_timeout_s = {settings.boot_timeout_s:g} s"
-    return f"hung: no {waited} ({state.console_seen()})"
+        fix = f"run.boot_timeout_s={2 * settings.boot_timeout_s:g}"
+    return (f"hung: no {waited} ({state.console_seen()}); where its work takes longer (a large size, a slow "
+            f"guest), give it the time: --set {fix}")
 
 
 def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,

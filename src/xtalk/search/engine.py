@@ -113,13 +113,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict) -> None:
+def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict, channels: tuple[str, ...] = ()
+                     ) -> None:
     """Each channel's default stressor that is a candidate, as the first trials of a new study
-    (`caches`: spec/run_caches.run_caches's, or plain {level: bytes})."""
+    (`caches`: spec/run_caches.run_caches's, or plain {level: bytes}); of the asked
+    `channels` only, where there are (`--channel llc` does not try the l2 default)."""
     if study.trials:
         return
     names = {c.bench: c for c in cands}
     for channel in CHANNELS:
+        if channels and channel.name not in channels:
+            continue
         cand = names.get(channel.bench)
         if cand is None or unanswered(channel.params, caches):
             continue  # not a candidate, or sized by a level these caches lack (no shared level)
@@ -221,7 +225,7 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
     stale = fail_stale(study)
     if stale:
         say(f"search {settings.name}: {stale} trial(s) cut by an earlier stop marked failed; resuming")
-    enqueue_defaults(study, cands, caches)
+    enqueue_defaults(study, cands, caches, settings.channels)
     alone = measure_alone(raw, settings, out, study, directory)
     started, failed = time.monotonic(), 0
     while finished(study) < settings.trials:

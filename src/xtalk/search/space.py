@@ -94,8 +94,9 @@ def _kind(param: Param) -> str:
 def dim_of(bench: str, param: Param, text: str, caches: dict[str, int], where: str) -> Dim:
     """A Dim from a range text: "[low,high]" (the catalogue's), "low..high", "a|b", or one value."""
     kind = _kind(param)
-    if "|" in text:
-        return Dim(bench, param.name, "choice", choices=tuple(text.split("|")), default=param.default)
+    if "|" in text:  # each choice of the parameter's own type: numbers search as numbers
+        return Dim(bench, param.name, "choice", choices=tuple(_value(c.strip(), kind, param, caches, where)
+                                                              for c in text.split("|")), default=param.default)
     bounds = text.strip("[]()").split(",") if text.startswith("[") else text.split("..")
     if len(bounds) == 2 and kind in ("size", "int", "float"):
         low, high = (_number(b.strip(), kind, caches, where) for b in bounds)
@@ -103,13 +104,18 @@ def dim_of(bench: str, param: Param, text: str, caches: dict[str, int], where: s
             raise SpecError("search", [Problem(where, f"{text!r}: the low end is above the high end")])
         default = _number(param.default, kind, caches, where) if param.default is not None else low
         return Dim(bench, param.name, kind, low, high, default=min(max(default, low), high))
+    return Dim(bench, param.name, "fixed", value=_value(text, kind, param, caches, where))
+
+
+def _value(text: str, kind: str, param: Param, caches: dict[str, int], where: str) -> object:
+    """One value of a parameter from its text, in the parameter's type, checked."""
     value = text if kind in ("choice", "fixed") else _number(text, kind, caches, where)
     if kind == "int" or (kind == "size" and isinstance(value, float)):
         value = int(value)
     problem = param.problem(value)
     if problem:
         raise SpecError("search", [Problem(where, f"{param.name}: {problem}")])
-    return Dim(bench, param.name, "fixed", value=value)
+    return value
 
 
 def fitted(d: Dim, limit: int | None) -> Dim:

@@ -58,3 +58,13 @@ def test_a_row_gives_the_stressors_sizes_with_their_source_and_the_table_shows_t
     assert row["sizes"] == {"size": {"text": "llc*0.75", "bytes": 12 << 20, "source": "measured"}}
     assert stressor_text(row["stressor"], row["sizes"]) == "cache_thrash(size=llc*0.75 = 12 MiB, measured)"
     assert stressor_text(row["stressor"]) == "cache_thrash(size=llc*0.75)"
+
+
+def test_a_latency_metrics_p99_is_its_primary_statistic_and_still_fills_the_p99_columns():
+    primary = verdict("oc", "llc", scale="log", change_pct=50.0, ci95_pct=[20.0, 80.0], statistic="p99",
+                      stat_unit="ticks", value=3000.0, reference_value=2000.0, metric_unit="cycles", ns_per_tick=0.5,
+                      secondary=[{"statistic": "max", "stat_unit": "ticks", "value": 9000.0,
+                                  "reference_value": 4000.0}])
+    (row, _) = channel_rows(STUDY, [primary], RUNS)
+    assert (row["p99_alone_ns"], row["p99_ns"]) == (1000.0, 1500.0)
+    assert (row["max_alone_ns"], row["max_ns"]) == (2000.0, 4500.0)

@@ -106,7 +106,7 @@ def test_failed_and_never_run_runs_come_first_and_gates_only_where_there_are_gat
     head = headline(res)
     assert head["runs"]["text"] == "no run passed: 1 of 2 failed, 1 of 2 not run (1 hung)"
     assert head["runs"]["not_passed"] == {"solo-r1": "fail", "same-r1": "not run"}
-    assert lines(head)[0] == ("runs", "failed", "runs", head["runs"]["text"] + "; first: solo-r1: hung: no XT END")
+    assert lines(head)[1] == ("runs", "failed", "runs", head["runs"]["text"] + "; first: solo-r1: hung: no XT END")
     assert head["verdict"]["text"] == "no verdict: no run passed" and head["gates"] is None
     gated = headline(result(overall="FAIL", gates=[{"passed": True}, {"passed": False}]))
     assert gated["runs"]["text"] == "2 of 2 runs passed" and gated["gates"]["text"] == "FAIL: 1 of 2 failed"
@@ -121,4 +121,4 @@ def test_a_missed_deadline_leads_the_worst_cases_and_the_many_metrics_of_an_impo
                              "above": 1, "wcet": 104.0, "wcet_ns": 1040.0}])
     head = headline(res)
     assert [w["metric"] for w in head["worst"]] == ["m4", "m0", "m1", "m2", "m3", "m5"]
-    assert [part for part, *_ in lines(head)] == ["runs", "verdict"] + ["worst"] * 3 + ["worst-more"] * 3
+    assert [part for part, *_ in lines(head)] == ["machine", "runs", "verdict"] + ["worst"] * 3 + ["worst-more"] * 3

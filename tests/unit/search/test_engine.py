@@ -11,7 +11,8 @@ import subprocess
 import pytest
 
 from xtalk.errors import SpecError
-from xtalk.search.engine import STATES, Settings, fail_stale, open_study
+from xtalk.search import space
+from xtalk.search.engine import STATES, Settings, enqueue_defaults, fail_stale, open_study
 
 
 def test_a_search_resumes_only_with_the_settings_it_was_started_with(tmp_path):
@@ -34,3 +35,14 @@ def test_a_trial_left_running_by_a_dead_process_is_failed_a_live_ones_is_not(tmp
     assert fail_stale(study) == 1
     states = {t.number: t.state for t in study.get_trials()}
     assert states == {cut.number: STATES.FAIL, live.number: STATES.RUNNING}
+
+
+def test_only_the_asked_channels_defaults_are_tried_first(tmp_path):
+    caches = {"l1": 32 << 10, "l2": 1 << 20, "llc": 16 << 20, "shared": 16 << 20}
+    cands = space.candidates("native", {}, caches, [], ["llc"], [])
+    study = open_study(tmp_path, Settings(name="s", channels=("llc",)))
+    enqueue_defaults(study, cands, caches, ("llc",))
+    assert [t.user_attrs["default_of"] for t in study.trials] == ["llc"]
+    every = open_study(tmp_path / "every", Settings(name="e"))
+    enqueue_defaults(every, cands, caches)
+    assert {"l2", "llc"} <= {t.user_attrs["default_of"] for t in every.trials}

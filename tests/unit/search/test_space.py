@@ -25,6 +25,12 @@ def test_a_catalogue_range_in_cache_units_is_resolved_to_bytes():
 def test_overrides_give_a_range_choices_or_a_fixed_value():
     assert space.dim_of("membus", param("membus", "line"), "64..4k", CACHES, "x").high == 4096
     assert space.dim_of("membus", param("membus", "mode"), "read|write", CACHES, "x").choices == ("read", "write")
+    numbers = space.dim_of("steal", param("steal", "steal_us"), "100|200|300", CACHES, "x")
+    assert numbers.choices == (100.0, 200.0, 300.0)  # numbers, as the spec check wants them
+    assert space.dim_of("cache_thrash", param("cache_thrash", "size"), "l1|2m", CACHES, "x").choices == (
+        32 << 10, 2 << 20)
+    with pytest.raises(SpecError, match="--tune steal.steal_us"):
+        space.dim_of("steal", param("steal", "steal_us"), "100|abc", CACHES, "--tune steal.steal_us")
     fixed = space.dim_of("steal", param("steal", "steal_us"), "0", CACHES, "x")
     assert (fixed.kind, fixed.value) == ("fixed", 0.0)
 

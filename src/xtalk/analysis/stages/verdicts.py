@@ -4,7 +4,7 @@ baseline (verdict.metric_verdicts), against bare metal (overhead.py) and across 
 from __future__ import annotations
 
 from ...spec.model import Gate
-from .. import verdict
+from .. import measurability, verdict
 from ..boards import board_rows
 from ..gates import evaluate
 from ..overhead import overhead_rows
@@ -31,7 +31,8 @@ def gates(p: Pass) -> Rows:
 
 @stage("verdicts", 120, Rows)
 def verdicts(p: Pass) -> Rows:
-    return verdict.metric_verdicts(p.ctx, p.pooled, p.baselines, p.result["gates"])
+    return measurability.word_undecided(verdict.metric_verdicts(p.ctx, p.pooled, p.baselines, p.result["gates"]),
+                                        p.result["measurability"])
 
 
 @stage("overhead", 130, Rows)

@@ -1,0 +1,169 @@
+"""Whether this machine could answer the campaign's questions at all: the verdict before any
+other. Three checks, each `measurable`, `doubtful` or `cannot`:
+
+- **cpus**: the measured CPUs' time on work outside the run (host/noise.py, per run), with
+  the busiest processes outside it that may run there. Other work on the measured CPU
+  is interference the spec did not ask about: more runs measure it again.
+- **baseline**: the reference (solo) configuration's run-to-run spread per metric (the sd
+  of its run medians, in %), against the change the verdicts call negligible: a baseline
+  that varies more than SPREAD_CANNOT_PCT cannot show a change smaller than itself, and
+  one whose "no interference" answer would need more runs than any design plans is doubtful.
+- **deadline**: a deadline the reference configuration misses alone (over MISS_ALONE of
+  its samples): no neighbour can be blamed or cleared for that deadline here.
+- **host**: host facts that weaken a claim: real-time throttling of spinning real-time
+  workloads (doubtful); the host being itself a virtual machine (a caveat only: the checks
+  above measure what its hypervisor did to these runs).
+The campaign's state is the worst of them; `unchecked` where xtalk saw no host (imported
+logs) and no run measured its CPUs (a remote backend). Caveat: "outside the run" is what
+host/noise.py cannot attribute to the run (interrupts, a hypervisor's own threads count).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..host.metadata import rt_block_us
+from . import inference
+from .wording import num, share
+
+FOREIGN_CANNOT_PCT = 20.0  # median share of a measured CPU on other work: cannot measure
+FOREIGN_DOUBT_PCT = 5.0    # host/noise.py's NOISY_PCT
+SPREAD_CANNOT_PCT = 25.0   # the reference's run medians vary more than this (sd, %)
+MANY_RUNS = 50             # a "no interference" answer needing more runs per side than this: doubtful
+MISS_ALONE = 0.01          # a deadline missed alone on more than 1 % of the samples
+ORDER = ("measurable", "unchecked", "doubtful", "cannot")
+
+
+def assess(host: dict, runs: list[dict], per_run: list[dict], deadlines: list[dict],
+           baselines: dict[str, str | None], negligible_pct: float) -> dict:
+    """state, text (one sentence: what is wrong and what to change, or what was checked),
+    checks (check, state, text, fix), busiest (the processes named)."""
+    checks = [c for c in (_cpus(runs), *_baseline(per_run, baselines, negligible_pct),
+                          *_deadlines(deadlines, baselines), *_host(host, runs)) if c]
+    if not checks:
+        return {"state": "unchecked", "text": "not checked: xtalk did not see this host's CPUs during the runs",
+                "checks": [], "busiest": []}
+    worst = max(checks, key=lambda c: ORDER.index(c["state"]))
+    bad = [c for c in checks if c["state"] == worst["state"]]
+    if worst["state"] == "measurable":
+        text = "measurable: " + "; ".join(c["text"] for c in checks)
+    else:
+        word = "cannot measure here" if worst["state"] == "cannot" else "doubtful"
+        fixes = list(dict.fromkeys(c["fix"] for c in bad if c.get("fix")))
+        text = f"{word}: " + "; ".join(c["text"] for c in bad) + (f" — {'; '.join(fixes)}" if fixes else "")
+    busiest = next((c.get("busiest") for c in checks if c["check"] == "cpus"), None) or []
+    return {"state": worst["state"], "text": text, "checks": checks, "busiest": busiest}
+
+
+def _cpus(runs: list[dict]) -> dict | None:
+    shares, busiest, wall = [], {}, 0.0
+    cpus: set[int] = set()
+    for run in runs:
+        noise = run.get("noise") or {}
+        mine = [c for c in (run.get("measurer") or {}).get("cpus") or () if str(c) in (noise.get("cpus") or {})]
+        if not mine:
+            continue
+        cpus.update(mine)
+        shares.append(max(noise["cpus"][str(c)]["foreign_pct"] for c in mine))
+        wall += noise.get("wall_s") or 0.0
+        for p in noise.get("busiest") or ():
+            key = (p["pid"], p["command"])
+            busiest[key] = busiest.get(key, 0.0) + p["cpu_s"]
+    if not shares:
+        return None
+    median, lo, hi = float(np.median(shares)), min(shares), max(shares)
+    named = ", ".join(str(c) for c in sorted(cpus))
+    top = [{"pid": pid, "command": cmd, "pct": round(100 * s / wall, 1) if wall else None}
+           for (pid, cmd), s in sorted(busiest.items(), key=lambda kv: -kv[1])[:3]]
+    state = ("cannot" if median > FOREIGN_CANNOT_PCT else "doubtful" if median > FOREIGN_DOUBT_PCT
+             else "measurable")
+    if state == "measurable":
+        return {"check": "cpus", "state": state, "busiest": top, "median_pct": round(median, 1),
+                "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} free (other work {share(median)} of a run, "
+                        f"median)"}
+    span = share(lo) if lo == hi else f"{num(lo)}-{share(hi)}"
+    who = ", ".join(f"PID {p['pid']} ({p['command']}" + (f", {share(p['pct'])} of the runs' time)" if p["pct"]
+                                                          is not None else ")") for p in top)
+    return {"check": "cpus", "state": state, "busiest": top, "median_pct": round(median, 1),
+            "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} ran other work {span} of each run "
+                    f"(median {share(median)}){'; busiest outside the run: ' + who if who else ''}",
+            "fix": (f"stop {'or move ' if top else ''}{who.split(' (')[0] if top else 'the other work'}"
+                    f"{' (xtalk host check names it)' if not top else ''}, or isolate CPU{'s' if len(cpus) > 1 else ''} "
+                    f"{named} "
+                    "(isolcpus=) for the campaign; more runs will not help")}
+
+
+def _baseline(per_run: list[dict], baselines: dict[str, str | None], negligible_pct: float) -> list[dict]:
+    refs = {b for b in baselines.values() if b}
+    medians: dict[tuple[str, str], list[float]] = {}
+    for row in per_run:
+        if row["config_id"] in refs and row.get("median") and row["median"] > 0:
+            medians.setdefault((row["config_id"], row["metric"]), []).append(float(row["median"]))
+    out = []
+    margin = math.log1p(negligible_pct / 100)
+    for (cid, metric), values in sorted(medians.items()):
+        if len(values) < 2:
+            continue
+        sd = float(np.std(np.log(values), ddof=1))
+        sd_pct = 100 * math.expm1(sd)
+        need = inference.units_needed(sd, margin, 0.05, power=0.5)
+        what = f"{cid}'s {metric} varies ±{num(sd_pct, False)} % run to run ({len(values)} runs)"
+        if sd_pct > SPREAD_CANNOT_PCT:
+            out.append({"check": "baseline", "state": "cannot", "config_id": cid, "metric": metric,
+                        "sd_pct": round(sd_pct, 2), "text": what,
+                        "fix": "find what moves the reference run to run (other work, frequency, the host's "
+                               "own hypervisor); more runs will not help"})
+        elif need is None or need > MANY_RUNS:
+            out.append({"check": "baseline", "state": "doubtful", "config_id": cid, "metric": metric,
+                        "sd_pct": round(sd_pct, 2),
+                        "text": f"{what}: showing that a change is under ±{negligible_pct:g} % (the negligible "
+                                f"change) would take {f'about {need}' if need else 'hundreds of'} runs a side"})
+        else:
+            out.append({"check": "baseline", "state": "measurable", "config_id": cid, "metric": metric,
+                        "sd_pct": round(sd_pct, 2), "text": f"{cid}'s {metric} steady (±{num(sd_pct, False)} % run to run)"})
+    if len(out) > 1 and all(c["state"] == "measurable" for c in out):  # one line for all the steady ones
+        worst = max(out, key=lambda c: c["sd_pct"])
+        return [dict(worst, text=f"reference steady (at most ±{num(worst['sd_pct'], False)} % run to run, "
+                                 f"{worst['metric']})")]
+    return out
+
+
+def _deadlines(deadlines: list[dict], baselines: dict[str, str | None]) -> list[dict]:
+    refs = {b for b in baselines.values() if b}
+    out = []
+    for d in deadlines:
+        if d["config_id"] in refs and d.get("rate") is not None and d["rate"] > MISS_ALONE:
+            out.append({"check": "deadline", "state": "cannot", "config_id": d["config_id"], "metric": d["metric"],
+                        "text": f"{d['metric']} misses its {d['deadline']:g} {d['unit']} deadline alone "
+                                f"({d['config_id']}: {share(100 * d['rate'])} of {d['n']:,} samples)",
+                        "fix": "no neighbour can be blamed or cleared for a deadline missed alone: a longer "
+                               "deadline, a faster measurer, or a quieter host"})
+    return out
+
+
+def _host(host: dict, runs: list[dict]) -> list[dict]:
+    if not host:
+        return []
+    out = []
+    kvm = host.get("kvm") or {}
+    if kvm.get("emulates_ring0") or kvm.get("kind") == "kvm_pvm":
+        out.append({"check": "host", "state": "measurable",  # a caveat: the checks above measured its effect
+                    "text": "the host is itself a virtual machine (its hypervisor's work on these CPUs is "
+                            "invisible to xtalk)"})
+    iso = host.get("isolation") or {}
+    spinning = {g.get("sched") for r in runs for g in (r.get("guests") or {}).values()} & {"fifo", "rr"}
+    if spinning and rt_block_us(iso) is not None:
+        out.append({"check": "host", "state": "doubtful",
+                    "text": "the kernel throttles real-time tasks (kernel.sched_rt_runtime_us)",
+                    "fix": "sysctl -w kernel.sched_rt_runtime_us=-1 for the campaign"})
+    return out
+
+
+def word_undecided(rows: list[dict], m: dict) -> list[dict]:
+    """Where the machine cannot answer, an undecided row says so instead of asking for more
+    runs (they would measure the same machine again)."""
+    if m.get("state") != "cannot":
+        return rows
+    return [dict(r, need_units=None, reason=f"{r.get('reason', '')}; the machine cannot answer: more runs will "
+                 "not help (see measurability)") if r.get("verdict") == "inconclusive" else r for r in rows]
