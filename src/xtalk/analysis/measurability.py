@@ -90,8 +90,7 @@ def _cpus(runs: list[dict]) -> dict | None:
                     f"(median {share(median)}){'; busiest outside the run: ' + who if who else ''}",
             "fix": (f"stop {'or move ' if top else ''}{who.split(' (')[0] if top else 'the other work'}"
                     f"{' (xtalk host check names it)' if not top else ''}, or isolate CPU{'s' if len(cpus) > 1 else ''} "
-                    f"{named} "
-                    "(isolcpus=) for the campaign; more runs will not help")}
+                    f"{named} (isolcpus=) for the campaign" + ("; more runs will not help" if state == "cannot" else ""))}
 
 
 def _baseline(per_run: list[dict], baselines: dict[str, str | None], negligible_pct: float) -> list[dict]:

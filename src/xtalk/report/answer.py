@@ -52,8 +52,7 @@ def verdict_cell(v: dict) -> str:
         return f"inconclusive: {n} {unit}" + (f", need {need}" if need else f" ({v.get('reason', '')})")
     words = f" ({v['magnitude']})" if v.get("magnitude") else ""
     if v["verdict"] in SIGNIFICANT:
-        return f"{wording.percent(v['change_pct']) if v.get('change_pct') is not None else wording.change(v)}" \
-               f"{words}: {v['verdict']}"
+        return f"{wording.change_size(v)}{words}: {v['verdict']}"  # as the change column: points, % or a factor
     return f"{wording.short(v, unit)}"
 
 

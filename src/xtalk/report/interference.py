@@ -139,7 +139,8 @@ def search_table(res: dict) -> Table:
                                      f"{effect_text(best) if best else '-'}"],
             ["found over best default [95% interval]", f"{ratio} ({vs.get('verdict', '-')})"],
             ["trials", f"{states.count('complete')} finished, {states.count('pruned')} pruned, "
-                       f"{states.count('fail')} failed, in {s.get('seconds', 0):.0f} s (this session)"],
+                       f"{states.count('fail')} failed; the trials took {s.get('seconds', 0):.0f} s of this "
+                       "session (measuring alone and this confirmation not counted)"],
             ["parameters that mattered", mattered],
             ["search journal", s.get("directory", "-")]]
     return Table("search", f"Worst-neighbour search {s.get('name', '')}: {s.get('metric', '')}, {s.get('placement', '')}",

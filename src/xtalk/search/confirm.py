@@ -58,14 +58,23 @@ def summary(found: dict, settings: Settings) -> dict:
             "directory": str(found["directory"]), "settings": settings.key()}
 
 
-def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate]) -> list[dict]:
-    placing = {k: v for k, v in (("host", neighbour["host"]), ("instances", neighbour["instances"]))
-               if v not in (False, 1)}
-    plan = [plan_entry(FOUND, "worst found", "the worst neighbour the search found", neighbour["bench"],
-                       neighbour["params"], role="found", **placing)]
+def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate],
+                      default_of: str | None = None) -> list[dict]:
+    """The worst neighbour found and each loaded channel's default; where the worst found is
+    a channel's default (its trial was that default, `default_of`), one row for both: the
+    default's, as the found one (one neighbour, one multiplier)."""
+    placing = ({"host": True} if neighbour["host"] else {}) | (
+        {"instances": neighbour["instances"]} if neighbour["instances"] != 1 else {})  # True == 1: said apart
     loaded = {c for cand in cands for c in cand.channels}
-    plan += [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params), why_not(c, kind, options))
-             for c in CHANNELS if c.name in loaded]
+    plan = [] if default_of in loaded else [
+        plan_entry(FOUND, "worst found", "the worst neighbour the search found", neighbour["bench"],
+                   neighbour["params"], role="found", **placing)]
+    for c in CHANNELS:
+        if c.name in loaded:
+            same = c.name == default_of
+            plan.append(plan_entry(c.name, c.name, c.title + (" (the worst found: this default)" if same else ""),
+                                   c.bench, dict(c.params), why_not(c, kind, options),
+                                   role="found" if same else "default"))
     return plan
 
 
@@ -92,7 +101,8 @@ def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: 
     except ValueError:
         raise InfrastructureError(f"search {settings.name}: no trial finished, nothing to confirm") from None
     neighbour = best.user_attrs["neighbour"]
-    plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands)
+    plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands,
+                             best.user_attrs.get("default_of"))
     info = summary(found, settings)
     record = {"kind": "search", "plan": plan, "placements": [settings.placement], "search": info}
     derived = study_spec(raw, plan, [settings.placement], StudySettings(runs=settings.confirm_runs,

@@ -46,3 +46,23 @@ def test_only_the_asked_channels_defaults_are_tried_first(tmp_path):
     every = open_study(tmp_path / "every", Settings(name="e"))
     enqueue_defaults(every, cands, caches)
     assert {"l2", "llc"} <= {t.user_attrs["default_of"] for t in every.trials}
+
+
+def test_a_worst_found_that_is_a_channels_default_is_one_row_the_defaults():
+    from xtalk.search.confirm import FOUND, confirmation_plan
+    caches = {"l1": 32 << 10, "l2": 1 << 20, "llc": 16 << 20, "shared": 16 << 20}
+    cands = space.candidates("native", {}, caches, ["cache_thrash"], [], [])
+    neighbour = {"bench": "cache_thrash", "params": {"size": 1 << 20}, "host": False, "instances": 1}
+    plan = confirmation_plan("native", {}, neighbour, cands, default_of="l2")
+    assert FOUND not in [e["name"] for e in plan]
+    assert [(e["name"], e["role"]) for e in plan if e["role"] == "found"] == [("l2", "found")]
+    other = confirmation_plan("native", {}, neighbour, cands)
+    assert [e["name"] for e in other if e["role"] == "found"] == [FOUND]
+
+
+def test_a_host_stressor_found_is_confirmed_as_a_host_stressor():
+    from xtalk.search.confirm import FOUND, confirmation_plan
+    cands = space.candidates("qemu", {}, {"l1": 32 << 10}, ["steal"], [], [])
+    neighbour = {"bench": "steal", "params": {"steal_us": 1000.0, "period_us": 10000.0}, "host": True, "instances": 1}
+    (found,) = [e for e in confirmation_plan("qemu", {}, neighbour, cands) if e["name"] == FOUND]
+    assert found["stressor"]["host"] is True and "instances" not in found["stressor"]
