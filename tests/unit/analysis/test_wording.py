@@ -26,3 +26,15 @@ def test_counts_and_rates_keep_their_unit_times_are_times():
 def test_times_pick_their_unit_after_rounding():
     assert [wording.duration(v) for v in (76.0, 999.7, 11_374.0, 2.5e6, 1.234e12)] == \
         ["76 ns", "1 µs", "11.4 µs", "2.5 ms", "1,234 s"]
+
+
+def test_a_ratio_past_x4_or_under_a_quarter_is_told_as_a_factor_with_a_finite_interval():
+    from xtalk.analysis.wording import change, change_size, floor_text
+    wide = {"scale": "log", "change_pct": 628.0, "ci95_pct": [-93.8, 85959.0], "stat_unit": "ticks"}
+    assert change(wide) == "×7.28 [×0.062, ×861]" and change_size(wide) == "×7.28"
+    usual = {"scale": "log", "change_pct": 12.0, "ci95_pct": [8.0, 16.0], "stat_unit": "ticks"}
+    assert change(usual) == "+12 % [+8, +16]"
+    drifted = dict(wide, noise_floor_pct=4615575.0, level="campaigns")
+    assert floor_text(drifted).startswith("×46,157 either way: its campaigns differ so much") and "%" not in \
+        floor_text(drifted)
+    assert floor_text(dict(usual, noise_floor_pct=2.1)) == "±2.1 %"
