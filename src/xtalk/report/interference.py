@@ -142,7 +142,26 @@ def search_table(res: dict) -> Table:
                        f"{states.count('fail')} failed; the trials took {s.get('seconds', 0):.0f} s of this "
                        "session (measuring alone and this confirmation not counted)"],
             ["parameters that mattered", mattered],
-            ["search journal", s.get("directory", "-")]]
+            ["search journal", s.get("directory", "-")]] + beside_study(res, s)
     return Table("search", f"Worst-neighbour search {s.get('name', '')}: {s.get('metric', '')}, {s.get('placement', '')}",
                  ["", "value"], rows, note="ratio: the measurer's statistic next to the found neighbour over next to "
                                            "the best default, from the confirmation campaign's fresh runs")
+
+
+def beside_study(res: dict, s: dict) -> list[list[str]]:
+    """Each default of this confirmation that the stored channel study of the spec measured
+    too: both intervals, and why they may differ (search/earlier.py)."""
+    study, here = s.get("channel_study") or {}, s.get("confirm") or {}
+    out = []
+    for r in res.get("channels") or []:
+        then = (study.get("rows") or {}).get(f"{r['channel']}@{r.get('placement')}")
+        if not r.get("tested") or r.get("role") != "default" or not then:
+            continue
+        apart = ["other runs at another time (the drift between campaigns)"]
+        if then.get("runs") != len(r.get("runs") or []) or study.get("duration_s") != here.get("duration_s"):
+            apart.append(f"{then.get('runs')} runs of {study.get('duration_s')} s there, {len(r.get('runs') or [])} "
+                         f"of {here.get('duration_s')} s here")
+        out.append([f"{r['channel']} default, here and in the channel study",
+                    f"here {effect_text(r)}; channel study {study['campaign']}: {effect_text(then)} "
+                    f"({r.get('placement')}): each in its own campaign, so they differ by " + "; ".join(apart)])
+    return out

@@ -23,6 +23,7 @@ from ..interference.study import Settings as StudySettings
 from ..interference.study import plan_entry, study_spec
 from ..running.derived import run_spec
 from ..errors import InfrastructureError
+from .earlier import channel_study
 from .engine import STATES, Settings
 from .objective import harm_unit
 from .space import Candidate
@@ -104,6 +105,8 @@ def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: 
     plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands,
                              best.user_attrs.get("default_of"))
     info = summary(found, settings)
+    info["channel_study"] = channel_study(out, raw["name"])  # the defaults measured before, to stand beside
+    info["confirm"] = {"runs": settings.confirm_runs, "duration_s": settings.duration_s}
     record = {"kind": "search", "plan": plan, "placements": [settings.placement], "search": info}
     derived = study_spec(raw, plan, [settings.placement], StudySettings(runs=settings.confirm_runs,
                                                                          duration_s=settings.duration_s),
