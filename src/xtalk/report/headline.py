@@ -1,19 +1,19 @@
-"""The headline: the answer in three lines, computed once here for every output (report.html,
+"""The headline: the answer in four lines, computed once here for every output (report.html,
 report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --json`).
 
-0. **machine**: whether this machine could answer at all (analysis/measurability.py):
+1. **machine**: whether this machine could answer at all (analysis/measurability.py):
    "cannot measure here: CPU 0 ran other work 47-78 % of each run ... — stop PID 1234 ...",
    first, before any verdict it may void; where it cannot, the verdict's undecided count
    says more runs will not help instead of asking for them;
-1. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
+2. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
    what failed them in a word, `hung`, and the first one's reason) or were not run (planned,
    not stored): "6 of 6 runs passed", "no run passed: 6 of 6 failed (6 hung)";
-2. **verdict**: the strongest one over the verdicts, the overhead and the boards rows:
+3. **verdict**: the strongest one over the verdicts, the overhead and the boards rows:
    the largest significant change for the worse ("interference: timer_latency p99 +84 %
    on same-core (vs solo)"), else the largest significant one, else "no interference
    found in N comparisons", else "inconclusive: N of M comparisons undecided (about K
    runs per side would decide them)";
-3. **worst**: per metric the worst case measured over its configurations (a missed
+4. **worst**: per metric the worst case measured over its configurations (a missed
    deadline first, then the metrics with a deadline, then the times). A time (unit
    cycles or ns, kind not throughput): the maximum and the highest quantile that rests on
    at least 10 samples above it in some configuration (describe.py's `unresolved`; the
