@@ -83,4 +83,5 @@ def test_a_screen_the_pattern_never_matches_fails_with_what_the_console_showed(b
     size = len(screen_image.SCREEN)
     assert reason == ("hung: no sample of output 'regex' (no line matched `sample`; without `begin` the first "
                       f"sample begins) within boot_timeout_s = 3 s (console: {size:,} bytes, last text: "
-                      "'Memory: 12.3 GB/s')"), reason
+                      "'Memory: 12.3 GB/s'); where its work takes longer (a large size, a slow guest), give it the "
+                      "time: --set run.boot_timeout_s=6"), reason
