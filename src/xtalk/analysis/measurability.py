@@ -1,5 +1,5 @@
 """Whether this machine could answer the campaign's questions at all: the verdict before any
-other. Three checks, each `measurable`, `doubtful` or `cannot`:
+other. Four checks, each `measurable`, `doubtful` or `cannot`:
 
 - **cpus**: the measured CPUs' time on work outside the run (host/noise.py, per run), with
   the busiest processes outside it that may run there. Other work on the measured CPU
@@ -7,7 +7,7 @@ other. Three checks, each `measurable`, `doubtful` or `cannot`:
 - **baseline**: the reference (solo) configuration's run-to-run spread per metric (the sd
   of its run medians, in %), against the change the verdicts call negligible: a baseline
   that varies more than SPREAD_CANNOT_PCT cannot show a change smaller than itself, and
-  one whose "no interference" answer would need more runs than any design plans is doubtful.
+  one whose "no interference" answer would need more than MANY_RUNS runs a side is doubtful.
 - **deadline**: a deadline the reference configuration misses alone (over MISS_ALONE of
   its samples): no neighbour can be blamed or cleared for that deadline here.
 - **host**: host facts that weaken a claim: real-time throttling of spinning real-time
@@ -24,11 +24,12 @@ import math
 import numpy as np
 
 from ..host.metadata import rt_block_us
+from ..host.noise import NOISY_PCT
 from . import inference
 from .wording import num, share
 
 FOREIGN_CANNOT_PCT = 20.0  # median share of a measured CPU on other work: cannot measure
-FOREIGN_DOUBT_PCT = 5.0    # host/noise.py's NOISY_PCT
+FOREIGN_DOUBT_PCT = NOISY_PCT  # a run host/noise.py calls noisy
 SPREAD_CANNOT_PCT = 25.0   # the reference's run medians vary more than this (sd, %)
 MANY_RUNS = 50             # a "no interference" answer needing more runs per side than this: doubtful
 MISS_ALONE = 0.01          # a deadline missed alone on more than 1 % of the samples
@@ -88,7 +89,7 @@ def _cpus(runs: list[dict]) -> dict | None:
     return {"check": "cpus", "state": state, "busiest": top, "median_pct": round(median, 1),
             "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} ran other work {span} of each run "
                     f"(median {share(median)}){'; busiest outside the run: ' + who if who else ''}",
-            "fix": (f"stop {'or move ' if top else ''}{who.split(' (')[0] if top else 'the other work'}"
+            "fix": (f"stop {'or move PID ' + str(top[0]['pid']) if top else 'the other work'}"
                     f"{' (xtalk host check names it)' if not top else ''}, or isolate CPU{'s' if len(cpus) > 1 else ''} "
                     f"{named} (isolcpus=) for the campaign" + ("; more runs will not help" if state == "cannot" else ""))}
 
