@@ -90,7 +90,7 @@ def channel_rows(study: dict | None, verdicts: list[dict], runs: list[dict]) -> 
             "p99_alone_ns": _ns(shown.get("p99"), "reference_value", ns),
             "max_alone_ns": _ns(shown.get("max"), "reference_value", ns),
             "pressure": _pressure(mine, entry["name"], entry.get("reach")),
-            "sizes": _sizes(mine, entry["name"]),
+            "sizes": _sizes(mine, entry["name"]), "sized": entry.get("sized"),
             "runs": [r["run_id"] for r in mine],
             "baseline": v.get("baseline"), "baseline_runs": [r["run_id"] for r in passed.get(v.get("baseline"), [])],
         })

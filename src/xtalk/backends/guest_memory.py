@@ -9,12 +9,15 @@ quickstart's cache thrash over 1.5 times the last-level cache fits on a host who
 parameters (pointer_chase: an order array of size/16) is covered by the 1/8 margin only;
 one that allocates several buffers of a size says so in the catalogue (`buffers`, declared
 in its C file: memcpy's source and destination).
+
+`fitted_params` cuts a bench's sizes to what a probe guest can allocate (the channel
+study's defaults, llc*2 of a host whose LLC is over half a GiB) and says what it cut.
 """
 from __future__ import annotations
 
 from ..spec import catalogue
 from ..spec.plan import GuestPlan
-from ..spec.sizes import bench_sizes
+from ..spec.sizes import bench_sizes, human
 
 FLOOR_MIB = 256  # what a probe guest gets at least (and what it got before sizing)
 FIXED_MIB = 64  # image, ring, stack and page tables
@@ -37,3 +40,21 @@ def probe_memory_mib(guest: GuestPlan, caches: dict[str, int]) -> int:
     """RAM for a probe guest running `guest`'s bench with these caches, in MiB."""
     need = buffer_bytes(guest, caches) * MARGIN / (1 << 20) + FIXED_MIB
     return max(FLOOR_MIB, -(-int(need) // ALIGN_MIB) * ALIGN_MIB)
+
+
+def fitted_params(bench: str, params: dict, caches: dict[str, int]) -> tuple[dict, str | None]:
+    """`params` with every size parameter of the probe bench scaled down alike (to whole
+    pages) so its buffers take at most PROBE_BUFFERS_MAX, and what was cut, in words
+    (None where they fit, or the bench is not a probe bench)."""
+    found = catalogue.load().bench(bench, ("probe",))
+    sizes = {name: (text, nbytes) for name, (text, nbytes) in bench_sizes(bench, params, caches, ("probe",)).items()
+             if nbytes}
+    total = sum(nbytes for _, nbytes in sizes.values()) * (found.buffers if found else 1)
+    if found is None or total <= PROBE_BUFFERS_MAX:
+        return params, None
+    out, cut = dict(params), []
+    for name, (text, nbytes) in sizes.items():
+        out[name] = nbytes * PROBE_BUFFERS_MAX // total // 4096 * 4096
+        cut.append(f"{name}={text} = {human(nbytes)} to {human(out[name])}")
+    return out, (f"sized down: {'; '.join(cut)}, as a probe guest's buffers take at most "
+                 f"{human(PROBE_BUFFERS_MAX)} together (below 4 GiB)")

@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..backends.guest_memory import fitted_params
+from ..plugins import backend_class
 from ..running.derived import base, run_spec, stressors_first
 from ..errors import Problem, SpecError
 from ..host.metadata import host_facts
@@ -73,11 +75,18 @@ def placements(raw: dict, settings: Settings) -> list[str]:
 
 def study_plan(spec, channels: list[Channel], caches: dict) -> list[dict]:
     """`caches`: what the runs' sizes resolve against (spec/run_caches.py); a channel whose
-    default is sized by a level they lack (no shared level between the CPUs) is not tested."""
+    default is sized by a level they lack (no shared level between the CPUs) is not tested;
+    one whose buffers a probe guest cannot hold (llc*2 of a large LLC) is sized down, and its
+    entry says so (`sized`)."""
     options = spec.backend.options
-    return [plan_entry(c.name, c.name, c.title, c.bench, dict(c.params),
-                       why_not(c, spec.backend.kind, options) or unanswered(c.params, caches))
-            for c in channels]
+    guests = not backend_class(spec.backend.kind).no_images
+    plan = []
+    for c in channels:
+        reason = why_not(c, spec.backend.kind, options) or unanswered(c.params, caches)
+        params, sized = (fitted_params(c.bench, dict(c.params), caches) if guests and reason is None
+                         else (dict(c.params), None))
+        plan.append(plan_entry(c.name, c.name, c.title, c.bench, params, reason) | ({"sized": sized} if sized else {}))
+    return plan
 
 
 def measurer_dims(raw: dict) -> dict:

@@ -19,20 +19,23 @@ from .tables import Table, pval
 EVIDENCE_VERSION = 1
 
 
-def stressor_text(stressor: dict | None, sizes: dict | None = None) -> str:
+def stressor_text(stressor: dict | None, sizes: dict | None = None, sized: str | None = None) -> str:
     """`memcpy(size=shared/2 = 7.6 MiB, measured)`: a size with its bytes and the source of
-    the caches it resolved against, where the runs say."""
+    the caches it resolved against, where the runs say; a size in bytes in binary units;
+    `sized`: why the study cut the default's size (interference/study.py), after it."""
     if not stressor:
         return "-"
 
     def shown(key, value) -> str:
         size = (sizes or {}).get(key) or {}
-        if size.get("bytes") is None or str(value).isdigit():
+        if size.get("bytes") is None:
             return f"{key}={value}"
+        if str(value).isdigit():
+            return f"{key}={human(size['bytes'])}"
         source = f", {size['source']}" if size.get("source") else ""
         return f"{key}={value} = {human(size['bytes'])}{source}"
     params = ", ".join(shown(k, v) for k, v in sorted(stressor["params"].items()))
-    return f"{stressor['bench']}({params})"
+    return f"{stressor['bench']}({params})" + (f" ({sized})" if sized else "")
 
 
 def effect_text(row: dict) -> str:
@@ -66,7 +69,8 @@ def channel_table(rows: list[dict]) -> Table:
             body.append([r["channel"], stressor_text(r.get("stressor")), "-", "-", "-",
                          f"not tested: {r['reason']}", "-", "-", "-"])
             continue
-        body.append([r["channel"], stressor_text(r["stressor"], r.get("sizes")), r["placement"] or "-", r["metric"],
+        body.append([r["channel"], stressor_text(r["stressor"], r.get("sizes"), r.get("sized")), r["placement"] or "-",
+                     r["metric"],
                      pressure_text(r.get("pressure")), f"{effect_text(r)}  {r['statistic']}",
                      f"{r['verdict']} (p={pval(r.get('p_value'))})",
                      f"{_time(r.get('p99_alone_ns'))} → {_time(r.get('p99_ns'))}",
@@ -102,7 +106,7 @@ def evidence(res: dict) -> dict:
             item.update({k: r.get(k) for k in ("placement", "config_id", "metric", "statistic", "multiplier",
                                                 "multiplier_ci", "change", "change_ci", "change_unit", "verdict",
                                                 "p_value", "p99_ns", "max_ns", "p99_alone_ns", "max_alone_ns",
-                                                "pressure", "sizes")})
+                                                "pressure", "sizes", "sized")})
             item["evidence"] = {"campaign": campaign["id"], "runs": r["runs"], "baseline": r["baseline"],
                                 "baseline_runs": r["baseline_runs"],
                                 "samples": [f"runs/{rid}/samples.parquet" for rid in r["runs"] + r["baseline_runs"]]}

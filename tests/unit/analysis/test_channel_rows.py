@@ -68,3 +68,12 @@ def test_a_latency_metrics_p99_is_its_primary_statistic_and_still_fills_the_p99_
     (row, _) = channel_rows(STUDY, [primary], RUNS)
     assert (row["p99_alone_ns"], row["p99_ns"]) == (1000.0, 1500.0)
     assert (row["max_alone_ns"], row["max_ns"]) == (2000.0, 4500.0)
+
+
+def test_a_size_the_study_cut_is_shown_in_binary_units_with_why():
+    from xtalk.report.interference import stressor_text
+    stressor = {"bench": "memcpy", "params": {"size": 1 << 30}}
+    sizes = {"size": {"text": str(1 << 30), "bytes": 1 << 30}}
+    why = "sized down: size=llc*2 = 4 GiB to 1 GiB, as a probe guest's buffers take at most 2 GiB together"
+    assert stressor_text(stressor, sizes, why) == f"memcpy(size=1 GiB) ({why})"
+    assert stressor_text(stressor) == f"memcpy(size={1 << 30})"  # no run recorded it as a size
