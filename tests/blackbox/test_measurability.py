@@ -80,7 +80,7 @@ def test_host_check_names_the_spinner_and_exits_1_and_0_without_it(tmp_path, spi
     assert found["measurability"]["state"] == "cannot"
     assert spinner in [p["pid"] for p in found["noise"]["busiest"]], found["noise"]
     text = xtalk("host", "check", "--cpus", "0", "--seconds", "1")
-    assert text.returncode == 1 and f"PID {spinner} (python" in text.stdout and "of 1 s" in text.stdout, text.stdout
+    assert text.returncode == 1 and f"PID {spinner} (python" in text.stdout and "of each 1 s watch" in text.stdout, text.stdout
 
 
 @pytest.mark.timing

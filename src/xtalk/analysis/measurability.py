@@ -37,10 +37,11 @@ ORDER = ("measurable", "unchecked", "doubtful", "cannot")
 
 
 def assess(host: dict, runs: list[dict], per_run: list[dict], deadlines: list[dict],
-           baselines: dict[str, str | None], negligible_pct: float) -> dict:
+           baselines: dict[str, str | None], negligible_pct: float, window: str = "run") -> dict:
     """state, text (one sentence: what is wrong and what to change, or what was checked),
-    checks (check, state, text, fix), busiest (the processes named)."""
-    checks = [c for c in (_cpus(runs), *_baseline(per_run, baselines, negligible_pct),
+    checks (check, state, text, fix), busiest (the processes named); `window`: what each of
+    `runs` was, in the text ("3 s watch" for `xtalk host check`)."""
+    checks = [c for c in (_cpus(runs, window), *_baseline(per_run, baselines, negligible_pct),
                           *_deadlines(deadlines, baselines), *_host(host, runs)) if c]
     if not checks:
         return {"state": "unchecked", "text": "not checked: xtalk did not see this host's CPUs during the runs",
@@ -57,7 +58,7 @@ def assess(host: dict, runs: list[dict], per_run: list[dict], deadlines: list[di
     return {"state": worst["state"], "text": text, "checks": checks, "busiest": busiest}
 
 
-def _cpus(runs: list[dict]) -> dict | None:
+def _cpus(runs: list[dict], window: str) -> dict | None:
     shares, busiest, wall = [], {}, 0.0
     cpus: set[int] = set()
     for run in runs:
@@ -81,13 +82,13 @@ def _cpus(runs: list[dict]) -> dict | None:
              else "measurable")
     if state == "measurable":
         return {"check": "cpus", "state": state, "busiest": top, "median_pct": round(median, 1),
-                "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} free (other work {share(median)} of a run, "
+                "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} free (other work {share(median)} of a {window}, "
                         f"median)"}
     span = share(lo) if lo == hi else f"{num(lo)}-{share(hi)}"
-    who = ", ".join(f"PID {p['pid']} ({p['command']}" + (f", {share(p['pct'])} of the runs' time)" if p["pct"]
+    who = ", ".join(f"PID {p['pid']} ({p['command']}" + (f", {share(p['pct'])} of the time watched)" if p["pct"]
                                                           is not None else ")") for p in top)
     return {"check": "cpus", "state": state, "busiest": top, "median_pct": round(median, 1),
-            "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} ran other work {span} of each run "
+            "text": f"CPU{'s' if len(cpus) > 1 else ''} {named} ran other work {span} of each {window} "
                     f"(median {share(median)}){'; busiest outside the run: ' + who if who else ''}",
             "fix": (f"stop {'or move PID ' + str(top[0]['pid']) if top else 'the other work'}"
                     f"{' (xtalk host check names it)' if not top else ''}, or isolate CPU{'s' if len(cpus) > 1 else ''} "

@@ -29,16 +29,15 @@ def check_host(args) -> int:
     facts = host_facts()
     noise = quiet_check(cpus, args.seconds)
     # the CPUs watched as if a measurer ran on all of them: the busiest of them decides
-    m = measurability.assess(facts, [{"measurer": {"cpus": cpus}, "noise": noise}], [], [], {}, 5.0)
+    m = measurability.assess(facts, [{"measurer": {"cpus": cpus}, "noise": noise}], [], [], {}, 5.0,
+                             window=f"{args.seconds:g} s watch")
     notes = host_flags(facts)
     if args.json:
         print(json.dumps({"cpus": cpus, "seconds": args.seconds, "measurability": m, "noise": noise,
                           "notes": notes}, indent=1))
     else:
         out = console(markup=False)
-        out.print(m["text"].replace("of each run", f"of {args.seconds:g} s").replace("of a run, median",
-                                                                                      f"of {args.seconds:g} s"),
-                  style=STYLE.get(m["state"]), soft_wrap=True)
+        out.print(m["text"], style=STYLE.get(m["state"]), soft_wrap=True)
         for cpu, v in (noise.get("cpus") or {}).items():
             out.print(f"  CPU {cpu}: other work {v['foreign_pct']:g} % of {args.seconds:g} s", soft_wrap=True)
         for p in noise.get("busiest") or ():
