@@ -26,7 +26,7 @@ import numpy as np
 from ..host.metadata import rt_block_us
 from ..host.noise import NOISY_PCT
 from . import inference
-from .wording import num, share
+from .wording import duration, num, share
 
 FOREIGN_CANNOT_PCT = 20.0  # median share of a measured CPU on other work: cannot measure
 FOREIGN_DOUBT_PCT = NOISY_PCT  # a run host/noise.py calls noisy
@@ -130,13 +130,19 @@ def _baseline(per_run: list[dict], baselines: dict[str, str | None], negligible_
     return out
 
 
+def limit(deadline: dict) -> str:
+    """A deadline as a duration (100 µs), or in its own unit (cycles)."""
+    value, unit = deadline["deadline"], deadline["unit"]
+    return duration(value) if unit == "ns" else f"{value:g} {unit}"
+
+
 def _deadlines(deadlines: list[dict], baselines: dict[str, str | None]) -> list[dict]:
     refs = {b for b in baselines.values() if b}
     out = []
     for d in deadlines:
         if d["config_id"] in refs and d.get("rate") is not None and d["rate"] > MISS_ALONE:
             out.append({"check": "deadline", "state": "cannot", "config_id": d["config_id"], "metric": d["metric"],
-                        "text": f"{d['metric']} misses its {d['deadline']:g} {d['unit']} deadline alone "
+                        "text": f"{d['metric']} misses its {limit(d)} deadline alone "
                                 f"({d['config_id']}: {share(100 * d['rate'])} of {d['n']:,} samples)",
                         "fix": "no neighbour can be blamed or cleared for a deadline missed alone: a longer "
                                "deadline, a faster measurer, or a quieter host"})

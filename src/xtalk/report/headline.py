@@ -4,7 +4,8 @@ report.md, `xtalk run`'s summary, `xtalk show`, report.json and `xtalk run --jso
 1. **machine**: whether this machine could answer at all (analysis/measurability.py):
    "cannot measure here: CPU 0 ran other work 47-78 % of each run ... — stop PID 1234 ...",
    first, before any verdict it may void; where it cannot, the verdict's undecided count
-   says more runs will not help instead of asking for them;
+   says more runs will not help instead of asking for them, and a decided verdict says it
+   is not to be relied on;
 2. **runs**: how many passed, were degraded (kept, used by no statistic), failed (with
    what failed them in a word, `hung`, and the first one's reason) or were not run (planned,
    not stored): "6 of 6 runs passed", "no run passed: 6 of 6 failed (6 hung)";
@@ -151,6 +152,8 @@ def verdict_part(res: dict) -> dict:
            "rows": len(rows), "counts": counts, "metric": None, "config_id": None, "anchor": None}
     significant = sorted((v for v in rows if v["verdict"] in SIGNIFICANT), key=lambda v: (_worse(v), _size(v)),
                          reverse=True)
+    cannot = (res.get("measurability") or {}).get("state") == "cannot"
+    void = " — not to be relied on: this machine cannot measure (the machine line)" if cannot else ""
     if significant:
         v = significant[0]
         change = wording.change_size(v)
@@ -159,7 +162,7 @@ def verdict_part(res: dict) -> dict:
         more = f" — {len(significant)} of {len(rows)} comparisons {v['verdict']}" if len(rows) > 1 else ""
         return dict(out, state=v["verdict"], metric=v["metric"], config_id=v["config_id"], anchor=v["anchor"],
                     text=f"{v['verdict']}: {v['metric']} {v.get('statistic_label', '')} {change} on "
-                         f"{named.get(v['config_id'], v['config_id'])}{against}{more}")
+                         f"{named.get(v['config_id'], v['config_id'])}{against}{more}{void}")
     if not rows:
         return out
     undecided = [v for v in rows if v["verdict"] == "inconclusive"]
@@ -167,9 +170,8 @@ def verdict_part(res: dict) -> dict:
     if not undecided:
         word = rows[0]["verdict"].replace("-", " ")
         return dict(out, state="no-interference", text=f"{word} found in {len(rows)} comparison"
-                                                       f"{'s' if len(rows) > 1 else ''}{paired}")
+                                                       f"{'s' if len(rows) > 1 else ''}{paired}{void}")
     need = max((v.get("need_units") or 0 for v in undecided), default=0)
-    cannot = (res.get("measurability") or {}).get("state") == "cannot"
     return dict(out, state="inconclusive",
                 text=f"inconclusive: {len(undecided)} of {len(rows)} comparisons undecided"
                      + (" (this machine cannot answer: more runs will not help)" if cannot else

@@ -55,7 +55,7 @@ def test_a_deadline_missed_alone_cannot_be_judged_but_one_missed_next_to_a_neigh
     alone = {"config_id": "cfg_solo", "metric": "timer", "deadline": 100000, "unit": "ns", "n": 1000, "rate": 0.3}
     beside = dict(alone, config_id="cfg_same")
     m = assess({}, [run(0.5)], STEADY, [alone, beside], REF, 5.0)
-    assert m["state"] == "cannot" and "misses its 100000 ns deadline alone (cfg_solo: 30 %" in m["text"], m
+    assert m["state"] == "cannot" and "misses its 100 µs deadline alone (cfg_solo: 30 %" in m["text"], m
     assert assess({}, [run(0.5)], STEADY, [beside], REF, 5.0)["state"] == "measurable"
 
 

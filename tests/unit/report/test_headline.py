@@ -122,3 +122,17 @@ def test_a_missed_deadline_leads_the_worst_cases_and_the_many_metrics_of_an_impo
     head = headline(res)
     assert [w["metric"] for w in head["worst"]] == ["m4", "m0", "m1", "m2", "m3", "m5"]
     assert [part for part, *_ in lines(head)] == ["machine", "runs", "verdict"] + ["worst"] * 3 + ["worst-more"] * 3
+
+
+def test_a_verdict_on_a_machine_that_cannot_measure_says_it_is_not_to_be_relied_on():
+    rows = [verdict("same", "lat", "no-interference", 1.0)]
+    busy = {"state": "cannot", "text": "cannot measure here: CPU 0 ran other work 50 % of each run"}
+    said = headline(result(verdicts=rows, measurability=busy))["verdict"]["text"]
+    assert said == ("no interference found in 1 comparison — not to be relied on: this machine cannot measure "
+                    "(the machine line)")
+    found = headline(result(verdicts=[verdict("same", "lat", "interference", 84.0)], measurability=busy))
+    assert found["verdict"]["text"].endswith("on same-core (vs solo) — not to be relied on: this machine cannot "
+                                             "measure (the machine line)")
+    for state in ("doubtful", "measurable"):
+        text = headline(result(verdicts=rows, measurability={"state": state, "text": "-"}))["verdict"]["text"]
+        assert text == "no interference found in 1 comparison"
