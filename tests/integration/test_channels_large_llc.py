@@ -2,7 +2,7 @@
 hold twice over: a measured hierarchy of this host (OUT/platform, as `xtalk host caches`
 keeps it) with a 2 GiB LLC. The membw default (memcpy over llc*2: two buffers of 4 GiB)
 failed every run "out of memory for the memcpy buffers" before; now it is sized down to
-what a probe guest allocates, runs, and the table and evidence.json say from what."""
+what a probe guest allocates, runs, and the table and evidence.json say from what, after the machine line."""
 from __future__ import annotations
 
 import json
@@ -30,11 +30,12 @@ def test_a_default_larger_than_a_guest_holds_is_sized_down_runs_and_says_so(tmp_
                  memory_ns=100.0, reported={"l1": 32 << 10, "l2": 1 << 20, "l3": 2 * GIB, "llc": 2 * GIB},
                  curve={"bytes": [], "ns": []}, campaigns=[])
     res = xtalk("channels", write_spec(tmp_path, SPEC), "--out", out, "--channel", "membw", "--runs", "2",
-                "--placement", "other-core", "--duration-s", "1", "--json", timeout=600)
+                "--placement", "other-core", "--duration-s", "1", timeout=600)
     assert res.returncode == 0, res.stderr
-    row = next(r for r in json.loads(res.stdout) if r["channel"] == "membw")
+    assert res.stdout.startswith("machine: "), res.stdout  # whether the machine could answer, first
+    assert "memcpy(size=1 GiB) (sized" in res.stdout, res.stdout  # the table wraps the rest
+    evidence = json.loads(next(out.glob("*-channels-*/report/evidence.json")).read_text())
+    row = next(c for c in evidence["channels"] if c["channel"] == "membw")
     assert row["tested"] and row["stressor"]["params"]["size"] == GIB, row
     assert row["sized"].startswith("sized down: size=llc*2 = 4 GiB to 1 GiB"), row
     assert row["pressure"]["rate"] > 0 and row["pressure"]["of_alone"] is not None, row  # it ran alone too
-    evidence = json.loads(next(out.glob("*-channels-*/report/evidence.json")).read_text())
-    assert next(c for c in evidence["channels"] if c["channel"] == "membw")["sized"] == row["sized"]

@@ -12,10 +12,8 @@ from ..analysis import measurability
 from ..analysis.stability import host_flags
 from ..host.metadata import host_facts
 from ..host.noise import quiet_check
+from ..report.terminal import STYLES
 from .common import console, load_spec
-
-STYLE = {"cannot": "bold red", "doubtful": "yellow", "measurable": "green"}
-
 
 def cpus_of(args) -> list[int]:
     if args.spec:
@@ -37,7 +35,7 @@ def check_host(args) -> int:
                           "notes": notes}, indent=1))
     else:
         out = console(markup=False)
-        out.print(m["text"], style=STYLE.get(m["state"]), soft_wrap=True)
+        out.print(m["text"], style=STYLES.get(m["state"]), soft_wrap=True)
         for cpu, v in (noise.get("cpus") or {}).items():
             out.print(f"  CPU {cpu}: other work {v['foreign_pct']:g} % of {args.seconds:g} s", soft_wrap=True)
         for p in noise.get("busiest") or ():
