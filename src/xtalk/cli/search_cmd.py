@@ -84,7 +84,7 @@ def run(args) -> int:
     started = time.monotonic()
     with holding_cpus(spec, args.out, args.wait):
         found = search(raw, args.out, settings, cands, caches, say=lambda text: progress.print(text, soft_wrap=True))
-        done = confirm(spec, raw, args.out, settings, found, cands)
+        done = confirm(spec, raw, args.out, settings, found, cands, caches)
     outcome = done["analysis"].result["search"]
     print_and_report(done["campaign"], out, not args.json)
     if args.json:

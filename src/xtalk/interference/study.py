@@ -73,20 +73,22 @@ def placements(raw: dict, settings: Settings) -> list[str]:
     return given or list(PLACEMENTS)
 
 
+def default_entry(c: Channel, kind: str, options: dict, caches: dict, **entry) -> dict:
+    """Channel `c`'s default stressor as a plan entry: not tested where this backend cannot
+    exercise it or its size needs a level `caches` lack (no shared level between the CPUs);
+    sized down where a probe guest cannot hold its buffers (llc*2 of a large LLC), saying so
+    (`sized`). `entry`: plan_entry's role, and a title other than the channel's."""
+    reason = why_not(c, kind, options) or unanswered(c.params, caches)
+    guests = not backend_class(kind).no_images
+    params, sized = fitted_params(c.bench, dict(c.params), caches) if guests and reason is None else (c.params, None)
+    title = entry.pop("title", c.title)
+    return plan_entry(c.name, c.name, title, c.bench, dict(params), reason, **entry) | ({"sized": sized} if sized
+                                                                                      else {})
+
+
 def study_plan(spec, channels: list[Channel], caches: dict) -> list[dict]:
-    """`caches`: what the runs' sizes resolve against (spec/run_caches.py); a channel whose
-    default is sized by a level they lack (no shared level between the CPUs) is not tested;
-    one whose buffers a probe guest cannot hold (llc*2 of a large LLC) is sized down, and its
-    entry says so (`sized`)."""
-    options = spec.backend.options
-    guests = not backend_class(spec.backend.kind).no_images
-    plan = []
-    for c in channels:
-        reason = why_not(c, spec.backend.kind, options) or unanswered(c.params, caches)
-        params, sized = (fitted_params(c.bench, dict(c.params), caches) if guests and reason is None
-                         else (dict(c.params), None))
-        plan.append(plan_entry(c.name, c.name, c.title, c.bench, params, reason) | ({"sized": sized} if sized else {}))
-    return plan
+    """`caches`: what the runs' sizes resolve against (spec/run_caches.py)."""
+    return [default_entry(c, spec.backend.kind, spec.backend.options, caches) for c in channels]
 
 
 def measurer_dims(raw: dict) -> dict:

@@ -136,7 +136,8 @@ def search_table(res: dict) -> Table:
     ratio = ratio_text(vs)
     states = [t["state"] for t in s.get("trials", [])]
     imp = s.get("importances") or {}
-    mattered = ", ".join(f"{k} {v:.2f}" for k, v in (imp.get("values") or {}).items()) or imp.get("reason") or "-"
+    mattered = "; ".join(filter(None, [", ".join(f"{k} {v:.2f}" for k, v in (imp.get("values") or {}).items()),
+                                       imp.get("reason")])) or "-"
     rows = [["conclusion", o.get("conclusion", "-")],
             ["worst neighbour found", f"{stressor_text(found.get('stressor'))}: {effect_text(found)} ({found.get('verdict')})"],
             ["best channel default", f"{best.get('channel', '-')}: {stressor_text(best.get('stressor'))}: "

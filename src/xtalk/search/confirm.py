@@ -13,14 +13,16 @@ table to paste into a spec.
 """
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 
 import optuna
 import tomli_w
 
-from ..interference.names import CHANNELS, why_not
+from ..interference.names import CHANNELS
 from ..interference.study import Settings as StudySettings
-from ..interference.study import plan_entry, study_spec
+from ..interference.study import default_entry, plan_entry, study_spec
 from ..running.derived import run_spec
 from ..errors import InfrastructureError
 from .earlier import channel_study
@@ -44,11 +46,15 @@ def importances(study: optuna.Study) -> dict:
     if len(done) < 4:
         return {"values": {}, "reason": f"{len(done)} finished trials: too few to tell"}
     try:
-        values = optuna.importance.get_param_importances(
-            study, evaluator=optuna.importance.PedAnovaImportanceEvaluator())
+        with warnings.catch_warnings(record=True) as said:  # Optuna's caveats go to the report, not stderr
+            warnings.simplefilter("always")
+            values = optuna.importance.get_param_importances(
+                study, evaluator=optuna.importance.PedAnovaImportanceEvaluator())
     except Exception as err:  # noqa: BLE001 - a summary: its failure is reported in the report, not fatal
         return {"values": {}, "reason": f"not computed: {err}"}
-    return {"values": dict(values), "reason": None if values else "no parameter varied"}
+    few = sorted({m.group(1) for w in said if (m := re.search(r"parameter `([^`]+)` have less than", str(w.message)))})
+    caveat = f"under 2 trials in some ranges of {', '.join(few)}: their importance may be off" if few else None
+    return {"values": dict(values), "reason": caveat if values else "no parameter varied"}
 
 
 def summary(found: dict, settings: Settings) -> dict:
@@ -59,23 +65,24 @@ def summary(found: dict, settings: Settings) -> dict:
             "directory": str(found["directory"]), "settings": settings.key()}
 
 
-def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate],
-                      default_of: str | None = None) -> list[dict]:
-    """The worst neighbour found and each loaded channel's default; where the worst found is
-    a channel's default (its trial was that default, `default_of`), one row for both: the
-    default's, as the found one (one neighbour, one multiplier)."""
+def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate], caches: dict,
+                      default_of: str | None = None, channels: tuple[str, ...] = ()) -> list[dict]:
+    """The worst neighbour found and the default of each channel the candidates load (of the
+    asked `channels` only, where there are: `--channel llc` confirms no l1 default), sized
+    as the channel study sizes them for `caches`; where the worst found is a channel's
+    default (its trial was that default, `default_of`), one row for both: the default's, as
+    the found one (one neighbour, one multiplier)."""
     placing = ({"host": True} if neighbour["host"] else {}) | (
         {"instances": neighbour["instances"]} if neighbour["instances"] != 1 else {})  # True == 1: said apart
-    loaded = {c for cand in cands for c in cand.channels}
+    loaded = {c for cand in cands for c in cand.channels} & set(channels or [c.name for c in CHANNELS])
     plan = [] if default_of in loaded else [
         plan_entry(FOUND, "worst found", "the worst neighbour the search found", neighbour["bench"],
                    neighbour["params"], role="found", **placing)]
     for c in CHANNELS:
         if c.name in loaded:
             same = c.name == default_of
-            plan.append(plan_entry(c.name, c.name, c.title + (" (the worst found: this default)" if same else ""),
-                                   c.bench, dict(c.params), why_not(c, kind, options),
-                                   role="found" if same else "default"))
+            plan.append(default_entry(c, kind, options, caches, role="found" if same else "default",
+                                      title=c.title + (" (the worst found: this default)" if same else "")))
     return plan
 
 
@@ -95,15 +102,16 @@ def write_worst(directory: Path, neighbour: dict, summary_: dict, best_value: fl
     return path
 
 
-def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate]) -> dict:
+def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate], caches: dict) -> dict:
+    """`caches`: what the runs' sizes resolve against (spec/run_caches.spec_caches)."""
     study = found["study"]
     try:
         best = study.best_trial
     except ValueError:
         raise InfrastructureError(f"search {settings.name}: no trial finished, nothing to confirm") from None
     neighbour = best.user_attrs["neighbour"]
-    plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands,
-                             best.user_attrs.get("default_of"))
+    plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands, caches,
+                             best.user_attrs.get("default_of"), settings.channels)
     info = summary(found, settings)
     info["channel_study"] = channel_study(out, raw["name"])  # the defaults measured before, to stand beside
     info["confirm"] = {"runs": settings.confirm_runs, "duration_s": settings.duration_s}
