@@ -53,8 +53,9 @@ def search_outcome(study: dict | None, rows: list[dict], ctx) -> dict | None:
     found = next((r for r in tested if r["role"] == "found"), None)
     defaults = [r for r in tested if r["role"] == "default"]
     above = [r for r in tested if r["verdict"] == "interference"]
-    out = {"found": found and {k: found.get(k) for k in ("config_id", "stressor", "multiplier", "multiplier_ci",
-                                                         "change", "change_ci", "change_unit", "verdict")},
+    out = {"found": found and {k: found.get(k) for k in ("channel", "config_id", "stressor", "multiplier",
+                                                         "multiplier_ci", "change", "change_ci", "change_unit",
+                                                         "verdict")},
            "best_default": None, "against_best_default": None, "above_noise": [r["channel"] for r in above]}
     if found is not None and defaults and ctx.primary_values(found["config_id"], found["metric"]):
         best = max(defaults, key=_harm)
@@ -69,15 +70,30 @@ def search_outcome(study: dict | None, rows: list[dict], ctx) -> dict | None:
         out["conclusion"] = "the found neighbour has no measurement in the confirmation campaign"
     else:
         out["conclusion"] = (f"above the noise floor: {', '.join(out['above_noise'])}; "
-                             + _against(out["against_best_default"], out["best_default"]))
+                             + _against(out["against_best_default"], out["best_default"], out["found"]))
     return out
 
 
-def _against(vs: dict | None, best: dict | None) -> str:
+def _default_of(found: dict) -> str | None:
+    channel = found.get("channel")
+    return channel if channel and channel != "worst found" else None
+
+
+def found_name(found: dict) -> str:
+    """"the found neighbour", and whose default it is where it is one (confirm.py: one row)."""
+    return "the found neighbour" + (f" ({_default_of(found)}'s default)" if _default_of(found) else "")
+
+
+def best_name(found: dict, best: dict) -> str:
+    """The best default compared with the found neighbour: "another" where that is a default too."""
+    return f"the best {'other ' if _default_of(found) else ''}channel default ({best['channel']})"
+
+
+def _against(vs: dict | None, best: dict | None, found: dict) -> str:
     if not vs:
-        return "no channel default to compare the found neighbour with"
+        return f"no other channel default to compare {found_name(found)} with"
     worse = (vs.get("ratio") or 1) > 1 or (vs.get("difference") or 0) > 0
     if vs["verdict"] == "different":
-        return (f"the found neighbour is {'worse' if worse else 'milder'} than the best channel default "
-                f"({best['channel']})" + ("" if worse else ": the search space did not reach it; widen it"))
-    return f"the found neighbour and the best channel default ({best['channel']}) are not told apart ({vs['verdict']})"
+        return (f"{found_name(found)} is {'worse' if worse else 'milder'} than {best_name(found, best)}"
+                + ("" if worse else ": the search space did not reach it; widen it"))
+    return f"{found_name(found)} and {best_name(found, best)} are not told apart ({vs['verdict']})"

@@ -63,6 +63,7 @@ def _problems(args) -> list[str]:
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
     from ..running.derived import holding_cpus
+    from ..analysis.search import best_name, found_name
     from ..report.interference import ratio_text
     from ..search.confirm import confirm
     from ..search.engine import Settings, search
@@ -94,7 +95,8 @@ def run(args) -> int:
     out.print(outcome["conclusion"], soft_wrap=True)
     best = outcome.get("best_default")
     if best:
-        out.print(f"found over the best default ({best['channel']}): {ratio_text(outcome['against_best_default'])}")
+        out.print(f"{found_name(outcome['found'])} over {best_name(outcome['found'], best)}: "
+                  f"{ratio_text(outcome['against_best_default'])}")
     waited = time.monotonic() - started
     out.print(f"worst neighbour as a stressor: {done['worst']}  ({waited:.0f} s in all: {found['seconds']:.0f} s "
               f"of search trials, {waited - found['seconds']:.0f} s measuring alone and confirming)")

@@ -30,8 +30,8 @@ class FakeContext:
         return self.values[cid]
 
 
-def row(cid: str, role: str, multiplier: float, verdict: str, channel: str = "x") -> dict:
-    return {"channel": channel, "role": role, "tested": True, "config_id": cid, "metric": "m", "verdict": verdict,
+def row(cid: str, role: str, multiplier: float, verdict: str, channel: str | None = None) -> dict:
+    return {"channel": channel or ("worst found" if role == "found" else "x"), "role": role, "tested": True, "config_id": cid, "metric": "m", "verdict": verdict,
             "multiplier": multiplier, "multiplier_ci": None, "stressor": {"bench": "b", "params": {}}, "better": "lower"}
 
 
@@ -60,3 +60,12 @@ def test_nothing_above_the_floor_is_said_so_whatever_the_ratio():
     out = search_outcome(STUDY, rows, ctx)
     assert out["conclusion"].startswith(NONE_ABOVE) and out["above_noise"] == []
     assert search_outcome({"kind": "channels"}, rows, ctx) is None
+
+
+def test_a_found_neighbour_that_is_a_default_is_named_so_and_compared_with_the_other_defaults():
+    ctx = FakeContext({"membw": [200.0, 202.0, 198.0, 201.0, 199.0], "llc": [190.0, 230.0, 170.0, 210.0, 195.0]})
+    rows = [row("membw", "found", 2.0, "interference", "membw"), row("llc", "default", 1.9, "interference", "llc")]
+    out = search_outcome(STUDY, rows, ctx)
+    assert out["found"]["channel"] == "membw"
+    assert ("the found neighbour (membw's default) and the best other channel default (llc) are not told apart"
+            in out["conclusion"]), out["conclusion"]
