@@ -39,12 +39,16 @@ class Dim:
     choices: tuple = ()
     value: object = None
     default: object = None        # the catalogue's default, resolved: where a channel's default stressor starts
+    of: str = "choice"            # a choice's own kind: size, int, float (--tune B.P='64|4k'), or choice (words)
 
     def start(self, text: object, caches: dict[str, int]) -> object:
         """The value this dimension takes for a parameter given as `text` (an enqueued
-        trial): in bytes or a number within the range, or one of the choices."""
+        trial): in bytes or a number within the range, or one of the choices (a number's
+        text as its number: a default line=4k is the choice 4096)."""
         if self.kind == "choice":
-            return text if text in self.choices else self.choices[0]
+            value = text if self.of == "choice" else _number(str(text), self.of, caches, self.key)
+            value = int(value) if self.of in ("size", "int") else value
+            return value if value in self.choices else self.choices[0]
         value = _number(str(text), self.kind, caches, self.key)
         return min(max(value, self.low), self.high)
 
@@ -96,7 +100,8 @@ def dim_of(bench: str, param: Param, text: str, caches: dict[str, int], where: s
     kind = _kind(param)
     if "|" in text:  # each choice of the parameter's own type: numbers search as numbers
         return Dim(bench, param.name, "choice", choices=tuple(_value(c.strip(), kind, param, caches, where)
-                                                              for c in text.split("|")), default=param.default)
+                                                              for c in text.split("|")), default=param.default,
+                   of=kind if kind in ("size", "int", "float") else "choice")
     bounds = text.strip("[]()").split(",") if text.startswith("[") else text.split("..")
     if len(bounds) == 2 and kind in ("size", "int", "float"):
         low, high = (_number(b.strip(), kind, caches, where) for b in bounds)

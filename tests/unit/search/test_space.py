@@ -35,6 +35,16 @@ def test_overrides_give_a_range_choices_or_a_fixed_value():
     assert (fixed.kind, fixed.value) == ("fixed", 0.0)
 
 
+def test_a_default_given_as_a_size_text_starts_at_its_number_among_numeric_choices():
+    """memlat's default is membus line=4k: with --tune membus.line='64|512|4096' its first
+    trial is line 4096 (it was the first choice, 64: "4k" is no member of (64, 512, 4096))."""
+    line = space.dim_of("membus", param("membus", "line"), "64|512|4096", CACHES, "x")
+    assert line.start("4k", CACHES) == 4096 and line.start("512", CACHES) == 512
+    assert line.start("2k", CACHES) == 64  # no such choice: the first
+    mode = space.dim_of("membus", param("membus", "mode"), "read|write", CACHES, "x")
+    assert mode.start("write", CACHES) == "write"
+
+
 @pytest.mark.parametrize("text, words", [("10..1", "low end is above"), ("abc", "not a number"),
                                          ("l9..llc", "not a size")])
 def test_a_bad_range_names_the_option(text, words):
