@@ -4,10 +4,12 @@ other. Four checks, each `measurable`, `doubtful` or `cannot`:
 - **cpus**: the measured CPUs' time on work outside the run (host/noise.py, per run), with
   the busiest processes outside it that may run there. Other work on the measured CPU
   is interference the spec did not ask about: more runs measure it again.
-- **baseline**: the reference (solo) configuration's run-to-run spread per metric (the sd
-  of its run medians, in %), against the change the verdicts call negligible: a baseline
-  that varies more than SPREAD_CANNOT_PCT cannot show a change smaller than itself, and
-  one whose "no interference" answer would need more than MANY_RUNS runs a side is doubtful.
+- **baseline**: the reference (solo) configuration's run-to-run spread per metric, of the
+  statistic its verdicts judge (a latency's p99, a stolen share: not its gaps' median), in
+  % of a ratio or in points of a share, against the change the verdicts call negligible: a
+  baseline that varies more than SPREAD_CANNOT_PCT (SPREAD_CANNOT_POINTS) cannot show a
+  change smaller than itself, and one whose "no interference" answer would need more than
+  MANY_RUNS runs a side is doubtful.
 - **deadline**: a deadline the reference configuration misses alone (over MISS_ALONE of
   its samples): no neighbour can be blamed or cleared for that deadline here.
 - **host**: host facts that weaken a claim: real-time throttling of spinning real-time
@@ -26,22 +28,26 @@ import numpy as np
 from ..host.metadata import rt_block_us
 from ..host.noise import NOISY_PCT
 from . import inference
+from .effects import Rules
+from .kinds import Stat, transform
 from .wording import duration, num, share
 
 FOREIGN_CANNOT_PCT = 20.0  # median share of a measured CPU on other work: cannot measure
 FOREIGN_DOUBT_PCT = NOISY_PCT  # a run host/noise.py calls noisy
-SPREAD_CANNOT_PCT = 25.0   # the reference's run medians vary more than this (sd, %)
+SPREAD_CANNOT_PCT = 25.0   # the reference's run values vary more than this (sd, %)
+SPREAD_CANNOT_POINTS = 10.0  # a share's (stolen time's) run values vary more than this (sd, points)
 MANY_RUNS = 50             # a "no interference" answer needing more runs per side than this: doubtful
 MISS_ALONE = 0.01          # a deadline missed alone on more than 1 % of the samples
 ORDER = ("measurable", "unchecked", "doubtful", "cannot")
 
 
-def assess(host: dict, runs: list[dict], per_run: list[dict], deadlines: list[dict],
-           baselines: dict[str, str | None], negligible_pct: float, window: str = "run") -> dict:
+def assess(host: dict, runs: list[dict], units: dict, deadlines: list[dict],
+           baselines: dict[str, str | None], rules: Rules, window: str = "run") -> dict:
     """state, text (one sentence: what is wrong and what to change, or what was checked),
-    checks (check, state, text, fix), busiest (the processes named); `window`: what each of
-    `runs` was, in the text ("3 s watch" for `xtalk host check`)."""
-    checks = [c for c in (_cpus(runs, window), *_baseline(per_run, baselines, negligible_pct),
+    checks (check, state, text, fix), busiest (the processes named); `units`: the reference
+    configurations' run values (reference_units); `window`: what each of `runs` was, in
+    the text ("3 s watch" for `xtalk host check`)."""
+    checks = [c for c in (_cpus(runs, window), *_baseline(units, rules),
                           *_deadlines(deadlines, baselines), *_host(host, runs)) if c]
     if not checks:
         return {"state": "unchecked", "text": "not checked: xtalk did not see this host's CPUs during the runs",
@@ -95,38 +101,59 @@ def _cpus(runs: list[dict], window: str) -> dict | None:
                     f"{named} (isolcpus=) for the campaign" + ("; more runs will not help" if state == "cannot" else ""))}
 
 
-def _baseline(per_run: list[dict], baselines: dict[str, str | None], negligible_pct: float) -> list[dict]:
+def reference_units(ctx, per_run: list[dict], baselines: dict[str, str | None]) -> dict:
+    """{(reference configuration, metric): (one value a run of the statistic its verdicts
+    judge, that statistic)}: a stolen share's, not its gaps' median (verdict.Context)."""
     refs = {b for b in baselines.values() if b}
-    medians: dict[tuple[str, str], list[float]] = {}
-    for row in per_run:
-        if row["config_id"] in refs and row.get("median") and row["median"] > 0:
-            medians.setdefault((row["config_id"], row["metric"]), []).append(float(row["median"]))
+    pairs = sorted({(r["config_id"], r["metric"]) for r in per_run if r["config_id"] in refs})
+    return {(cid, m): (ctx.primary_values(cid, m), ctx.infos[m].kind.primary) for cid, m in pairs if m in ctx.infos}
+
+
+def _spread(values: list[float], stat: Stat, rules: Rules) -> tuple[float, str, int | None] | None:
+    """(the sd of the runs' values in % of a ratio or in points of a share, its words, the
+    runs a side a "no interference" answer within the negligible change needs)."""
+    scaled, scale = transform(values, stat)
+    mean = float(np.mean(values))
+    margin = rules.margin(stat, scale, mean)
+    if len(scaled) < 2 or margin is None:
+        return None
+    sd = float(np.std(scaled, ddof=1))
+    if scale == "log":
+        size = 100 * math.expm1(sd)
+        return size, f"±{num(size, False)} %", inference.units_needed(sd, margin, 0.05, power=0.5)
+    if stat.unit in ("share", "fraction"):
+        return 100 * sd, f"±{num(100 * sd, False)} points", inference.units_needed(sd, margin, 0.05, power=0.5)
+    size = 100 * sd / abs(mean) if mean else math.inf
+    return size, f"±{num(size, False)} %", inference.units_needed(sd, margin, 0.05, power=0.5)
+
+
+def _baseline(units: dict, rules: Rules) -> list[dict]:
     out = []
-    margin = math.log1p(negligible_pct / 100)
-    for (cid, metric), values in sorted(medians.items()):
-        if len(values) < 2:
+    for (cid, metric), (values, stat) in sorted(units.items(), key=lambda kv: kv[0]):
+        spread = _spread(values, stat, rules)
+        if spread is None:
             continue
-        sd = float(np.std(np.log(values), ddof=1))
-        sd_pct = 100 * math.expm1(sd)
-        need = inference.units_needed(sd, margin, 0.05, power=0.5)
-        what = f"{cid}'s {metric} varies ±{num(sd_pct, False)} % run to run ({len(values)} runs)"
-        if sd_pct > SPREAD_CANNOT_PCT:
-            out.append({"check": "baseline", "state": "cannot", "config_id": cid, "metric": metric,
-                        "sd_pct": round(sd_pct, 2), "text": what,
-                        "fix": "find what moves the reference run to run (other work, frequency, the host's "
-                               "own hypervisor); more runs will not help"})
+        size, said, need = spread
+        share = stat.unit in ("share", "fraction")
+        name = f"{metric} ({stat.label})" if stat.key != "median" else metric
+        what = f"{cid}'s {name} varies {said} run to run ({len(values)} runs)"
+        negligible = f"±{rules.negligible_points:g} points" if share else f"±{rules.negligible_pct:g} %"
+        check = {"check": "baseline", "config_id": cid, "metric": metric, "sd": round(size, 2),
+                 "sd_unit": "points" if share else "%"}
+        if size > (SPREAD_CANNOT_POINTS if share else SPREAD_CANNOT_PCT):
+            out.append(check | {"state": "cannot", "text": what,
+                                "fix": "find what moves the reference run to run (other work, frequency, the host's "
+                                       "own hypervisor); more runs will not help"})
         elif need is None or need > MANY_RUNS:
-            out.append({"check": "baseline", "state": "doubtful", "config_id": cid, "metric": metric,
-                        "sd_pct": round(sd_pct, 2),
-                        "text": f"{what}: showing that a change is under ±{negligible_pct:g} % (the negligible "
-                                f"change) would take {f'about {need}' if need else 'hundreds of'} runs a side"})
+            out.append(check | {"state": "doubtful",
+                                "text": f"{what}: showing that a change is under {negligible} (the negligible "
+                                        f"change) would take {f'about {need}' if need else 'hundreds of'} runs a side"})
         else:
-            out.append({"check": "baseline", "state": "measurable", "config_id": cid, "metric": metric,
-                        "sd_pct": round(sd_pct, 2), "text": f"{cid}'s {metric} steady (±{num(sd_pct, False)} % run to run)"})
+            out.append(check | {"state": "measurable", "text": f"{cid}'s {name} steady ({said} run to run)"})
     if len(out) > 1 and all(c["state"] == "measurable" for c in out):  # one line for all the steady ones
-        worst = max(out, key=lambda c: c["sd_pct"])
-        return [dict(worst, text=f"reference steady (at most ±{num(worst['sd_pct'], False)} % run to run, "
-                                 f"{worst['metric']})")]
+        worst = max(out, key=lambda c: (c["sd_unit"] == "%", c["sd"]))
+        said = f"±{num(worst['sd'], False)} {worst['sd_unit']}"
+        return [dict(worst, text=f"reference steady (at most {said} run to run, {worst['metric']})")]
     return out
 
 

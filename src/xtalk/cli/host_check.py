@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from ..analysis import measurability
+from ..analysis.effects import Rules
 from ..analysis.stability import host_flags
 from ..host.metadata import host_facts
 from ..host.noise import quiet_check
@@ -27,7 +28,7 @@ def check_host(args) -> int:
     facts = host_facts()
     noise = quiet_check(cpus, args.seconds)
     # the CPUs watched as if a measurer ran on all of them: the busiest of them decides
-    m = measurability.assess(facts, [{"measurer": {"cpus": cpus}, "noise": noise}], [], [], {}, 5.0,
+    m = measurability.assess(facts, [{"measurer": {"cpus": cpus}, "noise": noise}], {}, [], {}, Rules(),
                              window=f"{args.seconds:g} s watch")
     notes = host_flags(facts)
     if args.json:

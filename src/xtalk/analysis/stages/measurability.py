@@ -10,5 +10,5 @@ from . import Pass, stage
 
 @stage("measurability", 115, dict[str, Any])
 def measurable(p: Pass) -> dict[str, Any]:
-    return measurability.assess(p.info.get("host") or {}, p.runs, p.per_run, p.result["deadlines"], p.baselines,
-                                p.rules.negligible_pct)
+    units = measurability.reference_units(p.ctx, p.per_run, p.baselines)
+    return measurability.assess(p.info.get("host") or {}, p.runs, units, p.result["deadlines"], p.baselines, p.rules)
