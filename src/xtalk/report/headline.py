@@ -69,7 +69,8 @@ def lines(head: dict) -> list[tuple[str, str, str, str]]:
     out = [("machine", machine["state"], "machine", machine["text"]),
            ("runs", runs["state"], "runs", runs["text"] + (f"; first: {runs['first_failure']}"
                                                            if runs["first_failure"] else "")),
-           ("verdict", head["verdict"]["state"], "verdict", head["verdict"]["text"])]
+           ("verdict", "void" if head["verdict"].get("void") else head["verdict"]["state"], "verdict",
+            head["verdict"]["text"])]  # void: decided on a machine that cannot measure, shown plain
     worst = [("worst" if i < SHOWN else "worst-more", "missed" if any(d["met"] is False for d in w["deadlines"])
               else "measured", "worst case", w["text"]) for i, w in enumerate(head["worst"])]
     out += worst or [("worst", "none", "worst case", "nothing measured")]
@@ -160,7 +161,7 @@ def verdict_part(res: dict) -> dict:
         against = (" (on- vs off-windows)" if v.get("design") == "paired" else
                    f" (vs {named.get(v['baseline'], v['baseline'])})" if v.get("baseline") else "")
         more = f" — {len(significant)} of {len(rows)} comparisons {v['verdict']}" if len(rows) > 1 else ""
-        return dict(out, state=v["verdict"], metric=v["metric"], config_id=v["config_id"], anchor=v["anchor"],
+        return dict(out, state=v["verdict"], metric=v["metric"], config_id=v["config_id"], anchor=v["anchor"], void=cannot,
                     text=f"{v['verdict']}: {v['metric']} {v.get('statistic_label', '')} {change} on "
                          f"{named.get(v['config_id'], v['config_id'])}{against}{more}{void}")
     if not rows:
@@ -169,7 +170,7 @@ def verdict_part(res: dict) -> dict:
     paired = " (on- vs off-windows)" if all(v.get("design") == "paired" for v in rows) else ""  # what was compared
     if not undecided:
         word = rows[0]["verdict"].replace("-", " ")
-        return dict(out, state="no-interference", text=f"{word} found in {len(rows)} comparison"
+        return dict(out, state="no-interference", void=cannot, text=f"{word} found in {len(rows)} comparison"
                                                        f"{'s' if len(rows) > 1 else ''}{paired}{void}")
     need = max((v.get("need_units") or 0 for v in undecided), default=0)
     return dict(out, state="inconclusive",

@@ -133,6 +133,8 @@ def test_a_verdict_on_a_machine_that_cannot_measure_says_it_is_not_to_be_relied_
     found = headline(result(verdicts=[verdict("same", "lat", "interference", 84.0)], measurability=busy))
     assert found["verdict"]["text"].endswith("on same-core (vs solo) — not to be relied on: this machine cannot "
                                              "measure (the machine line)")
+    assert [state for part, state, *_ in lines(headline(result(verdicts=rows, measurability=busy)))
+            if part == "verdict"] == ["void"]  # shown plain, not in the colour of a verdict
     for state in ("doubtful", "measurable"):
         text = headline(result(verdicts=rows, measurability={"state": state, "text": "-"}))["verdict"]["text"]
         assert text == "no interference found in 1 comparison"
