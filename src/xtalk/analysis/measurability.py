@@ -16,7 +16,10 @@ other. Four checks, each `measurable`, `doubtful` or `cannot`:
   workloads (doubtful); the host being itself a virtual machine (a caveat only: the checks
   above measure what its hypervisor did to these runs).
 The campaign's state is the worst of them; `unchecked` where xtalk saw no host (imported
-logs) and no run measured its CPUs (a remote backend). Caveat: "outside the run" is what
+logs) and no run measured its CPUs (a remote backend). A `cannot` of one metric's reference
+(its spread, a deadline it misses alone) voids that metric's answers only
+(`cannot_metrics`, cannot_answer): a pointer chase whose solo runs vary with the host's
+cache sharing does not void the qsort beside it. Caveat: "outside the run" is what
 host/noise.py cannot attribute to the run (interrupts, a hypervisor's own threads count).
 """
 from __future__ import annotations
@@ -54,14 +57,27 @@ def assess(host: dict, runs: list[dict], units: dict, deadlines: list[dict],
                 "checks": [], "busiest": []}
     worst = max(checks, key=lambda c: ORDER.index(c["state"]))
     bad = [c for c in checks if c["state"] == worst["state"]]
+    # a check of one metric's reference (its spread, its deadline) voids that metric's answers only
+    cannot_all = any(c["state"] == "cannot" and not c.get("metric") for c in checks)
+    cannot_metrics = [] if cannot_all else sorted({c["metric"] for c in checks if c["state"] == "cannot"})
     if worst["state"] == "measurable":
         text = "measurable: " + "; ".join(c["text"] for c in checks)
     else:
-        word = "cannot measure here" if worst["state"] == "cannot" else "doubtful"
+        word = ("doubtful" if worst["state"] != "cannot" else
+                f"cannot measure {', '.join(cannot_metrics)} here" if cannot_metrics else "cannot measure here")
         fixes = list(dict.fromkeys(c["fix"] for c in bad if c.get("fix")))
         text = f"{word}: " + "; ".join(c["text"] for c in bad) + (f" — {'; '.join(fixes)}" if fixes else "")
     busiest = next((c.get("busiest") for c in checks if c["check"] == "cpus"), None) or []
-    return {"state": worst["state"], "text": text, "checks": checks, "busiest": busiest}
+    return {"state": worst["state"], "text": text, "checks": checks, "busiest": busiest,
+            "cannot_metrics": cannot_metrics}
+
+
+def cannot_answer(m: dict, metric: str | None) -> bool:
+    """Whether the machine cannot answer for `metric`: every metric where a campaign-wide
+    check cannot (other work on the measured CPUs), else the metrics named."""
+    if m.get("state") != "cannot":
+        return False
+    return not m.get("cannot_metrics") or metric in m["cannot_metrics"]
 
 
 def _cpus(runs: list[dict], window: str) -> dict | None:
@@ -195,9 +211,8 @@ def _host(host: dict, runs: list[dict]) -> list[dict]:
 
 
 def word_undecided(rows: list[dict], m: dict) -> list[dict]:
-    """Where the machine cannot answer, an undecided row says so instead of asking for more
-    runs (they would measure the same machine again)."""
-    if m.get("state") != "cannot":
-        return rows
+    """Where the machine cannot answer for its metric, an undecided row says so instead of
+    asking for more runs (they would measure the same machine again)."""
     return [dict(r, need_units=None, reason=f"{r.get('reason', '')}; the machine cannot answer: more runs will "
-                 "not help (see measurability)") if r.get("verdict") == "inconclusive" else r for r in rows]
+                 "not help (see measurability)") if r.get("verdict") == "inconclusive"
+            and cannot_answer(m, r.get("metric")) else r for r in rows]

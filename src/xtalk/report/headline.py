@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..analysis import wording
+from ..analysis.measurability import cannot_answer
 from ..analysis.kinds import in_ticks
 from .answer import SIGNIFICANT, anchor
 from .configs import labels
@@ -153,15 +154,17 @@ def verdict_part(res: dict) -> dict:
            "rows": len(rows), "counts": counts, "metric": None, "config_id": None, "anchor": None}
     significant = sorted((v for v in rows if v["verdict"] in SIGNIFICANT), key=lambda v: (_worse(v), _size(v)),
                          reverse=True)
-    cannot = (res.get("measurability") or {}).get("state") == "cannot"
-    void = " — not to be relied on: this machine cannot measure (the machine line)" if cannot else ""
+    m = res.get("measurability") or {}
+    void = " — not to be relied on: this machine cannot measure (the machine line)"
     if significant:
         v = significant[0]
+        void = void if cannot_answer(m, v["metric"]) else ""
         change = wording.change_size(v)
         against = (" (on- vs off-windows)" if v.get("design") == "paired" else
                    f" (vs {named.get(v['baseline'], v['baseline'])})" if v.get("baseline") else "")
         more = f" — {len(significant)} of {len(rows)} comparisons {v['verdict']}" if len(rows) > 1 else ""
-        return dict(out, state=v["verdict"], metric=v["metric"], config_id=v["config_id"], anchor=v["anchor"], void=cannot,
+        return dict(out, state=v["verdict"], metric=v["metric"], config_id=v["config_id"], anchor=v["anchor"],
+                    void=bool(void),
                     text=f"{v['verdict']}: {v['metric']} {v.get('statistic_label', '')} {change} on "
                          f"{named.get(v['config_id'], v['config_id'])}{against}{more}{void}")
     if not rows:
@@ -170,13 +173,17 @@ def verdict_part(res: dict) -> dict:
     paired = " (on- vs off-windows)" if all(v.get("design") == "paired" for v in rows) else ""  # what was compared
     if not undecided:
         word = rows[0]["verdict"].replace("-", " ")
-        return dict(out, state="no-interference", void=cannot, text=f"{word} found in {len(rows)} comparison"
-                                                       f"{'s' if len(rows) > 1 else ''}{paired}{void}")
+        void = void if any(cannot_answer(m, v["metric"]) for v in rows) else ""
+        return dict(out, state="no-interference", void=bool(void), text=f"{word} found in {len(rows)} comparison"
+                                                                  f"{'s' if len(rows) > 1 else ''}{paired}{void}")
     need = max((v.get("need_units") or 0 for v in undecided), default=0)
+    cannot = all(cannot_answer(m, v["metric"]) for v in undecided)
+    lost = sorted({v["metric"] for v in undecided if cannot_answer(m, v["metric"])})
     return dict(out, state="inconclusive",
                 text=f"inconclusive: {len(undecided)} of {len(rows)} comparisons undecided"
                      + (" (this machine cannot answer: more runs will not help)" if cannot else
-                        f" (about {need} {undecided[0].get('unit_word', 'runs')} per side would decide them)"
+                        f" (about {need} {undecided[0].get('unit_word', 'runs')} per side would decide them"
+                        + (f"; not {', '.join(lost)}: this machine cannot answer for it" if lost else "") + ")"
                         if need else paired) + (f", no change in {len(rows) - len(undecided)}"
                                            if len(undecided) < len(rows) else ""))
 

@@ -92,3 +92,18 @@ def test_a_stolen_share_is_judged_in_points_not_by_its_relative_spread():
     wild = {("cfg_solo", "gap"): ([0.05, 0.40, 0.10, 0.35], STOLEN)}
     m = assess({}, [run(0.5)], wild, [], REF, RULES)
     assert m["state"] == "cannot" and "gap (stolen time) varies ±17.6 points run to run (4 runs)" in m["text"], m
+
+
+def test_a_reference_that_cannot_answer_voids_its_own_metric_only():
+    """The quickstart on this host: the solo pointer chase varied ±159 % (the host's L3
+    sharing moved) while qsort's stayed steady; qsort's answers stand."""
+    units = medians("cfg_solo", [16.0, 98.0, 20.0, 95.0, 17.0], "chase") | medians("cfg_solo", [43.0, 43.5, 42.8], "qsort")
+    m = assess({}, [run(0.5)], units, [], REF, RULES)
+    assert m["state"] == "cannot" and m["text"].startswith("cannot measure chase here: cfg_solo's chase varies"), m
+    assert m["cannot_metrics"] == ["chase"]
+    rows = [{"metric": "chase", "verdict": "inconclusive", "need_units": 40},
+            {"metric": "qsort", "verdict": "inconclusive", "need_units": 8}]
+    said = word_undecided(rows, m)
+    assert said[0]["need_units"] is None and said[1] == rows[1]
+    busy = assess({}, [run(60.0)], units, [], REF, RULES)  # other work on the measured CPU: every metric
+    assert busy["cannot_metrics"] == [] and all(r["need_units"] is None for r in word_undecided(rows, busy))

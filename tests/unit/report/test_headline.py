@@ -138,3 +138,17 @@ def test_a_verdict_on_a_machine_that_cannot_measure_says_it_is_not_to_be_relied_
     for state in ("doubtful", "measurable"):
         text = headline(result(verdicts=rows, measurability={"state": state, "text": "-"}))["verdict"]["text"]
         assert text == "no interference found in 1 comparison"
+
+
+def test_a_metric_the_machine_cannot_answer_for_voids_its_verdicts_only():
+    chase_only = {"state": "cannot", "text": "cannot measure chase here: ...", "cannot_metrics": ["chase"]}
+    qsort = headline(result(verdicts=[verdict("same", "qsort", "interference", 99.7),
+                                      verdict("same", "chase", "inconclusive", 30.0, need_units=40)],
+                            measurability=chase_only))["verdict"]
+    assert not qsort["void"] and "not to be relied on" not in qsort["text"]
+    chase = headline(result(verdicts=[verdict("same", "chase", "interference", 500.0)], measurability=chase_only))
+    assert chase["verdict"]["void"]
+    mixed = headline(result(verdicts=[verdict("same", "qsort", "inconclusive", 3.0, need_units=8),
+                                      verdict("same", "chase", "inconclusive", 30.0)], measurability=chase_only))
+    assert mixed["verdict"]["text"] == ("inconclusive: 2 of 2 comparisons undecided (about 8 runs per side would "
+                                        "decide them; not chase: this machine cannot answer for it)")
