@@ -1,31 +1,49 @@
 """Leases on what a campaign uses: each CPU it measures on or stresses, and its campaign
 directory, so two xtalks never measure on one CPU or write into one campaign at once.
 
-A lease is an advisory lock (fcntl.flock) on a file in the lock directory, named after
-what it holds (`cpu3`; `xen-root-board-22-cpu1` for a CPU of a Xen reached over ssh;
-`campaign-<hash of its path>`). The file says who holds it (PID, campaign, where its
-results go) so a refusal can name them. The kernel drops a flock when its process ends,
-however it ends (SIGKILL too): a file a dead xtalk left is stale and is simply taken. A
-lease is given back, and its file removed, when its `with` block ends: the campaign's
+A lease is two locks, both dropped by the kernel when their process ends, however it ends
+(SIGKILL too), and both needed:
+- an advisory lock (fcntl.flock) on a file in the lock directory, named after what it
+  holds (`cpu3`; `xen-root-board-22-cpu1` for a CPU of a Xen reached over ssh;
+  `campaign-<hash of its path>`). The file says who holds it (PID, campaign, where its
+  results go) so a refusal can name them; a file a dead xtalk left is stale and is taken.
+  It is opened with O_NOFOLLOW and must be a regular file: a symlink planted in its place
+  is refused, never followed (a root xtalk would truncate what it points to);
+- a listening Unix socket bound to an abstract name made of the lock directory's and the
+  lease's names: no file, so nothing can unlink it under its holder. A lease file deleted
+  under a running campaign (a tmp cleaner, `rm`) leaves the lease held; the refusal then
+  names the holder's PID from the socket's peer credentials.
+A lease is given back, and its file removed, when its `with` block ends: the campaign's
 end, an error, Ctrl-C, SIGTERM.
 
 The lock directory: $XTALK_LOCK_DIR; else /run/lock/xtalk, or <tmp>/xtalk-locks where
 /run/lock is not writable; both made sticky and writable by every user, so every user's
-xtalk on this host shares them.
+xtalk on this host shares them. A lock directory that is a symlink, or that is owned by
+another user than root and this one, or that others may write to without the sticky bit
+(where they could replace this user's lease files), is refused; where the shared one is
+another user's, this user's xtalk uses its own, <tmp>/xtalk-locks-<uid> (and then does not
+see that user's leases).
 Caveats: xtalks that see different lock directories (another XTALK_LOCK_DIR, a root and a
 user where /run/lock is root's only) do not see each other's leases; a lease is this
-host's, not another controller's driving the same Xen.
+host's, not another controller's driving the same Xen; abstract sockets are per network
+namespace: xtalks in two containers that share a lock directory but not a network
+namespace rely on the files alone. Anybody can bind an abstract name: a squatter can keep
+a lease busy (refused, never redirected).
 A process may take again what it holds through another Leases (a search holds its CPUs
 for the whole command, and each of its campaigns takes them too): the file stays locked
 until the last of them gives it back.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import re
+import socket
+import stat
+import struct
 import sys
 import tempfile
 import time
@@ -38,7 +56,7 @@ from ..errors import UsageError
 ENV = "XTALK_LOCK_DIR"
 SYSTEM_DIR = Path("/run/lock")
 POLL_S = 0.5  # how often a waiting campaign tries again
-_HERE: dict[Path, list[int]] = {}  # a lease file held here -> [its locked descriptor, how many Leases hold it, PID]
+_HERE: dict[Path, list] = {}  # a lease file held here -> [its locked descriptor, how many Leases hold it, PID, socket]
 
 
 @dataclass(frozen=True)
@@ -60,18 +78,51 @@ class Holder:
 def lock_dir() -> Path:
     chosen = os.environ.get(ENV)
     if chosen:
-        path = Path(chosen)
-    else:
-        path = SYSTEM_DIR / "xtalk" if os.access(SYSTEM_DIR, os.W_OK) else Path(tempfile.gettempdir()) / "xtalk-locks"
-    if not path.is_dir():
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            if not chosen:
-                path.chmod(0o1777)  # every user's xtalk adds its files, and removes only its own
-        except OSError as err:
-            raise UsageError(f"lock directory {path}: {err.strerror}"
-                             f"{'' if chosen else f' (set {ENV} to a directory every xtalk user can write)'}") from None
+        return _checked(_made(Path(chosen), None))
+    path = SYSTEM_DIR / "xtalk" if os.access(SYSTEM_DIR, os.W_OK) else Path(tempfile.gettempdir()) / "xtalk-locks"
+    path = _made(path, 0o1777)  # every user's xtalk adds its files, and removes only its own
+    if unsafe_dir(path):  # made by another user, who could replace its files: this user's own instead
+        path = _made(Path(tempfile.gettempdir()) / f"xtalk-locks-{os.geteuid()}", 0o700)
+    return _checked(path)
+
+
+def _made(path: Path, mode: int | None) -> Path:
+    """`path`, made a directory (with `mode`) where nothing is there."""
+    if path.is_dir() or path.is_symlink():
+        return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if mode is not None:
+            path.chmod(mode)
+    except OSError as err:
+        raise UsageError(f"lock directory {path}: {err.strerror}"
+                         f"{'' if mode is None else f' (set {ENV} to a directory every xtalk user can write)'}") from None
     return path
+
+
+def _checked(path: Path) -> Path:
+    problem = unsafe_dir(path)
+    if problem:
+        raise UsageError(f"lock directory {path}: {problem}: refused (set {ENV} to a directory of your own)")
+    return path
+
+
+def unsafe_dir(path: Path) -> str | None:
+    """Why a lock directory cannot be trusted with leases, None where it can."""
+    try:
+        st = os.lstat(path)
+    except OSError as err:
+        return err.strerror or str(err)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "not a directory"
+    if st.st_uid not in (0, os.geteuid()):
+        return f"owned by another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        return (f"others may write to it (mode {stat.S_IMODE(st.st_mode):o}) without the sticky bit: they could "
+                "replace its lease files")
+    return None
 
 
 def cpu_leases(scope: str, cpus: Iterable[int]) -> dict[str, str]:
@@ -129,12 +180,16 @@ class Leases:
                 _HERE[path][1] += 1
                 got[path] = _HERE[path][0]
                 continue
-            fd = _lock(path)
+            fd, sock = None, _claim(path)
+            if sock is not None:
+                fd = _lock(path)
+                if fd is None:
+                    sock.close()
             if fd is None:
                 busy.setdefault(_holder_of(path), []).append(what)
             else:
                 got[path] = fd
-                _HERE[path] = [fd, 1, self.holder.pid]
+                _HERE[path] = [fd, 1, self.holder.pid, sock]
                 record = json.dumps(dict(asdict(self.holder), lease=what)).encode()
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, record, 0)
@@ -149,19 +204,61 @@ class Leases:
         self.held = {}
 
 
+def _address(path: Path) -> str:
+    """A lease's abstract socket name: its lock directory's and its own, hashed (xtalks that
+    share a lock directory share the names; a test session's own directory has its own)."""
+    key = hashlib.sha256(f"{os.path.realpath(path.parent)}/{path.name}".encode()).hexdigest()[:40]
+    return f"\0xtalk-lease-{key}"
+
+
+def _claim(path: Path) -> socket.socket | None:
+    """The lease's socket, bound and listening; None where another process has it."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(_address(path))
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            return None
+        raise UsageError(f"lease {path.name}: cannot bind its socket: {err.strerror}") from None
+    sock.listen(1)
+    return sock
+
+
+def _socket_holder(path: Path) -> int | None:
+    """The PID of the process that holds a lease's socket (its peer credentials)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(_address(path))
+            creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        except OSError:
+            return None
+    return struct.unpack("3i", creds)[0]
+
+
 def _open(path: Path) -> int:
     """The lock file, made where it is not: never opened with O_CREAT where another user's
-    may be (a sticky directory refuses that under fs.protected_regular)."""
+    may be (a sticky directory refuses that under fs.protected_regular); never through a
+    symlink, and only a regular file."""
     while True:
         try:
-            return os.open(path, os.O_RDWR)
+            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
-            pass
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        os.fchmod(fd, 0o666)  # past the umask: another user's xtalk takes it once this one is done
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            except FileExistsError:
+                continue
+            os.fchmod(fd, 0o666)  # past the umask: another user's xtalk takes it once this one is done
+            return fd
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise UsageError(f"lock file {path} is a symbolic link: refused, not followed (it is no lease "
+                                 "file of xtalk's: remove it)") from None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise UsageError(f"lock file {path} is not a regular file: refused (remove it)")
         return fd
 
 
@@ -189,9 +286,14 @@ def _lock(path: Path) -> int | None:
 
 def _holder_of(path: Path) -> str:
     try:
-        return str(Holder(**{k: v for k, v in json.loads(path.read_text()).items() if k != "lease"}))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd) as f:
+            return str(Holder(**{k: v for k, v in json.loads(f.read(65536)).items() if k != "lease"}))
     except (OSError, ValueError, TypeError):
-        return "another xtalk (it has not said which yet)"
+        pid = _socket_holder(path)
+        if pid is not None and not path.exists():
+            return f"another xtalk (PID {pid}; its lease file {path} was removed)"
+        return f"another xtalk (PID {pid})" if pid is not None else "another xtalk (it has not said which yet)"
 
 
 def _give_back(held: dict[Path, int]) -> None:
@@ -199,9 +301,11 @@ def _give_back(held: dict[Path, int]) -> None:
         _HERE[path][1] -= 1
         if _HERE[path][1]:  # another Leases of this process holds it still
             continue
-        del _HERE[path]
+        sock = _HERE.pop(path)[3]
         try:
-            path.unlink()  # before the lock goes: nobody else removes a file in use
-        except OSError:  # another user's file in a sticky directory: it stays, unlocked
+            if os.fstat(fd).st_ino == os.lstat(path).st_ino:  # this lease's file, not another's made since
+                path.unlink()  # before the lock goes: nobody else removes a file in use
+        except OSError:  # gone already, or another user's file in a sticky directory: it stays, unlocked
             pass
         os.close(fd)
+        sock.close()

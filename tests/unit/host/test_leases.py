@@ -168,3 +168,63 @@ def test_a_campaign_leases_the_cpus_its_guests_use():
     assert list(used_cpus(plan(*parse_campaign(other_core, "spec.toml")))) == ["cpu0", "cpu1"]
     xen = text + '[backend]\nkind = "xen"\nexecutor = "ssh"\nssh_host = "root@board"\n'
     assert list(used_cpus(plan(*parse_campaign(xen, "spec.toml")))) == ["xen-root-board-22-cpu0"]
+
+
+def test_a_lease_file_that_is_a_symlink_is_refused_and_not_followed(locks, tmp_path):
+    """Issue 43: a root xtalk truncated and overwrote a root-only file a planted symlink
+    pointed to (the files were opened without O_NOFOLLOW)."""
+    victim = tmp_path / "victim"
+    victim.write_text("root's own\n")
+    locks.mkdir()
+    (locks / "cpu0.lock").symlink_to(victim)
+    with pytest.raises(UsageError, match="cpu0.lock is a symbolic link: refused, not followed"):
+        other().take(CPU0)
+    assert victim.read_text() == "root's own\n"
+    (locks / "cpu0.lock").unlink()
+    os.mkfifo(locks / "cpu0.lock")  # nor anything else that is not a regular file
+    with pytest.raises(UsageError, match="cpu0.lock is not a regular file"):
+        other().take(CPU0)
+
+
+def test_a_lock_directory_others_could_rewrite_is_refused(tmp_path, monkeypatch):
+    unsafe = tmp_path / "open"
+    unsafe.mkdir()
+    unsafe.chmod(0o777)  # writable by every user, without the sticky bit
+    monkeypatch.setenv(leases.ENV, str(unsafe))
+    with pytest.raises(UsageError, match="others may write to it \\(mode 777\\) without the sticky bit"):
+        other().take(CPU0)
+    (tmp_path / "link").symlink_to(tmp_path / "mine")
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setenv(leases.ENV, str(tmp_path / "link"))
+    with pytest.raises(UsageError, match="a symbolic link"):
+        lock_dir()
+
+
+def test_a_shared_lock_directory_made_by_another_user_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.delenv(leases.ENV)
+    monkeypatch.setattr(leases, "SYSTEM_DIR", tmp_path / "no-run-lock")
+    monkeypatch.setattr(leases.tempfile, "gettempdir", lambda: str(tmp_path))
+    theirs = tmp_path / "xtalk-locks"
+    theirs.mkdir(mode=0o1777)
+    os.chown(theirs, 12345, 12345)  # another user came first: they could replace the files in it
+    mine = lock_dir()
+    assert mine == tmp_path / f"xtalk-locks-{os.geteuid()}" and mine.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_lease_stays_held_when_its_file_is_deleted_under_it(locks):
+    """Issue 43: deleting the lease files under a running campaign let a second campaign run
+    on the same CPUs; the lease's socket has no file to delete."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from xtalk.host.leases import *\n"
+         "l = Leases(Holder.me('running', 'results in x')); l.take(cpu_leases('', [0])); print('held', flush=True)\n"
+         "sys.stdin.read(); l.release()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    try:
+        assert holder.stdout.readline() == "held\n"
+        (locks / "cpu0.lock").unlink()  # a tmp cleaner, or `rm`
+        with pytest.raises(UsageError, match=f"CPU 0 is in use by another xtalk \\(PID {holder.pid}; its lease file "):
+            other().take(CPU0)
+    finally:
+        holder.communicate("")
+    with other() as after:  # given back by its holder: free
+        after.take(CPU0)
