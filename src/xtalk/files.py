@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,15 +86,26 @@ def atomic_dir(path: Path) -> Iterator[Path]:
         raise
 
 
-def read_bounded(path: str | Path, limit: int, noun: str) -> bytes:
-    """The bytes of `path` (at most `limit`); `noun` says what it should be ("a console log")."""
+def read_bounded(path: str | Path, limit: int, noun: str, regular_only: bool = False) -> bytes:
+    """The bytes of `path` (at most `limit`); `noun` says what it should be ("a console log").
+    `regular_only`: a FIFO, a device or a socket (through a symlink too) is refused before a
+    byte is read: one that never ends (a FIFO no writer closes, /dev/zero) would hang or fill
+    memory up to `limit`; a regular file over `limit` is refused by its size, unread."""
+    size = f"{limit >> 30} GiB" if limit >= 1 << 30 else f"{limit >> 20} MiB"
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if regular_only else 0))
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(fd)
+            if regular_only and not stat.S_ISREG(st.st_mode):
+                kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
+                    stat.S_ISBLK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else "no regular file"
+                raise UsageError(f"{path}: {kind}, not {noun} (a file is read whole, and this one may never end)")
+            if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+                raise UsageError(f"{path}: larger than {size}: not {noun}")
             data = f.read(limit + 1)
     except OSError as err:
         why = f"a directory, not {noun}" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
         raise UsageError(f"{path}: {why}") from None
     if len(data) > limit:
-        size = f"{limit >> 30} GiB" if limit >= 1 << 30 else f"{limit >> 20} MiB"
         raise UsageError(f"{path}: larger than {size}: not {noun}")
     return data

@@ -7,7 +7,9 @@ stored."""
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -118,6 +120,14 @@ def test_bad_input_is_refused_before_anything_is_stored(tmp_path):
     ]
     (tmp_path / "bin.log").write_bytes(bytes(range(256)) * 64)
     cases.append((["--output", "zephyr-latency-measure", str(tmp_path / "bin.log")], "binary"))
+    # issue 43: a FIFO no writer closes hung the import; /dev/zero behind a symlink was read to 1 GiB; a
+    # 98 MB line took an estimated 3.6 GB to parse
+    os.mkfifo(tmp_path / "fifo.log")
+    (tmp_path / "zero.log").symlink_to("/dev/zero")
+    (tmp_path / "long.log").write_bytes(Path(good).read_bytes() + b"x" * (2 << 20) + b"\n")
+    cases += [(["--output", "zephyr-latency-measure", str(tmp_path / "fifo.log")], "fifo.log: a FIFO, not a console log"),
+              (["--output", "zephyr-latency-measure", str(tmp_path / "zero.log")], "zero.log: a device, not a console log"),
+              (["--output", "zephyr-latency-measure", str(tmp_path / "long.log")], "is longer than 1024 KiB")]
     for args, words in cases:
         proc = xtalk("import", "bad", *args, "--out", out)
         assert proc.returncode == 2, (args, proc.returncode, proc.stderr)

@@ -89,6 +89,24 @@ def test_a_changed_parquet_file_makes_its_run_damaged_and_verify_finds_a_change_
     verified = xtalk("show", "small", "--out", out, "--verify")
     assert "solo-r1 │ solo │ damaged │ runs/solo-r1/events.jsonl │ content changed" in left_out(verified.stdout), \
         verified.stdout
+    assert verified.returncode == 3 and "solo-r1: content changed: SHA-256" in verified.stderr, verified.stderr
+    report = xtalk("report", "small", "--out", out, "--json", "--no-samples")  # a report hashes every file
+    assert any(w["scope"] == "solo-r1" and "content changed" in w["message"]
+               for w in json.loads(report.stdout)["warnings"]), report.stdout
+
+
+def test_a_run_record_edited_after_the_run_is_damaged(campaign):
+    """Issue 43: a run's pressure rate set to 9.99e15 in meta.json (not in its own manifest)
+    passed `report` and `show --verify` and reached evidence.json."""
+    out, meta = campaign.parent, campaign / "runs" / "same-core-r1" / "meta.json"
+    record = json.loads(meta.read_text())
+    record["sample_count"] = 999_999  # still a valid record
+    meta.write_text(json.dumps(record, indent=2, sort_keys=True))
+    shown = xtalk("show", "small", "--out", out, "--verify")
+    assert re.search(r"same-core-r1 │ same-core │ damaged │ runs/same-core-r1/meta.json │ content changed: its "
+                     r"SHA-256", left_out(shown.stdout)), shown.stdout
+    assert shown.returncode == 3, shown.stderr
+    assert xtalk("show", "small", "--out", out).returncode == 0  # without --verify: shown, left out, exit 0
 
 
 def test_sigterm_during_a_report_exits_130_and_keeps_the_previous_report(campaign):

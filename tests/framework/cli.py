@@ -112,6 +112,15 @@ def alive(pid: int) -> bool:
         return False
 
 
+def gone(pid: int) -> bool:
+    """The process ended within a second: no longer there, or a zombie waiting for its reaper."""
+    for _ in range(20):
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def wait_for(predicate, timeout: float, what: str):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -36,3 +36,21 @@ def test_a_program_key_changes_with_its_build(tmp_path):
     program.write_text("two!")
     assert first and cache.program_key(program) not in (None, first)
     assert cache.program_key(tmp_path / "missing") is None
+
+
+def test_a_cache_file_of_the_wrong_kind_is_no_fact_and_is_replaced(tmp_path, monkeypatch):
+    """Issue 43: a directory in place of a cache file stopped commands (exit 3); /dev/zero
+    behind a symlink was read until memory ran short."""
+    monkeypatch.setenv("XTALK_CACHE", str(tmp_path / "cache"))
+    where = tmp_path / "cache" / "facts.json"
+    where.mkdir(parents=True)
+    assert cache.recall("facts.json", "key") is None
+    cache.remember("facts.json", "key", 7)
+    assert where.is_file() and cache.recall("facts.json", "key") == 7
+    where.unlink()
+    where.symlink_to("/dev/zero")
+    assert cache.recall("facts.json", "key") is None  # not followed
+    cache.remember("facts.json", "key", 8)
+    assert not where.is_symlink() and cache.recall("facts.json", "key") == 8
+    where.write_text('{"key": "' + "x" * cache.MAX_BYTES + '"}')  # larger than any cache file is
+    assert cache.recall("facts.json", "key") is None

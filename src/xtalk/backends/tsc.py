@@ -6,7 +6,13 @@ states its frequency (CNTFRQ_EL0), and the caller checks the architecture.
 The frequency is kept for the boot (cache.py: the cache directory's tsc-hz.json, keyed by
 the kernel's boot_id and the program's build): an invariant TSC keeps its rate until the host
 reboots, and each campaign would otherwise spend ~55 ms before its first run measuring it
-again. Caveat: a cache that cannot be read or written only costs that measurement.
+again. A kept value is a claim to check before it converts every sample: it must be a whole
+number of Hz between MIN_HZ and MAX_HZ and agree within AGREE with the kernel's own
+calibration where the kernel states one (x86 Linux derives bogomips from the TSC: twice its
+MHz); else it is measured again (a kept 1e9 on a 2.3 GHz host made every ns value 2.3 times
+too large; -5, true or 1e29 failed every run; 1 hung them). A measurement is the truth: one
+the kernel disagrees with is used, and measured again next time.
+Caveat: a cache that cannot be read or written only costs that measurement.
 """
 from __future__ import annotations
 
@@ -16,7 +22,32 @@ from pathlib import Path
 from ..cache import program_key, recall, remember
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+CPUINFO = Path("/proc/cpuinfo")
 CACHE_NAME = "tsc-hz.json"
+MIN_HZ, MAX_HZ = 100_000_000, 10_000_000_000  # no TSC ticks slower than 100 MHz or faster than 10 GHz
+AGREE = 0.02  # a kept frequency within 2 % of the kernel's
+
+
+def kernel_tsc_hz() -> float | None:
+    """The TSC frequency the kernel calibrated, from the first CPU's bogomips (twice the
+    TSC's MHz where the delay loop uses the TSC, as on x86 Linux); None where not stated."""
+    try:
+        with open(CPUINFO) as f:
+            for line in f:
+                if line.startswith("bogomips"):
+                    return float(line.split(":", 1)[1]) / 2 * 1e6
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def plausible(hz: object) -> bool:
+    """A frequency that may convert samples: a whole number of Hz in range, agreeing with the
+    kernel's where it states one."""
+    if not isinstance(hz, int) or isinstance(hz, bool) or not MIN_HZ <= hz <= MAX_HZ:
+        return False
+    kernel = kernel_tsc_hz()
+    return kernel is None or abs(hz / kernel - 1) <= AGREE
 
 
 def measure_tsc_hz(binary: Path) -> int | None:
@@ -41,9 +72,9 @@ def _key(binary: Path) -> str | None:
 def host_tsc_hz(binary: Path) -> int | None:
     """The frequency `binary` measured in this boot: the kept one, else measured now and kept."""
     key = _key(binary)
-    if key and isinstance(hz := recall(CACHE_NAME, key), int):
+    if key and plausible(hz := recall(CACHE_NAME, key)):
         return hz
     hz = measure_tsc_hz(binary)
-    if key and hz:
+    if key and hz and MIN_HZ <= hz <= MAX_HZ:
         remember(CACHE_NAME, key, hz)
     return hz

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
+from ..tty import Console
 
 from ..host.arches import ARCHES, normalise
 from ..plugins import check_backend_options
@@ -154,13 +154,4 @@ def console(stderr: bool = False, markup: bool = True) -> Console:
     """A rich console that does not squeeze tables to 80 columns when piped."""
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() else 200
-    return PipedConsole(stderr=stderr, width=width, highlight=False, markup=markup)
-
-
-class PipedConsole(Console):
-    """A console whose reader going away (`xtalk show ... | head`) ends the command as a
-    closed pipe does elsewhere in xtalk (main.py), not with rich's exit status 1, which the
-    exit-code table reads as a failed KPI gate."""
-
-    def on_broken_pipe(self) -> None:
-        raise BrokenPipeError
+    return Console(stderr=stderr, width=width, highlight=False, markup=markup)

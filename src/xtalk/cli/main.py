@@ -20,6 +20,7 @@ from .. import __version__
 from ..images import artifacts
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
 from ..lab import xen_link
+from ..tty import printable
 from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
 from . import finished, take_signals
 from .common import OUT_ENV, HelpFormatter, examples_text
@@ -73,7 +74,7 @@ def _command_of(argv: list[str]) -> str | None:
 def _error(message: str, code: int, debug: bool) -> int:
     if debug:
         traceback.print_exc()
-    print(f"xtalk: error: {message}", file=sys.stderr)
+    print(f"xtalk: error: {printable(str(message))}", file=sys.stderr)
     return code
 
 

@@ -34,6 +34,7 @@ def run(args) -> int:
     from ..report.build import report_json, write_report
     from ..report.sections import report_of
     store = find_campaign(args.out, args.campaign)
+    store.manifests.verify = True  # every file a claim rests on hashed, not only those whose mtime moved
     analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
     report = report_of(analysis.result, analysis.options)

@@ -6,6 +6,7 @@ events, statistics of its samples; exit 3 when its files cannot be read)."""
 from __future__ import annotations
 
 import json
+import sys
 
 from pathlib import Path
 
@@ -52,9 +53,18 @@ def run(args) -> int:
         print(json.dumps({"campaign": store.info, "runs": store.runs(), "left_out": res["left_out"],
                           "stats": res["stats"], "baseline": res["baselines"], "verdicts": res["verdicts"],
                           "overhead": res["overhead"], "boards": res["boards"]}, indent=2, default=str))
-        return 0
-    terminal.full(report_of(res, analysis.options), out)
-    return 0
+    else:
+        terminal.full(report_of(res, analysis.options), out)
+    return verified(store, args.verify)
+
+
+def verified(store, verify: bool) -> int:
+    """With --verify: exit 3, saying so on stderr, when a run's files or record are not as
+    they were written (damaged: a hash or size differs, a file is missing)."""
+    damaged = store.index().damaged if verify else []
+    for d in damaged:
+        print(f"xtalk: error: {store.path.name}/{d.dir.name}: {d.error.reason} ({d.error.file.name})", file=sys.stderr)
+    return EXIT_INFRASTRUCTURE if damaged else 0
 
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:

@@ -18,6 +18,7 @@ def print_and_report(store_path: str, out: Console, show: bool = True) -> list[d
     from ..report.interference import channel_table
     from ..results.store import CampaignStore
     store = CampaignStore(Path(store_path))
+    store.manifests.verify = True  # the evidence's runs hashed before evidence.json cites them
     analysis = analyze(store)
     files = write_report(analysis, store.path / "report")
     rows = analysis.result["channels"]

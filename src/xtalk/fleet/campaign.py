@@ -21,13 +21,13 @@ from __future__ import annotations
 import collections
 import dataclasses
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
 
 from rich.console import Console
 
+from ..tty import stderr_console
 from ..analysis.boards import BOARD_DIM
 from ..plugins import check_backend_options
 from ..running.campaign import CampaignResult, open_store, run_meta
@@ -189,7 +189,7 @@ def run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: P
                        fleet_source: str, overrides: list[str], resume: bool = False,
                        console: Console | None = None, wait: bool = False) -> CampaignResult:
     """`wait`: for the campaign directory another xtalk holds (--resume), instead of refusing."""
-    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    console = console or stderr_console()
     with Leases(Holder.me(spec.name, f"results in {out}"), wait) as leases:
         return _run_fleet_campaign(spec, raw, text, source, out, fleet, fleet_source, overrides, resume, console,
                                    leases)

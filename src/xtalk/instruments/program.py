@@ -1,9 +1,10 @@
 """A capture program whose output xtalk reads: the source study's way (a capture timer in
 the programmable logic timestamps both edges, a program in the Linux cell or dom0 reads
 its start and stop registers and writes them out). `command` runs on this host for the
-length of the run, in a process group of its own, and dies with xtalk (PR_SET_PDEATHSIG
-through setpriv, where util-linux has it: a SIGKILLed xtalk leaves no capture running); a
-program this host does not have is refused by `xtalk spec check`, before anything starts.
+length of the run, in a process tree that ends with it and with xtalk (instruments/
+reaper.py: no child it leaves, backgrounded, setsid or ignoring signals, outlives the run,
+and a SIGKILLed xtalk leaves no capture running); a program this host does not have is
+refused by `xtalk spec check`, before anything starts.
 To read a capture in dom0 or on a board, run it there through ssh (`["ssh", "root@dom0",
 "read-capture"]`). Its standard output is kept as the run's `instrument.txt` (the raw
 evidence every delay comes from), its standard error as `instrument-stderr.txt`.
@@ -20,13 +21,12 @@ the moment the program was started, uncertain by what its start took (align_ns) 
 its own start-up, which xtalk cannot see. `dropped <n>`: the capture lost n events (a
 FIFO overflowed): the run fails, edges may be missing. `#` comments and blank lines are
 skipped; any other line is an error naming the file and the line.
-Stopping: `stop_signal` to the program's group once the window closed, SIGKILL after
-`stop_timeout_s`. A program that ends by itself has said all it has; one that fails (a
+Stopping: `stop_signal` to the program's group once the window closed, the whole tree
+killed after `stop_timeout_s`. A program that ends by itself has said all it has; one that fails (a
 status other than 0 or the stop signal's) fails the run with the end of its stderr.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -39,11 +39,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..errors import InfrastructureError
 from ..plugins import INSTRUMENTS
 from ..results.run_record import InstrumentFacts
+from . import reaper
 from .base import Capture, Instrument
 
 OUTPUT_FILE, STDERR_FILE = "instrument.txt", "instrument-stderr.txt"
-# util-linux's setpriv sets PR_SET_PDEATHSIG and execs the program (same pid): it dies with xtalk, even a SIGKILLed one
-DIE_WITH_XTALK = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
 
 
 class ProgramOptions(BaseModel):
@@ -85,8 +84,7 @@ class Program(Instrument):
         self.asked_ns = time.monotonic_ns()
         try:
             with open(self.run_dir / OUTPUT_FILE, "wb") as out, open(self.run_dir / STDERR_FILE, "wb") as err:
-                self.process = subprocess.Popen(DIE_WITH_XTALK + self.options.command, stdin=subprocess.DEVNULL,
-                                                stdout=out, stderr=err, start_new_session=True)
+                self.process = reaper.start(self.options.command, out, err)
         except OSError as err:
             raise InfrastructureError(f"instrument: the capture program {self.options.command[0]!r} did not start: "
                                       f"{err.strerror or err}") from None
@@ -110,20 +108,11 @@ class Program(Instrument):
                               "origin": "origin_ns line" if read.origin_ns is not None else "program start"})
 
     def _end(self) -> int | None:
-        """End the program (its whole group) and return its status; None when never started."""
+        """End the program (its whole tree) and return its status; None when never started."""
         process, self.process = self.process, None
         if process is None:
             return None
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, getattr(signal, self.options.stop_signal))
-                process.wait(self.options.stop_timeout_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-            except ProcessLookupError:
-                process.wait()
-        return process.returncode
+        return reaper.end(process, getattr(signal, self.options.stop_signal), self.options.stop_timeout_s)
 
     def close(self) -> None:
         try:

@@ -42,6 +42,7 @@ and the reason.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Annotated, Literal, Union
@@ -78,8 +79,9 @@ SAMPLES_WRITE_OPTIONS = dict(
 class RecordError(InfrastructureError):
     """A record that cannot be read: `label` says how (corrupt, newer format)."""
 
-    def __init__(self, file: Path, reason: str, label: str = "corrupt"):
+    def __init__(self, file: Path, reason: str, label: str = "corrupt", record: dict | None = None):
         self.file, self.reason, self.label = Path(file), reason, label
+        self.record = record  # what the file holds, where it reads (an edited run record)
         super().__init__(f"{file}: {reason}")
 
 
@@ -277,9 +279,30 @@ def load_campaign(path: Path) -> dict:
 
 def load_run(path: Path, attempt: int) -> dict:
     """A run's meta.json, brought up to SCHEMA_VERSION; `attempt` is what its directory
-    says (for version 1)."""
+    says (for version 1). A record whose content is not what it was written with (its
+    `record_sha256`) is `damaged`: meta.json is not in its own manifest, and what it holds
+    (the pressure reached, the counter frequency) reaches reports and evidence."""
     obj = _read_object(path)
-    return valid(RunRecord, migrated(obj, _version(obj, path), attempt), path)
+    record = valid(RunRecord, migrated(obj, _version(obj, path), attempt), path)  # a newer or invalid one: said so
+    if HASH_KEY in obj and obj[HASH_KEY] != record_hash(obj):
+        raise RecordError(path, f"content changed: its SHA-256 is {record_hash(obj)[:12]}…, it was written with "
+                                f"{str(obj[HASH_KEY])[:12]}…", label="damaged", record=record)
+    return record
+
+
+HASH_KEY = "record_sha256"
+
+
+def record_hash(obj: dict) -> str:
+    """SHA-256 of a record's canonical JSON (sorted keys, no spaces), its own hash left out."""
+    body = {k: v for k, v in obj.items() if k != HASH_KEY}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+def sealed(record: dict) -> str:
+    """A record's meta.json text, with the hash of what it holds (load_run checks it)."""
+    plain = json.loads(dump_json({k: v for k, v in record.items() if k != HASH_KEY}))  # as it reads back
+    return dump_json({**plain, HASH_KEY: record_hash(plain)})
 
 
 def migrated(obj: dict, version: int, attempt: int) -> dict:

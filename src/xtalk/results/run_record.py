@@ -345,6 +345,7 @@ class RunRecord(Part):
     clock_offset_ns: float | None = None
     metrics: dict[str, Metric] = {}
     files: dict[str, ManifestEntry] | None = None  # the run's files (results/manifest.py); absent before format 6
+    record_sha256: str | None = None  # this record's own hash (records.sealed, checked by load_run)
     # what the guests said and were (running/runner.py)
     guest_begin: dict[str, str] | None = None
     guest_end: dict[str, str] | None = None

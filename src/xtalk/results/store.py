@@ -40,7 +40,7 @@ from ..errors import InfrastructureError
 from .finalize import finalize_run
 from .manifest import ManifestChecker, manifest
 from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
-                      event_record, load_campaign, load_run, read_events, valid)
+                      event_record, load_campaign, load_run, read_events, sealed, valid)
 from .reserve import Reserve
 from .schema import SAMPLE_DTYPE
 
@@ -131,7 +131,7 @@ class RunWriter:
 
 
 def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
-    write_atomic(path / "meta.json", dump_json(valid(RunRecord, meta, path / "meta.json")), durable)
+    write_atomic(path / "meta.json", sealed(valid(RunRecord, meta, path / "meta.json")), durable)
 
 
 def read_run_record(path: Path) -> dict:
@@ -256,7 +256,7 @@ class CampaignStore:
                     check_samples(d / "samples.parquet")
                 read_events(d / "events.jsonl")
             except RecordError as err:
-                damaged.append(DamagedRun(d, err, meta))
+                damaged.append(DamagedRun(d, err, meta or err.record))
                 continue
             stored.append(StoredRun(d, meta, final=m is None))
         order = {rid: i for i, rid in enumerate(self.info.get("planned_runs", []))}

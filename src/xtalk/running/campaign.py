@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from ..tty import stderr_console
 from ..images import artifacts
 from ..plugins import backend_class
 from ..backends.base import Backend
@@ -94,7 +94,7 @@ def run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, r
     """`wait`: for the CPUs and directory another xtalk holds, instead of refusing; `label`:
     what a derived campaign is for ("the membw channel's stressor alone"), named on the
     progress line of a run that did not pass."""
-    console = console or Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+    console = console or stderr_console()
     tell = functools.partial(console.print, markup=False, highlight=False)
     with Leases(Holder.me(spec.name, f"results in {out}"), wait, tell) as leases:
         return _run_campaign(spec, raw, text, source, out, resume, console, study, leases, label)

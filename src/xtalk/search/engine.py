@@ -36,6 +36,7 @@ from ..running.derived import base, run_spec, stressors_first
 from ..spec.run_caches import unanswered
 from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit
+from . import journal
 from .space import Candidate, suggest
 
 STATES = optuna.trial.TrialState
@@ -68,12 +69,16 @@ def search_dir(out: Path, name: str) -> Path:
     return out / "search" / name
 
 
-def open_study(directory: Path, settings: Settings) -> optuna.Study:
+def open_study(directory: Path, settings: Settings, earlier: list[str] = (), say=print) -> optuna.Study:
+    """The search's study, its journal made whole first (journal.py); `earlier`: this
+    search's stored campaigns, which a lost journal cannot resume."""
     directory.mkdir(parents=True, exist_ok=True)
-    settings_file = directory / "settings.json"
+    settings_file = directory / journal.SETTINGS
     now = json.loads(json.dumps(settings.key()))  # as stored: tuples are lists
-    if settings_file.exists():
-        before = json.loads(settings_file.read_text())
+    journal.check_kept(directory, list(earlier))
+    journal.heal(directory, say)
+    before = journal.read_settings(directory)
+    if before is not None:
         changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
         if changed:
             raise SpecError("search", [Problem("--name", f"search {settings.name!r} in {directory} was started with "
@@ -81,7 +86,7 @@ def open_study(directory: Path, settings: Settings) -> optuna.Study:
     else:
         settings_file.write_text(json.dumps(settings.key(), indent=1))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(directory / "journal.log")))
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(directory / journal.JOURNAL)))
     return optuna.create_study(storage=storage, study_name=settings.name, direction="maximize", load_if_exists=True,
                                sampler=sampler(settings.seed),
                                pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=0))
@@ -251,7 +256,7 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
     """Run (or resume) the search until it has `trials` finished trials or this process
     used its budget. Returns the study's summary (summary.py)."""
     directory = search_dir(out, settings.name)
-    study = open_study(directory, settings)
+    study = open_study(directory, settings, journal.trial_campaigns(out, raw["name"], settings.name), say)
     stale = fail_stale(study)
     if stale:
         say(f"search {settings.name}: {stale} trial(s) cut by an earlier stop marked failed; resuming")

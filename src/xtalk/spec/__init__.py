@@ -1,6 +1,6 @@
 """Campaign specs: model, TOML loading with located errors, JSON Schema export.
 
-May import: images, parsers, telemetry, host, results, remote, cache, plugins, files,
+May import: images, parsers, telemetry, host, results, remote, cache, plugins, files, tty,
 signals, errors (the layers below it, pyproject.toml).
 """
 from .load import load_campaign, parse_campaign

@@ -4,28 +4,16 @@ failing one named with its stderr."""
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from tests.framework.cli import gone
 from xtalk.errors import InfrastructureError
 from xtalk.instruments import create
+from xtalk.instruments.reaper import descendants
 from xtalk.instruments.program import read_output
 from xtalk.spec.model import InstrumentSettings
-
-
-def gone(pid: int) -> bool:
-    """The process ended within a second: no longer there, or a zombie waiting for its reaper."""
-    for _ in range(20):
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] in "ZX":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def settings(**program) -> InstrumentSettings:
@@ -117,11 +105,12 @@ def test_a_capture_program_dies_with_a_sigkilled_xtalk(tmp_path):
         "'samplerate_hz': 1000, 'program': {'command': ['sleep', '300']}})\n"
         f"i = create(s, Path({str(tmp_path)!r}))\ni.start()\nprint(i.process.pid, flush=True)\ntime.sleep(300)\n")],
         stdout=subprocess.PIPE, text=True)
-    pid = int(owner.stdout.readline())
-    for _ in range(100):  # setpriv has set the parent-death signal once it runs the program itself
-        if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+    pid = int(owner.stdout.readline())  # the program's supervisor (instruments/reaper.py)
+    for _ in range(100):  # the supervisor has set its parent-death signal once it forked the program
+        program = descendants(pid)
+        if program:
             break
         time.sleep(0.01)
     owner.kill()
     owner.wait()
-    assert gone(pid)
+    assert program and gone(pid) and all(gone(p) for p in program)

@@ -11,7 +11,7 @@ from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.parsers.console_log import console_facts
 from xtalk.analysis.pipeline import analyze
 from xtalk.results.query import connect
-from xtalk.results.records import BEFORE_PRESSURE, SCHEMA_VERSION, RecordError
+from xtalk.results.records import BEFORE_PRESSURE, SCHEMA_VERSION, RecordError, sealed
 from xtalk.results.store import CampaignStore, catalog
 
 
@@ -48,7 +48,7 @@ def test_a_format_1_run_takes_its_attempt_from_its_directory(tmp_path):
     for d in ("solo-r1", "solo-r1.attempt1"):  # as an xtalk of format 1 wrote them
         path = store.path / "runs" / d / "meta.json"
         old = json.loads(path.read_text())
-        del old["attempt"]
+        del old["attempt"], old["record_sha256"]  # format 1 had neither
         path.write_text(json.dumps(dict(old, schema_version=1)))
     assert [(r.meta["attempt"], r.final) for r in store.index().runs] == [(1, False), (2, True)]
 
@@ -57,7 +57,7 @@ def test_a_format_4_run_says_why_its_stressors_have_no_pressure(tmp_path):
     store = new_store(tmp_path, runs=("same-core-r1",))
     finished(store, "same-core-r1")
     path = store.run_dir("same-core-r1") / "meta.json"
-    old = json.loads(path.read_text())
+    old = {k: v for k, v in json.loads(path.read_text()).items() if k != "record_sha256"}  # format 4 had none
     path.write_text(json.dumps(dict(old, schema_version=4, stressors=[{"name": "thrash", "bench": "cache_thrash"}])))
     (run,) = store.index().runs
     assert run.meta["schema_version"] == SCHEMA_VERSION == 7
@@ -201,8 +201,8 @@ def test_a_degraded_run_is_kept_never_used_and_not_redone(tmp_path):
     watch = {"thrash": {"exposure": 0.2, "cpu_share": 0.1, "on_s": 3.0, "stopped_s": 2.4, "alive": True,
                         "exit": None, "end": None, "errors": [], "timeline": []}}
     reason = "stressor thrash was stopped by someone else for 2.4 s of its 3.0 s on-time"
-    meta_path.write_text(json.dumps(dict(json.loads(meta_path.read_text()), status="degraded", reason=reason,
-                                         stressors_watch=watch)))
+    meta_path.write_text(sealed(dict(json.loads(meta_path.read_text()), status="degraded", reason=reason,
+                                     stressors_watch=watch)))  # as xtalk writes it
     store = CampaignStore(path)
     assert not store.index().damaged and "same-core-r2" in store.completed_run_ids()
     res = analyze(store).result

@@ -1,0 +1,63 @@
+"""search/journal.py: a search's journal with a torn or garbage tail is cut to its last whole
+record (the rest kept aside and said) and the search resumes; a journal gone or empty beside
+the search's stored campaigns, or a settings.json that does not read, is refused by name
+(issue 43: each ended in "unexpected JSONDecodeError ... (a bug)", or silently started over)."""
+from __future__ import annotations
+
+import pytest
+
+from xtalk.errors import SpecError
+from xtalk.search import journal
+from xtalk.search.engine import Settings, open_study
+
+SETTINGS = Settings(name="s")
+
+
+def two_trials(directory):
+    study = open_study(directory, SETTINGS)
+    for value in (1.0, 2.0):
+        study.tell(study.ask(), value)
+    return directory / journal.JOURNAL
+
+
+@pytest.mark.parametrize("tail", [b'{"op_code": 4, "worker_id": "a", "trial', b"\x00\xff\xfe garbage\n", b"[1, 2]\n"])
+def test_a_torn_or_garbage_tail_is_cut_kept_aside_and_the_search_resumes(tmp_path, tail):
+    log = two_trials(tmp_path)
+    whole = log.read_bytes()
+    log.write_bytes(whole + tail)
+    said: list[str] = []
+    study = open_study(tmp_path, SETTINGS, say=said.append)
+    now = log.read_bytes()
+    assert [t.value for t in study.trials] == [1.0, 2.0] and now.startswith(whole)
+    assert tail not in now and journal.whole_length(now) == len(now)
+    (aside,) = tmp_path.glob(f"{journal.JOURNAL}.cut-*")
+    assert aside.read_bytes() == tail and f"its last {len(tail)} bytes were no whole record" in said[0]
+    study.tell(study.ask(), 3.0)  # it goes on
+    assert [t.value for t in open_study(tmp_path, SETTINGS, say=said.append).trials] == [1.0, 2.0, 3.0]
+
+
+def test_a_lost_or_emptied_journal_beside_stored_trials_is_refused(tmp_path):
+    log = two_trials(tmp_path)
+    log.write_bytes(b"")
+    earlier = ["spec-search-s-t0a-20261129-060000"]
+    with pytest.raises(SpecError, match="is empty, but 1 of its campaigns are stored"):
+        open_study(tmp_path, SETTINGS, earlier)
+    log.unlink()
+    with pytest.raises(SpecError, match="is gone, but 1 of its campaigns are stored"):
+        open_study(tmp_path, SETTINGS, earlier)
+    assert not open_study(tmp_path, SETTINGS).trials  # nothing stored: a new search
+
+
+def test_a_garbled_settings_file_is_refused_by_name(tmp_path):
+    two_trials(tmp_path)
+    (tmp_path / journal.SETTINGS).write_text('{"name": "s", "tr')
+    with pytest.raises(SpecError, match="settings.json does not read"):
+        open_study(tmp_path, SETTINGS)
+
+
+def test_the_searchs_own_campaigns_are_found_and_no_other_searchs(tmp_path):
+    for name in ("spec-search-s-t0a-20261129-060000", "spec-search-s-alone-20261129-055900",
+                 "spec-search-s-2-t0a-20261129-060000", "spec-search-s-confirm-20261129-061000", "spec-20261129-0"):
+        (tmp_path / name).mkdir()
+    assert journal.trial_campaigns(tmp_path, "spec", "s") == ["spec-search-s-alone-20261129-055900",
+                                                              "spec-search-s-t0a-20261129-060000"]
