@@ -8,9 +8,13 @@ the flush for a record replaced again soon (a running run's meta.json: its later
 version is flushed): still whole after a kill of xtalk (the page cache outlives it), it is
 only a power cut that may leave the previous version or an empty file.
 A set of files written together (a report directory) goes to a temporary directory
-`.NAME.<hex>.partial` next to it, put in place of the previous one at the end (two
-renames with SIGINT and SIGTERM held back between them). Caveat: only a SIGKILL or a
-power cut midway leaves the `.partial` directory behind (named so, never the set).
+`.NAME.<token>.partial` next to it, put in place of the previous one at the end (two
+renames with SIGINT and SIGTERM held back between them). Only a SIGKILL or a power cut
+midway leaves a `.tmp` file, a `.partial` or a `.old` directory behind (named so, never
+the set); the next write of the same NAME removes those whose writer is gone. The token
+names the writer (a hash of the host's name, its PID, then a random part), so one still
+writing, here or on another host sharing the directory, is left alone. Caveat: a PID
+reused since holds its writer's leftovers until that process ends too.
 
 Reading a file a user names (a spec, a console log): at most a limit of bytes, so a
 device such as /dev/zero is refused rather than read forever, and every failure is one
@@ -19,15 +23,42 @@ UsageError line naming the file (no traceback).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
+import socket
 import stat
+import zlib
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import InfrastructureError, UsageError
-from .signals import blocked_interrupts
+from .signals import alive, blocked_interrupts
+
+
+HOST_TAG = f"{zlib.crc32(socket.gethostname().encode()):08x}"
+LEFTOVER = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.(?:tmp|partial|old)")
+
+
+def _token(path: Path) -> str:
+    """A writer's token for a temporary name next to `path`, once the leftovers of dead
+    writers of the same name are removed."""
+    prefix = f".{path.name}."
+    try:
+        entries = [e for e in os.scandir(path.parent) if e.name.startswith(prefix)]
+    except OSError:  # no directory yet: the write says why
+        entries = []
+    for entry in entries:
+        m = LEFTOVER.fullmatch(entry.name[len(prefix):])
+        if m and m["host"] == HOST_TAG and not alive(int(m["pid"])):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    return f"{HOST_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 @contextmanager
@@ -36,7 +67,7 @@ def atomic_path(path: Path, durable: bool = True) -> Iterator[Path]:
     when the block ends (flushed to disk first where `durable`), removed when it raises.
     Write errors name `path`."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{_token(path)}.tmp")
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         yield tmp
@@ -66,7 +97,7 @@ def atomic_dir(path: Path) -> Iterator[Path]:
     `path` (the previous directory removed) when the block ends, removed when it raises,
     the previous `path` then untouched."""
     path = Path(path)
-    token = secrets.token_hex(4)
+    token = _token(path)
     tmp, old = path.with_name(f".{path.name}.{token}.partial"), path.with_name(f".{path.name}.{token}.old")
     try:
         tmp.mkdir(parents=True)

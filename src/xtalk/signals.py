@@ -1,11 +1,13 @@
 """How xtalk takes SIGINT and SIGTERM: both stop it the way Ctrl-C does (KeyboardInterrupt,
 exit 130), and once a run tears down (its guests stopped, its ring removed, the run
 stored) further ones wait until that is done, so that a second Ctrl-C cannot leave
-guests running or a run unstored.
+guests running or a run unstored. Also alive(): whether a process of this host still
+exists (signal 0).
 Caveat: signal handlers belong to the main thread; elsewhere both guards do nothing (the
 main thread's handlers stay)."""
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -19,6 +21,17 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` exists on this host (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def interrupt(signum, frame):

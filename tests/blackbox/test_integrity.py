@@ -1,6 +1,6 @@
 """A stored campaign stays honest, through the real xtalk command on the native backend: a
 run's files changed or lost since it ended make it `damaged` (left out, redone by
---resume), an interrupted report leaves the previous one whole, a second Ctrl-C does not
+--resume), a run whose directory is gone is `missing`, an interrupted report leaves the previous one whole, a second Ctrl-C does not
 skip a run's teardown, and a SIGKILLed xtalk's ring goes at the next start of any campaign."""
 from __future__ import annotations
 
@@ -107,6 +107,21 @@ def test_a_run_record_edited_after_the_run_is_damaged(campaign):
                      r"SHA-256", left_out(shown.stdout)), shown.stdout
     assert shown.returncode == 3, shown.stderr
     assert xtalk("show", "small", "--out", out).returncode == 0  # without --verify: shown, left out, exit 0
+
+
+def test_a_deleted_run_directory_is_missing_and_resume_redoes_it(campaign):
+    """Issue 43: a deleted run directory was "1 not run" and `show --verify` exit 0."""
+    out, spec = campaign.parent, campaign / "spec.toml"
+    shutil.rmtree(campaign / "runs" / "same-core-r1")
+    shown = xtalk("show", "small", "--out", out, "--verify")
+    assert "same-core-r1 │ same-core │ missing │ runs/same-core-r1 │ its directory is gone" in left_out(shown.stdout), \
+        shown.stdout
+    assert "not run" not in shown.stdout.split("Verdict")[0], shown.stdout
+    assert shown.returncode == 3 and "same-core-r1: its directory is gone" in shown.stderr, shown.stderr
+    res = xtalk("run", spec, "--out", out, "--resume", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["skipped_resumed"] == ["solo-r1"]
+    assert xtalk("show", "small", "--out", out, "--verify").returncode == 0
 
 
 def test_sigterm_during_a_report_exits_130_and_keeps_the_previous_report(campaign):

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from ..files import atomic_path
 from .records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
+from .reserve import trim_file
 from .schema import HOST_SEQ, SAMPLE_DTYPE
 
 CHUNK = 1 << 16  # records per read and per row group: ~10 MB of buffers at a time
@@ -46,13 +47,16 @@ def clock_offset_ns(path: Path, freq_hz: float) -> float | None:
 
 
 def finalize_run(path: Path, meta: dict) -> dict:
-    """Write samples.parquet; return metadata fields to merge (counts, losses, clock).
+    """Write samples.parquet (samples.bin's reserved blocks past its end freed); return
+    metadata fields to merge (counts, losses, clock).
     The metrics and counter frequency are the record's (a caller that parses the run's
     console log puts them there first: xtalk.parsers.console_log)."""
     metrics = dict(meta.get("metrics") or {})
     freq = meta.get("freq_hz")
     raw_path = path / "samples.bin"
     size = raw_path.stat().st_size if raw_path.is_file() else 0
+    if raw_path.is_file():
+        trim_file(raw_path)  # a run killed midway left its next 64 MiB reserved
     count = size // SAMPLE_DTYPE.itemsize
     offset = clock_offset_ns(path, freq) if freq else None
     origin = meta.get("origin_host_ns")

@@ -8,7 +8,8 @@ what was written, so a reader, or the recovery of a run killed midway, sees exac
 data; trim() gives the unused part back when the file is closed.
 Caveats: where fallocate is missing (not Linux, a file system without it) or fails,
 reserving stops and appends go on as before; a process killed before trim() leaves up to
-CHUNK bytes reserved past the end of the file until it is truncated or deleted.
+CHUNK bytes reserved past the end of the file until trim_file() (the run's finalisation:
+its recovery as interrupted by --resume) or a deletion frees them.
 """
 from __future__ import annotations
 
@@ -55,3 +56,17 @@ class Reserve:
         if self.reserved > self.size:
             os.ftruncate(self.fd, os.fstat(self.fd).st_size)
             self.reserved = self.size
+
+
+def trim_file(path) -> None:
+    """Free the blocks a killed writer left reserved past the end of `path` (truncated to
+    its own size: the data stays); one that cannot be opened so (a symlink, no write
+    permission) keeps them: freeing them is a saving, never a condition."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        os.ftruncate(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)

@@ -3,6 +3,7 @@
 Layout of a campaign directory:
   campaign.json          schema version, name, spec (raw and text), host facts, xtalk version
   spec.toml              the spec as given (with --set overrides as trailing comments)
+  runs.ledger            every run attempt started, a JSON line each (a run whose directory is gone: missing)
   runs/<run_id>/meta.json     run metadata; status 'running' until the run ends
   runs/<run_id>/console/<guest>.log   everything each guest printed, appended as it arrives
   runs/<run_id>/events.jsonl  timeline events and phase marks, one JSON object per line

@@ -17,7 +17,9 @@ their manifest (manifest.py). Reading: a campaign whose campaign.json cannot be 
 raises RecordError; a run whose meta.json, samples.parquet or events.jsonl cannot be
 read (`corrupt`), or one of whose files is missing or changed since its manifest
 (`damaged`), is listed apart (file and reason) and left out, never its neighbours;
---resume redoes it, its files kept as an earlier attempt.
+--resume redoes it, its files kept as an earlier attempt. Every attempt started is also
+noted in the campaign's runs.ledger (one JSON line, appended), so a run whose directory
+is gone is `missing`, not a run never started.
 """
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ from .reserve import Reserve
 from .schema import SAMPLE_DTYPE
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
+LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
+LEDGER_LIMIT = 64 << 20  # read at most this much of it (a ledger line is ~200 bytes)
 ATTEMPT_DIR = re.compile(r"(?P<run_id>.+)\.attempt(?P<attempt>\d+)")
 
 
@@ -259,10 +263,42 @@ class CampaignStore:
                 damaged.append(DamagedRun(d, err, meta or err.record))
                 continue
             stored.append(StoredRun(d, meta, final=m is None))
+        damaged += self._missing(dirs)
         order = {rid: i for i, rid in enumerate(self.info.get("planned_runs", []))}
         stored.sort(key=lambda r: (order.get(r.meta["run_id"], len(order)), r.meta["run_id"], r.final,
                                    r.meta["attempt"]))
         return RunIndex(stored, damaged)
+
+    def _note_started(self, meta: dict) -> None:
+        """Append the attempt to the ledger (O_APPEND: one write, whole, per line)."""
+        line = json.dumps({k: meta.get(k) for k in ("run_id", "attempt", "config_id", "config")}, default=str)
+        fd = os.open(self.path / LEDGER, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+
+    def _missing(self, dirs: list[Path]) -> list[DamagedRun]:
+        """The runs the ledger says were started whose directory is gone (their last
+        attempt noted); a torn or garbled ledger line is skipped (a kill midway)."""
+        try:
+            with open(self.path / LEDGER, "rb") as f:
+                text = f.read(LEDGER_LIMIT).decode(errors="replace")
+        except OSError:  # none yet, or a campaign older than the ledger
+            return []
+        last: dict[str, dict] = {}
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("run_id"), str):
+                last[entry["run_id"]] = entry
+        here = {d.name for d in dirs}
+        return [DamagedRun(self.run_dir(rid), RecordError(
+                    self.run_dir(rid), f"its directory is gone (runs.ledger: attempt {entry.get('attempt')} was "
+                                       "started)", label="missing"), entry)
+                for rid, entry in last.items() if rid not in here]
 
     def runs(self) -> list[dict]:
         """The last attempt of every run whose files can be read, in plan order."""
@@ -304,7 +340,9 @@ class CampaignStore:
 
     def start_run(self, meta: dict) -> RunWriter:
         path, attempt = self._next_attempt(meta["run_id"])
-        return RunWriter(path, dict(meta, attempt=attempt))
+        writer = RunWriter(path, dict(meta, attempt=attempt))
+        self._note_started(writer.meta)
+        return writer
 
     def adopt_run(self, run_id: str, source: Path, **fields: Any) -> dict:
         """Take a run stored elsewhere (a fleet's worker sent it, numbered as next_attempt
@@ -317,6 +355,7 @@ class CampaignStore:
         source.rename(path)
         meta.update(fields)
         save_run_record(path, meta)
+        self._note_started(meta)
         return meta
 
 

@@ -47,3 +47,28 @@ def test_appends_larger_than_a_chunk_are_reserved_whole(tmp_path, monkeypatch):
     ahead.trim()
     assert os.fstat(fd).st_size == 10_150 and allocated(tmp_path / "f") < 10_150 + 4096 + 4096
     os.close(fd)
+
+
+def test_a_run_killed_before_close_has_its_reservation_freed_when_finalised(tmp_path):
+    """A SIGKILL before close() left 64 MiB reserved past samples.bin's end (the adversarial
+    probe: 323 MB for 12 small campaigns); finalize_run, which the recovery of the run as
+    interrupted calls, frees them and keeps every sample."""
+    from xtalk.results.finalize import finalize_run
+    writer = RunWriter(tmp_path, {"run_id": "r", "config_id": "c", "attempt": 1})
+    writer.samples(samples(0, 100))
+    if not writer._reserve.active:
+        import pytest
+        pytest.skip("fallocate does not reserve on this file system: nothing to free")
+    path = tmp_path / "samples.bin"
+    assert allocated(path) >= reserve.CHUNK  # as a kill leaves it: close() never ran
+    facts = finalize_run(tmp_path, {"run_id": "r", "config_id": "c", "attempt": 1, "metrics": {}, "freq_hz": 1e9})
+    assert allocated(path) < reserve.CHUNK and facts["sample_count"] == 100
+    assert (np.fromfile(path, SAMPLE_DTYPE) == samples(0, 100)).all()
+
+
+def test_trim_file_leaves_a_symlink_and_its_target_alone(tmp_path):
+    target = tmp_path / "target"
+    target.write_bytes(b"x" * 10)
+    (tmp_path / "link").symlink_to(target)
+    reserve.trim_file(tmp_path / "link")
+    assert target.read_bytes() == b"x" * 10

@@ -128,3 +128,38 @@ def test_a_running_runs_meta_is_not_flushed_its_final_one_is(tmp_path, monkeypat
     assert w.finish("pass")["status"] == "pass"
     assert any(os.path.basename(path).startswith(".meta.json.") for path in flushed)
     assert not [p.name for p in w.path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_started_run_whose_directory_is_gone_is_missing_not_unrun(tmp_path):
+    """A deleted run directory was "1 not run", exit 0 (the adversarial probe): the ledger
+    says it was started, so it is listed missing; a run never started is not."""
+    import shutil
+    from xtalk.report.headline import runs_part
+    store = new_store(tmp_path, runs=("solo-r1", "solo-r2", "solo-r3"))
+    for rid in ("solo-r1", "solo-r2"):
+        run = store.start_run(meta(rid))
+        run.samples(samples([1, 2]))
+        run.finish("pass")
+    shutil.rmtree(store.run_dir("solo-r2"))
+    index = CampaignStore(store.path).index()
+    assert [r.meta["run_id"] for r in index.runs] == ["solo-r1"]
+    (gone,) = index.damaged
+    row = gone.row(store.path)
+    assert (row["run"], row["status"], row["config_id"], row["final"]) == ("solo-r2", "missing", "solo", True)
+    assert "attempt 1 was started" in row["reason"]
+    runs = runs_part({"runs": [{"run_id": "solo-r1", "status": "pass"}], "left_out": [row],
+                      "campaign": {"planned_runs": ["solo-r1", "solo-r2", "solo-r3"]}})
+    assert (runs["failed"], runs["not_run"], runs["state"]) == (1, 1, "failed")
+    assert runs["not_passed"] == {"solo-r2": "missing (runs/solo-r2)", "solo-r3": "not run"}
+
+
+def test_a_torn_ledger_line_is_skipped_and_the_last_attempt_counts(tmp_path):
+    store = new_store(tmp_path, runs=("solo-r1",))
+    for _ in range(2):  # a resume: attempt 2
+        store.start_run(meta("solo-r1")).finish("interrupted")
+    with open(store.path / "runs.ledger", "ab") as ledger:
+        ledger.write(b'{"run_id": "solo-r9", "att')  # a kill midway through a line
+    import shutil
+    shutil.rmtree(store.run_dir("solo-r1"))
+    (gone,) = CampaignStore(store.path).index().damaged
+    assert gone.dir.name == "solo-r1" and "attempt 2" in gone.error.reason
