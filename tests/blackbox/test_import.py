@@ -117,6 +117,8 @@ def test_bad_input_is_refused_before_anything_is_stored(tmp_path):
         (["--output", "zephyr-latency-measure", "--config", "placement=sideways", good], "placement"),
         (["--output", "zephyr-latency-measure", "--append", good], "no campaign"),
         (["--output", "regex", "--parser", "sample=(", good], "sample"),
+        (["--output", "regex", "--parser", r"sample=(?P<value>\d+)\1", good], "--parser sample: Value error, not a "
+         "pattern xtalk can run in linear time (RE2)"),
     ]
     (tmp_path / "bin.log").write_bytes(bytes(range(256)) * 64)
     cases.append((["--output", "zephyr-latency-measure", str(tmp_path / "bin.log")], "binary"))

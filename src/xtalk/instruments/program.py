@@ -12,7 +12,8 @@ evidence every delay comes from), its standard error as `instrument-stderr.txt`.
 The output (`format`), ticks at `samplerate_hz` ticks a second, whole numbers:
 - `edges`: an edge a line, `<channel> <tick>` or `<channel> <tick> <rising|falling>`, the
   channel named as [instrument] `stimulus` / `response` name it (other channels are
-  skipped); an edge of unstated direction counts for any `*_edge`;
+  skipped, but a channel must be a name the spec would take, of letters, digits and
+  `_.-`: anything else is an error); an edge of unstated direction counts for any `*_edge`;
 - `pairs`: a stimulus a line, `<start tick> <stop tick>`, or `<start tick> -` for a
   stimulus that got no response (a capture timer's start and stop registers).
 Either may hold, a line each: `origin_ns <n>`, the host CLOCK_MONOTONIC ns of tick 0 (a
@@ -39,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..errors import InfrastructureError
 from ..plugins import INSTRUMENTS
 from ..results.run_record import InstrumentFacts
+from ..spec.model import is_name
 from . import reaper
 from .base import Capture, Instrument
 
@@ -153,6 +155,8 @@ def read_output(path, settings, form: str) -> Read:
                     response.extend([] if stop is None else [stop])
                 elif form == "edges" and len(words) in (2, 3) and words[2:] in ([], ["rising"], ["falling"]):
                     into, edge = wanted.get(words[0], (None, ""))
+                    if into is None and not is_name(words[0]):
+                        raise ValueError("not a channel name")
                     if into is not None and (edge == "both" or words[2:] in ([], [edge])):
                         into.append(int(words[1]))
                 else:

@@ -1,6 +1,6 @@
 r"""The `regex` output: any guest, read with patterns the spec gives ([….parser]).
 
-Options: `sample` (required): a Python regex with a named group `value` (the number) and
+Options: `sample` (required): a pattern with a named group `value` (the number) and
 optionally `metric` (its name), `unit` (the unit it is printed in) and `t` (the guest's
 time of the sample, in seconds after the begin); `metric`: the name of samples whose
 match has no metric group (default: the one name in `metrics`); `unit` (default ns): the
@@ -11,6 +11,8 @@ default throughput for a rate, else duration); `begin`, `end`, `fail`: patterns 
 line that starts the measurement, the one that ends it and one that fails the guest;
 `metrics`: every metric name it can report (spec check holds deadlines and gates against
 them; without it only a fixed `metric` is known before a run).
+Patterns are RE2's syntax, run in time linear in the line (patterns.py: Python's for
+what a console needs; no backreferences nor look-arounds, refused before a run).
 A line (screen.py: newlines, carriage returns and cursor addressing end one) is searched,
 not matched whole, once ANSI escapes are gone; every match of `sample` in it is a sample
 (`bw=(?P<value>[\d.]+) (?P<unit>[MG]B/s)` reads both figures of `bw=1.5 GB/s bw=900 MB/s`).
@@ -33,49 +35,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from . import units
 from ..plugins import PARSERS
 from .base import Event, OutputParser, plain
+from .patterns import compile_pattern, group_text
 from .xt import METRIC_KINDS
-
-
-def _compiled(pattern: str) -> re.Pattern:
-    try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"not a regular expression: {err}") from None
-
-
-def _group_text(pattern: str, name: str) -> str | None:
-    """The text of the named group `name` in `pattern` (None when it has none)."""
-    start = pattern.find(f"(?P<{name}>")
-    if start < 0:
-        return None
-    i, depth, in_class = start + len(name) + 5, 1, False
-    body = i
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 1
-        elif in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            i += 1 if pattern[i + 1:i + 2] in ("]", "^") else 0
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-            if not depth:
-                return pattern[body:i]
-        i += 1
-    return None
 
 
 def _printed_units(sample: str) -> list[str] | None:
     """The units `sample` can read: those its `unit` group matches, else the rates it
     spells out (`(?P<value>\\d+) MB/s`); None where it says nothing of units."""
-    group = _group_text(sample, "unit")
+    group = group_text(sample, "unit")
     if group is not None:
         try:
-            return [u for u in units.UNITS if re.fullmatch(group, u)]
-        except re.error:  # a group that refers to others: only a run tells
+            unit_group = compile_pattern(group)
+        except ValueError:  # a group that does not stand alone (cut inside a \Q...\E quote): only a run tells
             return None
+        return [u for u in units.UNITS if unit_group.fullmatch(u)]
     text = sample.replace("\\/", "/")
     return [u for u, unit in units.UNITS.items() if unit.is_rate and "/" in u
             and re.search(rf"(?<![\w/]){re.escape(u)}(?![\w/])", text)] or None
@@ -96,7 +69,7 @@ class RegexOptions(BaseModel):
     @classmethod
     def _pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None:
-            pattern = _compiled(value)
+            pattern = compile_pattern(value)
             if info.field_name == "sample" and "value" not in pattern.groupindex:
                 raise ValueError("needs a named group `value` with the number, e.g. 'lat=(?P<value>\\d+)'")
         return value
@@ -107,7 +80,7 @@ class RegexOptions(BaseModel):
         sample, metrics = info.data.get("sample"), info.data.get("metrics")
         if value is not None and metrics is not None and value not in metrics:
             raise ValueError(f"{value!r} is not one of `metrics` ({', '.join(metrics)})")
-        if value is None and sample is not None and "metric" not in re.compile(sample).groupindex:
+        if value is None and sample is not None and "metric" not in compile_pattern(sample).groupindex:
             if metrics is None or len(metrics) != 1:
                 raise ValueError("name the metric: `sample` has no group `metric`, and `metrics` does not "
                                  "have exactly one name")
@@ -138,8 +111,8 @@ class RegexParser(OutputParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         opts = self.options
-        self._sample = re.compile(opts.sample)
-        self._begin, self._end, self._fail = (re.compile(p) if p is not None else None
+        self._sample = compile_pattern(opts.sample)
+        self._begin, self._end, self._fail = (compile_pattern(p) if p is not None else None
                                               for p in (opts.begin, opts.end, opts.fail))
         self.ends_itself = self._end is not None
         self._kind = opts.kind or units.default_kind(opts.unit)

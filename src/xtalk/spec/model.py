@@ -7,6 +7,7 @@ that one validation pass reports every problem at once.
 """
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -15,13 +16,19 @@ from ..plugins import backend_kinds
 from .suggest import one_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
+NAME_MAX_LENGTH = 64
+Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)]
 ParamValue = int | float | str | bool
 
 PLACEMENTS = ("solo", "same-core", "other-core")
 START_ORDERS = ("measurer-first", "stressor-first")
 STATS = ("min", "q1", "median", "q3", "max", "mean", "p90", "p99", "p999")
 MAX_SECONDS = 1e7  # the longest time a workload takes (duration_s, guests/lib/cmdline.c): 115 days
+
+
+def is_name(text: str) -> bool:
+    """Whether `text` is a name the spec takes (a Name: a bench, a channel, ...)."""
+    return len(text) <= NAME_MAX_LENGTH and re.fullmatch(NAME_PATTERN, text) is not None
 
 
 class Strict(BaseModel):

@@ -23,7 +23,7 @@ def settings(**program) -> InstrumentSettings:
 
 def test_edges_are_read_by_channel_and_direction_with_what_the_program_says(tmp_path):
     out = tmp_path / "instrument.txt"
-    out.write_text("# a capture\norigin_ns 123456\nirq 10\nisr 14 rising\nisr 15 falling\nled 16\n\n"
+    out.write_text("# a capture\norigin_ns 123456\nirq 10\nisr 14 rising\nisr 15 falling\nled 16\nD1.led_a-b 3\n\n"
                    "irq 110 rising\nisr 117\ndropped 2\n")
     read = read_output(out, settings(command=["x"]), "edges")
     assert read.stimulus.tolist() == [10, 110] and read.response.tolist() == [14, 117]  # falling: not a rising edge
@@ -40,7 +40,10 @@ def test_pairs_are_a_start_and_a_stop_or_none(tmp_path):
 
 @pytest.mark.parametrize("form,line,words", [
     ("edges", "irq ten", "invalid literal"), ("edges", "irq 10 up", "`<channel> <tick>`"),
-    ("pairs", "100 90", "the stop tick is before the start tick"), ("pairs", "100", "`<start tick> <stop tick>`")])
+    ("pairs", "100 90", "the stop tick is before the start tick"), ("pairs", "100", "`<start tick> <stop tick>`"),
+    ("edges", "@@@ 12", "not a channel name: '@@@ 12'"),
+    ("edges", "\x00\x9b[2J 1234 rising", "not a channel name: '\\x00\\x9b[2J 1234 rising'"),
+    ("edges", "x" * 65 + " 1", "not a channel name: 'xxx")])
 def test_a_bad_line_is_named_with_the_file_and_its_number(tmp_path, form, line, words):
     out = tmp_path / "instrument.txt"
     out.write_text(f"origin_ns 5\n{line}\n")

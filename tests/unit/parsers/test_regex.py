@@ -1,3 +1,5 @@
+import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -73,7 +75,16 @@ def test_fail_counts_anywhere_and_bad_samples_fail():
     ({"sample": r"lat=(?P<valu>\d+)", "metrics": ["lat"]}, ("sample",), "named group `value`"),
     ({"sample": r"(?P<value>\d+)"}, ("metric",), "name the metric"),
     ({"sample": r"(?P<value>\d+)", "metric": "x", "metrics": ["lat"]}, ("metric",), "'x' is not one of `metrics`"),
-    ({"sample": r"(?P<value>\d+)", "metric": "x", "end": "["}, ("end",), "unterminated character set"),
+    ({"sample": r"(?P<value>\d+)", "metric": "x", "end": "["}, ("end",), "not a regular expression: missing ]"),
+    ({"sample": r"(?P<value>\d+) \1", "metric": "x"}, ("sample",),
+     "not a pattern xtalk can run in linear time (RE2): backreferences, look-arounds"),
+    ({"sample": r"(?P<value>\d+)", "metric": "x", "begin": r"(?<=v)2"}, ("begin",),
+     "linear time (RE2): backreferences, look-arounds, atomic groups, possessive repeats and (?x) are not supported, "
+     "and \\Z is written \\z: invalid perl operator: (?<="),
+    ({"sample": r"(?P<value>\d+)", "metric": "x", "fail": r"(?P<e>E)(?P=e)"}, ("fail",), "(RE2)"),
+    ({"sample": r"a=(?P<value>\d+)|b=(?P<value>\d+)", "metric": "x"}, ("sample",),
+     "the group `value` is named twice: name each group once"),
+    ({"sample": "\udcff(?P<value>\\d+)", "metric": "x"}, ("sample",), "not UTF-8 text: '\\udcff' at character 0"),
     ({"sample": r"(?P<value>\d+)", "metric": "x", "unit": "parsec"}, ("unit",), "no unit 'parsec': the units a sample can be stored in are ns, us, ms, s, count, cycles, B/s"),
     ({"sample": r"(?P<value>\d+)", "metric": "x", "unit": "mb/s"}, ("unit",), "no unit 'mb/s' (did you mean MB/s?)"),
     ({"sample": r"(?P<value>\d+)", "metric": "x", "kind": "speed"}, ("kind",), "'duration', 'throughput'"),
@@ -91,3 +102,17 @@ def test_one_metric_in_metrics_names_the_samples():
     assert get("regex").declared_metrics(options) == ("lat",)
     p = parse_log("lat=3\n", "regex", options=options)
     assert p.metrics[0]["name"] == "lat" and p.take_samples()["value"].tolist() == [3]
+
+
+def test_a_pattern_that_backtracks_in_python_runs_in_linear_time():
+    """`(a+)+$` takes Python's `re` some 2^40 steps on 40 a's and a `!`; RE2 one pass. In a
+    child process, which the timeout kills, as no thread could stop a backtracking match."""
+    code = ("from xtalk.parsers import parse_log\n"
+            "p = parse_log('1' + 'a' * 40 + '!\\n1aa\\n', 'regex', "
+            "options={'sample': r'(?P<value>\\d+)(a+)+$', 'metric': 'x'})\n"
+            "print(p.take_samples()['value'].tolist(), p.errors)\n")
+    try:
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("one line of 41 characters took over 20 s: the pattern backtracks")
+    assert child.stdout.strip() == "[1] []", child.stderr

@@ -95,6 +95,7 @@ def test_every_match_of_a_line_is_a_sample_in_the_metrics_unit():
     (r"bw (?P<value>[\d.]+) MB\/s", "ns", "`sample` reads values in MB/s"),
     (r"(?P<value>[\d.]+) (?P<unit>MB/sec)", "MB/s", "the group `unit` of `sample` matches no unit"),
     (r"(?P<value>[\d.]+) (?P<unit>[MG]B/s)", "GiB/S", "no unit 'GiB/S' (did you mean GiB/s?)"),
+    (r"(?<value>[\d.]+) (?<unit>[MG]B/s)", "ns", "`sample` reads values in MB/s, GB/s"),  # RE2's other spelling
 ])
 def test_spec_check_refuses_a_unit_the_samples_cannot_be_stored_in(sample, unit, words):
     (problem,) = option_problems("regex", {"sample": sample, "metric": "bw", "unit": unit})
