@@ -222,7 +222,7 @@ def _wait_ready(lab: Lab, proc: subprocess.Popen, started: float, timeout_s: flo
             ready = time.monotonic() - started
         if ready is not None:
             try:
-                lab.executor().run(["true"], timeout=20)
+                lab.executor().run(["true"], timeout=20, repeatable=True)
                 return ready
             except InfrastructureError:
                 pass

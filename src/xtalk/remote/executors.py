@@ -8,9 +8,18 @@ and arguments with control characters are refused: no spec value ever becomes sh
 syntax. Ssh is OpenSSH's client (the system's, well kept, with the user's config and
 agent when wanted), always with BatchMode and StrictHostKeyChecking=yes: an unknown or
 changed host key is an error, never accepted silently. One master connection per
-executor (ControlMaster) keeps each command's cost at one round trip. Caveat: when that
-master goes away, every command in flight ends with status 255 and no message; the
-reporting shell (REPORTING_SHELL) is how run() tells that apart from a remote failure.
+executor (ControlMaster) keeps each command's cost at one round trip. When that master
+goes away, every command in flight ends with status 255 and no message, its start mark
+lost too although it may have run: the reporting shell (REPORTING_SHELL) is how run()
+tells that apart from a remote failure, and the claim (CLAIMED_SHELL) is how a command
+sent again after it runs at most once. Each send carries a token that dom0's shell
+claims atomically (a noclobber file) before it runs the command, keeping its exit status
+and output beside the claim; a resend of the same token finds the claim and returns the
+kept outcome, or raises TransportError ("outcome unknown") when the first send never
+finished. A command safe to repeat (`repeatable`: reads, and scripts written to be
+idempotent) skips the claim. The kept files go with the executor's next claimed command.
+Caveat: a command's output is kept in dom0's temporary directory until then, so a large
+read is sent `repeatable`.
 """
 from __future__ import annotations
 
@@ -18,6 +27,7 @@ import fcntl
 import hashlib
 import os
 import re
+import secrets
 import shlex
 import subprocess
 import tempfile
@@ -29,6 +39,20 @@ from ..errors import InfrastructureError
 
 # Wraps every command run over ssh: a start mark and the exit status on stderr.
 REPORTING_SHELL = 'printf "@@XTGO\\n" >&2; "$@"; rc=$?; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"'
+# argv: TOKEN FORGET CMD...: REPORTING_SHELL's marks, CMD run only by the first send of
+# TOKEN (a noclobber claim in dom0's temporary directory), its status and output kept for
+# a resend, which prints @@XTAGAIN and the kept outcome, or @@XTUNKNOWN when the first has
+# not finished. FORGET: the tokens (hex, space-separated) whose kept files can go.
+CLAIMED_SHELL = (
+    'd="${TMPDIR:-/tmp}/xtalk-claims-$(id -u)"; t="$d/$1"; forget=$2; shift 2; mkdir -p -m 700 "$d" 2>/dev/null; '
+    'for o in $forget; do rm -f "$d/$o.c" "$d/$o.o" "$d/$o.e" "$d/$o.r"; done; '
+    'if (set -C; : > "$t.c") 2>/dev/null; then printf "@@XTGO\\n" >&2; "$@" > "$t.o" 2> "$t.e"; rc=$?; '
+    'echo "$rc" > "$t.r"; '
+    'elif [ -e "$t.c" ]; then printf "@@XTAGAIN\\n" >&2; '
+    'if [ ! -s "$t.r" ]; then cat "$t.o" 2>/dev/null; printf "@@XTUNKNOWN\\n" >&2; exit 255; fi; '
+    'printf "@@XTGO\\n" >&2; read -r rc < "$t.r"; '
+    'else printf "@@XTNOCLAIM %s\\n" "$d" >&2; exit 255; fi; '
+    'cat "$t.o"; cat "$t.e" >&2; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"')
 CONNECT_ATTEMPTS = 3
 
 
@@ -137,7 +161,9 @@ def quote_argv(argv: list) -> str:
 class Executor:
     label = "executor"
 
-    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0,
+            repeatable: bool = False) -> Result:
+        """Run argv in dom0; `repeatable`: safe to run twice (a read, an idempotent script)."""
         raise NotImplementedError
 
     def stream(self, argv: list) -> Stream:
@@ -147,7 +173,7 @@ class Executor:
         """Write a file in dom0 (atomically: a temporary name, then rename)."""
         tmp = f"{path}.xtalk-tmp"
         self.run(["sh", "-c", 'cat > "$1" && chmod "$2" "$1" && mv -f "$1" "$3"', "put", tmp,
-                  f"{mode:o}", path], input=data).check()
+                  f"{mode:o}", path], input=data, repeatable=True).check()
 
     def run_many(self, commands: list[list], input: bytes | None = None, timeout: float = 120.0) -> list[Result]:
         """Several commands in one round trip, in order, stopping at the first failure.
@@ -201,7 +227,8 @@ class LocalExecutor(Executor):
 
     label = "local"
 
-    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0,
+            repeatable: bool = False) -> Result:
         argv = [check_arg(a) for a in argv]
         try:
             p = subprocess.run(argv, input=input if input is not None else b"", capture_output=True,
@@ -237,6 +264,8 @@ class SshExecutor(Executor):
         self.control = control_dir / f"ssh-{tag}.ctl"
         self.connect_timeout = connect_timeout
         self.retries: list[str] = []  # connection failures retried (a run's metadata keeps them)
+        self.resends: list[str] = []  # resends that found their first send's outcome kept
+        self.kept: list[str] = []  # tokens whose outcome dom0 keeps: forgotten by the next claimed command
         if label:
             self.label = label
 
@@ -261,31 +290,56 @@ class SshExecutor(Executor):
         target = f"{self.user}@{self.host}" if self.user else self.host
         return argv + [target, "--"]
 
-    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0) -> Result:
-        """Run argv in dom0. The remote shell reports, on stderr, that the command started
-        and its exit status; ssh's own status 255 is ambiguous (connection failure, remote
-        exit 255, remote killed by a signal, or the master connection gone). A failure
-        before the command started is retried (it cannot have done anything); one after
-        raises TransportError with what the command printed so far."""
+    def run(self, argv: list, input: bytes | None = None, timeout: float = 60.0,
+            repeatable: bool = False) -> Result:
+        """Run argv in dom0, at most once unless `repeatable` (the module's docstring). The
+        remote shell reports, on stderr, that the command started and its exit status;
+        ssh's own status 255 is ambiguous (connection failure, remote exit 255, remote
+        killed by a signal, or the master connection gone). A send whose status did not
+        come back is sent again, with the same token, up to CONNECT_ATTEMPTS sends: the
+        resend runs the command if no send did, else returns what it did. Raises
+        TransportError when its outcome stays unknown (started, never ended, or a
+        repeatable command cut after it started), with what it printed so far."""
         argv = [str(a) for a in argv]
-        command = self.ssh_argv() + [quote_argv(["sh", "-c", REPORTING_SHELL, "xtalk", *argv])]
-        shown = " ".join(argv)[:200]
+        token, forget = secrets.token_hex(8), list(self.kept)
+        shell = ["sh", "-c", REPORTING_SHELL, "xtalk"] if repeatable else \
+            ["sh", "-c", CLAIMED_SHELL, "xtalk", token, " ".join(forget)]
+        command = self.ssh_argv() + [quote_argv([*shell, *argv])]
+        shown, ran = " ".join(argv)[:200], False
         for attempt in range(1, CONNECT_ATTEMPTS + 1):
             try:
                 p = subprocess.run(command, input=input if input is not None else b"", capture_output=True,
                                    timeout=timeout)
             except subprocess.TimeoutExpired:
                 raise InfrastructureError(f"{self.label}: {shown} took more than {timeout:g} s") from None
-            out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-            started, status, err = parse_reported(err)
+            out, raw = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+            started, status, err = parse_reported(raw)
+            if "\n@@XTNOCLAIM " in "\n" + raw:
+                raise InfrastructureError(f"{self.label}: cannot claim {shown} in dom0: its directory "
+                                          f"{raw.split('@@XTNOCLAIM ', 1)[1].split(chr(10))[0]} is not writable")
             if status is not None:
-                return Result(argv, status, out, err)
-            if started or p.returncode != 255:
+                if not repeatable:
+                    self.kept = [t for t in self.kept if t not in forget] + [token]
+                if "\n@@XTAGAIN\n" in "\n" + raw:
+                    self.resends.append(f"{shown[:80]}: sent again, its first send's outcome kept (status {status})")
+                return Result(argv, status, out, err.replace("@@XTAGAIN\n", ""))
+            if "\n@@XTUNKNOWN\n" in "\n" + raw:
+                raise TransportError(self.label, shown, "sent again after its connection dropped: the first send "
+                                     "had not ended (outcome unknown, not run twice)", out)
+            if repeatable and (started or p.returncode != 255):
                 raise TransportError(self.label, shown, f"ssh status {p.returncode}: the remote shell was killed or "
                                      f"the connection dropped; stdout: {tail(out)}; stderr: {tail(err)}", out)
-            self.retries.append(f"attempt {attempt}: {shown[:80]}: {tail(err) or 'status 255'}")
+            if p.returncode not in (255,) and not started:
+                raise TransportError(self.label, shown, f"ssh status {p.returncode} and no exit status: "
+                                     f"stderr: {tail(err)}", out)
+            ran = ran or started
+            self.retries.append(f"attempt {attempt}: {shown[:80]}: {tail(err) or 'status 255'}"
+                                + (" (it had started: sent again for its outcome)" if started else ""))
             if attempt < CONNECT_ATTEMPTS:
                 time.sleep(0.5 * attempt)
+        if ran:
+            raise TransportError(self.label, shown, f"it started, and {CONNECT_ATTEMPTS - 1} resends for its outcome "
+                                 f"failed to connect: {tail(err) or 'status 255'}", out)
         raise InfrastructureError(f"ssh to {self.label} failed before running {shown} "
                                   f"({CONNECT_ATTEMPTS} attempts): {tail(err) or 'status 255'}")
 

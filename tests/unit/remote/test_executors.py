@@ -1,8 +1,13 @@
 """Executors: argument vectors reach dom0 exactly, never as shell syntax."""
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +109,122 @@ def test_ssh_that_cannot_connect_is_retried_then_names_the_host(tmp_path):
     with pytest.raises(InfrastructureError, match=r"ssh to board failed before running true \(3 attempts\)"):
         ex.run(["true"])
     assert len(ex.retries) == 3 and all("Connection refused" in r for r in ex.retries)
+
+
+# -- exactly once: a resend after a lost mark (issue 44) ---------------------------------
+LOSSY = Path(__file__).parents[2] / "framework" / "lossy_ssh.py"
+
+
+class Lossy(SshExecutor):
+    """An SshExecutor whose `ssh` runs here and suffers `fault` on its first send
+    (tests/framework/lossy_ssh.py)."""
+
+    def __init__(self, tmp_path: Path, fault: str):
+        super().__init__(host="dom0", control_dir=tmp_path / "ctl", label="dom0")
+        self.state = tmp_path / f"ssh-{fault}"
+        self.state.mkdir(exist_ok=True)
+        (self.state / "sends").unlink(missing_ok=True)
+        self.fault = fault
+
+    def ssh_argv(self, shared: bool = True) -> list[str]:
+        return [sys.executable, str(LOSSY), str(self.state), self.fault, "dom0", "--"]
+
+    @property
+    def sends(self) -> int:
+        return int((self.state / "sends").read_text())
+
+
+@pytest.fixture
+def dom0_tmp(tmp_path, monkeypatch) -> Path:
+    """dom0's temporary directory, where its shell keeps claims."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("xtalk.remote.executors.time.sleep", lambda s: None)
+    return tmp_path
+
+
+COUNTED = 'echo ran >> "$1"; cat; echo out; echo err >&2; exit 3'  # argv: COUNTER (stdin echoed)
+
+
+@pytest.mark.parametrize("fault", ["lost", "cut", "refused"])
+def test_a_command_sent_again_after_its_mark_was_lost_runs_once_and_gives_its_outcome(dom0_tmp, fault):
+    """The premise that a command whose start mark never came cannot have run is false
+    when the master connection closes: it had run. Sent again, it is not run twice: the
+    resend returns the outcome its first send kept."""
+    counter = dom0_tmp / "counter"
+    ex = Lossy(dom0_tmp, fault)
+    r = ex.run(["sh", "-c", COUNTED, "counted", str(counter)], input=b"in\n")
+    assert (r.returncode, r.stdout, r.stderr) == (3, "in\nout\n", "err\n")
+    assert counter.read_text() == "ran\n" and ex.sends == 2
+    assert len(ex.resends) == (0 if fault == "refused" else 1)
+
+
+def test_a_resend_while_the_first_send_still_runs_is_an_unknown_outcome_not_a_second_run(dom0_tmp):
+    counter = dom0_tmp / "counter"
+    ex = Lossy(dom0_tmp, "running")
+    with pytest.raises(TransportError, match=r"outcome unknown, not run twice"):
+        ex.run(["sh", "-c", 'sleep 0.5; echo ran >> "$1"', "slow", str(counter)])
+    first = int((ex.state / "running.pid").read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (Path(f"/proc/{first}").exists() or not counter.exists()):
+        time.sleep(0.05)
+    assert counter.read_text() == "ran\n"
+
+
+def test_a_batch_sent_again_runs_each_command_once(dom0_tmp):
+    """Domain creation is a batch (run_many: config, destroy, create, pin, pool, list)."""
+    log = dom0_tmp / "log"
+    ex = Lossy(dom0_tmp, "lost")
+    step = ["sh", "-c", 'echo "$2" >> "$1"; echo "did $2"', "step", str(log)]
+    results = ex.run_many([["sh", "-c", 'cat > "$1"', "put", str(dom0_tmp / "cfg")], step + ["create"],
+                           step + ["pin"], step + ["unpause"]], input=b"name='d'")
+    assert [r.returncode for r in results] == [0, 0, 0, 0] and results[2].stdout == "did pin\n"
+    assert log.read_text() == "create\npin\nunpause\n" and (dom0_tmp / "cfg").read_text() == "name='d'"
+
+
+def test_a_dom0_stressor_launch_sent_again_starts_one_stressor(dom0_tmp):
+    """dom0.py's LAUNCH (setsid, a process group of its own): sent twice, it started two."""
+    from xtalk.backends.xen.dom0 import LAUNCH
+    marker = f"xtalk-lossy-{os.getpid()}"
+    ex = Lossy(dom0_tmp, "lost")
+    r = ex.run(["sh", "-c", LAUNCH, "launch", str(dom0_tmp / "dom0"), "s1", "0", "sh", "-c", "sleep 30", marker])
+    pgid = int(r.check().stdout.split()[-1])
+    try:
+        groups = {os.getpgid(int(p)) for p in subprocess.run(["pgrep", "-f", marker], capture_output=True,
+                                                               text=True).stdout.split()}
+        assert groups == {pgid}
+    finally:
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def test_a_cpupool_created_through_a_lost_mark_is_made_once(dom0_tmp, monkeypatch):
+    """`xl cpupool-create` sent twice failed "already exists": an xl that says so."""
+    bin_dir = dom0_tmp / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xl").write_text('#!/bin/sh\n[ "$1" = cpupool-create ] || exit 2\n'
+                                'f="$XL_STATE/$2"; if [ -e "$f" ]; then echo "already exists" >&2; exit 1; fi\n'
+                                'echo made >> "$f"\n')
+    (bin_dir / "xl").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("XL_STATE", str(dom0_tmp))
+    r = Lossy(dom0_tmp, "lost").run(["xl", "cpupool-create", 'name="xtalk-p"', 'sched="credit2"'])
+    assert r.ok, r.stderr
+    assert (dom0_tmp / 'name="xtalk-p"').read_text() == "made\n"
+
+
+def test_a_repeatable_command_keeps_nothing_and_kept_outcomes_go_with_the_next_claim(dom0_tmp):
+    ex = Lossy(dom0_tmp, "none")
+    claims = dom0_tmp / f"xtalk-claims-{os.getuid()}"
+    ex.run(["true"], repeatable=True)
+    assert not claims.exists() or not any(claims.iterdir())
+    ex.run(["echo", "one"])
+    first = set(claims.iterdir())
+    assert len(first) == 4  # claim, stdout, stderr, status
+    ex.run(["echo", "two"])
+    assert not first & set(claims.iterdir()) and len(list(claims.iterdir())) == 4
+
+
+def test_a_dom0_without_a_writable_temporary_directory_is_named(dom0_tmp, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(dom0_tmp / "no" / "such"))
+    (dom0_tmp / "no").write_text("a file, not a directory")
+    with pytest.raises(InfrastructureError, match=r"cannot claim true in dom0: its directory .*no/such"):
+        Lossy(dom0_tmp, "none").run(["true"])

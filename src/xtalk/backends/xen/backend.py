@@ -446,7 +446,7 @@ class XenBackend(Backend):
                 if state.get("console") is not None:
                     state["console"].close()
                     state["console"].close_read()
-                self.host.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"])
+                self.host.executor.run(["rm", "-f", f"{WORK_DIR}/{state['name']}.cfg"], repeatable=True)
             self.pools.teardown()
             self.run_meta["dmesg_tail"] = self.host.xl("dmesg", check=False).stdout.splitlines()[-40:]
             self.run_meta["cpupools"] = self.host.xl("cpupool-list", "-c", check=False).stdout.strip()

@@ -128,7 +128,7 @@ class DomainWatcher:
             started = time.monotonic_ns()
             try:
                 argv = self.command()
-                result = self.executor.run(argv, timeout=60) if argv else None
+                result = self.executor.run(argv, timeout=60, repeatable=True) if argv else None
                 if result is not None and result.ok:
                     self.latest = (started, self.parse(result.stdout))
             except Exception:  # noqa: BLE001 - a failed poll is retried

@@ -71,16 +71,17 @@ class XenHost:
         return result.check() if check else result
 
     def run(self, argv: list, timeout: float = 60.0, retry: bool = True):
-        """A command that may safely run twice: retried once when the transport fails
-        (an ssh hiccup), so a flaky link does not fail a run."""
+        """`retry`: a command that may safely run twice (a read, an idempotent script): sent
+        as repeatable, and once more when the transport fails (an ssh hiccup), so a flaky
+        link does not fail a run. Any other is claimed in dom0: run at most once."""
         try:
-            return self.executor.run(argv, timeout=timeout)
+            return self.executor.run(argv, timeout=timeout, repeatable=retry)
         except InfrastructureError as err:
             if not retry:
                 raise
             self.note(str(err))
             time.sleep(1.0)
-            return self.executor.run(argv, timeout=timeout)
+            return self.executor.run(argv, timeout=timeout, repeatable=True)
 
     def file_size(self, path: str) -> int:
         """Size in bytes of a file in dom0; 0 when it cannot be read."""

@@ -40,9 +40,9 @@ def upload(executor, run: Callable, local: Path, digest: str) -> str:
     remote = f"{IMAGE_DIR}/{digest[:16]}-{local.name}"
     have = run(["sha256sum", remote])
     if not (have.ok and have.stdout.split()[:1] == [digest]):
-        executor.run(["mkdir", "-p", IMAGE_DIR]).check()
+        executor.run(["mkdir", "-p", IMAGE_DIR], repeatable=True).check()
         executor.put(remote, local.read_bytes())
-        have = executor.run(["sha256sum", remote]).check()
+        have = executor.run(["sha256sum", remote], repeatable=True).check()
         if have.stdout.split()[:1] != [digest]:
             raise InfrastructureError(f"uploading {local.name} to dom0 corrupted it")
     return remote
