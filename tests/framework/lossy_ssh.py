@@ -13,7 +13,6 @@ FAULT, what the first send suffers:
 Every later send runs as it would over a working link."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
