@@ -12,12 +12,11 @@ import math
 
 import pytest
 
-from tests.framework.backends import NEEDS_QEMU
+from tests.framework.backends import SLOW_ON_QEMU
 from tests.framework.cli import write_spec, xtalk
 from tests.framework.specs import MEASURER_ONLY
 from xtalk.interference.names import CHANNELS
 
-BACKENDS = ["native", pytest.param("qemu", marks=[pytest.mark.slow, NEEDS_QEMU])]
 
 # What 2 runs against 2 can give on this host. pointer_chase's working set fits the shared
 # L3, and whoever evicts it (the llc, membw and memlat stressors, and in some runs another
@@ -37,7 +36,7 @@ pytestmark = pytest.mark.usefixtures("native_bench")  # the native programs, bui
 # campaigns qsort's membw multiplier was 2.21 in one CI run)
 @pytest.mark.timing
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SLOW_ON_QEMU)
 def test_every_channel_has_a_multiplier_or_a_reason(tmp_path, backend):
     out = tmp_path / "out"
     alone = backend == "native"  # each stressor alone first: measured natively only, for time

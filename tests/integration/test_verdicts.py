@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.framework.backends import SLOW_ON_QEMU
 from tests.framework.cli import write_spec, xtalk
 
 QEMU = pytest.param("qemu", marks=pytest.mark.skipif(
@@ -112,7 +113,7 @@ def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, 
 
 @pytest.mark.timing
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SLOW_ON_QEMU)
 def test_calibrate_recovers_a_known_steal(tmp_path, backend):
     def calibrate(out: Path, runs: int) -> tuple[int, dict, dict]:
         res = xtalk("calibrate", write_spec(tmp_path, CALIBRATE.format(backend=backend)), "--out", out, "--json",
@@ -186,7 +187,7 @@ def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_p
 @pytest.mark.timing
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # 50 s, and where the host is noisy up to 200 s more for the second campaign
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SLOW_ON_QEMU)
 def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
     def paired(out: Path, duration_s: int) -> dict:
         run = xtalk("run", write_spec(tmp_path, PAIRED.format(backend=backend, duration_s=duration_s)), "--out", out,
