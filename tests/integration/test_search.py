@@ -5,18 +5,22 @@
 - a neighbour that only sleeps ends "no channel above the noise floor", not a worst case;
 - pointer_chase and qsort on the other core: the neighbour found is at least as bad as
   the best channel default, within the confirmation's interval;
-- Ctrl-C stops it with every guest gone; the same command resumes it to the end.
+- Ctrl-C stops it with every guest gone; the same command resumes it to the end;
+- two workers on one OUT with lock directories of their own run the asked trials and one
+  confirmation.
 The closing note's figures come from experiments/search.toml at full size."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 
 import optuna
 import pytest
 
 from tests.framework.backends import NEEDS_QEMU
-from tests.framework.cli import alive, guest_pids, start, wait_for, write_spec, xtalk
+from tests.framework.cli import STARTED, XTALK, alive, guest_pids, start, wait_for, write_spec, xtalk
 from tests.framework.specs import MEASURER_ONLY
 from xtalk.analysis.search import NONE_ABOVE
 
@@ -117,3 +121,25 @@ def test_ctrl_c_stops_a_search_and_the_same_command_resumes_it(tmp_path):
     assert len(finished) == 4 and optuna.trial.TrialState.RUNNING not in states, states
     assert len(list(out.glob("s-search-s-alone-*"))) == 1  # the measurer alone, measured once for the search
     assert list(out.glob("s-search-s-confirm-*/report/evidence.json"))
+
+
+def test_two_workers_with_lock_directories_of_their_own_share_one_search(tmp_path):
+    """The workers of a search coordinate through OUT/search/<name>/: each sees no CPU lease
+    of the other (another XTALK_LOCK_DIR, as on another host), and together they finish
+    `--trials 3` trials and run one confirmation, which the second says it takes."""
+    args = [*XTALK, "search", str(spec(tmp_path)), "--out", str(tmp_path / "out"), "--channel", "llc",
+            "--trials", "3", "--runs", "2", "--confirm-runs", "2"]
+    procs = []
+    for worker in ("a", "b"):
+        (tmp_path / f"locks-{worker}").mkdir()
+        env = {**os.environ, "XTALK_LOCK_DIR": str(tmp_path / f"locks-{worker}")}
+        procs.append(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        STARTED.append(procs[-1])
+    outs = [proc.communicate(timeout=600) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], [err[-3000:] for _, err in outs]
+    states = [t.state for t in trials(tmp_path)]
+    finished = [s for s in states if s in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
+    assert len(finished) == 3 and optuna.trial.TrialState.RUNNING not in states, states
+    (confirmation,) = (tmp_path / "out").glob("s-search-s-confirm-*")
+    assert ["confirmation already run by" in out for out, _ in outs].count(True) == 1, outs
+    assert all(confirmation.name in out for out, _ in outs if "already run" in out)

@@ -4,7 +4,9 @@ runs; then a confirmation campaign of the measurer alone, next to the worst neig
 found and next to each channel's default stressor. Prints the trials as they end, the
 conclusion and the ratio found / best default with its interval, writes the
 confirmation's report (plots of the search, evidence.json) and worst-neighbour.toml.
-Ctrl-C stops it (exit 130); the same command resumes it. Exit 0 when it ran."""
+Ctrl-C stops it (exit 130); the same command resumes it. Several of it on one OUT share the
+search (search/workers.py): the confirmation runs once, and a worker that finds it run
+says so and shows that one. Exit 0 when it ran."""
 from __future__ import annotations
 
 import json
@@ -65,7 +67,7 @@ def run(args) -> int:
     from ..running.derived import holding_cpus
     from ..analysis.search import best_name, found_name
     from ..report.interference import ratio_text
-    from ..search.confirm import confirm
+    from ..search.confirm import confirmation
     from ..search.engine import Settings, search
     from ..search.space import candidates
     from ..spec.run_caches import given, spec_caches
@@ -85,12 +87,15 @@ def run(args) -> int:
     started = time.monotonic()
     with holding_cpus(spec, args.out, args.wait):
         found = search(raw, args.out, settings, cands, caches, say=lambda text: progress.print(text, soft_wrap=True))
-        done = confirm(spec, raw, args.out, settings, found, cands, caches)
+        with confirmation(spec, raw, args.out, settings, found, cands, caches) as done:
+            if done["reused"] and not args.json:
+                out.print(f"confirmation already run by {done['by']} in campaign "
+                          f"{done['analysis'].result['campaign']['id']}", soft_wrap=True)
+            print_and_report(done["campaign"], out, not args.json)  # under the confirmation's lock: one writer
     outcome = done["analysis"].result["search"]
-    print_and_report(done["campaign"], out, not args.json)
     if args.json:
-        print(json.dumps({"outcome": outcome, "campaign": done["campaign"], "worst": str(done["worst"])},
-                         indent=1, default=str))
+        print(json.dumps({"outcome": outcome, "campaign": done["campaign"], "worst": str(done["worst"]),
+                          "confirmation": {"by": done["by"], "reused": done["reused"]}}, indent=1, default=str))
         return EXIT_OK
     out.print(outcome["conclusion"], soft_wrap=True)
     best = outcome.get("best_default")

@@ -10,27 +10,41 @@ the ratio of the found neighbour over the best default with its interval
 
 Also writes OUT/search/<name>/worst-neighbour.toml: the found neighbour as a [[stressors]]
 table to paste into a spec.
+
+Run once per state of the search (`confirmation`): the first worker to get there runs it
+under a lock in the search's directory (workers.py) and records in the study which campaign
+holds it, for which best trial and number of finished trials; a worker that gets there
+later, or waited on the lock, takes that campaign. A search resumed to more trials, or
+whose stored confirmation campaign is gone, is confirmed again.
 """
 from __future__ import annotations
 
 import re
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import optuna
 import tomli_w
 
+from ..analysis.pipeline import Options, analyze
 from ..interference.names import CHANNELS
 from ..interference.study import Settings as StudySettings
 from ..interference.study import default_entry, plan_entry, study_spec
+from ..results.store import CampaignStore
 from ..running.derived import run_spec
 from ..errors import InfrastructureError
 from .earlier import channel_study
 from .engine import STATES, Settings
 from .objective import harm_unit
 from .space import Candidate
+from .workers import finished, locked, worker_name
 
 FOUND = "worst"
+RECORD = "confirmation"  # the study's user attribute naming the confirmation campaign
+CONFIRM_LOCK = "confirm.lock"
+WORST_FILE = "worst-neighbour.toml"
 
 
 def trial_rows(study: optuna.Study) -> list[dict]:
@@ -95,20 +109,47 @@ def write_worst(directory: Path, neighbour: dict, summary_: dict, best_value: fl
     head = (f"# the worst neighbour `xtalk search {summary_['name']}` found for {summary_['metric']} "
             f"({summary_['placement']}): harm {best_value:+.3g} {summary_['harm_unit']} in the search;\n"
             f"# the confirmation campaign's report gives its multiplier and interval\n")
-    path = directory / "worst-neighbour.toml"
+    path = directory / WORST_FILE
     params = stressor.pop("params")
     inline = ", ".join(tomli_w.dumps({k: v}).strip() for k, v in params.items())  # one `key = value` each
     path.write_text(f"{head}[[stressors]]\n{tomli_w.dumps(stressor)}params = {{ {inline} }}\n")
     return path
 
 
-def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate], caches: dict) -> dict:
-    """`caches`: what the runs' sizes resolve against (spec/run_caches.spec_caches)."""
+@contextmanager
+def confirmation(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate],
+                 caches: dict) -> Iterator[dict]:
+    """The search's confirmation (confirm's dict, with `by`: the worker that ran it, and
+    `reused`), run by the first worker to get here; the lock is held for the block, where the
+    caller writes the report (one writer at a time). `caches`: spec/run_caches.spec_caches's."""
     study = found["study"]
-    try:
-        best = study.best_trial
-    except ValueError:
-        raise InfrastructureError(f"search {settings.name}: no trial finished, nothing to confirm") from None
+    with locked(found["directory"] / CONFIRM_LOCK):
+        try:
+            best = study.best_trial
+        except ValueError:
+            raise InfrastructureError(f"search {settings.name}: no trial finished, nothing to confirm") from None
+        state = {"best_trial": best.number, "finished": finished(study)}
+        yield stored(out, found, state) or confirm(spec, raw, out, settings, found, cands, caches, best, state)
+
+
+def stored(out: Path, found: dict, state: dict) -> dict | None:
+    """The confirmation a worker ran for this `state` of the search (its best trial and
+    number of finished trials), where its campaign is still stored."""
+    record = found["study"].user_attrs.get(RECORD)
+    if not record or {k: record.get(k) for k in state} != state:
+        return None
+    store = out / record["campaign"]
+    if not (store / "campaign.json").is_file():
+        return None
+    analysis = analyze(CampaignStore(store), Options(evt=False, extras=False))
+    return {"analysis": analysis, "campaign": analysis.store_path, "worst": found["directory"] / WORST_FILE,
+            "by": record["worker"], "reused": True}
+
+
+def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: list[Candidate], caches: dict,
+            best: optuna.trial.FrozenTrial, state: dict) -> dict:
+    """Run the confirmation of `best` and record it in the study, for this `state` of the search."""
+    study = found["study"]
     neighbour = best.user_attrs["neighbour"]
     plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands, caches,
                              best.user_attrs.get("default_of"), settings.channels)
@@ -121,4 +162,6 @@ def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: 
                          suffix=f"search-{settings.name}-confirm")
     analysis = run_spec(derived, out, "search confirmation", study=record)
     worst = write_worst(found["directory"], neighbour, info, best.value)
-    return {"analysis": analysis, "campaign": analysis.store_path, "worst": worst, "best": best}
+    by = worker_name()
+    study.set_user_attr(RECORD, {"campaign": analysis.result["campaign"]["id"], "worker": by, **state})
+    return {"analysis": analysis, "campaign": analysis.store_path, "worst": worst, "by": by, "reused": False}

@@ -1,7 +1,9 @@
 """The search loop of `xtalk search`: an Optuna study (TPE sampler, median pruner) kept in
 a journal file, OUT/search/<name>/journal.log, so a search resumes where Ctrl-C stopped
-it (the trial it cut is marked failed, its runs stay stored) and several hosts or boards
-of a fleet that share OUT work on one search (Optuna's journal takes a lock per write).
+it (the trial it cut is marked failed, its runs stay stored) and several workers that
+share OUT (processes, hosts or boards of a fleet) work on one search: Optuna's journal takes
+a lock per write, and the workers coordinate through the search's directory (workers.py):
+`trials` finished trials in all, the solo runs measured once.
 
 First the measurer alone (one campaign, kept for the whole search), then each trial: a
 neighbour the sampler proposes (space.py), as fresh runs in a campaign of its own, in
@@ -13,16 +15,13 @@ value is objective.harm over all its runs against the solo runs. Each channel's 
 stressor among the candidates is enqueued first, so the search starts from the untuned
 neighbours a channel study runs, then the corners of each candidate's box (enqueue_corners);
 then TPE with few random trials (sampler). Stops after `trials` finished trials (all workers'), or
-when this process has used `budget_s`.
+when this process has used `budget_s` (also while it waits for other workers' trials).
 """
 from __future__ import annotations
 
-import fcntl
 import itertools
 import json
 import math
-import os
-import socket
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -38,8 +37,8 @@ from ..errors import InfrastructureError, Problem, SpecError, XtalkError
 from .objective import harm, harm_unit
 from . import journal
 from .space import Candidate, suggest
+from .workers import STATES, fail_stale, locked, next_trial
 
-STATES = optuna.trial.TrialState
 MAX_FAILED_IN_A_ROW = 3  # then the search stops: the host, not the neighbour, is likely the cause
 
 
@@ -123,33 +122,6 @@ def enqueue_corners(study: optuna.Study, cands: list[Candidate]) -> None:
                                  **{d.key: end for d, end in zip(ranged, ends)}}, skip_if_exists=True)
 
 
-def _worker() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def fail_stale(study: optuna.Study) -> int:
-    """Trials left running by a process of this host that is gone (Ctrl-C, a kill): failed."""
-    host = socket.gethostname()
-    stale = 0
-    for t in study.get_trials(deepcopy=False, states=(STATES.RUNNING,)):
-        owner = str(t.user_attrs.get("worker", ""))
-        name, _, pid = owner.partition(":")
-        if name == host and pid.isdigit() and not _alive(int(pid)):
-            study.tell(t.number, state=STATES.FAIL)
-            stale += 1
-    return stale
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def enqueue_defaults(study: optuna.Study, cands: list[Candidate], caches: dict, channels: tuple[str, ...] = ()
                      ) -> None:
     """Each channel's default stressor that is a candidate, as the first trials of a new study
@@ -194,8 +166,7 @@ class Alone:
 
 def measure_alone(raw: dict, settings: Settings, out: Path, study: optuna.Study, directory: Path) -> Alone:
     """The search's solo runs: measured by the first worker, under a lock the others wait on."""
-    with open(directory / "alone.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locked(directory / "alone.lock"):
         stored = study.user_attrs.get("alone")
         return Alone(**stored) if stored else _measure_alone(raw, settings, out, study)
 
@@ -225,7 +196,6 @@ def _stage(raw, settings, out, neighbour, label, runs, alone: Alone) -> tuple[li
 
 def run_trial(study, trial, raw, settings, out, cands, alone: Alone) -> None:
     neighbour = suggest(trial, cands, settings.max_instances)
-    trial.set_user_attr("worker", _worker())
     trial.set_user_attr("neighbour", neighbour)
     first = math.ceil(settings.runs / 2)
     values, campaign = _stage(raw, settings, out, neighbour, f"t{trial.number}a", first, alone)
@@ -247,10 +217,6 @@ def run_trial(study, trial, raw, settings, out, cands, alone: Alone) -> None:
     study.tell(trial, harm(values, alone.values, alone.scale, alone.unit, alone.better))
 
 
-def finished(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=(STATES.COMPLETE, STATES.PRUNED)))
-
-
 def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], caches: dict,
            say=print) -> dict:
     """Run (or resume) the search until it has `trials` finished trials or this process
@@ -265,11 +231,16 @@ def search(raw: dict, out: Path, settings: Settings, cands: list[Candidate], cac
         enqueue_corners(study, cands)
     alone = measure_alone(raw, settings, out, study, directory)
     started, failed = time.monotonic(), 0
-    while finished(study) < settings.trials:
-        if settings.budget_s is not None and time.monotonic() - started >= settings.budget_s:
+
+    def out_of_time() -> bool:
+        used = settings.budget_s is not None and time.monotonic() - started >= settings.budget_s
+        if used:
             say(f"search {settings.name}: time budget used ({settings.budget_s:g} s)")
+        return used
+    while not out_of_time():
+        trial = next_trial(study, directory, settings.trials, out_of_time, say)
+        if trial is None:
             break
-        trial = study.ask()
         try:
             run_trial(study, trial, raw, settings, out, cands, alone)
             failed = 0

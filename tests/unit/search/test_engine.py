@@ -12,7 +12,8 @@ import pytest
 
 from xtalk.errors import SpecError
 from xtalk.search import space
-from xtalk.search.engine import STATES, Settings, enqueue_defaults, fail_stale, open_study
+from xtalk.search.engine import STATES, Settings, enqueue_defaults, open_study
+from xtalk.search.workers import fail_stale
 
 CACHES = {"l1": 32 << 10, "l2": 1 << 20, "llc": 16 << 20, "shared": 16 << 20}
 
