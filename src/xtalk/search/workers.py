@@ -30,6 +30,8 @@ from typing import Callable, Iterator
 
 import optuna
 
+from ..signals import alive
+
 STATES = optuna.trial.TrialState
 ASK_LOCK = "ask.lock"
 POLL_S = 1.0  # how often a worker waiting for other workers' trials looks again
@@ -58,20 +60,10 @@ def fail_stale(study: optuna.Study) -> int:
     for t in study.get_trials(deepcopy=False, states=(STATES.RUNNING,)):
         owner = str(t.user_attrs.get("worker", ""))
         name, _, pid = owner.partition(":")
-        if name == host and pid.isdigit() and not _alive(int(pid)):
+        if name == host and pid.isdigit() and not alive(int(pid)):
             study.tell(t.number, state=STATES.FAIL)
             stale += 1
     return stale
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def next_trial(study: optuna.Study, directory: Path, trials: int, out_of_time: Callable[[], bool],
