@@ -17,7 +17,8 @@ claims atomically (a noclobber file) before it runs the command, keeping its exi
 and output beside the claim; a resend of the same token finds the claim and returns the
 kept outcome, or raises TransportError ("outcome unknown") when the first send never
 finished. A command safe to repeat (`repeatable`: reads, and scripts written to be
-idempotent) skips the claim. The kept files go with the executor's next claimed command.
+idempotent) skips the claim. The kept files go FORGET_AFTER commands at a time, with a
+later claimed command.
 Caveat: a command's output is kept in dom0's temporary directory until then, so a large
 read is sent `repeatable`.
 """
@@ -42,18 +43,23 @@ REPORTING_SHELL = 'printf "@@XTGO\\n" >&2; "$@"; rc=$?; printf "\\n@@XTRC %d\\n"
 # argv: TOKEN FORGET CMD...: REPORTING_SHELL's marks, CMD run only by the first send of
 # TOKEN (a noclobber claim in dom0's temporary directory), its status and output kept for
 # a resend, which prints @@XTAGAIN and the kept outcome, or @@XTUNKNOWN when the first has
-# not finished. FORGET: the tokens (hex, space-separated) whose kept files can go.
+# not finished. FORGET: the tokens (hex, space-separated) whose kept files can go. Few
+# processes (a fork costs ~10 ms in an emulated dom0): no subshell for the claim, no cat
+# of an empty output; kept files go FORGET_AFTER at a time.
 CLAIMED_SHELL = (
-    'd="${TMPDIR:-/tmp}/xtalk-claims-$(id -u)"; t="$d/$1"; forget=$2; shift 2; mkdir -p -m 700 "$d" 2>/dev/null; '
-    'for o in $forget; do rm -f "$d/$o.c" "$d/$o.o" "$d/$o.e" "$d/$o.r"; done; '
-    'if (set -C; : > "$t.c") 2>/dev/null; then printf "@@XTGO\\n" >&2; "$@" > "$t.o" 2> "$t.e"; rc=$?; '
-    'echo "$rc" > "$t.r"; '
-    'elif [ -e "$t.c" ]; then printf "@@XTAGAIN\\n" >&2; '
+    'd="${TMPDIR:-/tmp}/xtalk-claims-${USER:-$(id -u)}"; t="$d/$1"; forget=$2; shift 2; '
+    '[ -d "$d" ] || mkdir -p -m 700 "$d" 2>/dev/null; '
+    'if [ -n "$forget" ]; then f=; for o in $forget; do f="$f $o.c $o.o $o.e $o.r"; done; (cd "$d" && rm -f $f); fi; '
+    'set -C; if { true > "$t.c"; } 2>/dev/null; then set +C; printf "@@XTGO\\n" >&2; '
+    '"$@" > "$t.o" 2> "$t.e"; rc=$?; echo "$rc" > "$t.r"; '
+    'elif set +C; [ -e "$t.c" ]; then printf "@@XTAGAIN\\n" >&2; '
     'if [ ! -s "$t.r" ]; then cat "$t.o" 2>/dev/null; printf "@@XTUNKNOWN\\n" >&2; exit 255; fi; '
     'printf "@@XTGO\\n" >&2; read -r rc < "$t.r"; '
     'else printf "@@XTNOCLAIM %s\\n" "$d" >&2; exit 255; fi; '
-    'cat "$t.o"; cat "$t.e" >&2; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"')
+    '[ ! -s "$t.o" ] || cat "$t.o"; [ ! -s "$t.e" ] || cat "$t.e" >&2; printf "\\n@@XTRC %d\\n" "$rc" >&2; '
+    'exit "$rc"')
 CONNECT_ATTEMPTS = 3
+FORGET_AFTER = 8  # kept outcomes forgotten in one go
 
 
 class TransportError(InfrastructureError):
@@ -265,7 +271,7 @@ class SshExecutor(Executor):
         self.connect_timeout = connect_timeout
         self.retries: list[str] = []  # connection failures retried (a run's metadata keeps them)
         self.resends: list[str] = []  # resends that found their first send's outcome kept
-        self.kept: list[str] = []  # tokens whose outcome dom0 keeps: forgotten by the next claimed command
+        self.kept: list[str] = []  # tokens whose outcome dom0 keeps: forgotten FORGET_AFTER at a time
         if label:
             self.label = label
 
@@ -301,7 +307,7 @@ class SshExecutor(Executor):
         TransportError when its outcome stays unknown (started, never ended, or a
         repeatable command cut after it started), with what it printed so far."""
         argv = [str(a) for a in argv]
-        token, forget = secrets.token_hex(8), list(self.kept)
+        token, forget = secrets.token_hex(8), list(self.kept) if len(self.kept) >= FORGET_AFTER else []
         shell = ["sh", "-c", REPORTING_SHELL, "xtalk"] if repeatable else \
             ["sh", "-c", CLAIMED_SHELL, "xtalk", token, " ".join(forget)]
         command = self.ssh_argv() + [quote_argv([*shell, *argv])]

@@ -211,15 +211,17 @@ def test_a_cpupool_created_through_a_lost_mark_is_made_once(dom0_tmp, monkeypatc
     assert (dom0_tmp / 'name="xtalk-p"').read_text() == "made\n"
 
 
-def test_a_repeatable_command_keeps_nothing_and_kept_outcomes_go_with_the_next_claim(dom0_tmp):
+def test_a_repeatable_command_keeps_nothing_and_kept_outcomes_go_in_batches(dom0_tmp):
+    from xtalk.remote.executors import FORGET_AFTER
     ex = Lossy(dom0_tmp, "none")
-    claims = dom0_tmp / f"xtalk-claims-{os.getuid()}"
+    claims = dom0_tmp / f"xtalk-claims-{os.environ.get('USER') or os.getuid()}"
     ex.run(["true"], repeatable=True)
     assert not claims.exists() or not any(claims.iterdir())
-    ex.run(["echo", "one"])
+    for i in range(FORGET_AFTER):
+        assert ex.run(["echo", str(i)]).stdout == f"{i}\n"
     first = set(claims.iterdir())
-    assert len(first) == 4  # claim, stdout, stderr, status
-    ex.run(["echo", "two"])
+    assert len(first) == 4 * FORGET_AFTER  # claim, stdout, stderr, status each
+    ex.run(["echo", "more"])  # forgets the batch
     assert not first & set(claims.iterdir()) and len(list(claims.iterdir())) == 4
 
 
