@@ -20,9 +20,12 @@ from . import vm
 LAB_FACTS = ("arch", "cpus", "memory_mib", "dom0_mem_mib", "boot_s", "ssh_s", "image_dir", "pid")
 
 
-def connect(opts: XenOptions) -> tuple[Executor, LabLock, dict]:
-    """(dom0's executor, the lab's campaign lock, now held, and the lab's facts)."""
+def connect(opts: XenOptions, fresh: bool = False) -> tuple[Executor, LabLock, dict]:
+    """(dom0's executor, the lab's campaign lock, now held, and the lab's facts); `fresh`:
+    the running lab is stopped first and booted again (a dom0 that stopped answering)."""
     arch = opts.arch or "arm64"
+    if fresh:
+        vm.stop(arch, quiet=True)
     lab = vm.current(arch)
     if lab is None:
         lab = vm.start(arch, log=lambda msg: print(f"xtalk: {msg}", file=sys.stderr), xen=opts.lab_xen)

@@ -43,6 +43,7 @@ from ...images import linux_rt
 from ...spec.plan import GuestPlan, RunPlan
 from ..base import Backend, BoardAccess, GuestHandle, Vitals
 from ...remote.executors import TransportError, tail
+from .target import TargetGuard
 from .console import DomainWatcher, GuestConsole
 from .dom0 import Dom0Stressors
 from .metadata import XenGuestFacts, XenMetadata
@@ -173,6 +174,7 @@ class XenBackend(Backend):
         self.domains: dict[str, dict] = {}
         self.watcher: DomainWatcher | None = None
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r0"
+        self.guard = TargetGuard(self.host, self.host.executor.label)
 
     def _note_transport_failure(self, message: str) -> None:
         """A command the link dropped (retried, or checked and redone): kept in the run's metadata."""
@@ -199,7 +201,7 @@ class XenBackend(Backend):
     def host_backend(self) -> Backend:
         """Host stressors run in dom0, next to the domUs (dom0.py)."""
         if self._host is None:
-            self._host = Dom0Stressors(self.host, self.opts.name_prefix, lambda: self.token)
+            self._host = Dom0Stressors(self.host, self.opts.name_prefix, lambda: self.token, self.guard.reachable)
         return self._host
 
     @classmethod
@@ -226,6 +228,11 @@ class XenBackend(Backend):
         self.run_dir, self.domains = run_dir, {}
         self.token = f"{self.opts.name_prefix}-{os.getpid()}-r{run.index}"
         self.run_meta = {"domains": {}, "vcpu_list": [], "sched": {}}
+        try:
+            self.guard.before_run()
+        finally:
+            if decided := self.guard.taken():
+                self.run_meta["target"] = decided
         try:
             opts = XenOptions.model_validate(run.spec.backend.options)
         except ValidationError as err:
@@ -367,6 +374,8 @@ class XenBackend(Backend):
             if other.get("error") is not None and not other.get("reported"):
                 other["reported"] = True
                 raise InfrastructureError(f"{other['name']}: creating the domain failed: {other['error']}")
+        if self.watcher is not None:
+            self.guard.silent(self.watcher.answered_s, self.watcher.asked)
         if state.get("thread") is not None and state["thread"].is_alive():
             return None
         if state.get("error") is not None:
@@ -413,6 +422,10 @@ class XenBackend(Backend):
         if state.get("stopped"):
             return
         state["stopped"] = True
+        if not self.guard.reachable():  # dom0 is lost: each command would wait out its deadline
+            if state.get("console") is not None:
+                state["console"].close()
+            return
         self._wait_created(handle, raise_error=False)
         try:
             self.host.xl("destroy", state["name"], check=False, timeout=60)
@@ -438,6 +451,11 @@ class XenBackend(Backend):
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+        if not self.guard.reachable():  # the next run's prepare checks dom0, and restarts it
+            for state in self.domains.values():
+                if state.get("console") is not None:
+                    state["console"].close()
+            return
         try:
             leftovers = self._sweep(f"{self.token}-")
             if leftovers:

@@ -13,6 +13,7 @@ import time
 from typing import Callable
 
 from ...remote.executors import Executor
+from .target import SILENT_S
 from .xl import parse_xl_list
 
 POLL_S = 0.5            # pause between two `xl list` of the watcher thread
@@ -102,13 +103,16 @@ class GuestConsole:
 class DomainWatcher:
     """Asks `xl list` about all domains every POLL_S in a thread, so poll_exit never
     blocks the runner (an xl command takes ~1 s in a busy TCG lab); `poke` asks for the
-    next listing at once. `latest` = (host ns when the listing was asked for, listing).
+    next listing at once. Each ask waits SILENT_S at most; `answered_s` is when dom0 last
+    answered one (target.py tells a lost dom0 by it). `latest` = (host ns when the listing was asked for, listing).
     Another listing: `command` gives the argv (None: nothing to ask now), `parse` reads it."""
 
     def __init__(self, executor: Executor, command: Callable[[], list | None] = lambda: ["xl", "list"],
                  parse: Callable[[str], dict] = parse_xl_list):
         self.executor, self.command, self.parse = executor, command, parse
         self.latest: tuple[int, dict[str, dict]] = (0, {})
+        self.answered_s = time.monotonic()  # when dom0 last answered an ask (monotonic s)
+        self.asked = False  # whether an ask has ended, answered or not
         self.stop_event = threading.Event()
         self.wake = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True, name="xen-watch")
@@ -128,11 +132,14 @@ class DomainWatcher:
             started = time.monotonic_ns()
             try:
                 argv = self.command()
-                result = self.executor.run(argv, timeout=60, repeatable=True) if argv else None
+                result = self.executor.run(argv, timeout=SILENT_S, repeatable=True) if argv else None
+                if result is not None:
+                    self.answered_s = time.monotonic()  # dom0 answered, whatever it said
+                    self.asked = True
                 if result is not None and result.ok:
                     self.latest = (started, self.parse(result.stdout))
             except Exception:  # noqa: BLE001 - a failed poll is retried
-                pass
+                self.asked = True
             self.wake.wait(POLL_S)
 
     def poke(self) -> None:

@@ -133,13 +133,15 @@ class Dom0Stressors(Backend):
     def accepts(cls, host: dict) -> tuple[bool, str]:
         return True, ""
 
-    def __init__(self, host: XenHost, name_prefix: str, run_token: Callable[[], str]):
+    def __init__(self, host: XenHost, name_prefix: str, run_token: Callable[[], str],
+                 reachable: Callable[[], bool]):
         """The stressors of the dom0 that `host` reaches; their names start with the current
         run's token (`run_token()`), and a name_prefix marks what earlier xtalks left."""
         super().__init__({})
         self.host = host
         self.name_prefix = name_prefix
         self.run_token = run_token
+        self.reachable = reachable  # False once the run lost dom0 (target.py): no command is sent then
         self.program: str | None = None
         self.local: tuple[Path, str] | None = None
         self.stress_ng: str | None = None
@@ -260,6 +262,9 @@ class Dom0Stressors(Backend):
         if state["stopped"]:
             return
         state["stopped"] = True
+        if not self.reachable():
+            state["console"].close()
+            return
         try:
             killed = self._run(["sh", "-c", KILL, "kill", str(state["pgid"]), state["log"]])
             if killed.ok and killed.stdout.strip().isdigit():
@@ -275,6 +280,8 @@ class Dom0Stressors(Backend):
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+        if not self.reachable():
+            return
         try:
             for handle in self.handles:  # the command line it ran, as xtalk-rt said it (XT META cmd=)
                 handle.backend_state["console"].close_read()

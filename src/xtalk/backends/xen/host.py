@@ -12,8 +12,9 @@ What the Xen is, read once at connection: `xl info` (machine, pCPUs, version, de
 scheduler), the build's .config from hypfs (its schedulers, LLC colouring; without
 hypfs the schedulers are probed by creating an empty cpupool per scheduler) and, on
 x86-64, the TSC rate from `xl dmesg`.
-Caveat: these facts are not read again: a dom0 that reboots mid-campaign (a board
-restarted by hand) is taken to be the same Xen.
+Caveat: these facts are read again only when xtalk restarts the lab (restart(), target.py):
+a dom0 that reboots mid-campaign otherwise (a board restarted by hand) is taken to be the
+same Xen.
 """
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ from .images import PROBE_IMAGES
 from .xl import SCHEDULERS, XenOptions, colours_wanted, llc_coloring_on, parse_xl_info, schedulers_from_config
 
 READ_ONLY_XL = {"info", "list", "dmesg", "cpupool-list", "vcpu-list", "destroy"}  # safe to repeat
-# executor = "lab": options -> (dom0's executor, the lab's campaign lock, held, the lab's facts)
-LAB_CONNECTOR: Callable[[XenOptions], tuple[Executor, LabLock, dict]] | None = None
+# executor = "lab": (options, fresh) -> (dom0's executor, the lab's campaign lock, held, the
+# lab's facts); fresh: the running lab is stopped and booted again first
+LAB_CONNECTOR: Callable[[XenOptions, bool], tuple[Executor, LabLock, dict]] | None = None
 
 
 class XenHost:
@@ -48,7 +50,7 @@ class XenHost:
             self.release()
             raise
 
-    def _connect(self) -> Executor:
+    def _connect(self, fresh: bool = False) -> Executor:
         o = self.opts
         if o.executor == "local":
             return LocalExecutor()
@@ -61,7 +63,7 @@ class XenHost:
         if LAB_CONNECTOR is None:
             raise InfrastructureError("executor = \"lab\" needs xtalk's Xen lab, which this program did not install "
                                       "(xtalk.lab.xen_link.install(); the xtalk command does it)")
-        executor, self.lock, self.lab_state = LAB_CONNECTOR(o)
+        executor, self.lock, self.lab_state = LAB_CONNECTOR(o, fresh)
         return executor
 
     def xl(self, *args, timeout: float = 60.0, check: bool = True):
@@ -132,6 +134,21 @@ class XenHost:
             raise SpecError("backend", [Problem("backend.llc_colors", (
                 f"LLC colouring needs Xen >= 4.20 built with CONFIG_LLC_COLORING and booted with "
                 f"llc-coloring=on; this is Xen {self.xen_version}"))])
+
+    def restartable(self) -> bool:
+        """Whether xtalk can restart this dom0: the lab's, by booting the lab again."""
+        return self.opts.executor == "lab"
+
+    def restart(self) -> None:
+        """Boot the lab again and reconnect (a dom0 that stopped answering); the facts of
+        its Xen are read again."""
+        self.release()
+        try:
+            self.executor.close()
+        except Exception:  # noqa: BLE001 - a master connection to a frozen dom0: nothing to close
+            pass
+        self.executor = self._connect(fresh=True)
+        self._probe()
 
     def release(self) -> None:
         """Give the lab's campaign lock back (nothing to do for local and ssh)."""

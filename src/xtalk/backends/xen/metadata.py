@@ -82,6 +82,13 @@ class MovedCpu(Part):
     from_pool: str = Field(alias="from")
 
 
+class TargetDecision(Part):
+    """What the backend decided about a dom0 that stopped answering (target.py)."""
+    state: str  # restarted | set aside
+    reason: str
+    at: str
+
+
 class ForeignImage(Part):
     sha256: str
     dom0_path: str
@@ -120,6 +127,7 @@ class XenMetadata(BackendMetadata, LinuxRtImageFacts):
     moved_cpus: list[MovedCpu] | None = None
     unpaused_host_ns: dict[str, list[int]] | None = None
     transport_failures: list[str] | None = None
+    target: list[TargetDecision] | None = None
     leftovers_destroyed: list[str] | None = None
     dmesg_tail: list[str] | None = None
     cpupools: str | None = None

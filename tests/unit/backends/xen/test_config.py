@@ -209,7 +209,7 @@ def test_a_foreign_domu_boots_its_own_kernel_ramdisk_and_command_line(tmp_path):
         def __init__(self):
             self.files, self.puts = {}, 0
 
-        def run(self, argv, timeout=60.0):
+        def run(self, argv, timeout=60.0, repeatable=False):
             if argv[0] == "sha256sum" and argv[1] in self.files:
                 return Result(argv, 0, f"{hashlib.sha256(self.files[argv[1]]).hexdigest()}  {argv[1]}\n", "")
             return Result(argv, 0 if argv[0] == "mkdir" else 1, "", "")
