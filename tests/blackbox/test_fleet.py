@@ -1,18 +1,19 @@
 """`xtalk run --fleet` on a labgrid lab on loopback (tests/framework/fleet_lab.py): two boards that
 are this machine over ssh, a coordinator and an exporter on 127.0.0.1. What is held is
-checked through labgrid's own client (`labgrid-client who`, `reservations`)."""
+checked through labgrid's own client (`labgrid-client who`, `reservations`). Boards that
+stop answering or turn suspect: test_fleet_faults.py."""
 from __future__ import annotations
 
 import json
 import shutil
 import signal
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.framework.cli import campaign_dir, small, start, wait_for, xtalk
+from tests.framework.fleet_checks import metas, nothing_held, workers
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
@@ -31,40 +32,6 @@ def lab(tmp_path_factory, native_bench):
 def boards_on(lab):
     for board in lab.boards:
         board.power_on()
-
-
-def metas(out: Path) -> dict[str, dict]:
-    return {p.parent.name: json.loads(p.read_text()) for p in (campaign_dir(out) / "runs").glob("*/meta.json")}
-
-
-def nothing_held(lab) -> bool:
-    return lab.client("who").strip().splitlines()[1:] == [] and lab.client("reservations").strip() == ""
-
-
-def workers() -> list[str]:
-    """Command lines of every xtalk worker (a crafted one too) or lease guard still running."""
-    out = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if any(what in cmd for what in ("xtalk.cli.main worker", "xtalk.fleet.guard", "tests.framework.crafted_tar")):
-            out.append(cmd)
-    return out
-
-
-def worker_running(board) -> bool:
-    """The board's `xtalk worker` itself runs (its login shell is done)."""
-    from tests.framework.fleet_lab import descendants
-    for pid in descendants(board.proc.pid) if board.on else []:
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if Path(argv[0].decode()).name.startswith("python") and b"worker" in argv:
-            return True
-    return False
 
 
 def test_spread_runs_on_both_boards_into_one_campaign_and_gives_them_back(lab, tmp_path):
@@ -107,44 +74,6 @@ def test_per_board_runs_everything_on_each_board_and_compares_them(lab, tmp_path
     assert "Boards: each configuration against the same one on board-a" in (
         campaign_dir(out) / "report" / "report.md").read_text()
     assert nothing_held(lab)
-
-
-def test_a_board_that_dies_fails_its_run_and_the_rest_finish_on_the_other(lab, tmp_path):
-    out = tmp_path / "out"
-    spec = small(tmp_path, duration=3, reps=2, iterations=0)
-    proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
-    victim = lab.boards[1]
-    wait_for(lambda: worker_running(victim), 60, "a run on board-b")
-    time.sleep(1.0)
-    urllib.request.urlopen(f"http://127.0.0.1:{lab.switch.server_port}/relay/{victim.index}/0").read()
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 3, err
-    runs = metas(out)
-    dead = [m for m in runs.values() if m["fleet"]["place"] == "board-b" and m["status"] == "error"]
-    assert len(dead) == 1 and "board-b stopped answering" in dead[0]["reason"], runs
-    assert len(runs) == 4 and all(m["status"] == "pass" for m in runs.values() if m not in dead)
-    assert nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
-
-
-def test_a_board_that_sends_a_bad_tar_fails_its_run_is_suspect_and_the_other_finishes(lab, tmp_path):
-    out = tmp_path / "out"
-    spec = small(tmp_path, placements='["solo"]', duration=1, reps=3, iterations=0)
-    res = xtalk("run", spec, "--fleet", lab.fleet(sends={"board-b": "outside"}), "--out", out, "--json")
-    assert res.returncode == 3, res.stderr
-    told = "board board-b sent a run with a member outside its directory: ../x (the board is suspect: no more " \
-           "runs go to it)"
-    runs = metas(out)
-    bad = [m for m in runs.values() if m["fleet"]["place"] == "board-b"]
-    assert len(bad) == 1 and bad[0]["status"] == "error" and bad[0]["reason"] == told, runs
-    assert sorted(runs) == ["solo-r1", "solo-r2", "solo-r3"]
-    assert all(m["status"] == "pass" and m["fleet"]["place"] == "board-a" for m in runs.values() if m not in bad)
-    assert json.loads(res.stdout)["boards_out"] == {"board-b": told} and f"xtalk: error: {told}" in res.stderr
-    stored = campaign_dir(out)
-    assert not (stored / "incoming").exists() and not list(stored.rglob("x"))  # what it sent is gone, none outside
-    assert "suspect" in xtalk("show", "small", "--out", out).stdout
-    assert nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
 
 
 def test_a_run_over_the_size_limit_is_refused_while_it_streams(lab, tmp_path):

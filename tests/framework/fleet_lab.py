@@ -194,9 +194,11 @@ class _SwitchHandler(http.server.BaseHTTPRequestHandler):
 
 class FleetLab:
     """`places`: more places to export, name -> labgrid resources (e.g. a Xen lab's
-    NetworkService), each tagged board=NAME."""
+    NetworkService), each tagged board=NAME; `unpowered`: the boards exported without their
+    NetworkPowerPort (xtalk cannot restart them; the switch still works for the tests)."""
 
-    def __init__(self, root: Path, boards: int = 2, places: dict[str, dict] | None = None):
+    def __init__(self, root: Path, boards: int = 2, places: dict[str, dict] | None = None,
+                 unpowered: tuple[str, ...] = ()):
         self.root = root
         self.procs: list[subprocess.Popen] = []
         key = root / "client_key"
@@ -211,8 +213,9 @@ class FleetLab:
         wait_port(self.port)
         exported = {b.name: {
             "NetworkService": {"address": "127.0.0.1", "username": os.environ.get("USER", "root"), "port": b.port},
-            "NetworkPowerPort": {"model": "simplerest", "index": b.index,
-                                 "host": f"http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}"},
+            **({} if b.name in unpowered else {"NetworkPowerPort": {
+                "model": "simplerest", "index": b.index,
+                "host": f"http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}"}}),
             "NetworkSerialPort": {"host": "127.0.0.1", "port": b.console.port, "protocol": "raw"},
         } for b in self.boards}
         (root / "exporter.yaml").write_text(yaml.safe_dump(exported | (places or {})))

@@ -7,18 +7,23 @@
 Power goes through the labgrid power driver of the place's power resource; after a
 power cycle the board must answer ssh within the kind's boot_timeout_s.
 
-A board that stops answering (ssh's connection lost: status 255 with no run sent back)
-raises BoardDown; one that sends back a run xtalk does not take (a bad tar stream, over
-the fleet's max_run_mib, a meta.json that cannot be read: unpack.py) raises BoardSuspect,
-after its worker (or ssh) was stopped and what was unpacked removed. Either way the caller
-stores the run as 'error' with the reason and gives the board no more runs.
+A board that stops answering (ssh's connection lost: status 255 with no run sent back; or
+no answer to `check`, the health check before a run: ssh `true` within HEALTH_TIMEOUT_S)
+raises BoardDown, whose reason says since when it was silent (its last sign of life: a
+progress tick of its worker, the start of the run, its last answer); one that sends back
+a run xtalk does not take (a bad tar stream, over the fleet's max_run_mib, a meta.json
+that cannot be read: unpack.py) raises BoardSuspect, after its worker (or ssh) was
+stopped and what was unpacked removed. What the campaign does with either: decisions.py.
 Caveats: labgrid's drivers are not thread-safe (a global step stack), so power cycles of
 the boards take turns. ssh notices a board that vanished without closing its connections (power cut on
-a real network) after ServerAliveInterval x ServerAliveCountMax = 30 s.
+a real network) after ServerAliveInterval x ServerAliveCountMax = 30 s. Only the worker's
+progress ticks count as a sign of life during a run: its other stderr lines cannot be
+told from ssh's own (which come after the board fell silent).
 """
 from __future__ import annotations
 
 import collections
+import datetime as dt
 import json
 import os
 import shlex
@@ -47,6 +52,7 @@ POWER_DRIVERS = {"NetworkPowerPort": "NetworkPowerDriver", "PDUDaemonPort": "PDU
                  "NetworkUSBPowerPort": "USBPowerDriver", "NetworkYKUSHPowerPort": "YKUSHPowerDriver",
                  "NetworkSiSPMPowerPort": "SiSPMPowerDriver", "TasmotaPowerPort": "TasmotaPowerDriver"}
 SSH_LOST = 255
+HEALTH_TIMEOUT_S = 30.0  # how long a board may take to answer the health check (ssh `true`)
 STORED = (0, 130, 3)  # the worker's statuses when it stored its run and sent it
 LABGRID_LOCK = threading.Lock()  # labgrid's drivers keep a global step stack: one driver call at a time
 
@@ -63,15 +69,20 @@ def board_values(kind: BoardKind, raw: dict, host: str, port: int | None = None)
 
 
 class BoardDown(InfrastructureError):
-    """The board stopped answering; the campaign goes on without it."""
+    """The board stopped answering; `since`: its last sign of life (epoch seconds), if any."""
 
-    state = "DOWN"
+    def __init__(self, message: str, since: float | None = None):
+        super().__init__(message)
+        self.since = since
 
 
 class BoardSuspect(BoardDown):
-    """The board sent a run xtalk does not take; the campaign goes on without it."""
+    """The board sent a run xtalk does not take: nothing it sends can be trusted."""
 
-    state = "SUSPECT"
+
+def utc_text(t: float) -> str:
+    """Epoch seconds as '2025-03-01 14:05:09 UTC'."""
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 class Board:
@@ -87,19 +98,55 @@ class Board:
                                label=f"board {place.name}")
         self.address = f"{service.get('username')}@{service['address']}:{service.get('port') or 22}"
         self._power = None
+        self.heard: tuple[float, str] | None = None  # its last sign of life: (epoch seconds, what it was)
 
     def facts(self) -> dict:
         """What every run's meta.json says about where it ran (`fleet`)."""
         return {"place": self.place.name, "kind": self.kind.name, "reach": self.kind.reach, "address": self.address}
 
+    # signs of life
+    def hear(self, what: str) -> None:
+        self.heard = (time.time(), what)
+
+    def silence(self) -> str:
+        """Since when the board has been silent, in words."""
+        if self.heard is None:
+            return "not heard from since xtalk took its place"
+        at, what = self.heard
+        return f"silent since {utc_text(at)} ({what})"
+
+    def down(self, what: str) -> BoardDown:
+        return BoardDown(f"board {self.place.name} {what}; {self.silence()}", self.heard and self.heard[0])
+
+    def _no_answer(self, timeout_s: float) -> str | None:
+        """Why the board did not answer ssh `true` within `timeout_s`; None when it did."""
+        try:
+            probe = subprocess.run(self.ssh.ssh_argv(shared=False) + ["true"], capture_output=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return f"no answer within {timeout_s:g} s"
+        if probe.returncode == 0:
+            return None
+        return probe.stderr.decode(errors="replace").strip() or f"ssh status {probe.returncode}"
+
+    def check(self) -> None:
+        """The health check before a run: raises BoardDown when the board does not answer."""
+        why = self._no_answer(HEALTH_TIMEOUT_S)
+        if why is not None:
+            raise self.down(f"did not answer the health check (ssh true: {why})")
+        self.hear("its answer to the health check")
+
     # power
+    def power_resource(self) -> tuple[str, dict] | None:
+        """The place's first power resource (its class, its arguments), or None."""
+        return next(((cls, r[cls]) for r in self.place.resources for cls in r if cls in POWER_DRIVERS), None)
+
     def power_driver(self):
         if self._power is None:
-            found = [(cls, r[cls]) for r in self.place.resources for cls in r if cls in POWER_DRIVERS]
-            if not found:
+            found = self.power_resource()
+            if found is None:
                 raise InfrastructureError(f"labgrid place {self.place.name} has no power resource ("
                                           f"{', '.join(POWER_DRIVERS)}): run.power_cycle needs one")
-            cls, args = found[0]
+            cls, args = found
             target = target_factory.make_target(self.place.name, {
                 "resources": [{cls: dict(args)}], "drivers": [{POWER_DRIVERS[cls]: {"delay": 1.0}}]})
             self._power = target.get_driver("PowerProtocol")
@@ -112,19 +159,17 @@ class Board:
         except InfrastructureError:
             raise
         except Exception as err:  # noqa: BLE001 - a power switch's own error (HTTP, USB)
-            raise BoardDown(f"board {self.place.name}: power cycle failed: {type(err).__name__}: {err}") from None
+            raise self.down(f"could not be power-cycled: {type(err).__name__}: {err}") from None
         self.wait_up()
 
     def wait_up(self) -> None:
         end = time.monotonic() + self.kind.boot_timeout_s
-        while True:
-            probe = subprocess.run(self.ssh.ssh_argv(shared=False) + ["true"], capture_output=True, timeout=60)
-            if probe.returncode == 0:
-                return
+        while (why := self._no_answer(HEALTH_TIMEOUT_S)) is not None:
             if time.monotonic() > end:
-                raise BoardDown(f"board {self.place.name} did not answer ssh within boot_timeout_s = "
-                                f"{self.kind.boot_timeout_s:g} s: {probe.stderr.decode(errors='replace').strip()}")
+                raise self.down(f"did not answer ssh within boot_timeout_s = {self.kind.boot_timeout_s:g} s after "
+                                f"its power cycle: {why}")
             time.sleep(0.5)
+        self.hear("its answer after a power cycle")
 
     # runs
     def worker_argv(self) -> list[str]:
@@ -147,6 +192,7 @@ class Board:
         proc = subprocess.Popen(self.worker_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)  # Ctrl-C is ours to pass on
         tail: collections.deque[str] = collections.deque(maxlen=8)
+        self.hear("the start of its run")
         readers = [threading.Thread(target=self._stderr, args=(proc, tail, tick), daemon=True),
                    threading.Thread(target=self._stopper, args=(proc, stop), daemon=True)]
         for t in readers:
@@ -175,13 +221,14 @@ class Board:
             elif (incoming / "meta.json").is_file():
                 refused = self._not_taken(incoming, job["as"]["run_id"], job["attempt"])
                 if refused is None:
+                    self.hear("the end of its last run")
                     return incoming
         if refused is not None:
             shutil.rmtree(incoming)  # nothing of it is stored: the run is stored as 'error' with the reason
             raise BoardSuspect(f"board {self.place.name} {refused} (the board is suspect: no more runs go to it)")
         said = " / ".join(line for line in tail if line) or f"status {rc}"
         if rc == SSH_LOST and self.kind.reach == WORKER:
-            raise BoardDown(f"board {self.place.name} stopped answering ({said})")
+            raise self.down(f"stopped answering ({said})")
         raise InfrastructureError(f"board {self.place.name}: the worker failed: {said}")
 
     @staticmethod
@@ -207,12 +254,12 @@ class Board:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
 
-    @staticmethod
-    def _stderr(proc: subprocess.Popen, tail, tick) -> None:
+    def _stderr(self, proc: subprocess.Popen, tail, tick) -> None:
         for raw in proc.stderr:
             line = raw.decode(errors="replace").strip()
             if line.startswith("@@xtalk t_s="):
                 value = line.split("=", 1)[1]
+                self.hear("its worker's last progress tick" + ("" if value == "-" else f", {value} s into the run"))
                 tick(None if value == "-" else float(value))
             elif line:
                 tail.append(line.removeprefix("xtalk: error: "))

@@ -8,10 +8,13 @@ _<place>), so each board's configurations have their own statistics and baseline
 
 One campaign directory; every run's meta.json says where it ran (`fleet`: place, kind,
 reach, ssh address, and the board's host facts). The places are held (lease.py) from
-before the first run until every board is done, on every way out. A board that stops
-answering has its run stored as 'error' with the reason; its remaining runs go to the
-other boards (spread) or are not run (per-board); --resume redoes both. A board that sent
-back a run xtalk does not take (fleet/unpack.py) is suspect and taken out the same way.
+before the first run until every board is done, on every way out. Before each run a
+board answers a health check (ssh `true`; not where the spec power-cycles it before each
+run: its boot is the check). A board that stops answering has the run it was on stored
+as 'error' with what stopped answering and since when; it is then restarted or set aside
+(decisions.py, which writes each decision to campaign.json), as is a board that sent back
+a run xtalk does not take (suspect, unpack.py). A set-aside board's remaining runs go to
+the other boards (spread) or are not run (per-board); --resume redoes both, on every board.
 Ctrl-C / SIGTERM stop every board's run (each stored as interrupted) and exit 130. The
 campaign directory is leased (host/leases.py) as a campaign's here is; the boards' CPUs
 are their workers'.
@@ -43,6 +46,7 @@ from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values
 from .console import LOG as SERIAL_LOG, SerialCapture
 from ..remote.coordinator import Coordinator
+from .decisions import BoardDecisions, SetAside, fleet_record
 from .lease import Lease
 from .model import BoardKind, Fleet
 from .progress import FleetProgress
@@ -112,7 +116,8 @@ class Dispatch:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.results: list[dict] = []
-        self.down: dict[str, str] = {}
+        self.down: dict[str, str] = {}  # the boards set aside, and why
+        self.decisions = BoardDecisions(store, text, progress)
         self.fatal: BaseException | None = None
         (store.path / "incoming").mkdir(exist_ok=True)
 
@@ -125,20 +130,38 @@ class Dispatch:
                 self.queue.remove(job)
             return job
 
+    def give_back(self, job: Job) -> None:
+        """A job taken but not run: the next to be taken."""
+        with self.lock:
+            self.queue.appendleft(job)
+
     def serve(self, board: Board) -> None:
         name = board.place.name
         try:
             while (job := self.take(name)) is not None:
-                self._one(board, job)
+                try:
+                    self._checked(board, job)
+                except BoardDown as err:
+                    self.decisions.after(board, err)
             self.progress.state(name, "stopped" if self.stop.is_set() else "done")
-        except BoardDown as err:
+        except SetAside as aside:
             with self.lock:
-                self.down[name] = str(err)
-            self.progress.down(name, err.state, str(err))
+                self.down[name] = aside.reason
+            self.progress.down(name, aside.state.upper(), aside.reason)
         except BaseException as err:  # noqa: BLE001 - a full disk, a bug: every board stops
             with self.lock:
                 self.fatal = self.fatal or err
             self.stop.set()
+
+    def _checked(self, board: Board, job: Job) -> None:
+        """The job on the board once it answers the health check; given back when it does not."""
+        if not self.spec.run.power_cycle:
+            try:
+                board.check()
+            except BoardDown:
+                self.give_back(job)
+                raise
+        self._one(board, job)
 
     def _one(self, board: Board, job: Job) -> None:
         run, place = job.run, board.place.name
@@ -208,8 +231,9 @@ def _run_fleet_campaign(spec: Campaign, raw: dict, text: str, source: str, out: 
     if twice:
         raise SpecError(fleet_source, [Problem("kinds", f"place {', '.join(twice)} is in more than one kind")])
     jobs = jobs_of(runs, names, fleet.mode)
+    earlier = CampaignStore.latest(out, spec.name) if resume else None
     store = open_store(spec, raw, text, source, out, resume, [j.run for j in jobs], host_facts(), leases,
-                       fleet={"mode": fleet.mode})
+                       fleet=fleet_record(earlier, fleet.mode))
     done = store.completed_run_ids() if resume else set()
     todo = [j for j in jobs if j.run.run_id not in done]
     with sigterm_as_interrupt(), interrupts_name(store.path), Lease(fleet, chosen) as places, \

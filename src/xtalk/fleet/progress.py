@@ -1,10 +1,10 @@
 """The whole fleet on one screen: per board its state (the run it is on and how far:
-starting, booting, N s of the run's duration; a power cycle; done; down or suspect and
-why), runs
+starting, booting, N s of the run's duration; a power cycle; a restart; done; down or
+suspect and why), runs
 done and failed, and the campaign's total with the time elapsed and an ETA (the mean
 wall time of a finished run times the runs left, over the boards still up).
 On a terminal a rich Live table redraws; otherwise one line per finished run (and one
-per board that went down or became suspect). Board threads report through the methods; the lock keeps
+per board restarted, set aside as down or suspect). Board threads report through the methods; the lock keeps
 the counts consistent. A long state (a down board's reason) is cut to STATE_WIDTH in
 the table; the line printed above it has it whole.
 """
@@ -76,6 +76,12 @@ class FleetProgress:
         if meta.get("reason"):
             line += f"  ({meta['reason']})"
         self.console.print(line, highlight=False, markup=False)
+
+    def restarted(self, board: str) -> None:
+        """The board stopped answering and was power-cycled: it takes runs again."""
+        self.state(board, "idle")
+        self.console.print(f"{board:<12} RESTARTED: it stopped answering, was power-cycled and takes runs again",
+                           highlight=False, markup=False)
 
     def down(self, board: str, state: str, reason: str) -> None:
         """The board is out of the campaign: `state` says how (DOWN, SUSPECT)."""

@@ -34,6 +34,8 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      responses with their times, resolution; src/xtalk/instruments/), and a metric's
      `clock` = "host": its values and times are host ns (an instrument's samples). An
      older record has neither.
+campaign.json `fleet.boards` (a fleet campaign's decisions about its boards) came without a
+new version: a key with a default, absent from every campaign.json before it.
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
 (a version-1 run's attempt comes from its directory; 1 to 3 hold no key that 4 lacks;
 4's stressors get their `pressure` reason),
@@ -85,8 +87,18 @@ class RecordError(InfrastructureError):
         super().__init__(f"{file}: {reason}")
 
 
+class BoardDecision(Part):
+    """What a fleet campaign decided about a board (fleet/decisions.py)."""
+
+    state: Literal["restarted", "down", "suspect"]  # power-cycled and given runs again; set aside: silent, suspect
+    reason: str                # what the board did, and since when it was silent
+    at: str                    # when it was decided (ISO 8601, UTC)
+    since: str | None = None   # its last sign of life before it stopped answering (ISO 8601, UTC)
+
+
 class CampaignFleet(Part):
     mode: str
+    boards: dict[str, list[BoardDecision]] = {}  # per place, its decisions oldest first (every session's)
 
 
 class CampaignRecord(Part):

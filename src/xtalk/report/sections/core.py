@@ -9,6 +9,7 @@ from ...analysis import wording
 from ...analysis.boards import reference_board
 from ...analysis.overhead import BARE
 from ..answer import Doubt, answer_rows, doubts
+from ..fleet_boards import board_doubts
 from ..instrument import instrument_brief, instrument_table, runs_with_instrument
 from ..second_config import second_config_hint
 from ..setup import exposure_table, low_exposure, setup_table
@@ -35,7 +36,7 @@ def _answer(res: dict) -> Section:
 
 
 def _doubts(res: dict) -> Section:
-    groups = doubts(res)
+    groups = board_doubts(res) + doubts(res)
     idle = low_exposure(res)
     if idle:
         groups.insert(0, Doubt("stressors idle for a noticeable share of a non-solo run", "warning", idle))

@@ -1,0 +1,45 @@
+"""What the fleet tests look at: the runs a campaign stored, whether the loopback lab
+(fleet_lab.py) still holds a place, the workers and lease guards still running, and
+whether a board's worker runs. Light to import (no labgrid): test modules take it at
+collection."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.framework.cli import campaign_dir
+
+
+def metas(out: Path) -> dict[str, dict]:
+    """Every stored attempt's meta.json, by its run directory's name."""
+    return {p.parent.name: json.loads(p.read_text()) for p in (campaign_dir(out) / "runs").glob("*/meta.json")}
+
+
+def nothing_held(lab) -> bool:
+    return lab.client("who").strip().splitlines()[1:] == [] and lab.client("reservations").strip() == ""
+
+
+def workers() -> list[str]:
+    """Command lines of every xtalk worker (a crafted one too) or lease guard still running."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if any(what in cmd for what in ("xtalk.cli.main worker", "xtalk.fleet.guard", "tests.framework.crafted_tar")):
+            out.append(cmd)
+    return out
+
+
+def worker_running(board) -> bool:
+    """The board's `xtalk worker` itself runs (its login shell is done)."""
+    from tests.framework.fleet_lab import descendants
+    for pid in descendants(board.proc.pid) if board.on else []:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if Path(argv[0].decode()).name.startswith("python") and b"worker" in argv:
+            return True
+    return False
