@@ -83,6 +83,7 @@ def test_a_board_that_stops_answering_is_restarted_and_finishes_its_runs(lab, tm
     assert wait_for(lambda: not workers(), 10, "no worker or guard left")
 
 
+@pytest.mark.full  # the gate has the restart (above); this one's second cut and resume: test-all
 def test_a_board_that_stops_twice_is_set_aside_its_runs_go_on_and_resume_gives_it_runs_again(lab, tmp_path):
     out = tmp_path / "out"
     spec = small(tmp_path, duration=3, reps=3, iterations=0)
@@ -137,6 +138,7 @@ def test_a_board_that_sends_a_bad_tar_fails_its_run_is_set_aside_as_suspect_with
     assert wait_for(lambda: not workers(), 10, "no worker or guard left")
 
 
+@pytest.mark.full
 def test_a_board_without_power_control_that_does_not_answer_is_set_aside_before_its_first_run(tmp_path,
                                                                                               native_bench):
     from tests.framework.fleet_lab import FleetLab
