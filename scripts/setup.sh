@@ -28,6 +28,8 @@ have stress-ng || need+=(stress-ng)
 # dom0 with a pinned host key, cpio packs the dom0 initramfs, readelf checks its libraries.
 have fdtput || need+=(device-tree-compiler)
 { have ssh && have ssh-keygen; } || need+=(openssh-client)
+# the link fault tests (tests/framework/netem_link.py) drop packets with nftables in a namespace of their own
+have nft || need+=(nftables)
 have cpio || need+=(cpio)
 # Fleet tests (tests/framework/fleet_lab.py): boards that are this machine over ssh, a user-run sshd each.
 { have sshd || [ -x /usr/sbin/sshd ]; } || need+=(openssh-server)

@@ -9,12 +9,16 @@ FAULT, what the first send suffers:
   lost      runs whole, but its output and marks are lost (status 255, nothing printed)
   cut       runs whole, but only its start mark comes back (status 255)
   running   starts, and the connection drops while it still runs (it goes on, detached)
+  killed    starts, and is killed with its connection a moment later
   none      no fault
 Every later send runs as it would over a working link."""
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -32,12 +36,16 @@ def main() -> int:
     if fault == "refused":
         sys.stderr.write("ssh: connect to host dom0 port 22: Connection refused\n")
         return 255
-    if fault == "running":
+    if fault in ("running", "killed"):
         child = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         child.stdin.write(stdin)
         child.stdin.close()
         (state / "running.pid").write_text(str(child.pid))
+        if fault == "killed":
+            time.sleep(0.3)  # it has claimed the command
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
         sys.stderr.write("@@XTGO\n")
         return 255
     p = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True)

@@ -24,6 +24,7 @@ read is sent `repeatable`.
 """
 from __future__ import annotations
 
+import atexit
 import fcntl
 import hashlib
 import os
@@ -41,18 +42,21 @@ from ..errors import InfrastructureError
 # Wraps every command run over ssh: a start mark and the exit status on stderr.
 REPORTING_SHELL = 'printf "@@XTGO\\n" >&2; "$@"; rc=$?; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"'
 # argv: TOKEN FORGET CMD...: REPORTING_SHELL's marks, CMD run only by the first send of
-# TOKEN (a noclobber claim in dom0's temporary directory), its status and output kept for
-# a resend, which prints @@XTAGAIN and the kept outcome, or @@XTUNKNOWN when the first has
-# not finished. FORGET: the tokens (hex, space-separated) whose kept files can go. Few
+# TOKEN (a noclobber claim in dom0's temporary directory), deaf to the hang-up of its
+# connection, its status and output kept for a resend, which prints @@XTAGAIN and the
+# kept outcome (waiting up to ~50 s while the first send's shell, its PID in TOKEN.p, still
+# runs), or @@XTUNKNOWN when the first send ended without one (killed). FORGET: the tokens (hex, space-separated) whose kept files can go. Few
 # processes (a fork costs ~10 ms in an emulated dom0): no subshell for the claim, no cat
 # of an empty output; kept files go FORGET_AFTER at a time.
 CLAIMED_SHELL = (
     'd="${TMPDIR:-/tmp}/xtalk-claims-${USER:-$(id -u)}"; t="$d/$1"; forget=$2; shift 2; '
     '[ -d "$d" ] || mkdir -p -m 700 "$d" 2>/dev/null; '
-    'if [ -n "$forget" ]; then f=; for o in $forget; do f="$f $o.c $o.o $o.e $o.r"; done; (cd "$d" && rm -f $f); fi; '
-    'set -C; if { true > "$t.c"; } 2>/dev/null; then set +C; printf "@@XTGO\\n" >&2; '
-    '"$@" > "$t.o" 2> "$t.e"; rc=$?; echo "$rc" > "$t.r"; '
+    'if [ -n "$forget" ]; then f=; for o in $forget; do f="$f $o.c $o.p $o.o $o.e $o.r"; done; (cd "$d" && rm -f $f); fi; '
+    'set -C; if { true > "$t.c"; } 2>/dev/null; then set +C; echo "$$" > "$t.p"; printf "@@XTGO\\n" >&2; '
+    'trap "" HUP PIPE; "$@" > "$t.o" 2> "$t.e"; rc=$?; echo "$rc" > "$t.r"; '
     'elif set +C; [ -e "$t.c" ]; then printf "@@XTAGAIN\\n" >&2; '
+    'i=0; while [ ! -s "$t.r" ] && [ $i -lt 250 ] && kill -0 "$(cat "$t.p" 2>/dev/null)" 2>/dev/null; do '
+    'sleep 0.2 2>/dev/null || sleep 1; i=$((i+1)); done; '
     'if [ ! -s "$t.r" ]; then cat "$t.o" 2>/dev/null; printf "@@XTUNKNOWN\\n" >&2; exit 255; fi; '
     'printf "@@XTGO\\n" >&2; read -r rc < "$t.r"; '
     'else printf "@@XTNOCLAIM %s\\n" "$d" >&2; exit 255; fi; '
@@ -272,6 +276,7 @@ class SshExecutor(Executor):
         self.retries: list[str] = []  # connection failures retried (a run's metadata keeps them)
         self.resends: list[str] = []  # resends that found their first send's outcome kept
         self.kept: list[str] = []  # tokens whose outcome dom0 keeps: forgotten FORGET_AFTER at a time
+        atexit.register(self.close)  # the master connection ends with xtalk, not ControlPersist later
         if label:
             self.label = label
 
@@ -331,7 +336,8 @@ class SshExecutor(Executor):
                 return Result(argv, status, out, err.replace("@@XTAGAIN\n", ""))
             if "\n@@XTUNKNOWN\n" in "\n" + raw:
                 raise TransportError(self.label, shown, "sent again after its connection dropped: the first send "
-                                     "had not ended (outcome unknown, not run twice)", out)
+                                     "ended without its outcome, or did not end within 50 s (outcome unknown, not "
+                                     "run twice)", out)
             if repeatable and (started or p.returncode != 255):
                 raise TransportError(self.label, shown, f"ssh status {p.returncode}: the remote shell was killed or "
                                      f"the connection dropped; stdout: {tail(out)}; stderr: {tail(err)}", out)
@@ -367,8 +373,11 @@ class SshExecutor(Executor):
                 "host_key_alias": self.alias, "label": self.label}
 
     def close(self) -> None:
-        subprocess.run(["ssh", "-o", f"ControlPath={self.control}", "-O", "exit", self.host],
-                       capture_output=True, timeout=10)
+        """End the master connection (if any): its socket is local, so this is quick even
+        when dom0 is gone."""
+        if self.control.exists():
+            subprocess.run(["ssh", "-o", f"ControlPath={self.control}", "-O", "exit", self.host],
+                           capture_output=True, timeout=10)
 
 
 class LabLock:
