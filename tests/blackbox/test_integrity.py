@@ -68,6 +68,9 @@ def test_a_deleted_events_file_makes_its_run_damaged_and_resume_redoes_it(campai
     kept = campaign / "runs" / "solo-r1.attempt1"
     assert (kept / "samples.parquet").is_file() and not (kept / "events.jsonl").exists()  # kept apart, as it was
     assert "1 earlier attempt unreadable, kept" in cells(xtalk("list", "--out", out).stdout)
+    verified = xtalk("show", "small", "--out", out, "--verify")  # repaired: the damaged attempt is not used
+    assert verified.returncode == 0 and "solo-r1.attempt1: missing" in verified.stderr, verified.stderr
+    assert "(an earlier attempt, not used)" in verified.stderr
 
 
 def test_a_changed_parquet_file_makes_its_run_damaged_and_verify_finds_a_change_that_keeps_mtime(campaign):

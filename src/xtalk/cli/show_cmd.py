@@ -60,11 +60,16 @@ def run(args) -> int:
 
 def verified(store, verify: bool) -> int:
     """With --verify: exit 3, saying so on stderr, when a run's files or record are not as
-    they were written (damaged: a hash or size differs, a file is missing)."""
+    they were written (damaged: a hash or size differs, a file is missing; missing: its
+    directory is gone). A damaged earlier attempt (kept aside by --resume, which redid the
+    run) is said as a warning: no result rests on it."""
     damaged = store.index().damaged if verify else []
+    used = [d for d in damaged if d.row(store.path)["final"]]
     for d in damaged:
-        print(f"xtalk: error: {store.path.name}/{d.dir.name}: {d.error.reason} ({d.error.file.name})", file=sys.stderr)
-    return EXIT_INFRASTRUCTURE if damaged else 0
+        level = "error" if d in used else "warning"
+        print(f"xtalk: {level}: {store.path.name}/{d.dir.name}: {d.error.reason} ({d.error.file.name})"
+              + ("" if d in used else " (an earlier attempt, not used)"), file=sys.stderr)
+    return EXIT_INFRASTRUCTURE if used else 0
 
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:

@@ -255,6 +255,8 @@ def _open(path: Path) -> int:
             if err.errno == errno.ELOOP:
                 raise UsageError(f"lock file {path} is a symbolic link: refused, not followed (it is no lease "
                                  "file of xtalk's: remove it)") from None
+            if err.errno == errno.EISDIR:
+                raise UsageError(f"lock file {path} is not a regular file: refused (remove it)") from None
             raise
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
@@ -285,15 +287,23 @@ def _lock(path: Path) -> int | None:
 
 
 def _holder_of(path: Path) -> str:
+    """Who holds the lease: what its file says, unless its socket's holder (the kernel's
+    word, SO_PEERCRED) is another process: a file anyone can rewrite is not believed then."""
+    pid = _socket_holder(path)
+    said = None
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         with os.fdopen(fd) as f:
-            return str(Holder(**{k: v for k, v in json.loads(f.read(65536)).items() if k != "lease"}))
+            said = Holder(**{k: v for k, v in json.loads(f.read(65536)).items() if k != "lease"})
     except (OSError, ValueError, TypeError):
-        pid = _socket_holder(path)
-        if pid is not None and not path.exists():
-            return f"another xtalk (PID {pid}; its lease file {path} was removed)"
-        return f"another xtalk (PID {pid})" if pid is not None else "another xtalk (it has not said which yet)"
+        pass
+    if said is not None and pid in (None, said.pid, os.getpid()):  # this process: leases it holds for others
+        return str(said)
+    if pid is None:
+        return "another xtalk (it has not said which yet)"
+    if not path.exists():
+        return f"another xtalk (PID {pid}; its lease file {path} was removed)"
+    return f"another xtalk (PID {pid})" + (f"; its lease file names {said}, which does not hold it" if said else "")
 
 
 def _give_back(held: dict[Path, int]) -> None:

@@ -23,6 +23,8 @@ carriage returns) and the Zephyr boot banner and fatal-error patterns.
 """
 from __future__ import annotations
 
+import math
+
 import re
 import time
 from abc import ABC, abstractmethod
@@ -47,6 +49,9 @@ ZEPHYR_FATAL = re.compile(r">>> ZEPHYR FATAL ERROR.*|ASSERTION FAIL.*|PROJECT EX
 def plain(line: str) -> str:
     """A console line without ANSI escape sequences, carriage returns and trailing blanks."""
     return ANSI.sub("", line).replace("\r", "").rstrip()
+
+
+MAX_VALUE = 1 << 64  # a stored value or time: SAMPLE_DTYPE's unsigned 64 bits
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,10 @@ class OutputParser(ABC):
                flags: int = 0) -> Event:
         """Record one sample of metric `name`; a time in us/ms/s is stored in ns (flags bit
         0: the value is a lower bound, e.g. a histogram's overflow)."""
-        ticks = int(round(value * UNIT_NS.get(unit, 1)))
+        ticks = round(value * UNIT_NS.get(unit, 1)) if math.isfinite(value) else -1
+        if not 0 <= ticks < MAX_VALUE or not 0 <= t_ns < MAX_VALUE:
+            return self.failed(f"a sample of {name} of {value:g} {unit} (time {t_ns} ns) cannot be stored: values "
+                               f"and times are stored as whole numbers from 0 to 2^64 - 1")
         self._samples.append((self._seq, int(t_ns), ticks, self._metric_of(name, unit, kind), flags))
         self._seq += 1
         return Event("SAMPLE", {"metric": name, "value": str(ticks)})

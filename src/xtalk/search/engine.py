@@ -74,8 +74,8 @@ def open_study(directory: Path, settings: Settings, earlier: list[str] = (), say
     directory.mkdir(parents=True, exist_ok=True)
     settings_file = directory / journal.SETTINGS
     now = json.loads(json.dumps(settings.key()))  # as stored: tuples are lists
-    journal.check_kept(directory, list(earlier))
     journal.heal(directory, say)
+    journal.check_kept(directory, list(earlier))
     before = journal.read_settings(directory)
     if before is not None:
         changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
@@ -85,10 +85,15 @@ def open_study(directory: Path, settings: Settings, earlier: list[str] = (), say
     else:
         settings_file.write_text(json.dumps(settings.key(), indent=1))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(directory / journal.JOURNAL)))
-    return optuna.create_study(storage=storage, study_name=settings.name, direction="maximize", load_if_exists=True,
-                               sampler=sampler(settings.seed),
-                               pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=0))
+    path = directory / journal.JOURNAL
+    try:  # Optuna replays the journal here
+        storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
+        return optuna.create_study(storage=storage, study_name=settings.name, direction="maximize",
+                                   load_if_exists=True, sampler=sampler(settings.seed),
+                                   pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=0))
+    except Exception as err:  # noqa: BLE001 - whole records Optuna cannot replay: the journal's fault, said so
+        raise SpecError("search", [Problem("--name", f"{path}: Optuna cannot replay this journal ({type(err).__name__}: "
+                                                     f"{err}); give another --name to start a new search")]) from None
 
 
 def sampler(seed: int) -> optuna.samplers.BaseSampler:

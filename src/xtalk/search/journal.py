@@ -3,14 +3,17 @@ whole before Optuna reads it, and its settings read, so that a search can always
 resumed or is refused with the reason:
 
 - a tail that is no whole record (a write cut by a kill or a full disk; garbage or binary
-  bytes; a record that is no JSON object) is cut off, kept aside as journal.log.cut-<time>,
-  and said: the search goes on from its last whole record, as SQLite rolls back a torn
-  write. Optuna read such a journal as "JSONDecodeError" every time, and a resume appended
-  onto the torn line;
+  bytes; a record that is no JSON object, or has no operation Optuna knows) is cut off,
+  from the first such record on, kept aside as journal.log.cut-<time>, and said: the
+  search goes on from its last whole record, as SQLite rolls back a torn write. Optuna
+  read such a journal as "JSONDecodeError" (or failed an assertion) every time, and a
+  resume appended onto the torn line;
 - a journal that is gone or empty while this search's trial campaigns are stored is
   refused (those trials would silently be run again from nothing);
 - a settings.json that does not read is refused, naming it.
-Caveat: a record that is whole JSON but not what Optuna wrote is left to Optuna.
+- a journal that is not a regular file (a FIFO, a directory) is refused, unread.
+Caveat: a record with a known operation but arguments Optuna did not write is left to
+Optuna; one it cannot replay refuses the search (engine.open_study), naming the journal.
 """
 from __future__ import annotations
 
@@ -20,9 +23,12 @@ import re
 import time
 from pathlib import Path
 
+from optuna.storages.journal._storage import JournalOperation
+
 from ..errors import Problem, SpecError
 
 JOURNAL = "journal.log"
+OPERATIONS = {op.value for op in JournalOperation}
 SETTINGS = "settings.json"
 
 
@@ -36,7 +42,7 @@ def whole_length(data: bytes) -> int:
             record = json.loads(line)
         except ValueError:  # JSONDecodeError, UnicodeDecodeError
             break
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or record.get("op_code") not in OPERATIONS:
             break
         good += len(line)
     return good
@@ -46,6 +52,9 @@ def heal(directory: Path, say) -> None:
     """Cut the journal in `directory` to its whole records, keeping the rest aside; `say`
     tells the user what was cut and where it is."""
     journal = directory / JOURNAL
+    if journal.exists() and not journal.is_file():
+        raise SpecError("search", [Problem("--name", f"{journal} is not a regular file (a FIFO, a directory...): "
+                                                     "not a search journal; remove it or give another --name")])
     try:
         data = journal.read_bytes()
     except FileNotFoundError:

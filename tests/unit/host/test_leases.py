@@ -184,6 +184,10 @@ def test_a_lease_file_that_is_a_symlink_is_refused_and_not_followed(locks, tmp_p
     os.mkfifo(locks / "cpu0.lock")  # nor anything else that is not a regular file
     with pytest.raises(UsageError, match="cpu0.lock is not a regular file"):
         other().take(CPU0)
+    (locks / "cpu0.lock").unlink()
+    (locks / "cpu0.lock").mkdir()  # was "Is a directory", exit 3
+    with pytest.raises(UsageError, match="cpu0.lock is not a regular file"):
+        other().take(CPU0)
 
 
 def test_a_lock_directory_others_could_rewrite_is_refused(tmp_path, monkeypatch):
@@ -224,6 +228,10 @@ def test_a_lease_stays_held_when_its_file_is_deleted_under_it(locks):
         (locks / "cpu0.lock").unlink()  # a tmp cleaner, or `rm`
         with pytest.raises(UsageError, match=f"CPU 0 is in use by another xtalk \\(PID {holder.pid}; its lease file "):
             other().take(CPU0)
+        (locks / "cpu0.lock").write_text('{"pid": 1, "campaign": "imposter", "where": "nowhere"}')
+        with pytest.raises(UsageError, match=f"in use by another xtalk \\(PID {holder.pid}\\); its lease file names "
+                                             "campaign 'imposter' \\(PID 1, nowhere\\), which does not hold it"):
+            other().take(CPU0)  # a file anyone can rewrite is not believed over the socket
     finally:
         holder.communicate("")
     with other() as after:  # given back by its holder: free

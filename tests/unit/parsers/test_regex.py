@@ -116,3 +116,14 @@ def test_a_pattern_that_backtracks_in_python_runs_in_linear_time():
     except subprocess.TimeoutExpired:
         pytest.fail("one line of 41 characters took over 20 s: the pattern backtracks")
     assert child.stdout.strip() == "[1] []", child.stderr
+
+
+def test_a_value_too_large_to_store_fails_the_guest_with_a_reason_not_a_traceback():
+    """The adversarial probe: a 26-digit value raised OverflowError when the samples were
+    stored (a traceback, exit 3)."""
+    from xtalk.parsers.regex import RegexParser
+    parser = RegexParser(options={"sample": r"lat: (?P<value>\d+)", "metric": "lat"})
+    for line in ("lat: 12345678901234567890123456", "lat: 1"):
+        parser.parse(line, 0)
+    assert ["cannot be stored" in e["msg"] for e in parser.errors] == [True]
+    assert list(parser.take_samples()["value"]) == [1]  # the storable one, stored

@@ -20,7 +20,8 @@ def two_trials(directory):
     return directory / journal.JOURNAL
 
 
-@pytest.mark.parametrize("tail", [b'{"op_code": 4, "worker_id": "a", "trial', b"\x00\xff\xfe garbage\n", b"[1, 2]\n"])
+@pytest.mark.parametrize("tail", [b'{"op_code": 4, "worker_id": "a", "trial', b"\x00\xff\xfe garbage\n", b"[1, 2]\n",
+                                  b'{"op_code": 99, "worker_id": "x"}\n'])  # 99: Optuna failed an assertion
 def test_a_torn_or_garbage_tail_is_cut_kept_aside_and_the_search_resumes(tmp_path, tail):
     log = two_trials(tmp_path)
     whole = log.read_bytes()
@@ -46,6 +47,13 @@ def test_a_lost_or_emptied_journal_beside_stored_trials_is_refused(tmp_path):
     with pytest.raises(SpecError, match="is gone, but 1 of its campaigns are stored"):
         open_study(tmp_path, SETTINGS, earlier)
     assert not open_study(tmp_path, SETTINGS).trials  # nothing stored: a new search
+
+
+def test_a_journal_that_is_no_regular_file_is_refused_unread(tmp_path):
+    import os
+    os.mkfifo(tmp_path / journal.JOURNAL)  # read whole, a FIFO nobody writes would never end
+    with pytest.raises(SpecError, match="journal.log is not a regular file"):
+        open_study(tmp_path, SETTINGS, ["spec-search-s-t0a-20261129-060000"])
 
 
 def test_a_garbled_settings_file_is_refused_by_name(tmp_path):
