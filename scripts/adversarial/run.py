@@ -4,7 +4,7 @@ runs, endless imports, SIGKILLs, full disks, escape sequences) and run the real 
 command as a user would, scoring tracebacks, hangs, wrong exits, data lost, orphans,
 escapes and wrong answers (harness.py says how each is decided).
 
-  cd /work/main && .venv/bin/python scripts/adversarial/run.py --work /tmp/probe [--area NAME] [--json FILE]
+  .venv/bin/python scripts/adversarial/run.py --work /tmp/probe [--area NAME] [--json FILE]
 
 Every case works in its own directory under --work (its OUT, lock directory and cache
 directory: XTALK_LOCK_DIR and XTALK_CACHE), so the user's caches and leases are not
