@@ -2,16 +2,18 @@
 SIGSTOP). The run in progress fails as an infrastructure error that says dom0 stopped
 answering and since when; before the next run the backend boots the lab again and the
 campaign goes on; the decision is in that run's metadata. Counted and printed: runs ok,
-runs failed with a reason, domains left, orphan processes.
+runs failed with a reason, domains left, orphan processes. The decision is in campaign.json
+(`targets`), `xtalk show` and the report.
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 
 import pytest
 
-from tests.framework.cli import campaign_dir, start, wait_for
+from tests.framework.cli import campaign_dir, start, wait_for, xtalk
 from tests.framework.xen_lab import LAB_GROUP, campaign, measurer_running, runs, xtalk_domains
 
 pytestmark = [pytest.mark.full, pytest.mark.xen, pytest.mark.slow, LAB_GROUP["arm64"]]
@@ -48,3 +50,8 @@ def test_a_dom0_frozen_mid_run_fails_that_run_and_the_lab_is_booted_again_for_th
     (decision,) = stored["same-core-r1"]["backend_metadata"]["target"]
     assert decision["state"] == "restarted" and "stopped answering" in decision["reason"], decision
     assert lab_pid() != frozen and orphans == [] and xtalk_domains(arm64_lab) == []
+    (kept,) = json.loads((campaign_dir(out) / "campaign.json").read_text())["targets"]["dom0 (lab arm64)"]
+    assert kept == decision  # in campaign.json, and in show and the report's doubts
+    shown = xtalk("show", campaign_dir(out).name, "--out", out)
+    assert "targets restarted after they stopped answering" in shown.stdout
+    assert "dom0 (lab arm64): restarted at" in " ".join(shown.stdout.split()), shown.stdout

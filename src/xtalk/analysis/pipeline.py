@@ -128,7 +128,7 @@ def compute(c: Loaded, opt: Options) -> Analysis:
         state.result[stage.key] = stage.empty if skip else stage(state)
     result = {
         "campaign": {k: info.get(k) for k in ("id", "name", "created_at", "xtalk_version", "schema_version",
-                                              "spec_hash", "planned_runs", "fleet")},
+                                              "spec_hash", "planned_runs", "fleet", "targets")},
         "description": spec.get("description", ""), "path": str(c.path), "host": info.get("host") or {},
         "options": {"include_warmup": opt.include_warmup, "exclude_rampup": opt.exclude_rampup},
         "units": units, "spec": spec, "runs": run_rows, "configs": all_configs, "baselines": baselines,

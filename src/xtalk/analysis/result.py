@@ -30,7 +30,8 @@ class Result(TypedDict):
     """The header of a result: the campaign as stored. The computed keys that follow are the
     stages' (analysis/stages/), each with its type (stages.contract)."""
 
-    campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash, planned_runs, fleet
+    campaign: dict[str, Any]      # id, name, created_at, xtalk_version, schema_version, spec_hash, planned_runs, fleet,
+    #                               targets
     description: str
     path: str
     host: dict[str, Any]          # campaign.json host facts

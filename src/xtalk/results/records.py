@@ -88,9 +88,11 @@ class RecordError(InfrastructureError):
 
 
 class BoardDecision(Part):
-    """What a fleet campaign decided about a board (fleet/decisions.py)."""
+    """What a campaign decided about a target that failed it: a fleet's board
+    (fleet/decisions.py) or a backend's dom0 (backends/xen/target.py)."""
 
-    state: Literal["restarted", "down", "suspect"]  # power-cycled and given runs again; set aside: silent, suspect
+    # restarted and given runs again; set aside: a board silent (down) or suspect, a dom0 (set aside)
+    state: Literal["restarted", "down", "suspect", "set aside"]
     reason: str                # what the board did, and since when it was silent
     at: str                    # when it was decided (ISO 8601, UTC)
     since: str | None = None   # its last sign of life before it stopped answering (ISO 8601, UTC)
@@ -112,6 +114,8 @@ class CampaignRecord(Part):
     host: dict[str, JSON] = {}  # host facts (host/metadata.py owns their keys)
     planned_runs: list[str] = []
     fleet: CampaignFleet | None = None  # a fleet campaign's mode
+    # a backend's targets that stopped answering (a dom0: backends/xen/target.py), by name, decisions oldest first
+    targets: dict[str, list[BoardDecision]] | None = None
     # what xtalk's own study meant by the configurations (interference/study.py, search/confirm.py)
     study: dict[str, JSON] | None = None
 

@@ -237,6 +237,14 @@ class CampaignStore:
         save_campaign_record(self.path, info)
         self.info = load_campaign(self.path / "campaign.json")
 
+    def add_target_decisions(self, target: str, decisions: list[dict]) -> None:
+        """Append what a backend decided about `target` (a dom0 that stopped answering:
+        restarted, set aside) to campaign.json `targets`."""
+        targets = dict(self.info.get("targets") or {})
+        targets[target] = list(targets.get(target) or []) + decisions
+        save_campaign_record(self.path, dict(self.info, targets=targets))
+        self.info = load_campaign(self.path / "campaign.json")
+
     def run_dir(self, run_id: str) -> Path:
         return self.path / "runs" / run_id
 

@@ -135,6 +135,10 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
                 progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
 
             meta = execute_run(backends[run.run_id], run, writer, tick)
+            backend_meta = meta.get("backend_metadata") or {}
+            if backend_meta.get("target"):  # the backend restarted or set aside its target before the run
+                where = (backend_meta.get("executor") or {}).get("label") or run.backend
+                store.add_target_decisions(f"dom0 ({where})", backend_meta["target"])
             results.append(meta)
             progress.advance(task)
             mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...images.linux_rt import LinuxRtImageFacts
+from ...results.records import BoardDecision
 from ...results.run_record import JSON, BackendMetadata, GuestFacts, Part
 
 
@@ -82,13 +83,6 @@ class MovedCpu(Part):
     from_pool: str = Field(alias="from")
 
 
-class TargetDecision(Part):
-    """What the backend decided about a dom0 that stopped answering (target.py)."""
-    state: str  # restarted | set aside
-    reason: str
-    at: str
-
-
 class ForeignImage(Part):
     sha256: str
     dom0_path: str
@@ -127,7 +121,7 @@ class XenMetadata(BackendMetadata, LinuxRtImageFacts):
     moved_cpus: list[MovedCpu] | None = None
     unpaused_host_ns: dict[str, list[int]] | None = None
     transport_failures: list[str] | None = None
-    target: list[TargetDecision] | None = None
+    target: list[BoardDecision] | None = None  # what target.py decided before the run
     leftovers_destroyed: list[str] | None = None
     dmesg_tail: list[str] | None = None
     cpupools: str | None = None

@@ -14,8 +14,9 @@ and a target that stops again is set aside for the rest of the campaign.
 - MAX_RESTARTS restarts a campaign; a target lost after them is set aside: every later
   run of the campaign fails at once with the reason, instead of each waiting out its
   deadlines.
-Each decision (restarted, set aside) is kept for the run's metadata (`target`), with
-its time and reason.
+Each decision (restarted, set aside) is kept for the next run's metadata (`target`), with
+its time and reason; the runner adds it to campaign.json (`targets`, running/campaign.py),
+which `xtalk show` and the report list.
 Caveat: a dom0 that answers `true` but whose xl hangs is seen only by the watcher, one
 run later.
 """
@@ -96,7 +97,7 @@ class TargetGuard:
         if state == "set aside":
             self.set_aside = reason
         self.decisions.append({"state": state, "reason": reason,
-                               "at": dt.datetime.now().isoformat(timespec="seconds")})
+                               "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
 
     def taken(self) -> list[dict]:
         """The decisions since the last call (for the run that follows them)."""
