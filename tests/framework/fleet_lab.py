@@ -10,6 +10,12 @@ workloads), as a power cut would. Each board's serial console is a TCP server (a
 thread) that sends every connected client what the board prints: a boot banner at
 power-on, then `<board> tick N` every 0.25 s while it is on. Everything is stopped by
 `close()`.
+
+Every address a client of the lab is given (the coordinator's in the fleet file, the
+places' NetworkService, power switch and serial console, the boards' known hosts) comes
+from `reach(port)`: 127.0.0.1 and the port itself by default, a relay's address and port
+where the client runs behind one (netem_link.FaultyLink.reach: the link fault tests). The
+exporter and the lab's own labgrid-client calls stay on 127.0.0.1.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import yaml
 from labgrid.remote.client import start_session
@@ -142,9 +149,11 @@ class FakeBoard:
         self.proc: subprocess.Popen | None = None
         self.console = FakeConsole(self)
 
-    def known_host(self) -> str:
+    def known_host(self, at: tuple[str, int] | None = None) -> str:
+        """Its known_hosts line, for ssh to `at` (address, port; default 127.0.0.1 and its port)."""
+        host, port = at or ("127.0.0.1", self.port)
         kind, key = (self.dir / "host_key.pub").read_text().split()[:2]
-        return f"[127.0.0.1]:{self.port} {kind} {key}\n"
+        return f"[{host}]:{port} {kind} {key}\n"
 
     @property
     def on(self) -> bool:
@@ -195,28 +204,32 @@ class _SwitchHandler(http.server.BaseHTTPRequestHandler):
 class FleetLab:
     """`places`: more places to export, name -> labgrid resources (e.g. a Xen lab's
     NetworkService), each tagged board=NAME; `unpowered`: the boards exported without their
-    NetworkPowerPort (xtalk cannot restart them; the switch still works for the tests)."""
+    NetworkPowerPort (xtalk cannot restart them; the switch still works for the tests);
+    `reach`: a port on 127.0.0.1 -> the (address, port) xtalk reaches it at."""
 
     def __init__(self, root: Path, boards: int = 2, places: dict[str, dict] | None = None,
-                 unpowered: tuple[str, ...] = ()):
+                 unpowered: tuple[str, ...] = (), reach: Callable[[int], tuple[str, int]] | None = None):
         self.root = root
+        self.reach = reach or (lambda port: ("127.0.0.1", port))
         self.procs: list[subprocess.Popen] = []
         key = root / "client_key"
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory (as root)
         self.boards = [FakeBoard(i, root, (root / "client_key.pub").read_text()) for i in range(boards)]
-        (root / "known_hosts").write_text("".join(b.known_host() for b in self.boards))
+        (root / "known_hosts").write_text("".join(b.known_host(self.reach(b.port)) for b in self.boards))
         self.switch = PowerSwitch(self.boards)
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.reached = "{}:{}".format(*self.reach(self.port))  # the coordinator as the fleet file names it
         self._start([BIN / "labgrid-coordinator", "-l", self.address])
         wait_port(self.port)
+        switch = "{}:{}".format(*self.reach(self.switch.server_port))
         exported = {b.name: {
-            "NetworkService": {"address": "127.0.0.1", "username": os.environ.get("USER", "root"), "port": b.port},
+            "NetworkService": dict(zip(("address", "port"), self.reach(b.port)),
+                                   username=os.environ.get("USER", "root")),
             **({} if b.name in unpowered else {"NetworkPowerPort": {
-                "model": "simplerest", "index": b.index,
-                "host": f"http://127.0.0.1:{self.switch.server_port}/relay/{{index}}/{{value}}"}}),
-            "NetworkSerialPort": {"host": "127.0.0.1", "port": b.console.port, "protocol": "raw"},
+                "model": "simplerest", "index": b.index, "host": f"http://{switch}/relay/{{index}}/{{value}}"}}),
+            "NetworkSerialPort": {**dict(zip(("host", "port"), self.reach(b.console.port))), "protocol": "raw"},
         } for b in self.boards}
         (root / "exporter.yaml").write_text(yaml.safe_dump(exported | (places or {})))
         self._start([BIN / "labgrid-exporter", "-c", self.address, "-n", "xtalk-test", "--hostname", "127.0.0.1",
@@ -257,7 +270,7 @@ class FleetLab:
         kinds += [self._kind(f"sends-{name}", f'places = ["{name}"]', f"tests.framework.crafted_tar {case}")
                   for name, case in sends.items()]
         path = self.root / f"fleet-{mode}.toml"
-        path.write_text(f'coordinator = "{self.address}"\nmode = "{mode}"\nreserve_timeout_s = 20\n{top}\n'
+        path.write_text(f'coordinator = "{self.reached}"\nmode = "{mode}"\nreserve_timeout_s = 20\n{top}\n'
                         + "\n".join(kinds))
         return path
 

@@ -1,11 +1,14 @@
-"""A faulty network link between xtalk and the Xen lab's dom0, for the link fault tests
+"""A faulty network link between xtalk and what it drives, for the link fault tests
 (issue 44): xtalk runs in a network namespace of the test's own, joined to this one by a
 veth pair; the namespace's packet filter (nftables: `tc netem` is what one would use,
 but this host's kernel has no sch_netem, and nftables' `numgen random` drops as netem's
-loss does) drops a share of the packets both ways, or all of them (a partition). A relay
-thread here forwards the veth address's port to the lab's ssh port on 127.0.0.1 (QEMU's
-forward). `drop_masters` kills the ssh master connections of a control directory every
-few seconds, as a flaky network or a restarted sshd would.
+loss does) drops a share of the packets both ways, or all of them (a partition). Relay
+threads here forward ports of the veth address to ports on 127.0.0.1: one given at the
+start (the Xen lab's ssh port, QEMU's forward: `port`), and any more asked for with
+`relay(port)` (the fleet lab's coordinator, boards' sshd, power switch and consoles).
+`cut(ports)` closes the relayed connections to those ports at once (a connection lost in
+the network: each end sees it closed). `drop_masters` kills the ssh master connections
+of a control directory every few seconds, as a flaky network or a restarted sshd would.
 Caveat: needs root (ip netns, nft); everything made is removed on exit (the namespace
 with its rules), the relay's sockets closed, by name and PID only.
 """
@@ -45,13 +48,18 @@ def usable() -> str | None:
 
 
 class FaultyLink:
-    """The namespace, the veth pair, and the relay to `target_port` on 127.0.0.1."""
+    """The namespace, the veth pair, and relays from HOST_IP to ports on 127.0.0.1
+    (`target_port`'s relay, if given, is `port`)."""
 
-    def __init__(self, target_port: int):
+    def __init__(self, target_port: int | None = None):
         tag = os.getpid() % 100000
         self.ns, self.host_end, self.ns_end = f"xtalk-link-{tag}", f"xth{tag}", f"xtn{tag}"
         self.target_port = target_port
         self.stop = threading.Event()
+        self.relays: dict[int, tuple[socket.socket, threading.Thread]] = {}  # target port -> listener, its thread
+        self.live: dict[int, set[socket.socket]] = {}  # target port -> the relayed connections' sockets
+        self.lock = threading.Lock()
+        self.dropped = 0  # packets the filter dropped, counted when its rules are replaced
 
     def __enter__(self) -> "FaultyLink":
         _ip("netns", "add", self.ns)
@@ -63,10 +71,8 @@ class FaultyLink:
             for argv in (("addr", "add", f"{NS_IP}/30", "dev", self.ns_end), ("link", "set", self.ns_end, "up"),
                          ("link", "set", "lo", "up")):
                 _ip("netns", "exec", self.ns, "ip", *argv)
-            self.listener = socket.create_server((HOST_IP, 0))
-            self.port = self.listener.getsockname()[1]
-            self.relay = threading.Thread(target=self._relay, daemon=True, name="link relay")
-            self.relay.start()
+            if self.target_port is not None:
+                self.port = self.relay(self.target_port)
         except BaseException:
             self.__exit__()
             raise
@@ -74,26 +80,59 @@ class FaultyLink:
 
     def __exit__(self, *exc) -> None:
         self.stop.set()
-        if hasattr(self, "listener"):
-            self.listener.close()
-            self.relay.join(timeout=5)
+        for listener, thread in self.relays.values():
+            listener.close()
+            thread.join(timeout=5)
+        self.cut(*self.live)
         subprocess.run(["ip", "link", "del", self.host_end], capture_output=True)
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+    def relay(self, target_port: int) -> int:
+        """The port on HOST_IP that reaches 127.0.0.1:`target_port` (made on first ask)."""
+        if target_port not in self.relays:
+            listener = socket.create_server((HOST_IP, 0))
+            listener.settimeout(0.2)  # its thread sees `stop` between accepts
+            thread = threading.Thread(target=self._accept, args=(listener, target_port), daemon=True,
+                                      name=f"link relay {target_port}")
+            self.relays[target_port] = (listener, thread)
+            self.live[target_port] = set()
+            thread.start()
+        return self.relays[target_port][0].getsockname()[1]
+
+    def reach(self, target_port: int) -> tuple[str, int]:
+        """(address, port) that reaches 127.0.0.1:`target_port` from inside the namespace."""
+        return HOST_IP, self.relay(target_port)
+
+    def cut(self, *target_ports: int) -> int:
+        """Close every relayed connection to these ports, both ends; how many were."""
+        with self.lock:
+            doomed = [s for port in target_ports for s in self.live.get(port, ())]
+        for sock in doomed:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(doomed) // 2
 
     def argv(self, *command: str) -> list[str]:
         """`command` run inside the namespace (its traffic to HOST_IP crosses the link)."""
         return ["ip", "netns", "exec", self.ns, *command]
 
     def drop(self, percent: int) -> None:
-        """Drop `percent` % of the packets into and out of the namespace (0: none)."""
+        """Drop `percent` % of the packets into and out of the namespace (0: none; 100: all,
+        a partition); the packets dropped so far are added to `dropped`."""
         nft = ["ip", "netns", "exec", self.ns, "nft"]
+        listed = subprocess.run([*nft, "list", "table", "inet", "xtalk_fault"], capture_output=True, text=True)
+        self.dropped += sum(
+            int(w.split()[1]) for w in listed.stdout.split("counter")[1:])  # "counter packets N bytes M drop"
         subprocess.run([*nft, "delete", "table", "inet", "xtalk_fault"], capture_output=True)
         if not percent:
             return
+        which = "" if percent >= 100 else f"numgen random mod 100 < {percent} "  # nft: mod 100 is 0..99
         rules = ["add table inet xtalk_fault"]
         for hook in ("input", "output"):
             rules += [f"add chain inet xtalk_fault {hook} {{ type filter hook {hook} priority 0 ; }}",
-                      f"add rule inet xtalk_fault {hook} numgen random mod 100 < {percent} drop"]
+                      f"add rule inet xtalk_fault {hook} {which}counter drop"]
         subprocess.run([*nft, "-f", "-"], input="\n".join(rules) + "\n", text=True, check=True, capture_output=True)
 
     def partition(self, seconds: float) -> None:
@@ -101,21 +140,22 @@ class FaultyLink:
         time.sleep(seconds)
         self.drop(0)
 
-    def _relay(self) -> None:
-        self.listener.settimeout(0.2)
+    def _accept(self, listener: socket.socket, target_port: int) -> None:
         while not self.stop.is_set():
             try:
-                client, _ = self.listener.accept()
+                client, _ = listener.accept()
             except (TimeoutError, OSError):
                 continue
-            threading.Thread(target=self._pipe, args=(client,), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(client, target_port), daemon=True).start()
 
-    def _pipe(self, client: socket.socket) -> None:
+    def _pipe(self, client: socket.socket, target_port: int) -> None:
         try:
-            server = socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
+            server = socket.create_connection(("127.0.0.1", target_port), timeout=10)
         except OSError:
             client.close()
             return
+        with self.lock:
+            self.live[target_port] |= {client, server}
         sel = selectors.DefaultSelector()
         for a, b in ((client, server), (server, client)):
             a.setblocking(False)
@@ -135,6 +175,8 @@ class FaultyLink:
         except OSError:
             return
         finally:
+            with self.lock:
+                self.live[target_port] -= {client, server}
             sel.close()
             client.close()
             server.close()
@@ -155,14 +197,21 @@ def ssh_processes(control_dir: Path) -> list[int]:
     return found
 
 
+def is_master(pid: int) -> bool:
+    """Whether `pid` is an ssh master connection (ControlPersist's title ends "[mux]")."""
+    try:
+        return b"[mux]" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def drop_masters(control_dir: Path, every_s: float, stop: threading.Event, dropped: list[int]) -> None:
     """Kill the ssh master connections under control_dir every `every_s` (their PIDs into
     `dropped`) until `stop`."""
     while not stop.wait(every_s):
-        for pid in ssh_processes(control_dir):
+        for pid in filter(is_master, ssh_processes(control_dir)):
             try:
-                if b"[mux]" in Path(f"/proc/{pid}/cmdline").read_bytes():  # the master (ControlPersist)
-                    os.kill(pid, signal.SIGKILL)
-                    dropped.append(pid)
+                os.kill(pid, signal.SIGKILL)
+                dropped.append(pid)
             except OSError:
                 pass

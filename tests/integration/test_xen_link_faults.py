@@ -4,8 +4,9 @@ lab's dom0 over ssh through a link of the test's own network namespace
 that loses 10 % of its packets, or is cut for 5 s mid-run, or whose ssh master connection is killed every 3 s. Each test counts and
 prints: runs ok, runs failed with a reason, duplicated domains (Xen numbers domains in
 the order they are made: a domain made twice leaves a gap), lost samples of finished runs,
-and ssh processes left (orphans). Every run ends ok or failed with its reason; no
-duplicates, no lost samples, no orphans.
+and ssh processes left (orphans; the master connection ssh keeps for reuse, ControlPersist,
+ends by itself 60 s after its last use and is counted apart). Every run ends ok or failed
+with its reason; no duplicates, no lost samples, no orphans.
 """
 from __future__ import annotations
 
@@ -58,7 +59,10 @@ def counted(out, control_dir, fault: str) -> dict:
     counts = {"runs ok": len(ok), "runs failed with a reason": sum(1 for why in failed.values() if why),
               "duplicates": (domids[-1] - domids[0] + 1 - len(domids)) if domids else 0,
               "lost samples": sum(m.get("lost_samples") or 0 for m in stored.values() if m["status"] == "pass"),
-              "orphans": len(netem_link.ssh_processes(control_dir)), "runs": len(stored), "failed": failed}
+              "orphans": len([p for p in netem_link.ssh_processes(control_dir) if not netem_link.is_master(p)]),
+              "masters kept for reuse": len([p for p in netem_link.ssh_processes(control_dir)
+                                             if netem_link.is_master(p)]),
+              "runs": len(stored), "failed": failed}
     print(f"\n{fault}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return counts
 

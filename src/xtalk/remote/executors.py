@@ -24,7 +24,6 @@ read is sent `repeatable`.
 """
 from __future__ import annotations
 
-import atexit
 import fcntl
 import hashlib
 import os
@@ -276,7 +275,6 @@ class SshExecutor(Executor):
         self.retries: list[str] = []  # connection failures retried (a run's metadata keeps them)
         self.resends: list[str] = []  # resends that found their first send's outcome kept
         self.kept: list[str] = []  # tokens whose outcome dom0 keeps: forgotten FORGET_AFTER at a time
-        atexit.register(self.close)  # the master connection ends with xtalk, not ControlPersist later
         if label:
             self.label = label
 
