@@ -13,25 +13,17 @@ from pathlib import Path
 import pytest
 
 from tests.framework.cli import campaign_dir, small, start, wait_for, xtalk
-from tests.framework.fleet_checks import metas, nothing_held, workers
+from tests.framework.fleet_fixtures import lab  # noqa: F401 - the module's fixture
+from tests.framework.fleet_checks import metas, nothing_held, power_on_all, workers
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
                                  reason="needs openssh-server (scripts/setup.sh installs it)")]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, native_bench):
-    from tests.framework.fleet_lab import FleetLab
-    lab = FleetLab(tmp_path_factory.mktemp("lab"))
-    yield lab
-    lab.close()
-
-
 @pytest.fixture(autouse=True)
 def boards_on(lab):
-    for board in lab.boards:
-        board.power_on()
+    power_on_all(lab)
 
 
 def test_spread_runs_on_both_boards_into_one_campaign_and_gives_them_back(lab, tmp_path):

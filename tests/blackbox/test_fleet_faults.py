@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.framework.cli import campaign_dir, small, start, wait_for, xtalk
-from tests.framework.fleet_checks import metas, nothing_held, worker_running, workers
+from tests.framework.fleet_fixtures import lab  # noqa: F401 - the module's fixture
+from tests.framework.fleet_checks import metas, nothing_held, power_on_all, worker_running, workers
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
@@ -25,18 +26,9 @@ pytestmark = [pytest.mark.slow,
 SILENT_SINCE = r"silent since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((its worker's last progress tick|the start of its run)"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, native_bench):
-    from tests.framework.fleet_lab import FleetLab
-    lab = FleetLab(tmp_path_factory.mktemp("lab"))
-    yield lab
-    lab.close()
-
-
 @pytest.fixture(autouse=True)
 def boards_on(lab):
-    for board in lab.boards:
-        board.power_on()
+    power_on_all(lab)
     lab.switch.log.clear()
 
 

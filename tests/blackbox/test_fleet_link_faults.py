@@ -31,7 +31,7 @@ import pytest
 
 from tests.framework import netem_link
 from tests.framework.cli import STARTED, XTALK, campaign_dir, small, wait_for
-from tests.framework.fleet_checks import metas, nothing_held, worker_running
+from tests.framework.fleet_checks import lab_for_module, metas, nothing_held, power_on_all, worker_running
 
 pytestmark = [pytest.mark.slow, pytest.mark.full,
               pytest.mark.skipif(not (shutil.which("sshd") or Path("/usr/sbin/sshd").exists()),
@@ -49,16 +49,12 @@ def link():
 
 @pytest.fixture(scope="module")
 def lab(link, tmp_path_factory, native_bench):
-    from tests.framework.fleet_lab import FleetLab
-    lab = FleetLab(tmp_path_factory.mktemp("lab"), reach=link.reach)
-    yield lab
-    lab.close()
+    yield from lab_for_module(tmp_path_factory, reach=link.reach)
 
 
 @pytest.fixture(autouse=True)
 def boards_on(lab, link):
-    for board in lab.boards:
-        board.power_on()
+    power_on_all(lab)
     yield
     link.drop(0)
 

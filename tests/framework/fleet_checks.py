@@ -10,6 +10,20 @@ from pathlib import Path
 from tests.framework.cli import campaign_dir
 
 
+def lab_for_module(tmp_path_factory, **options):
+    """The body of a module's `lab` fixture: the loopback fleet lab (fleet_lab.py), made,
+    yielded, closed."""
+    from tests.framework.fleet_lab import FleetLab
+    lab = FleetLab(tmp_path_factory.mktemp("lab"), **options)
+    yield lab
+    lab.close()
+
+
+def power_on_all(lab) -> None:
+    for board in lab.boards:
+        board.power_on()
+
+
 def metas(out: Path) -> dict[str, dict]:
     """Every stored attempt's meta.json, by its run directory's name."""
     return {p.parent.name: json.loads(p.read_text()) for p in (campaign_dir(out) / "runs").glob("*/meta.json")}
