@@ -282,8 +282,10 @@ def creation_times(out) -> list[float]:
 
 def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab):
     """Over ssh (with a shared master) status 255 means any of: the command exited 255, the
-    remote shell was killed, or the master went away. The executor tells them apart; the
-    last (what failed a CI run while creating a domain) is a TransportError."""
+    remote shell was killed, or the master went away. The executor tells them apart. A
+    claimed command (issue 44) whose master went away is asked again for its outcome, which
+    dom0 kept: it ran once and its result comes back; a repeatable one (no claim) cut so is a
+    TransportError, as is a claimed one whose own shell was killed (its outcome unknown)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from xtalk.remote.executors import TransportError
@@ -293,14 +295,17 @@ def test_ssh_executor_tells_a_remote_failure_from_a_dropped_connection(arm64_lab
     assert ex.run(["sh", "-c", "echo out; echo err >&2; exit 255"]).returncode == 255
     killed = ex.run(["sh", "-c", "kill -9 $$"])
     assert killed.returncode == 137  # 128 + SIGKILL, reported by the shell around it
-    with pytest.raises(TransportError, match="started but ended without reporting.*stdout: partial"):
-        ex.run(["sh", "-c", "echo partial; kill -9 $PPID"])  # the reporting shell itself dies
-    with ThreadPoolExecutor(1) as pool:
-        pending = pool.submit(ex.run, ["sleep", "20"])
+    with pytest.raises(TransportError, match="started but ended without reporting.*stdout so far: partial"):
+        ex.run(["sh", "-c", "echo partial; kill -9 $PPID"])  # the claiming shell itself dies
+    with ThreadPoolExecutor(2) as pool:
+        claimed = pool.submit(ex.run, ["sh", "-c", "sleep 6; echo slept"])
+        repeatable = pool.submit(ex.run, ["sleep", "6"], repeatable=True)
         time.sleep(2)
         ex.close()  # `ssh -O exit`: the master connection and its sessions end
         with pytest.raises(TransportError, match="started but ended without reporting"):
-            pending.result(timeout=15)
+            repeatable.result(timeout=15)
+        slept = claimed.result(timeout=60)  # sent again, it waited for the first send's outcome
+        assert (slept.returncode, slept.stdout) == (0, "slept\n") and ex.resends
     assert ex.run(["echo", "again"]).stdout == "again\n"  # a new master on the next command
 
 

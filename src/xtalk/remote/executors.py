@@ -335,7 +335,7 @@ class SshExecutor(Executor):
             if "\n@@XTUNKNOWN\n" in "\n" + raw:
                 raise TransportError(self.label, shown, "sent again after its connection dropped: the first send "
                                      "ended without its outcome, or did not end within 50 s (outcome unknown, not "
-                                     "run twice)", out)
+                                     f"run twice); its stdout so far: {tail(out)}", out)
             if repeatable and (started or p.returncode != 255):
                 raise TransportError(self.label, shown, f"ssh status {p.returncode}: the remote shell was killed or "
                                      f"the connection dropped; stdout: {tail(out)}; stderr: {tail(err)}", out)
