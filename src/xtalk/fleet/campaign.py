@@ -117,7 +117,7 @@ class Dispatch:
         self.stop = threading.Event()
         self.results: list[dict] = []
         self.down: dict[str, str] = {}  # the boards set aside, and why
-        self.decisions = BoardDecisions(store, text, progress)
+        self.decisions = BoardDecisions(store, progress)
         self.fatal: BaseException | None = None
         (store.path / "incoming").mkdir(exist_ok=True)
 

@@ -48,8 +48,8 @@ def _iso(t: float) -> str:
 
 
 class BoardDecisions:
-    def __init__(self, store: CampaignStore, spec_text: str, progress: FleetProgress):
-        self.store, self.spec_text, self.progress = store, spec_text, progress
+    def __init__(self, store: CampaignStore, progress: FleetProgress):
+        self.store, self.progress = store, progress
         self.restarted: set[str] = set()  # the boards restarted in this session
         self.lock = threading.Lock()
 
@@ -83,4 +83,4 @@ class BoardDecisions:
             fleet = dict(self.store.info.get("fleet") or {})
             boards = dict(fleet.get("boards") or {})
             boards[name] = [*boards.get(name, []), decision]
-            self.store.save_info(dict(self.store.info, fleet=dict(fleet, boards=boards)), self.spec_text)
+            self.store.update_info(fleet=dict(fleet, boards=boards))

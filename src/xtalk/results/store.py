@@ -237,13 +237,17 @@ class CampaignStore:
         save_campaign_record(self.path, info)
         self.info = load_campaign(self.path / "campaign.json")
 
+    def update_info(self, **fields: Any) -> None:
+        """Replace these fields of campaign.json (what a running campaign decided: a target
+        restarted or set aside); spec.toml stays as it is."""
+        save_campaign_record(self.path, dict(self.info, **fields))
+        self.info = load_campaign(self.path / "campaign.json")
+
     def add_target_decisions(self, target: str, decisions: list[dict]) -> None:
         """Append what a backend decided about `target` (a dom0 that stopped answering:
         restarted, set aside) to campaign.json `targets`."""
         targets = dict(self.info.get("targets") or {})
-        targets[target] = list(targets.get(target) or []) + decisions
-        save_campaign_record(self.path, dict(self.info, targets=targets))
-        self.info = load_campaign(self.path / "campaign.json")
+        self.update_info(targets=dict(targets, **{target: list(targets.get(target) or []) + decisions}))
 
     def run_dir(self, run_id: str) -> Path:
         return self.path / "runs" / run_id
