@@ -325,7 +325,7 @@ class SshExecutor(Executor):
             started, status, err = parse_reported(raw)
             if "\n@@XTNOCLAIM " in "\n" + raw:
                 raise InfrastructureError(f"{self.label}: cannot claim {shown} in dom0: its directory "
-                                          f"{raw.split('@@XTNOCLAIM ', 1)[1].split(chr(10))[0]} is not writable")
+                                          f"{raw.split('@@XTNOCLAIM ', 1)[1].splitlines()[0]} is not writable")
             if status is not None:
                 if not repeatable:
                     self.kept = [t for t in self.kept if t not in forget] + [token]
@@ -339,7 +339,7 @@ class SshExecutor(Executor):
             if repeatable and (started or p.returncode != 255):
                 raise TransportError(self.label, shown, f"ssh status {p.returncode}: the remote shell was killed or "
                                      f"the connection dropped; stdout: {tail(out)}; stderr: {tail(err)}", out)
-            if p.returncode not in (255,) and not started:
+            if p.returncode != 255 and not started:
                 raise TransportError(self.label, shown, f"ssh status {p.returncode} and no exit status: "
                                      f"stderr: {tail(err)}", out)
             ran = ran or started

@@ -65,10 +65,3 @@ def test_a_run_killed_before_close_has_its_reservation_freed_when_finalised(tmp_
     assert allocated(path) < reserve.CHUNK and facts["sample_count"] == 100
     assert (np.fromfile(path, SAMPLE_DTYPE) == samples(0, 100)).all()
 
-
-def test_trim_file_leaves_a_symlink_and_its_target_alone(tmp_path):
-    target = tmp_path / "target"
-    target.write_bytes(b"x" * 10)
-    (tmp_path / "link").symlink_to(target)
-    reserve.trim_file(tmp_path / "link")
-    assert target.read_bytes() == b"x" * 10
