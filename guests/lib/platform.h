@@ -39,8 +39,21 @@ size_t xt_cache_bytes(int level);
 /* Short platform name for XT BEGIN platform=: native / microvm / pc / virt / xen. */
 const char *xt_platform_name(void);
 
-/* Number of CPUs the workload may use (1 for the probe guests today). */
+/* Several vCPUs (a guest's `vcpus = N`). xt_ncpus(): the CPUs this platform can run
+ * the workload on: the vCPUs its firmware tables name (x86-64: fw_cfg / MADT / CPUID,
+ * arm64: the DTB's /cpus), the process's allowed CPUs natively; 1 where it can tell
+ * none. xt_cpu_index(): the calling vCPU's index, 0 = the boot vCPU (natively: the
+ * thread's); cheap, and callable unprivileged (ring 3 / EL0) inside measured loops.
+ * xt_cpu_start(cpu, fn, arg): runs fn(arg) on vCPU cpu (1 .. xt_ncpus()-1), privileged,
+ * on a stack of its own, in the same address space, with the console and
+ * xt_run_unprivileged usable there (x86-64: INIT-SIPI-SIPI; arm64: PSCI CPU_ON;
+ * natively a thread, pinned where the cmdline's vcpu_cpus= names CPUs); returns once
+ * the vCPU runs fn, false when it cannot be started (absent, or not up within 1 s).
+ * When fn returns the vCPU parks (halts) for good. Interrupt-driven helpers
+ * (xt_timer_oneshot, xt_gpio_irq) serve the boot vCPU only. */
 unsigned xt_ncpus(void);
+unsigned xt_cpu_index(void);
+bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg);
 
 /* Ends the workload: status 0 pass, 1 fail/fault, 2 bad parameter. */
 void xt_exit(int status) __attribute__((noreturn));
