@@ -41,3 +41,5 @@ size_t xt_cache_bytes(int level)
 }
 
 unsigned xt_ncpus(void) { return 1; }
+unsigned xt_cpu_index(void) { return 0; }
+bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg) { (void)cpu; (void)fn; (void)arg; return false; }
