@@ -26,7 +26,7 @@ STEAL_SRC      := native/steal.c native/linux_common.c guests/posix/lib/platform
 native: $(NATIVE_BIN) $(NATIVE_STEAL)
 
 $(NATIVE_BIN): $(NATIVE_OBJS)
-	$(NATIVE_CC) -o $@ $^
+	$(NATIVE_CC) -pthread -o $@ $^
 
 $(NATIVE_STEAL): $(STEAL_SRC) $(wildcard guests/lib/*.h guests/posix/lib/*.h) native/linux_common.h mk/native.mk
 	@mkdir -p $(dir $@)

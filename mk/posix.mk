@@ -9,7 +9,7 @@
 POSIX_PROBE := dhrystone cachebench stream
 POSIX_SRC   := $(wildcard guests/posix/*.c guests/posix/lib/*.c guests/posix/bench/*.c) \
                $(addprefix guests/lib/,cmdline.c fmt.c string.c ring.c proto.c hist.c catalogue.c driver.c run.c) \
-               $(POSIX_PROBE:%=guests/bench/%.c) native/linux_common.c
+               $(POSIX_PROBE:%=guests/bench/%.c) native/linux_common.c native/smp_linux.c
 POSIX_HDR   := $(wildcard guests/posix/lib/*.h guests/lib/*.h) native/linux_common.h
 POSIX_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
                 -Iguests/posix/lib -Iguests/lib -Inative -pthread

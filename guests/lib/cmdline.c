@@ -33,6 +33,8 @@ const struct xt_key xt_common_keys[] = {
 	{ "llc_bytes", XT_SIZE, "[1,)", NULL },
 	{ "shared_bytes", XT_SIZE, "[1,)", NULL },             /* only given: xtalk host caches */
 	{ "buffer_slots", XT_U64, NULL, NULL },
+	{ "vcpus", XT_U64, "[1,16]", "1" },                    /* vCPUs the bench runs on: XT_MAX_CPUS */
+	{ "vcpu_cpus", XT_TEXT, NULL, NULL },  /* native: the CPU of each vCPU thread, "0,1" */
 	{ "ring_gpa", XT_U64, NULL, NULL },  /* platform keys: where the host put the ring */
 	{ "ring_bytes", XT_U64, NULL, NULL },
 	XT_KEYS_END

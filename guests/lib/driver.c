@@ -10,6 +10,11 @@
  * Role measurer records one sample per iteration; role stressor records one only into a
  * shared ring the host gave it (its pass counter, run.c), else nothing, and by default runs
  * until killed. The caller has checked the parameters.
+ * vcpus=N (N > 1, benches marked smp only): the cases run on vCPUs 0 .. N-1 at once,
+ * each with its own configuration (xt_cfgs) and metric ids (vCPU v's case i is metric
+ * v x ncases + i, named <case>_vcpu<v>); setup and report run once, on vCPU 0; the
+ * other vCPUs are started (xt_cpu_start) after the METRIC lines and ready=1, and
+ * vCPU 0 waits for all of them before the windows are printed.
  */
 #include "xt.h"
 
@@ -17,8 +22,17 @@
 #define DEFAULT_BUFFER_SLOTS 65536
 #define MAX_AUTO_BUFFER_SLOTS (1u << 22)
 
-struct xt_cfg xt_cfg;
+struct xt_config xt_cfgs[XT_MAX_CPUS];
 static uint64_t ovh[OVH_PAIRS];
+static unsigned nvcpus = 1;
+static const struct xt_bench *running;
+static volatile int vcpu_status[XT_MAX_CPUS];
+static volatile unsigned vcpus_done;
+
+unsigned xt_vcpus(void)
+{
+	return nvcpus;
+}
 
 static long measure_overhead(void *unused)
 {
@@ -66,6 +80,54 @@ static uint64_t auto_slots(const struct xt_bench *b)
 	return total == 0 ? 1 : total > MAX_AUTO_BUFFER_SLOTS ? MAX_AUTO_BUFFER_SLOTS : total;
 }
 
+/* Runs the bench's cases on the calling vCPU (its xt_cfg set up by xt_run_bench);
+ * returns the first status that is not a pass. */
+static int run_cases(const struct xt_bench *b)
+{
+	int status = XT_PASS;
+
+	for (unsigned i = 0; i < b->ncases && status == XT_PASS; i++) {
+		const struct xt_case *c = &b->cases[i];
+		uint64_t t = xt_counter();
+		xt_cfg.metric = xt_cfg.metric_base + i;
+		xt_cfg.iterations = case_iterations(c);
+		xt_cfg.window_ticks = 0;
+		xt_cfg.rate = b->rates && b->rates[i].work ? &b->rates[i] : NULL;
+		status = (int)xt_run_unprivileged(b->run ? b->run : xt_run_case,
+						  (void *)(uintptr_t)c);
+		if (b->run && !xt_cfg.window_ticks)
+			xt_cfg.window_ticks = xt_counter() - t;
+		xt_cfg.window_ticks_of[i] = xt_cfg.window_ticks;
+	}
+	return status;
+}
+
+/* A vCPU other than 0: its cases, then its status for vCPU 0 to collect. */
+static void vcpu_main(void *arg)
+{
+	unsigned v = (unsigned)(uintptr_t)arg;
+
+	vcpu_status[v] = run_cases(running);
+	__atomic_fetch_add(&vcpus_done, 1, __ATOMIC_RELEASE);
+}
+
+/* The vCPUs the bench runs on: vcpus=, checked against the bench and the platform. */
+static unsigned vcpus_wanted(const struct xt_bench *b)
+{
+	unsigned n = (unsigned)xt_key_u64("vcpus");
+	static char why[120];
+
+	if (n > 1 && !b->smp) {
+		xt_snprintf(why, sizeof(why), "bench %s runs on one vCPU (its state is not per vCPU)", b->name);
+		xt_badparam("vcpus", why);
+	}
+	if (n > xt_ncpus() || n > XT_MAX_CPUS) {
+		xt_snprintf(why, sizeof(why), "%u vCPUs asked, this platform can run %u", n, xt_ncpus());
+		xt_badparam("vcpus", why);
+	}
+	return n;
+}
+
 void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 {
 	const char *role = xt_param_str("role", b->role);
@@ -73,6 +135,7 @@ void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 	uint64_t slots;
 	int status = XT_PASS;
 
+	nvcpus = vcpus_wanted(b);
 	xt_cfg.measurer = !xt_strcmp(role, "measurer");
 	xt_cfg.freq_hz = xt_param_has("freq_hz") ? xt_param_u64("freq_hz", 0) : xt_counter_hz();
 	dur = xt_key_double("duration_s");
@@ -98,27 +161,37 @@ void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 		xt_end(status, false, xt_reason());
 
 	slots = xt_param_u64("buffer_slots", auto_slots(b));
-	if (!xt_ring_open(xt_cfg.freq_hz, slots))
+	if (!xt_ring_open(xt_cfg.freq_hz, slots, nvcpus))
 		xt_end(XT_FAIL, false, "sample ring unusable");
-	for (unsigned i = 0; i < b->ncases && xt_cfg.measurer; i++)
-		xt_metric(i, b->cases[i].name, b->cases[i].unit, b->cases[i].kind, b->kpi);
+	for (unsigned v = 0; v < nvcpus && xt_cfg.measurer; v++)
+		for (unsigned i = 0; i < b->ncases; i++)
+			if (nvcpus == 1)
+				xt_metric(i, b->cases[i].name, b->cases[i].unit, b->cases[i].kind, b->kpi);
+			else
+				xt_metric_vcpu(v * b->ncases + i, b->cases[i].name, v, b->cases[i].unit,
+					       b->cases[i].kind, b->kpi);
 	xt_meta("ready=1");     /* set up (buffers allocated and zeroed): run.wait_for_stressors */
 	if (ready)
 		ready();
 
-	for (unsigned i = 0; i < b->ncases && status == XT_PASS; i++) {
-		const struct xt_case *c = &b->cases[i];
-		uint64_t t = xt_counter();
-		xt_cfg.metric = i;
-		xt_cfg.iterations = case_iterations(c);
-		xt_cfg.window_ticks = 0;
-		xt_cfg.rate = b->rates && b->rates[i].work ? &b->rates[i] : NULL;
-		status = (int)xt_run_unprivileged(b->run ? b->run : xt_run_case,
-						  (void *)(uintptr_t)c);
-		if (b->run && !xt_cfg.window_ticks)
-			xt_cfg.window_ticks = xt_counter() - t;
-		if (xt_cfg.window_ticks)
-			xt_window(i, xt_cfg.window_ticks);
+	running = b;
+	for (unsigned v = 1; v < nvcpus; v++) {
+		xt_cfgs[v] = xt_cfgs[0];
+		xt_cfgs[v].metric_base = v * b->ncases;
+		if (!xt_cpu_start(v, vcpu_main, (void *)(uintptr_t)v)) {
+			xt_error("vcpus", "a vCPU did not start");
+			xt_end(XT_FAIL, false, "vCPU start failed");
+		}
+	}
+	status = run_cases(b);
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < nvcpus - 1)
+		xt_cpu_relax();
+	for (unsigned v = 0; v < nvcpus; v++) {
+		if (status == XT_PASS)
+			status = vcpu_status[v];
+		for (unsigned i = 0; i < b->ncases; i++)
+			if (xt_cfgs[v].window_ticks_of[i])
+				xt_window(v * b->ncases + i, xt_cfgs[v].window_ticks_of[i]);
 	}
 	if (b->report)
 		b->report();

@@ -56,6 +56,13 @@ void xt_metric(unsigned id, const char *name, const char *unit, const char *kind
 		  name, unit, kind ? kind : "duration", kpi);
 }
 
+void xt_metric_vcpu(unsigned id, const char *name, unsigned vcpu, const char *unit,
+		    const char *kind, const char *kpi)
+{
+	xt_printf("XT METRIC run=%s id=%u name=%s_vcpu%u vcpu=%u unit=%s kind=%s kpi=%s\n", xt_run_id(),
+		  id, name, vcpu, vcpu, unit, kind ? kind : "duration", kpi);
+}
+
 void xt_window(unsigned id, uint64_t ticks)
 {
 	xt_meta("window_ticks_%u=%lu", id, (unsigned long)ticks);

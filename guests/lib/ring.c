@@ -5,15 +5,21 @@
  * we build the same ring in xt_alloc memory and print it as XT SAMPLE lines after the
  * measured window (xt_ring_drain). The writer never blocks: slot seq % capacity is
  * overwritten, and a reader (or the drain) sees losses as missing seq numbers.
+ * Several writers (a bench on several vCPUs): each takes its slot's seq with an atomic
+ * fetch-and-add, fills the slot, and publishes write_seq in seq order, waiting for the
+ * writers of the seqs before its own (the reader trusts every slot below write_seq).
  * Caveat: xt_sample runs inside the bench loop (possibly in user mode), so the ring
- * memory and the static state below must be accessible there.
+ * memory and the static state below must be accessible there. With several writers a
+ * vCPU preempted between its fetch-and-add and its publication holds back the others'
+ * publications until it runs again: outside every measured window (a sample is written
+ * after its window ends), but it is time a stacked vCPU spends here, not in its loop.
  */
 #include "xt.h"
 
 static volatile struct xt_ring_hdr *hdr;
 static volatile struct xt_slot *slots;
 static uint64_t cap, seq;
-static bool shared;
+static bool shared, several;
 
 bool xt_ring_shared(void)
 {
@@ -37,12 +43,13 @@ static bool init_header(struct xt_ring_hdr *h, uint64_t capacity, uint64_t freq_
 	return true;
 }
 
-bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots)
+bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots, unsigned writers)
 {
 	size_t bytes = 0;
 	struct xt_ring_hdr *h = xt_ring_memory(&bytes);
 
 	seq = 0;
+	several = writers > 1;
 	if (h) {
 		if (bytes < XT_RING_HDR + XT_SLOT_SIZE || xt_memcmp(h->magic, XT_RING_MAGIC, 8)) {
 			xt_error("ring", "shared ring has no XTRING01 header");
@@ -78,16 +85,19 @@ bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots)
 
 void xt_sample(uint32_t metric, uint64_t t, uint64_t value, uint32_t flags)
 {
-	volatile struct xt_slot *s = &slots[seq % cap];
+	uint64_t mine = several ? __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) : seq++;
+	volatile struct xt_slot *s = &slots[mine % cap];
 
-	s->seq = seq;
+	s->seq = mine;
 	s->t = t;
 	s->value = value;
 	s->metric = metric;
 	s->flags = flags;
 	__atomic_thread_fence(__ATOMIC_RELEASE);   /* slot visible before write_seq */
-	seq++;
-	hdr->write_seq = seq;
+	if (several)
+		while (__atomic_load_n(&hdr->write_seq, __ATOMIC_ACQUIRE) != mine)
+			xt_cpu_relax();
+	hdr->write_seq = mine + 1;
 	hdr->heartbeat = t;
 }
 

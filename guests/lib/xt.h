@@ -19,6 +19,15 @@
 
 /* Compiler barrier: keeps the measured body between the two counter reads. */
 #define xt_barrier() __asm__ __volatile__("" ::: "memory")
+/* A spin-wait's pause (x86 `pause`, arm64 `yield`): kinder to an SMT sibling and to a
+ * hypervisor that watches for spinning vCPUs. */
+#if defined(__x86_64__)
+#define xt_cpu_relax() __asm__ __volatile__("pause" ::: "memory")
+#elif defined(__aarch64__)
+#define xt_cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define xt_cpu_relax() xt_barrier()
+#endif
 /* Keeps a value alive (the compiler must assume it is used). */
 #define xt_keep(v) __asm__ __volatile__("" : : "r"(v) : "memory")
 /* On a function: gcc must not turn its loops into memset/memcpy calls (libc's natively,
@@ -119,8 +128,9 @@ struct xt_slot {
 	uint32_t metric, flags;
 };
 /* Uses xt_ring_memory(), or an in-memory ring of buffer_slots slots to drain later.
+ * writers: the vCPUs that will write samples at once (1: the single-writer fast path).
  * Returns false (after printing XT ERROR) if the shared ring is unusable. */
-bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots);
+bool xt_ring_open(uint64_t freq_hz, uint64_t buffer_slots, unsigned writers);
 bool xt_ring_shared(void);
 /* The hot path: fill slot, release fence, write_seq, heartbeat. Never blocks. */
 void xt_sample(uint32_t metric, uint64_t t, uint64_t value, uint32_t flags);
@@ -134,6 +144,10 @@ void xt_meta(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * memory, io (docs/protocol.md section 2). */
 void xt_metric(unsigned id, const char *name, const char *unit, const char *kind,
 	       const char *kpi);
+/* The same for one vCPU's copy of a case in a bench run on several (driver.c): name
+ * <name>_vcpu<vcpu>, with vcpu=<vcpu> on the line. */
+void xt_metric_vcpu(unsigned id, const char *name, unsigned vcpu, const char *unit,
+		    const char *kind, const char *kpi);
 /* XT META window_ticks_<id>=ticks: the length of metric id's measured window. */
 void xt_window(unsigned id, uint64_t ticks);
 /* XT META work_per_pass=N work_unit=U: what one iteration of a stressor's loop does (N
@@ -216,10 +230,15 @@ struct xt_bench {
 	const char *channels;               /* stressors: interference channels loaded, "l2 llc" */
 	const struct xt_key *tune;          /* stressors: search ranges of keys (xtalk search) */
 	unsigned buffers;                   /* buffers of a size parameter's bytes it allocates (0: one) */
+	bool smp;                           /* runs on every vCPU of a guest with several (vcpus=N):
+	                                     * its state is per vCPU (xt_cpu_index) or shared on purpose */
 };
 
-/* Run configuration resolved by driver.c from the common keys. */
-struct xt_cfg {
+/* Run configuration resolved by driver.c from the common keys, one per vCPU the bench
+ * runs on (xt_cfg is the calling vCPU's). */
+#define XT_MAX_CPUS 16
+#define XT_MAX_CASES 16           /* cases of one bench, at most */
+struct xt_config {
 	bool measurer;               /* role=measurer: record samples */
 	uint64_t freq_hz;
 	uint64_t overhead;           /* median back-to-back counter cost (ticks) */
@@ -231,8 +250,13 @@ struct xt_cfg {
 	uint64_t window_ticks;       /* first to last counter read of the case's window
 	                              * (set by the loop; 0: driver.c times the run call) */
 	const struct xt_rate *rate;  /* the case's, when it is a rate case; else NULL */
+	unsigned metric_base;        /* this vCPU's metric id of case 0 (vCPU x cases) */
+	uint64_t window_ticks_of[XT_MAX_CASES]; /* each case's window (printed once every vCPU is done) */
 };
-extern struct xt_cfg xt_cfg;
+extern struct xt_config xt_cfgs[XT_MAX_CPUS];
+#define xt_cfg (xt_cfgs[xt_cpu_index()])
+/* The vCPUs the bench runs on (vcpus=, 1 by default; driver.c). */
+unsigned xt_vcpus(void);
 
 /* run.c: the generic measured loop for one case (unprivileged). */
 long xt_run_case(void *c);

@@ -105,7 +105,7 @@ static void begin(const char *name, uint64_t slots)
 {
 	xt_begin(name, rt.role, RT_NS);
 	rt_meta_env();
-	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", slots)))
+	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", slots), 1))
 		rt_fail("sample ring unusable");
 }
 

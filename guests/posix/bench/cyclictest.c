@@ -163,7 +163,7 @@ static int run(void)
 	argv[n] = NULL;
 
 	rt_tool_begin("cyclictest", argv, "cyclictest -v values; --json summary and histogram");
-	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", 1u << 20)))
+	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", 1u << 20), 1))
 		rt_fail("sample ring unusable");
 	for (unsigned i = 0; i < nthreads; i++) {
 		char name[32];

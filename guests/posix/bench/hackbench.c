@@ -70,7 +70,7 @@ static int run(void)
 
 	rt_tool_begin("hackbench", argv, "hackbench's own Time: of each run, one run per sample");
 	xt_meta("hb_tasks=%lu", (unsigned long)(groups * 2 * fds));
-	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", runs ? runs : 1u << 16)))
+	if (!xt_ring_open(RT_NS, xt_param_u64("buffer_slots", runs ? runs : 1u << 16), 1))
 		rt_fail("sample ring unusable");
 	xt_metric(0, "hackbench", "cycles", "duration", "kernel");
 	rt_console_flush();
