@@ -150,8 +150,15 @@ size_t xt_cache_bytes(int level)
 
 unsigned xt_ncpus(void)
 {
+	const char *vcpu_cpus = xt_param_str("vcpu_cpus", "");
 	cpu_set_t set;
+	unsigned n = 1;
 
+	if (*vcpu_cpus) {          /* a thread per CPU named (several may share one) */
+		for (; *vcpu_cpus; vcpu_cpus++)
+			n += *vcpu_cpus == ',';
+		return n;
+	}
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 1;
 	return (unsigned)CPU_COUNT(&set);

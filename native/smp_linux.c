@@ -4,10 +4,10 @@
  * xt_cpu_start(v, fn, arg) starts a detached pthread that runs fn(arg) with
  * xt_cpu_index() == v (a thread-local index), pinned to the v-th CPU of vcpu_cpus=
  * ("0,1", from the native backend: each vCPU's CPU as the spec places it) when that is
- * given, else left on the process's CPUs. The boot thread is vCPU 0 and is pinned to
- * vcpu_cpus='s first CPU when there are several. Caveats: a thread that fails to pin
- * still runs (the host checks each thread's affinity in /proc); when fn returns, the
- * thread ends (a process has no CPU to park).
+ * given, else left on the process's CPUs. The boot thread is vCPU 0: the native backend
+ * starts the process pinned to vCPU 0's CPU, and each other thread moves itself to its
+ * own. Caveats: a thread that fails to pin still runs where it was; when fn returns,
+ * the thread ends (a process has no CPU to park).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -80,8 +80,6 @@ bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg)
 
 	if (cpu == 0 || cpu >= XT_MAX_CPUS)
 		return false;
-	if (cpu == 1)
-		pin_self(0);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&t, &attr, thread_main, &s);

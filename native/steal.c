@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "catalogue")) {
 		xt_cat_suite("steal", "xtalk-steal", NULL, unused);
-		xt_cat_bench("steal", "stressor", NULL, keys, "cpu", 1, tune);
+		xt_cat_bench("steal", "stressor", NULL, keys, "cpu", 1, tune, false);
 		xt_cat_end();
 		return 0;
 	}

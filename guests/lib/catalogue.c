@@ -78,7 +78,8 @@ static void channel_list(const char *channels)
 }
 
 void xt_cat_bench(const char *name, const char *role, const char *kpi,
-		  const struct xt_key *keys, const char *channels, unsigned buffers, const struct xt_key *tune)
+		  const struct xt_key *keys, const char *channels, unsigned buffers, const struct xt_key *tune,
+		  bool smp)
 {
 	bool first = true;
 
@@ -91,7 +92,7 @@ void xt_cat_bench(const char *name, const char *role, const char *kpi,
 		key(k, &first);
 	xt_printf("],\n   ");
 	channel_list(channels);
-	xt_printf(", \"buffers\": %u, \"tune\": [", buffers ? buffers : 1);
+	xt_printf(", \"buffers\": %u, \"smp\": %s, \"tune\": [", buffers ? buffers : 1, smp ? "true" : "false");
 	first = true;
 	for (const struct xt_key *k = tune; k && k->name; k++)
 		key(k, &first);
@@ -110,7 +111,7 @@ void xt_cat_metric(const char *name, const char *unit, const char *kind)
 
 void xt_cat_xt_bench(const struct xt_bench *b)
 {
-	xt_cat_bench(b->name, b->role, b->kpi, b->keys, b->channels, b->buffers, b->tune);
+	xt_cat_bench(b->name, b->role, b->kpi, b->keys, b->channels, b->buffers, b->tune, b->smp);
 	for (unsigned c = 0; c < b->ncases; c++)
 		xt_cat_metric(b->cases[c].name, b->cases[c].unit, b->cases[c].kind);
 }

@@ -101,12 +101,13 @@ void xt_badparam(const char *key, const char *msg) __attribute__((noreturn));
 /* ---- catalogue.c ---- the catalogue of a program's benches as JSON on the console ---- */
 /* {"suite": suite, "program": program, "common": [xt_common_keys but omit, extra...],
  *  "benches": [{"name", "role", "kpi", "params": [keys], "metrics": [{"name", "unit",
- *  "kind"}], "channels": [names], "buffers": n, "tune": [keys]}, ...]}: xt_cat_suite, then per bench xt_cat_bench and its xt_cat_metric
+ *  "kind"}], "channels": [names], "buffers": n, "smp": bool, "tune": [keys]}, ...]}: xt_cat_suite, then per bench xt_cat_bench and its xt_cat_metric
  * calls, then xt_cat_end. A metric name may hold <N> (one per thread: cyclictest_t<N>). */
 void xt_cat_suite(const char *suite, const char *program, const struct xt_key *extra,
 		  const char *const *omit);
 void xt_cat_bench(const char *name, const char *role, const char *kpi,
-		  const struct xt_key *keys, const char *channels, unsigned buffers, const struct xt_key *tune);
+		  const struct xt_key *keys, const char *channels, unsigned buffers, const struct xt_key *tune,
+		  bool smp);
 void xt_cat_metric(const char *name, const char *unit, const char *kind);
 void xt_cat_end(void);
 struct xt_bench;

@@ -78,7 +78,7 @@ static void catalogue(void)
 		rt_tm_catalogue(TM[i]);
 	for (unsigned i = 0; i < N(TOOL); i++) {
 		xt_cat_bench(TOOL[i]->name, TOOL[i]->role, TOOL[i]->metric ? "kernel" : NULL,
-			     TOOL[i]->keys, NULL, 1, NULL);
+			     TOOL[i]->keys, NULL, 1, NULL, false);
 		if (TOOL[i]->metric)
 			xt_cat_metric(TOOL[i]->metric, "cycles", TOOL[i]->kind);
 	}

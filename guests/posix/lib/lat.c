@@ -25,7 +25,7 @@
 void rt_lat_catalogue(const char *name, const struct rt_lat *const *benches, unsigned n,
 		      const struct xt_key *keys)
 {
-	xt_cat_bench(name, "measurer", KPI, keys, NULL, 1, NULL);
+	xt_cat_bench(name, "measurer", KPI, keys, NULL, 1, NULL, false);
 	for (unsigned b = 0; b < n; b++)
 		for (const char *const *m = benches[b]->metrics; *m; m++)
 			xt_cat_metric(*m, UNIT, KIND);

@@ -70,7 +70,7 @@ void rt_tm_catalogue(const struct rt_tm *t)
 {
 	char name[48];
 
-	xt_cat_bench(t->name, "measurer", "kernel", rt_tm_keys(t), NULL, 1, NULL);
+	xt_cat_bench(t->name, "measurer", "kernel", rt_tm_keys(t), NULL, 1, NULL, false);
 	xt_cat_metric(t->name, UNIT, KIND);
 	snprintf(name, sizeof(name), "%s_thread<N>", t->name);
 	xt_cat_metric(name, UNIT, KIND);

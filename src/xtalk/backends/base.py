@@ -35,6 +35,7 @@ from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.sizes import bench_sizes
 from ..spec.plan import GuestPlan, RunPlan
+from ..spec import catalogue
 from ..spec.catalogue import IMAGE_SUITES
 from ..telemetry.ring import RingReader
 
@@ -255,8 +256,18 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
             args["warmup"] = m.warmup_iterations
     if run.caches and bench_sizes(guest.bench, {}, {}):  # only a bench with a size parameter takes them
         args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
+    if guest.vcpus > 1 and runs_on_each_vcpu(guest.bench):
+        args["vcpus"] = guest.vcpus
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
+
+
+def runs_on_each_vcpu(bench: str) -> bool:
+    """A probe bench that runs on every vCPU of its guest (the catalogue's smp): it is
+    given vcpus=N; any other bench of a guest with several vCPUs runs its own threads
+    (Linux-RT) or on one."""
+    found = catalogue.load().bench(bench, ("probe",))
+    return bool(found and found.smp)
 
 
 def local_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:

@@ -132,13 +132,16 @@ class NativeBackend(Backend):
         argv = [str(program)] + workload_args(guest, run)
         if program == self.binary and self.freq_hz and "freq_hz" not in guest.params:
             argv.append(f"freq_hz={self.freq_hz}")
+        if program == self.binary and guest.vcpus > 1:  # each vCPU thread pins itself to its CPU
+            argv.append(f"vcpu_cpus={','.join(map(str, guest.cpus))}")
         ring = None
         if guest.role == "measurer" or program == self.binary:  # a probe stressor's ring counts its passes
             ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")
             create_ring_file(ring, RING_CAPACITY if guest.role == "measurer" else PASS_RING_CAPACITY)
             self._rings.append(ring)
             argv.append(f"ring={ring}")
-        proc = spawn(argv, guest.cpus, stopped=paused)
+        pinned = guest.cpus[:1] if guest.vcpus > 1 else guest.cpus  # vCPU threads pin themselves (vcpu_cpus=)
+        proc = spawn(argv, pinned, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
         # steal's class is its own (SCHED_FIFO prio=, default 50): it sets it and says so in XT META
         # sched=; set from here too, so a steal held paused from its start is real-time when resumed
@@ -153,7 +156,7 @@ class NativeBackend(Backend):
             policy = apply_policy(proc.pid, run.spec.run.sched, run.spec.run.priority)
         handle.facts = {"argv": argv, "pid": proc.pid, **policy}
         handle.facts["affinity"] = affinity(proc.pid)  # None: already gone, poll_exit reports it
-        if handle.facts["affinity"] not in (None, sorted(guest.cpus)):
+        if handle.facts["affinity"] not in (None, sorted(set(pinned))):
             self.stop(handle)
             raise InfrastructureError(f"{guest.name}: affinity {handle.facts['affinity']} is not {list(guest.cpus)}")
         if guest.role == "measurer":

@@ -341,6 +341,8 @@ class QemuBackend(Backend):
                      [] if qemu != self.facts.qemu_system else self.arch["devices"])
         if cpu:
             argv += ["-cpu", cpu]
+        if guest.vcpus > 1:  # one thread per vCPU, each pinned to its CPU in start()
+            argv += ["-smp", str(guest.vcpus)]
         return argv + list(o.extra_args)
 
     def memory_mib(self, guest: GuestPlan, run: RunPlan) -> int:
@@ -396,7 +398,7 @@ class QemuBackend(Backend):
             handle.backend_state["qmp"] = monitor
             pinning = []
             for i, vcpu in enumerate(vcpus):
-                tid, cpu = vcpu["thread-id"], guest.cpus[i % len(guest.cpus)]
+                tid, cpu = vcpu["thread-id"], guest.cpus[vcpu.get("cpu-index", i) % len(guest.cpus)]
                 os.sched_setaffinity(tid, {cpu})
                 got = affinity(tid)
                 if got != [cpu]:

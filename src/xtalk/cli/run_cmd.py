@@ -53,18 +53,25 @@ def resume_command(args) -> str:
     return shlex.join(words)
 
 
+def cpus_text(guest) -> str:
+    """A guest's CPUs: "0" for one vCPU; "vCPU0→0 vCPU1→0" for several (each vCPU's CPU)."""
+    if guest.vcpus == 1:
+        return ",".join(map(str, guest.cpus))
+    return " ".join(f"vCPU{i}→{cpu}" for i, cpu in enumerate(guest.cpus))
+
+
 def print_plan(spec, runs) -> None:
     table = Table(title=f"{spec.name}: {len(runs)} runs, {backends_text(runs)}")
     for col in ("#", "run id", "backend", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
         table.add_column(col)
     for r in runs:
-        stressors = ", ".join(f"{g.name}:{g.bench} ({','.join(map(str, g.cpus))})" for g in r.stressors) or "-"
+        stressors = ", ".join(f"{g.name}:{g.bench} ({cpus_text(g)})" for g in r.stressors) or "-"
         events = ", ".join(f"{e.action} {e.target}@{e.at_s:g}s" for e in r.timeline) or "-"
         if spec.paired and r.timeline:
             events = f"paired: off {spec.paired.off_s:g} s / on {spec.paired.on_s:g} s ({len(r.timeline)} switches)"
         table.add_row(str(r.index), r.run_id + (" (warm-up)" if r.warmup else ""), r.backend, r.placement,
                       r.start_order if r.stressors else "-",
-                      f"{r.measurer.bench} ({','.join(map(str, r.measurer.cpus))})", stressors, events)
+                      f"{r.measurer.bench} ({cpus_text(r.measurer)})", stressors, events)
     console().print(table)
 
 

@@ -126,7 +126,8 @@ class Metric:
     kind: str
 
     def matches(self, name: str) -> bool:
-        return re.fullmatch(re.escape(self.name).replace("<N>", r"\d+"), name) is not None
+        """name is this metric, or one vCPU's copy of it (<name>_vcpu<N>: vcpus = N)."""
+        return re.fullmatch(re.escape(self.name).replace("<N>", r"\d+") + r"(?:_vcpu\d+)?", name) is not None
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class Bench:
     channels: tuple[str, ...] = ()         # a stressor's interference channels (interference/names.py)
     tune: dict[str, Param] = field(default_factory=dict)  # search ranges of its parameters (xtalk search)
     buffers: int = 1  # buffers of a size parameter's bytes it allocates (memcpy: source and destination)
+    smp: bool = False  # runs on every vCPU of a guest with several (vcpus = N); else on one
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ class Catalogue:
         for s in data["suites"]:
             benches = {b["name"]: Bench(b["name"], s["suite"], b["role"], b["kpi"], params(b["params"]),
                                         tuple(Metric(m["name"], m["unit"], m["kind"]) for m in b["metrics"]),
-                                        tuple(b["channels"]), params(b["tune"]), b["buffers"])
+                                        tuple(b["channels"]), params(b["tune"]), b["buffers"], b.get("smp", False))
                        for b in s["benches"]}
             suites[s["suite"]] = Suite(s["suite"], s["program"], params(s["common"]), benches)
         return cls(suites)

@@ -62,10 +62,35 @@ class Workload(Strict):
         "zephyr-thread-metric, cyclictest, regex, ignore (docs/guests.md)",
     )
     parser: dict[Name, Any] = Field(default_factory=dict, description="options of the output parser")
+    vcpus: int = Field(
+        default=1, ge=1, le=16, description="vCPUs of this guest (natively: threads of its program); a probe "
+        "bench marked smp runs on each, its metrics per vCPU (<metric>_vcpu<N>, docs/vcpus.md)")
+    cpus: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="the host CPU of each vCPU, one per vCPU, a CPU may repeat (default: "
+        "the placement's, by vcpu_placement)")
+    vcpu_placement: Literal["spread", "stacked"] = Field(
+        default="spread", description="where the placement puts the vCPUs when cpus is not given: spread "
+        "over the campaign's cpus from the guest's own CPU on, or stacked all on the guest's own CPU")
+
+    @model_validator(mode="after")
+    def one_cpu_per_vcpu(self) -> Workload:
+        if self.cpus is not None and len(self.cpus) != self.vcpus:
+            raise ValueError(f"cpus gives {len(self.cpus)} CPU(s) for {self.vcpus} vCPU(s): give one per vCPU")
+        return self
 
     @property
     def bench_params(self) -> dict[str, ParamValue]:
         return params_for(self.params, self.bench)
+
+    def vcpu_cpus(self, own: int, campaign_cpus: list[int]) -> tuple[int, ...]:
+        """The host CPU of each vCPU: cpus as given, else from the guest's own CPU (the
+        placement's) on, spread over the campaign's cpus or stacked on it."""
+        if self.cpus is not None:
+            return tuple(self.cpus)
+        if self.vcpu_placement == "stacked" or own not in campaign_cpus:
+            return (own,) * self.vcpus
+        start = campaign_cpus.index(own)
+        return tuple(campaign_cpus[(start + i) % len(campaign_cpus)] for i in range(self.vcpus))
 
 
 class Measurer(Workload):

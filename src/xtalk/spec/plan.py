@@ -37,7 +37,7 @@ class GuestPlan:
     role: str  # "measurer" | "stressor"
     bench: str
     params: dict
-    cpus: tuple[int, ...]
+    cpus: tuple[int, ...]  # the host CPU of each vCPU (a CPU may repeat: stacked vCPUs)
     starts_at_boot: bool = True  # False when the timeline starts it later
     host: bool = False  # a host process next to the guests (Stressor.host)
     output: str = "xt"  # the parser of its console (xtalk.parsers)
@@ -46,6 +46,10 @@ class GuestPlan:
     initrd: str | None = None
     append: str = ""
     stressor: str | None = None  # the spec stressor this guest is an instance of (timeline targets)
+
+    @property
+    def vcpus(self) -> int:
+        return len(self.cpus)
 
     @property
     def foreign(self) -> bool:
@@ -127,7 +131,8 @@ def timeline_of(spec: Campaign) -> tuple[TimelineEvent, ...]:
 
 def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
     measurer = GuestPlan(
-        "measurer", "measurer", spec.measurer.bench, spec.measurer.bench_params, (spec.cpus[0],),
+        "measurer", "measurer", spec.measurer.bench, spec.measurer.bench_params,
+        spec.measurer.vcpu_cpus(spec.cpus[0], spec.cpus),
         **_own(spec.measurer))
     if placement == "solo":
         return (measurer,)
@@ -141,7 +146,7 @@ def _guests(spec: Campaign, placement: str) -> tuple[GuestPlan, ...]:
             cpu = spec.cpus[0] if placement == "same-core" else others[slot % len(others)]
             slot += placement == "other-core"
             guests.append(
-                GuestPlan(name, "stressor", stressor.bench, stressor.bench_params, (cpu,),
+                GuestPlan(name, "stressor", stressor.bench, stressor.bench_params, stressor.vcpu_cpus(cpu, spec.cpus),
                           starts_at_boot=first_action.get(stressor.name) != "start", host=stressor.host,
                           stressor=stressor.name, **_own(stressor))
             )

@@ -120,6 +120,11 @@ def _workload(loc: tuple, table: dict, suites: tuple[str, ...], catalogue: Catal
     out = []
     if measurer and not bench.metrics:
         out.append((loc + ("bench",), f"{name} records no samples: it cannot be the measurer"))
+    vcpus = table.get("vcpus", 1)
+    if isinstance(vcpus, int) and vcpus > 1 and bench.suite == "probe" and not bench.smp:
+        smp = sorted(b.name for s in catalogue.suites.values() for b in s.benches.values() if b.smp)
+        out.append((loc + ("vcpus",), f"bench {name} runs on one vCPU: {vcpus} vCPUs need a bench that runs on "
+                                      f"each ({', '.join(smp)})"))
     params = table.get("params") if isinstance(table.get("params"), dict) else {}
     own = params.get(name) if isinstance(params.get(name), dict) else {}
     for key, value in params_for(params, name).items():

@@ -311,7 +311,9 @@ class XenBackend(Backend):
         # master closed may have run although it never said it started, and the executor sends it again
         commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["sh", "-c", DESTROY_IF_THERE, "destroy", name],
                     ["rm", "-f", state["log"]],
-                    ["xl", "create", "-p", cfg_path], ["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]]
+                    ["xl", "create", "-p", cfg_path]]
+        commands += ([["xl", "vcpu-pin", name, str(i), str(cpu), soft] for i, cpu in enumerate(guest.cpus)]
+                     if guest.vcpus > 1 else [["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]])
         commands += self.pools.domain_commands(name, opts)
         commands += [["xl", "vcpu-list", name], ["xl", "list", name]]
         if not paused:
@@ -335,9 +337,10 @@ class XenBackend(Backend):
         by_cmd = {tuple(r.argv[:2]): r for r in results}
         vcpus = parse_vcpu_list(by_cmd[("xl", "vcpu-list")].stdout)
         for v in vcpus:
-            if expand_cpus(v["hard_affinity"]) != set(guest.cpus):
+            want = {guest.cpus[int(v["vcpu"])]} if guest.vcpus > 1 else set(guest.cpus)
+            if expand_cpus(v["hard_affinity"]) != want:
                 raise InfrastructureError(f"{name}: vCPU {v['vcpu']} hard affinity {v['hard_affinity']} "
-                                          f"is not {cpu_list(guest.cpus)}")
+                                          f"is not {cpu_list(sorted(want))}")
         domid = parse_xl_list(by_cmd[("xl", "list")].stdout).get(name, {}).get("id")
         sched = next((r.stdout.strip() for r in results if r.argv == self.pools.readback(name)), None)
         self.run_meta["vcpu_list"] += vcpus

@@ -138,8 +138,10 @@ def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, 
         lines["ramdisk"] = xl_literal(ramdisk)
     if cmdline:
         lines["cmdline"] = xl_literal(cmdline)
+    several = len(cpus) > 1  # a guest's own vCPUs (vcpus = N): vCPU i's hard affinity is cpus[i]
     lines |= {
-        "memory": str(memory_mib or opts.memory), "vcpus": str(opts.vcpus), "cpus": xl_literal(cpu_list(cpus)),
+        "memory": str(memory_mib or opts.memory), "vcpus": str(len(cpus) if several else opts.vcpus),
+        "cpus": ("[" + ", ".join(xl_literal(str(c)) for c in cpus) + "]") if several else xl_literal(cpu_list(cpus)),
         # preserved so poll_exit can tell poweroff from crash; stop() destroys them
         "on_poweroff": '"preserve"', "on_reboot": '"destroy"', "on_crash": '"preserve"',
     }
