@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..analysis import wording
 from ..analysis.boards import reference_board
 from ..analysis.overhead import BARE
+from ..analysis.vcpus import worst_first
 from .configs import labels
 
 
@@ -77,7 +78,10 @@ def answer_rows(res: dict) -> list[dict]:
             "floor": "-" if base else wording.floor_text(v),
             "text": verdict_cell(v), "sentence": v.get("sentence", ""),
         })
-    order = {m: i for i, m in reversed(list(enumerate(r["metric"] for r in rows)))}
+    from .headline import worst_part  # headline.py imports this module
+    worst = [w["metric"] for w in worst_part(res)]  # a guest's vCPUs together, the worst first
+    first = list(dict.fromkeys(r["metric"] for r in rows))
+    order = {m: i for i, m in enumerate(worst_first(first, {m: -worst.index(m) for m in worst if m in first}))}
     return sorted(rows, key=lambda r: order[r["metric"]])
 
 

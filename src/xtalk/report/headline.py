@@ -36,6 +36,7 @@ from collections import Counter
 from ..analysis import wording
 from ..analysis.measurability import cannot_answer
 from ..analysis.kinds import in_ticks
+from ..analysis.vcpus import worst_first
 from .answer import SIGNIFICANT, anchor
 from .configs import labels
 from .tables import STAT_COLS
@@ -223,6 +224,9 @@ def worst_part(res: dict) -> list[dict]:
                          + (f", {entry['quantile_text']}" if entry["quantile_text"] else "")
                          + "".join(f"; {d['text']}" for d in entry["deadlines"]))
         out.append(entry)
+    order = worst_first([w["metric"] for w in out], {w["metric"]: w["value"] if w["stat"] == "max" else -w["value"]
+                                                     for w in out})
+    out.sort(key=lambda w: order.index(w["metric"]))  # a guest's vCPUs together, the worst first
     return sorted(out, key=lambda w: (not any(d["met"] is False for d in w["deadlines"]), not w["deadlines"],
                                       not w["time"]))
 
