@@ -1,0 +1,95 @@
+"""The lock bench on the native backend, where a "vCPU" is a thread pinned to its CPU:
+each vCPU's samples stored and judged apart, and the known answers of the lock-holder
+channel (issue 45). Stacked on one CPU, the two vCPUs hand the lock over about a
+scheduler time slice later than spread on two; spread, a host hog on one vCPU's CPU
+preempts the holder now and then and the other vCPU's acquisitions wait for it (the
+acquisition tail grows); spread with no neighbour is the baseline. Thresholds: CFS gives
+a runnable thread at least its minimum granularity (0.75 ms at one CPU, more with more)
+before the other on its CPU runs; a spread handover takes well under a microsecond here."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.framework.cli import write_spec, xtalk
+from tests.framework.native_bench import only, run
+
+SPEC = """
+name = "lock"
+cpus = [0, 1]
+[backend]
+kind = "native"
+[run]
+duration_s = 1
+repetitions = 3
+[measurer]
+bench = "lock"
+vcpus = 2
+[matrix]
+"measurer.vcpu_placement" = ["spread", "stacked"]
+[analysis]
+baseline = "measurer.vcpu_placement=spread"
+"""
+SLICE_NS = 750_000  # CFS's smallest minimum granularity (sched_min_granularity at one CPU)
+
+
+def test_each_vcpu_runs_the_bench_and_writes_its_own_metrics(native_bench):
+    code, recs, out = run(native_bench, "bench=lock", "run=a", "vcpus=2", "vcpu_cpus=0,1", "iterations=2000",
+                          "buffer_slots=100000")
+    assert code == 0, out[-2000:]
+    metrics = {int(m["id"]): (m["name"], m["vcpu"]) for m in only(recs, "METRIC")}
+    assert metrics == {0: ("lock_acquire_vcpu0", "0"), 1: ("lock_handover_vcpu0", "0"),
+                       2: ("lock_acquire_vcpu1", "1"), 3: ("lock_handover_vcpu1", "1")}
+    samples = only(recs, "SAMPLE")
+    per_metric = {i: sum(s["metric"] == str(i) for s in samples) for i in metrics}
+    assert per_metric[0] == per_metric[2] == 2000, per_metric  # every acquisition of each vCPU
+    assert per_metric[1] > 0 and per_metric[3] > 0, per_metric  # handovers both ways
+    assert sorted(int(s["seq"]) for s in samples) == list(range(len(samples)))  # one ring, no seq lost or doubled
+    assert {f"window_ticks_{i}" for i in metrics} <= {k for m in only(recs, "META") for k in m}
+
+
+def test_a_one_vcpu_bench_on_several_and_the_lock_on_one_are_refused(native_bench):
+    code, recs, _ = run(native_bench, "bench=qsort", "run=a", "vcpus=2", "iterations=1")
+    assert code == 2 and "qsort runs on one vCPU" in only(recs, "ERROR")[0]["msg"]
+    code, recs, _ = run(native_bench, "bench=lock", "run=a", "iterations=1")
+    assert code == 2 and "at least two vCPUs" in only(recs, "ERROR")[0]["msg"]
+
+
+@pytest.mark.timing
+def test_stacked_vcpus_hand_the_lock_over_a_time_slice_later_than_spread(tmp_path):
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, SPEC), "--out", out)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+    report = json.loads(xtalk("report", "lock", "--out", out, "--json", "--no-samples").stdout)
+    median = {(s["metric"], s["config_id"]): s["median_ns"] for s in report["stats"]}
+    for vcpu in (0, 1):
+        spread = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-spread")]
+        stacked = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-stacked")]
+        assert spread < 50_000 and stacked - spread >= SLICE_NS, (vcpu, spread, stacked)
+    verdicts = {(v["metric"], v["config_id"]): v["verdict"] for v in report["verdicts"]}
+    assert verdicts[("lock_handover_vcpu0", "vcpu_placement-stacked")] == "interference"
+    assert verdicts[("lock_handover_vcpu1", "vcpu_placement-stacked")] == "interference"
+
+
+def long_waits(bench, *extra: str) -> int:
+    """Acquisitions of vCPU 0 (on CPU 0) that waited over SLICE_NS / 2, in 1 s spread."""
+    code, recs, out = run(bench, "bench=lock", "run=a", "vcpus=2", "vcpu_cpus=0,1", "duration_s=1",
+                          "buffer_slots=4000000", *extra)
+    assert code == 0, out[-2000:]
+    hz = int(only(recs, "BEGIN")[0]["freq_hz"])
+    return sum(1 for s in only(recs, "SAMPLE") if s["metric"] == "0" and int(s["value"]) * 1e9 / hz > SLICE_NS / 2)
+
+
+@pytest.mark.timing
+def test_a_hog_on_the_holders_cpu_stretches_the_other_vcpus_acquisition_tail(native_bench):
+    quiet = long_waits(native_bench)
+    hog = subprocess.Popen(["taskset", "-c", "1", native_bench, "bench=cpu_spin", "run=h", "role=stressor"],
+                           stdout=subprocess.DEVNULL)
+    try:
+        stressed = long_waits(native_bench)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert stressed >= 5 and stressed > 3 * quiet, (quiet, stressed)
