@@ -38,5 +38,5 @@ const struct xt_bench xt_bench_cpu_spin = {
 	.name = "cpu_spin", .role = "stressor", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
 	.kpi = "application",
-	.channels = "cpu", .smp = true,   /* spin is read-only once set up */
+	.channels = "cpu lock", .smp = true,   /* spin is read-only once set up */
 };

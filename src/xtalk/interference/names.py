@@ -30,6 +30,7 @@ class Channel:
     params: dict = field(default_factory=dict)
     why_none: str = ""        # why there is no default stressor
     not_on: dict[str, str] = field(default_factory=dict)   # backend kind -> why it is not exercised there
+    min_vcpus: int = 1        # the measurer's vCPUs it needs (the lock holder's siblings)
 
 
 CHANNELS = (
@@ -45,6 +46,11 @@ CHANNELS = (
     Channel("interconnect", "on-chip interconnect", "cores", None,
             why_none="no stressor here loads the interconnect apart from memory bandwidth (membw loads it too); "
                      "it needs a platform-specific stressor (DMA, a device)"),
+    # a neighbour on a vCPU's CPU preempts it, now and then while it holds a lock its sibling vCPUs spin
+    # on (seed 003's vCPU preemption); the measurer's own vCPUs stacked on one CPU is a placement of
+    # the measurer (measurer.vcpu_placement), not a neighbour: docs/channels.md
+    Channel("lock", "lock-holder preemption (a vCPU preempted holding a lock its siblings wait on)", "core",
+            "cpu_spin", min_vcpus=2),
     Channel("irq", "interrupts and timers", "hypervisor", "irq_storm"),
     Channel("hv", "hypervisor exits and scheduling", "hypervisor", "vmexit_storm",
             not_on={"native": "no hypervisor: native processes make no VM exits (vmexit_storm makes syscalls "
@@ -53,10 +59,14 @@ CHANNELS = (
 BY_NAME = {c.name: c for c in CHANNELS}
 
 
-def why_not(channel: Channel, kind: str, options: dict) -> str | None:
-    """Why `channel` cannot be exercised on this backend, None when it can."""
+def why_not(channel: Channel, kind: str, options: dict, vcpus: int = 1) -> str | None:
+    """Why `channel` cannot be exercised on this backend with a measurer of `vcpus`
+    vCPUs, None when it can."""
     if channel.bench is None:
         return channel.why_none
+    if vcpus < channel.min_vcpus:
+        return (f"the measurer runs {vcpus} vCPU: no sibling waits on a lock its holder keeps while preempted "
+                f"(give measurer.vcpus = {channel.min_vcpus} and a bench whose vCPUs share a lock: lock)")
     if kind in channel.not_on:
         return f"{kind}: {channel.not_on[kind]}"
     cls = backend_class(kind)

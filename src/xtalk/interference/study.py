@@ -73,12 +73,12 @@ def placements(raw: dict, settings: Settings) -> list[str]:
     return given or list(PLACEMENTS)
 
 
-def default_entry(c: Channel, kind: str, options: dict, caches: dict, **entry) -> dict:
+def default_entry(c: Channel, kind: str, options: dict, caches: dict, vcpus: int = 1, **entry) -> dict:
     """Channel `c`'s default stressor as a plan entry: not tested where this backend cannot
     exercise it or its size needs a level `caches` lack (no shared level between the CPUs);
     sized down where a probe guest cannot hold its buffers (llc*2 of a large LLC), saying so
-    (`sized`). `entry`: plan_entry's role, and a title other than the channel's."""
-    reason = why_not(c, kind, options) or unanswered(c.params, caches)
+    (`sized`). `vcpus`: the measurer's. `entry`: plan_entry's role, and a title other than the channel's."""
+    reason = why_not(c, kind, options, vcpus) or unanswered(c.params, caches)
     guests = not backend_class(kind).no_images
     params, sized = fitted_params(c.bench, dict(c.params), caches) if guests and reason is None else (c.params, None)
     title = entry.pop("title", c.title)
@@ -88,7 +88,7 @@ def default_entry(c: Channel, kind: str, options: dict, caches: dict, **entry) -
 
 def study_plan(spec, channels: list[Channel], caches: dict) -> list[dict]:
     """`caches`: what the runs' sizes resolve against (spec/run_caches.py)."""
-    return [default_entry(c, spec.backend.kind, spec.backend.options, caches) for c in channels]
+    return [default_entry(c, spec.backend.kind, spec.backend.options, caches, spec.measurer.vcpus) for c in channels]
 
 
 def measurer_dims(raw: dict) -> dict:

@@ -80,7 +80,7 @@ def summary(found: dict, settings: Settings) -> dict:
 
 
 def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Candidate], caches: dict,
-                      default_of: str | None = None, channels: tuple[str, ...] = ()) -> list[dict]:
+                      default_of: str | None = None, channels: tuple[str, ...] = (), vcpus: int = 1) -> list[dict]:
     """The worst neighbour found and the default of each channel the candidates load (of the
     asked `channels` only, where there are: `--channel llc` confirms no l1 default), sized
     as the channel study sizes them for `caches`; where the worst found is a channel's
@@ -88,14 +88,15 @@ def confirmation_plan(kind: str, options: dict, neighbour: dict, cands: list[Can
     the found one (one neighbour, one multiplier)."""
     placing = ({"host": True} if neighbour["host"] else {}) | (
         {"instances": neighbour["instances"]} if neighbour["instances"] != 1 else {})  # True == 1: said apart
-    loaded = {c for cand in cands for c in cand.channels} & set(channels or [c.name for c in CHANNELS])
+    loaded = {c for cand in cands for c in cand.channels} & set(channels or [c.name for c in CHANNELS if
+                                                                            c.min_vcpus <= vcpus])
     plan = [] if default_of in loaded else [
         plan_entry(FOUND, "worst found", "the worst neighbour the search found", neighbour["bench"],
                    neighbour["params"], role="found", **placing)]
     for c in CHANNELS:
         if c.name in loaded:
             same = c.name == default_of
-            plan.append(default_entry(c, kind, options, caches, role="found" if same else "default",
+            plan.append(default_entry(c, kind, options, caches, vcpus, role="found" if same else "default",
                                       title=c.title + (" (the worst found: this default)" if same else "")))
     return plan
 
@@ -152,7 +153,7 @@ def confirm(spec, raw: dict, out: Path, settings: Settings, found: dict, cands: 
     study = found["study"]
     neighbour = best.user_attrs["neighbour"]
     plan = confirmation_plan(spec.backend.kind, spec.backend.options, neighbour, cands, caches,
-                             best.user_attrs.get("default_of"), settings.channels)
+                             best.user_attrs.get("default_of"), settings.channels, spec.measurer.vcpus)
     info = summary(found, settings)
     info["channel_study"] = channel_study(out, raw["name"])  # the defaults measured before, to stand beside
     info["confirm"] = {"runs": settings.confirm_runs, "duration_s": settings.duration_s}

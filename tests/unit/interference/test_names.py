@@ -18,7 +18,7 @@ def stressors():
 
 @pytest.mark.parametrize("channel", [c for c in names.CHANNELS if c.bench], ids=lambda c: c.name)
 def test_each_default_stressor_declares_its_channel(channel):
-    assert names.why_not(channel, "qemu", {}) is None
+    assert names.why_not(channel, "qemu", {}, vcpus=channel.min_vcpus) is None
     bench = catalogue.load().bench(channel.bench, ("probe",))
     assert channel.name in bench.channels
     for key in channel.params:
@@ -40,3 +40,10 @@ def test_a_channel_that_cannot_be_exercised_says_why():
     assert "no hypervisor" in names.why_not(names.BY_NAME["hv"], "native", {})
     assert names.why_not(names.BY_NAME["hv"], "qemu", {}) is None
     assert "not in the suites" in names.why_not(names.BY_NAME["llc"], "qemu", {"image": "linux-rt"})
+
+
+def test_the_lock_channel_needs_a_measurer_with_sibling_vcpus():
+    lock = names.BY_NAME["lock"]
+    why = names.why_not(lock, "native", {}, vcpus=1)
+    assert "runs 1 vCPU" in why and "measurer.vcpus = 2" in why
+    assert names.why_not(lock, "native", {}, vcpus=2) is None

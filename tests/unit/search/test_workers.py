@@ -20,7 +20,7 @@ from xtalk.search.workers import next_trial, worker_name
 CACHES = {"l1": 32 << 10, "l2": 1 << 20, "llc": 16 << 20, "shared": 16 << 20}
 RAW = {"name": "spec", "backend": {"kind": "native"}, "cpus": [0, 1], "run": {"duration_s": 0.1},
        "measurer": {"bench": "qsort"}}
-SPEC = SimpleNamespace(backend=SimpleNamespace(kind="native", options={}))
+SPEC = SimpleNamespace(backend=SimpleNamespace(kind="native", options={}), measurer=SimpleNamespace(vcpus=1))
 STAGE_S, CONFIRM_S = 0.2, 0.5
 
 
