@@ -57,10 +57,10 @@ def image() -> Path:
 
 
 def boot(tmp_path: Path, kernel: Path, params: str, gic: int = 3, cpu: str = "cortex-a57",
-         machine_extra: str = "", ring: bool = True, timeout: float = 60) -> Boot:
+         machine_extra: str = "", ring: bool = True, timeout: float = 60, smp: int = 1) -> Boot:
     return boot_qemu(tmp_path, QEMU, kernel, params, machine=f"virt,gic-version={gic}{machine_extra}",
                      accel="tcg", ram_mb=RAM_MB, ring_gpa=RING_GPA, ring_offset=RING_OFF, ring=ring,
-                     extra=["-cpu", cpu], timeout=timeout)
+                     extra=["-cpu", cpu, "-smp", str(smp)], timeout=timeout)
 
 
 def check_ring(b: Boot, n: int) -> None:
@@ -104,6 +104,22 @@ def test_boot_variants(tmp_path, image, cpu, extra):
     check_ring(b, 2)
 
 
+@pytest.mark.parametrize("smp,extra", [(2, ""), (2, ",virtualization=on"), (1, "")])
+def test_selftest_smp(tmp_path, image, smp, extra):
+    """Secondary vCPUs through PSCI CPU_ON (HVC; SMC and entry at EL2 with
+    virtualization=on): selftest's check_smp has each vCPU count itself in at EL0 with its
+    own xt_cpu_index(); with one vCPU it is skipped."""
+    b = boot(tmp_path, image, "bench=selftest run=t1 role=measurer", machine_extra=extra, smp=smp)
+    assert_pass(b)
+    meta = b.meta()
+    assert meta["cpus"] == str(smp), b.console
+    if smp == 1:
+        assert meta["check_smp"] == "skip", b.console
+        return
+    assert meta["check_smp"] == "pass" and meta["smp_arrived"] == str(smp), b.console
+    assert meta["smp_wrong_index"] == "0" and meta["check_timer"] == "pass", b.console
+
+
 def test_no_ring_drains_over_console(tmp_path, image):
     b = boot(tmp_path, image, QSORT.replace("iterations=5", "iterations=3"), ring=False)
     assert_pass(b, samples=3)
@@ -111,9 +127,14 @@ def test_no_ring_drains_over_console(tmp_path, image):
     assert seqs == [0, 1, 2]
 
 
+# Benches that need several vCPUs: run on two (-smp 2, vcpus=2).
+SMP_BENCH_PARAMS = {"lock": "vcpus=2 iterations=30 think_us=1000"}   # time for handovers both ways
+
+
 @pytest.mark.parametrize("name", bench_names())
 def test_every_bench_passes(tmp_path, image, name):
-    b = boot(tmp_path, image, bench_run_params(name, BENCH_PARAMS))
+    b = boot(tmp_path, image, bench_run_params(name, {**BENCH_PARAMS, **SMP_BENCH_PARAMS}),
+             smp=2 if name in SMP_BENCH_PARAMS else 1)
     assert_pass(b)
     check_bench_run(b, name, exit_pass=0, offset=RING_OFF, freq=FREQ)
 
