@@ -11,6 +11,11 @@
  *            platform has its own figure (native: calibrated against
  *            CLOCK_MONOTONIC_RAW; arm64: CNTFRQ) they agree within freq_tol_pct=
  *            (default 2); platform.h offers no second clock, so that is all
+ *   smp      when xt_ncpus() > 1: every other vCPU is started (xt_cpu_start) and, like
+ *            vCPU 0, runs unprivileged: counts itself in (atomic add), records
+ *            xt_cpu_index() (must be its number), reads the counter 4000 times (never
+ *            backwards); vCPU 0 waits up to 2 s; pass when all arrived with the right
+ *            index; skip on one vCPU
  *   counter  case 0 `selftest_counter`: one sample = reads= (default 1000) back-to-back
  *            counter reads; fail if the counter ever goes backwards or never moves
  *   timer    case 1 `selftest_timer`: one sample = arm a one-shot timer timer_us=
@@ -135,6 +140,66 @@ static void check_freq(void)
 		given, dev_ppm);
 }
 
+/* smp: one slot per vCPU, written by that vCPU. */
+#define SMP_MAX 64
+#define SMP_READS 4000
+static unsigned smp_arrived;
+static struct { volatile unsigned index, done; volatile uint64_t backwards; } smp_slot[SMP_MAX];
+
+static long smp_user(void *arg)
+{
+	unsigned v = (unsigned)(uintptr_t)arg;
+	uint64_t prev = xt_counter(), back = 0;
+
+	smp_slot[v].index = xt_cpu_index();
+	__atomic_fetch_add(&smp_arrived, 1, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < SMP_READS; i++) {
+		uint64_t c = xt_counter();
+		back += c < prev;
+		prev = c;
+	}
+	smp_slot[v].backwards = back;
+	__atomic_store_n(&smp_slot[v].done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void smp_vcpu(void *arg)
+{
+	xt_run_unprivileged(smp_user, arg);
+}
+
+static void check_smp(void)
+{
+	unsigned n = xt_ncpus() < SMP_MAX ? xt_ncpus() : SMP_MAX, started = 1, done, wrong = 0;
+	uint64_t back = 0, limit = xt_counter() + 2 * (xt_cfg.freq_hz ? xt_cfg.freq_hz : 1000000000);
+	bool ok;
+
+	if (n <= 1) {
+		xt_meta("check_smp=skip smp_cpus=%u", n);
+		return;
+	}
+	for (unsigned v = 1; v < n; v++)
+		started += xt_cpu_start(v, smp_vcpu, (void *)(uintptr_t)v);
+	xt_run_unprivileged(smp_user, (void *)0);
+	do {
+		done = 0;
+		for (unsigned v = 0; v < n; v++)
+			done += __atomic_load_n(&smp_slot[v].done, __ATOMIC_ACQUIRE);
+	} while (done < n && xt_counter() < limit);
+	for (unsigned v = 0; v < n; v++)
+		if (smp_slot[v].done) {
+			wrong += smp_slot[v].index != v;
+			back += smp_slot[v].backwards;
+		}
+	ok = started == n && done == n && __atomic_load_n(&smp_arrived, __ATOMIC_SEQ_CST) == n &&
+	     !wrong && !back;
+	if (!ok)
+		fail("selftest: not every vCPU ran with its own index (smp)");
+	xt_meta("check_smp=%s smp_cpus=%u smp_started=%u smp_arrived=%u smp_done=%u "
+		"smp_wrong_index=%u smp_backwards=%lu", verdict(ok), n, started,
+		__atomic_load_n(&smp_arrived, __ATOMIC_SEQ_CST), done, wrong, (unsigned long)back);
+}
+
 /* All parameters first, so a bad one ends the run before any check prints. */
 static void params(uint64_t *timer_us)
 {
@@ -166,6 +231,7 @@ static int setup(void)
 	check_memory();
 	check_cache();
 	check_freq();
+	check_smp();
 	if (xt_cfg.freq_hz) {
 		timer_ticks = (uint64_t)((double)timer_us * 1e-6 * (double)xt_cfg.freq_hz);
 		timer_ticks = timer_ticks ? timer_ticks : 1;

@@ -11,7 +11,8 @@ self-test image (C source below, linked against the platform objects) covers wha
 benchmarks cannot reach on purpose: faults at EL0 and EL1 (NULL, privileged
 instruction, stray SVC, execute-never data, write to .text, stack guard pages), the
 virtual timer interrupt through GICv2 and GICv3 (with FP state kept across the IRQ),
-xt_alloc and the ring region, and the EL0 round trip. Booting, the console helpers,
+xt_alloc and the ring region, the EL0 round trip, and several vCPUs (PSCI CPU_ON: faults
+on a secondary, console lines kept whole under four writers). Booting, the console helpers,
 the ring check and the every-bench checks are tests/framework/probe_boot.py's (shared with
 test_probe_x86_64.py).
 """
@@ -57,10 +58,10 @@ def image() -> Path:
 
 
 def boot(tmp_path: Path, kernel: Path, params: str, gic: int = 3, cpu: str = "cortex-a57",
-         machine_extra: str = "", ring: bool = True, timeout: float = 60) -> Boot:
+         machine_extra: str = "", ring: bool = True, timeout: float = 60, smp: int = 1) -> Boot:
     return boot_qemu(tmp_path, QEMU, kernel, params, machine=f"virt,gic-version={gic}{machine_extra}",
                      accel="tcg", ram_mb=RAM_MB, ring_gpa=RING_GPA, ring_offset=RING_OFF, ring=ring,
-                     extra=["-cpu", cpu], timeout=timeout)
+                     extra=["-cpu", cpu, "-smp", str(smp)], timeout=timeout)
 
 
 def check_ring(b: Boot, n: int) -> None:
@@ -104,6 +105,22 @@ def test_boot_variants(tmp_path, image, cpu, extra):
     check_ring(b, 2)
 
 
+@pytest.mark.parametrize("smp,extra", [(2, ""), (2, ",virtualization=on"), (1, "")])
+def test_selftest_smp(tmp_path, image, smp, extra):
+    """Secondary vCPUs through PSCI CPU_ON (HVC; SMC and entry at EL2 with
+    virtualization=on): selftest's check_smp has each vCPU count itself in at EL0 with its
+    own xt_cpu_index(); with one vCPU it is skipped."""
+    b = boot(tmp_path, image, "bench=selftest run=t1 role=measurer", machine_extra=extra, smp=smp)
+    assert_pass(b)
+    meta = b.meta()
+    assert meta["cpus"] == str(smp), b.console
+    if smp == 1:
+        assert meta["check_smp"] == "skip", b.console
+        return
+    assert meta["check_smp"] == "pass" and meta["smp_arrived"] == str(smp), b.console
+    assert meta["smp_wrong_index"] == "0" and meta["check_timer"] == "pass", b.console
+
+
 def test_no_ring_drains_over_console(tmp_path, image):
     b = boot(tmp_path, image, QSORT.replace("iterations=5", "iterations=3"), ring=False)
     assert_pass(b, samples=3)
@@ -111,9 +128,14 @@ def test_no_ring_drains_over_console(tmp_path, image):
     assert seqs == [0, 1, 2]
 
 
+# Benches that need several vCPUs: run on two (-smp 2, vcpus=2).
+SMP_BENCH_PARAMS = {"lock": "vcpus=2 iterations=30 think_us=1000"}   # time for handovers both ways
+
+
 @pytest.mark.parametrize("name", bench_names())
 def test_every_bench_passes(tmp_path, image, name):
-    b = boot(tmp_path, image, bench_run_params(name, BENCH_PARAMS))
+    b = boot(tmp_path, image, bench_run_params(name, {**BENCH_PARAMS, **SMP_BENCH_PARAMS}),
+             smp=2 if name in SMP_BENCH_PARAMS else 1)
     assert_pass(b)
     check_bench_run(b, name, exit_pass=0, offset=RING_OFF, freq=FREQ)
 
@@ -215,6 +237,34 @@ static long u_arm_and_spin(void *a)
 	return u_spin(a);
 }
 
+/* case=smp_lines: every vCPU writes 100 lines at EL1, then 100 at EL0, one
+ * xt_console_write each: none may be torn by another vCPU's. */
+static volatile unsigned lines_done;
+static void line(unsigned v, unsigned i)
+{
+	char b[80] = "XT LINE v=", *p = b + 10;
+	*p++ = '0' + v / 10; *p++ = '0' + v % 10; *p++ = ' '; *p++ = 'i'; *p++ = '=';
+	*p++ = '0' + i / 100; *p++ = '0' + i / 10 % 10; *p++ = '0' + i % 10; *p++ = ' ';
+	for (int k = 0; k < 40; k++) *p++ = 'a' + (v + k) % 26;
+	*p++ = '\n';
+	xt_console_write(b, (size_t)(p - b));
+}
+static long u_lines(void *a) { for (unsigned i = 100; i < 200; i++) line((unsigned)(uintptr_t)a, i); return 0; }
+static void smp_lines(void *a)
+{
+	for (unsigned i = 0; i < 100; i++) line((unsigned)(uintptr_t)a, i);
+	xt_run_unprivileged(u_lines, a);
+	__atomic_fetch_add(&lines_done, 1, __ATOMIC_RELEASE);
+}
+/* case=smp_null / smp_el1null / smp_kstack: the fault happens on vCPU 1 */
+static void smp_fault(void *a)
+{
+	const char *c = a;
+	if (is(c, "smp_null")) xt_run_unprivileged(u_null, 0);
+	if (is(c, "smp_el1null")) { *(volatile int *)0 = 1; }
+	if (is(c, "smp_kstack")) recurse(0);
+}
+
 static void alloc_extra(void)
 {
 	put(" unpriv="); putu(xt_run_unprivileged(u_double, (void *)21));
@@ -251,6 +301,21 @@ void xt_main(void)
 		end(fired >= dl && r == 2 ? "pass" : "fail");
 	}
 	if (is(c, "alloc")) alloc_case(0x40200000, alloc_extra);    /* below: QEMU's boot area */
+	if (is(c, "smp_lines")) {
+		unsigned n = xt_ncpus(), started = 1;
+		for (unsigned v = 1; v < n; v++) started += xt_cpu_start(v, smp_lines, (void *)(uintptr_t)v);
+		smp_lines(0);
+		uint64_t limit = xt_counter() + 10 * xt_counter_hz();
+		while (lines_done < started && xt_counter() < limit) ;
+		put("XT META run=st started="); putu(started); put(" done="); putu(lines_done); put("\n");
+		end(started == n && lines_done == n ? "pass" : "fail");
+	}
+	if (is(c, "smp_null") || is(c, "smp_el1null") || is(c, "smp_kstack")) {
+		if (!xt_cpu_start(1, smp_fault, (void *)c)) end("fail");
+		uint64_t limit = xt_counter() + 10 * xt_counter_hz();
+		while (xt_counter() < limit) ;
+		end("fail");
+	}
 	end("badparam");
 }
 """
@@ -295,6 +360,36 @@ def test_faults_are_reported(tmp_path, selftest, case, el, ec, far):
         assert addr == far, b.console
     assert b.fields("END")["status"] == "fault" and b.fields("END")["run"] == "st"
     assert b.returncode == 0
+
+
+@pytest.mark.parametrize("case,el,ec", [("smp_null", "0", 0x24), ("smp_el1null", "1", 0x25),
+                                       ("smp_kstack", "1", 0x25)])
+def test_faults_on_a_secondary_vcpu(tmp_path, selftest, case, el, ec):
+    """Faults on vCPU 1 are reported like the boot vCPU's: its own exception stack
+    (TPIDR_EL1) and the guard page below its EL1 stack (smp_entry.S)."""
+    b = boot(tmp_path, selftest, f"run=st case={case}", smp=2)
+    m = FAULT.fullmatch(b.fields("ERROR")["msg"])
+    assert m, b.console
+    assert m.group(2) == el and int(m.group(4), 16) == ec, b.console
+    if case == "smp_kstack":
+        guard = symbols(selftest.with_suffix(".elf"), CROSS)["arm64_cpu_stacks"] + 4096 + 262144
+        assert guard <= int(m.group(5), 16) < guard + 4096, b.console
+    assert b.fields("END")["status"] == "fault" and b.returncode == 0
+
+
+def test_console_lines_are_whole_with_four_vcpus(tmp_path, selftest):
+    """Four vCPUs write 200 lines each, at EL1 and at EL0, at once: every line arrives whole."""
+    b = boot(tmp_path, selftest, "run=st case=smp_lines", smp=4)
+    assert b.fields("END")["status"] == "pass", b.console
+    body = [ln for ln in b.console.splitlines() if ln and not ln.startswith(("XT META", "XT END"))]
+    seen = set()
+    for ln in body:
+        m = re.fullmatch(r"XT LINE v=(\d\d) i=(\d{3}) ([a-z]{40})", ln)
+        assert m, ln
+        v = int(m.group(1))
+        assert m.group(3) == "".join(chr(97 + (v + k) % 26) for k in range(40)), ln
+        seen.add((v, int(m.group(2))))
+    assert seen == {(v, i) for v in range(4) for i in range(200)} and len(body) == 800
 
 
 @pytest.mark.parametrize("gic", [3, 2])

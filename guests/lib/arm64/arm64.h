@@ -10,8 +10,9 @@
  * masked; xt_run_unprivileged() runs measurement loops at EL0 with IRQs unmasked.
  * From EL0, platform functions that need EL1 (console, exit, timer, GPIO) enter it with
  * `svc #1` (arm64_svc); `svc #0` at the end of the EL0 trampoline returns from
- * xt_run_unprivileged. arm64_at_el0 says which level the CPU is at (EL0 cannot read
- * CurrentEL); the exception entry code clears it and the return to EL0 sets it.
+ * xt_run_unprivileged. arm64_at_el0 says which level the vCPU is at (EL0 cannot read
+ * CurrentEL; one per vCPU, arm64_percpu); the exception entry code clears it and the
+ * return to EL0 sets it. Secondary vCPUs (smp.c) run the same way, IRQs masked.
  *
  * Memory map (identity, 4 KiB granule, 39-bit VA): RAM from the DTB as Normal WB,
  * EL0 read/write, never executable except the image's .text (read-only for both ELs,
@@ -47,6 +48,34 @@
 #define ARM64_EXC_SP0    8     /* or'ed in: taken at EL1 while on SP_EL0 (never expected) */
 
 #define ARM64_PT_PAGES 40       /* page-table pool: L1 + L2/L3 tables */
+
+/* Several vCPUs (smp.c, smp_entry.S). Index 0 is the boot vCPU; TPIDRRO_EL0 holds the
+ * calling vCPU's index (read-only at EL0, so xt_cpu_index() is one mrs at either level),
+ * TPIDR_EL1 the top of its exception stack (vectors.S). arm64_percpu[index] holds the
+ * per-vCPU state of xt_run_unprivileged (ARM64_PC_* offsets, 64 bytes each). vCPUs
+ * beyond ARM64_MAX_CPUS are not used. Secondary stacks (smp_entry.S), per vCPU from
+ * low to high: guard, EL0 stack, guard, EL1 stack; and (EL1 only) guard, exception
+ * stack; the sizes of the boot vCPU's (link.ld). */
+#define ARM64_MAX_CPUS     16   /* = xt.h XT_MAX_CPUS */
+#define ARM64_PC_KERNEL_SP 0    /* EL1 context of the active EL0 call, or 0 */
+#define ARM64_PC_USER_TOP  8    /* top of this vCPU's EL0 stack */
+#define ARM64_PC_AT_EL0    16   /* 1 while this vCPU runs at EL0 */
+#define ARM64_PC_SHIFT     6
+#define ARM64_USTACK_BYTES 262144
+#define ARM64_KSTACK_BYTES 65536
+#define ARM64_XSTACK_BYTES 16384
+#define ARM64_CPU_STACKS   (4096 + ARM64_USTACK_BYTES + 4096 + ARM64_KSTACK_BYTES)
+#define ARM64_CPU_XSTACKS  (4096 + ARM64_XSTACK_BYTES)
+/* The secondary's start block (smp.c fills it, smp_entry.S reads it with the MMU off). */
+#define ARM64_SB_MAIR      0
+#define ARM64_SB_TCR       8
+#define ARM64_SB_TTBR0     16
+#define ARM64_SB_SCTLR     24
+#define ARM64_SB_CPACR     32
+#define ARM64_SB_VBAR      40
+#define ARM64_SB_XSTACK    48
+#define ARM64_SB_KSTACK    56
+#define ARM64_SB_INDEX     64
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -91,8 +120,20 @@ extern char arm64_priv_start[];
 extern char arm64_user_stack_guard[], arm64_kstack_guard[], arm64_exc_stack_guard[];
 extern char arm64_vectors[];
 extern uint64_t arm64_pt_pool[ARM64_PT_PAGES][512];
-extern volatile uint32_t arm64_at_el0;     /* 1 while the CPU runs at EL0 */
-extern uint64_t arm64_kernel_sp;            /* EL1 context of the active EL0 call, or 0 */
+struct arm64_percpu {                       /* vectors.S: ARM64_PC_* */
+	uint64_t kernel_sp, user_top;
+	volatile uint32_t at_el0;
+	uint32_t pad[11];
+};
+_Static_assert(sizeof(struct arm64_percpu) == 1 << ARM64_PC_SHIFT, "per-CPU layout");
+extern struct arm64_percpu arm64_percpu[ARM64_MAX_CPUS];
+static inline unsigned arm64_cpu(void)      /* this vCPU's index (TPIDRRO_EL0) */
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, tpidrro_el0" : "=r"(v));
+	return (unsigned)v;
+}
+#define arm64_at_el0 (arm64_percpu[arm64_cpu()].at_el0)   /* 1 while this vCPU runs at EL0 */
 long arm64_svc(long nr, long a, long b, long c);   /* `svc #1` from EL0 */
 enum { ARM64_SYS_WRITE = 1, ARM64_SYS_EXIT, ARM64_SYS_TIMER, ARM64_SYS_GPIO, ARM64_SYS_GPIO_OUT };
 enum { ARM64_SYS_TRAP = 16 };   /* trap.c: one vmexit_storm operation at EL1 */
@@ -119,6 +160,8 @@ struct arm64_board {
 	unsigned gpio_intid;               /* its interrupt as a GIC INTID (QEMU virt: SPI 7 = 39) */
 	enum { PSCI_NONE, PSCI_HVC, PSCI_SMC } psci;
 	bool xen;
+	unsigned ncpus;                    /* /cpus nodes with device_type "cpu", at most ARM64_MAX_CPUS */
+	uint64_t mpidr[ARM64_MAX_CPUS];    /* their reg (MPIDR affinity), in DTB order */
 };
 extern struct arm64_board arm64_board;
 
@@ -185,8 +228,13 @@ void gicv3_enable_spi(unsigned intid);
 uint32_t gicv3_ack(void);
 void gicv3_eoi(uint32_t iar);
 void arm64_psci_off(void);                      /* psci.c; returns if PSCI is absent */
+long arm64_psci_call(uint64_t fn, uint64_t a0, uint64_t a1, uint64_t a2);   /* -1 (NOT_SUPPORTED) without PSCI */
 void arm64_exit_now(int status) __attribute__((noreturn));
 void arm64_cache_detect(void);                  /* cache.c */
+void arm64_el2_to_el1(void);                    /* head.S: from EL2 (MMU off), returns at EL1 */
+void arm64_secondary_entry(void);               /* smp_entry.S: PSCI CPU_ON's entry point */
+extern char arm64_cpu_stacks[], arm64_cpu_xstacks[];   /* smp_entry.S */
+extern volatile bool arm64_smp_on;              /* smp.c: a secondary has been started */
 
 
 /* traps.c */

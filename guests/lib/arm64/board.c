@@ -4,7 +4,9 @@
  * or "arm,sbsa-uart" node), the GIC ("arm,gic-v3", or a GICv2 compatible), the
  * virtual timer interrupt (third entry of the "arm,armv8-timer" interrupts), the first
  * "arm,pl061" GPIO controller and its interrupt, PSCI's
- * conduit (/psci method), and whether this is a Xen guest (/hypervisor "xen,xen").
+ * conduit (/psci method), the vCPUs (/cpus/cpu@N with device_type "cpu": their reg,
+ * the MPIDR affinity PSCI CPU_ON takes; the first ARM64_MAX_CPUS), and whether this is a
+ * Xen guest (/hypervisor "xen,xen").
  * Without a valid DTB, QEMU virt's defaults are assumed (PL011 at 0x09000000, GICv2
  * at 0x08000000, 128 MiB at 0x40000000, PSCI via HVC) and the command line is empty. */
 #include "arm64.h"
@@ -90,6 +92,12 @@ static void visit(const struct fdt_node *n, void *arg)
 	if (n->depth == 1 && ((v && streq((const char *)v, "memory")) || starts(n->name, "memory@"))) {
 		for (unsigned i = 0; fdt_reg(fdt, n, i, &base, &size); i++)
 			add_range(b->ram, &b->nram, base, size);
+		return;
+	}
+	if (n->depth == 2 && n->parent && streq(n->parent->name, "cpus") && v &&
+	    streq((const char *)v, "cpu")) {
+		if (b->ncpus < ARM64_MAX_CPUS && fdt_reg(fdt, n, 0, &base, &size))
+			b->mpidr[b->ncpus++] = base;
 		return;
 	}
 	if (n->depth == 2 && n->parent && streq(n->parent->name, "reserved-memory")) {

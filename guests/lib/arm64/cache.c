@@ -1,6 +1,7 @@
 /* cache.c - cache sizes from CLIDR_EL1 / CCSIDR_EL1 (both formats: with FEAT_CCIDX
  * the 64-bit one), read once at EL1 during boot (EL0 cannot read them).
- * (guests/lib applies the llc_bytes=/l2_bytes= overrides.) One CPU per probe guest.
+ * (guests/lib applies the llc_bytes=/l2_bytes= overrides.) Read on the boot vCPU; the
+ * secondaries (smp.c) are assumed alike.
  * Caveat: what a hypervisor reports may be virtual (QEMU TCG models a Cortex-A57:
  * 32 KiB L1D, 2 MiB L2, no L3). */
 #include "platform.h"
@@ -39,7 +40,3 @@ size_t xt_cache_bytes(int level)
 		level = llc_level;
 	return level >= 1 && level <= 3 ? sizes[level] : 0;
 }
-
-unsigned xt_ncpus(void) { return 1; }
-unsigned xt_cpu_index(void) { return 0; }
-bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg) { (void)cpu; (void)fn; (void)arg; return false; }

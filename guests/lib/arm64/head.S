@@ -6,7 +6,8 @@
  * so with RAM at 0x40000000 (QEMU virt, Xen guests) the image lands at its link
  * address 0x40200000 (QEMU adds 2 MiB to small offsets anyway; its boot stub sits at
  * the RAM base). If a loader put it elsewhere, it is copied to the link address first.
- * Then: EL2 -> EL1, zero .bss, FP/SIMD on, VBAR_EL1, stack, arm64_boot(dtb).
+ * Then: EL2 -> EL1, zero .bss, FP/SIMD on, VBAR_EL1, vCPU index 0 (TPIDRRO_EL0), the
+ * exception stack (TPIDR_EL1), stack, arm64_boot(dtb).
  */
 #include "arm64.h"
 
@@ -29,31 +30,7 @@ arm64_entry:
 	lsr x1, x1, #2
 	cmp x1, #2
 	b.ne 1f
-	/* EL2 (QEMU virtualization=on, bare metal with a hypervisor-capable loader):
-	 * run EL1 in AArch64 with the physical timer/counter open, no traps of FP. */
-	mov x1, #(1 << 31)              /* HCR_EL2.RW */
-	msr hcr_el2, x1
-	mrs x1, cnthctl_el2
-	orr x1, x1, #3                  /* EL1PCTEN | EL1PCEN */
-	msr cnthctl_el2, x1
-	msr cntvoff_el2, xzr
-	mov x1, #0x33ff                 /* CPTR_EL2: RES1 bits, TFP = 0 */
-	msr cptr_el2, x1
-	mrs x1, id_aa64pfr0_el1
-	ubfx x1, x1, #24, #4            /* GIC system registers implemented? */
-	cbz x1, 2f
-	mrs x1, S3_4_C12_C9_5           /* ICC_SRE_EL2: SRE | Enable (EL1 may use them) */
-	orr x1, x1, #0x1
-	orr x1, x1, #0x8
-	msr S3_4_C12_C9_5, x1
-	isb
-2:	ldr x1, =0x30d00800             /* SCTLR_EL1: RES1 bits, MMU and caches off */
-	msr sctlr_el1, x1
-	mov x1, #0x3c5                  /* SPSR: EL1h, DAIF masked */
-	msr spsr_el2, x1
-	adr x1, 1f
-	msr elr_el2, x1
-	eret
+	bl arm64_el2_to_el1
 1:
 	/* At the link address? If not, copy the loaded part of the image there. */
 	adr x1, _start
@@ -97,6 +74,9 @@ arm64_entry:
 	msr cpacr_el1, x1
 	ldr x1, =arm64_vectors
 	msr vbar_el1, x1
+	msr tpidrro_el0, xzr            /* vCPU index 0 (smp.c) */
+	ldr x1, =arm64_exc_stack_top    /* this vCPU's exception stack (vectors.S) */
+	msr tpidr_el1, x1
 	isb
 	ldr x1, =arm64_kstack_top
 	mov sp, x1
@@ -104,6 +84,36 @@ arm64_entry:
 	bl arm64_boot
 8:	wfi
 	b 8b
+	.ltorg
+
+/* arm64_el2_to_el1: called at EL2 with the MMU off (the boot vCPU here, secondaries in
+ * smp_entry.S), returns to the caller at EL1 (x30 intact, x1 clobbered, DAIF masked).
+ * EL2 (QEMU virtualization=on, bare metal with a hypervisor-capable loader): run EL1 in
+ * AArch64 with the physical timer/counter open, no traps of FP. */
+	.globl arm64_el2_to_el1
+arm64_el2_to_el1:
+	mov x1, #(1 << 31)              /* HCR_EL2.RW */
+	msr hcr_el2, x1
+	mrs x1, cnthctl_el2
+	orr x1, x1, #3                  /* EL1PCTEN | EL1PCEN */
+	msr cnthctl_el2, x1
+	msr cntvoff_el2, xzr
+	mov x1, #0x33ff                 /* CPTR_EL2: RES1 bits, TFP = 0 */
+	msr cptr_el2, x1
+	mrs x1, id_aa64pfr0_el1
+	ubfx x1, x1, #24, #4            /* GIC system registers implemented? */
+	cbz x1, 2f
+	mrs x1, S3_4_C12_C9_5           /* ICC_SRE_EL2: SRE | Enable (EL1 may use them) */
+	orr x1, x1, #0x1
+	orr x1, x1, #0x8
+	msr S3_4_C12_C9_5, x1
+	isb
+2:	ldr x1, =0x30d00800             /* SCTLR_EL1: RES1 bits, MMU and caches off */
+	msr sctlr_el1, x1
+	mov x1, #0x3c5                  /* SPSR: EL1h, DAIF masked */
+	msr spsr_el2, x1
+	msr elr_el2, x30
+	eret
 	.ltorg
 
 	/* Page-table pool for mmu.c (EL1 only, see link.ld). */

@@ -2,6 +2,7 @@
  * 4 KiB granule, 39-bit VA (T0SZ = 25: walks start at level 1, 1 GiB per entry),
  * 2 MiB blocks where a range allows, 4 KiB pages elsewhere, tables from a static pool
  * (arm64_pt_pool, EL1 only). Built with the MMU off before the first console line;
+ * secondary vCPUs load the same TTBR0/TCR/MAIR/SCTLR (smp.c copies the boot vCPU's);
  * arm64_map() can add mappings later (new entries only, no break-before-make).
  * Caveats: RAM above 512 GiB is not mapped; a region needing more tables than the
  * pool holds is left (partly) unmapped and arm64_map() returns false. */
@@ -147,6 +148,12 @@ void arm64_mmu_init(void)
 	arm64_map((uintptr_t)arm64_user_stack_guard, 4096, ARM64_MAP_NONE);
 	arm64_map((uintptr_t)arm64_kstack_guard, 4096, ARM64_MAP_NONE);
 	arm64_map((uintptr_t)arm64_exc_stack_guard, 4096, ARM64_MAP_NONE);
+	for (unsigned i = 0; i + 1 < ARM64_MAX_CPUS; i++) {     /* the secondaries' guards */
+		uint64_t st = (uintptr_t)arm64_cpu_stacks + (uint64_t)i * ARM64_CPU_STACKS;
+		arm64_map(st, 4096, ARM64_MAP_NONE);
+		arm64_map(st + 4096 + ARM64_USTACK_BYTES, 4096, ARM64_MAP_NONE);
+		arm64_map((uintptr_t)arm64_cpu_xstacks + (uint64_t)i * ARM64_CPU_XSTACKS, 4096, ARM64_MAP_NONE);
+	}
 	if (b->uart != UART_NONE)
 		arm64_map(b->uart_base, 4096, ARM64_MAP_DEVICE);
 	if (b->gic != GIC_NONE) {

@@ -7,7 +7,8 @@
  * QEMU virt has one at 0x09030000 (SPI 7); its line 3 is the power button's gpio-key
  * when ACPI is off (`-machine virt,acpi=off`): each QMP system_powerdown raises it for
  * 100 ms, a stimulus from outside. Set up on first use; the GIC with it. Handlers run
- * at EL1 inside an IRQ taken from EL0 (timer.c). */
+ * at EL1 inside an IRQ taken from EL0 (timer.c). The interrupt serves the boot vCPU
+ * only: xt_gpio_irq() on a secondary returns false. */
 #include "platform.h"
 #include "arm64.h"
 
@@ -44,6 +45,8 @@ static void make_output(unsigned pin)
 
 bool arm64_gpio_arm(unsigned in_pin, unsigned out_pin, void (*h)(uint64_t now))
 {
+	if (arm64_cpu())                        /* the boot vCPU's only (smp.c) */
+		return false;
 	if (state == UNINIT)
 		state = arm64_board.gpio_base && gic_init() && gic_enable_spi(arm64_board.gpio_intid) ? READY : ABSENT;
 	if (state == ABSENT || in_pin > 7 || out_pin > 7 || in_pin == out_pin)

@@ -3,7 +3,8 @@
  * PPI 27 unless the DTB says otherwise) gives xt_timer_oneshot(). The GIC is set up
  * on first use, so nothing of it runs unless a bench asks for timer interrupts.
  * Handlers run at EL1 inside an IRQ taken from EL0 (IRQs are masked at EL1: an
- * interrupt armed from EL1 code is taken once EL0 code runs). */
+ * interrupt armed from EL1 code is taken once EL0 code runs). Interrupts serve the boot
+ * vCPU only: xt_timer_oneshot() on a secondary returns false (smp.c masks its timer). */
 #include "platform.h"
 #include "arm64.h"
 
@@ -37,6 +38,8 @@ void arm64_timer_init(void)
 
 bool arm64_timer_arm(uint64_t deadline, void (*h)(uint64_t now))
 {
+	if (arm64_cpu())                        /* the boot vCPU's only (smp.c) */
+		return false;
 	if (state == UNINIT)
 		state = gic_init() && gic_enable_ppi(arm64_board.vtimer_intid) ? READY : ABSENT;
 	if (state == ABSENT)

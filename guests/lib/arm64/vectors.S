@@ -1,5 +1,8 @@
 /* vectors.S - exception vectors, the EL1 <-> EL0 transitions and the hypercall stubs.
  *
+ * Per vCPU (several may run EL0 code at once): the state of xt_run_unprivileged is in
+ * arm64_percpu[TPIDRRO_EL0] (the saved EL1 stack pointer, the EL0 stack, at_el0), the
+ * exception stack's top in TPIDR_EL1 (arm64.h).
  * From EL0 (on SP_EL1, the stack of the EL1 code that called xt_run_unprivileged):
  *   sync   `svc #0` at arm64_user_ret (the EL0 trampoline's end) returns from
  *          xt_run_unprivileged with x0; anything else -> arm64_el0_exception(), which
@@ -83,19 +86,19 @@
 	ldp q30, q31, [sp, #(ARM64_F_Q0 + 480)]
 	.endm
 
-	/* An exception at EL1: fatal. Switch to the exception stack (swapping sp and x0
-	 * without another register), build a frame, report. */
+	/* An exception at EL1: fatal. Switch to this vCPU's exception stack (its top in
+	 * TPIDR_EL1; swapping sp and x0 without another register, x0 parked in TPIDR_EL0,
+	 * which no code here uses: the run ends anyway), build a frame, report. */
 	.macro el1_entry kind
 	.balign 128
-	msr tpidr_el1, x0
-	adrp x0, arm64_exc_stack_top
-	add x0, x0, :lo12:arm64_exc_stack_top
+	msr tpidr_el0, x0
+	mrs x0, tpidr_el1
 	add sp, sp, x0
 	sub x0, sp, x0                  /* x0 = old sp */
 	sub sp, sp, x0                  /* sp = exception stack top */
 	sub sp, sp, #ARM64_FRAME
 	str x0, [sp, #ARM64_F_SP]
-	mrs x0, tpidr_el1
+	mrs x0, tpidr_el0
 	stp x0, x1, [sp]
 	mov x1, #\kind
 	b el1_common
@@ -143,8 +146,11 @@ el1_common:
 
 el0_common:
 	save_gprs_x2_x30
-	adrp x2, arm64_at_el0
-	str wzr, [x2, :lo12:arm64_at_el0]
+	mrs x2, tpidrro_el0             /* this vCPU's arm64_percpu entry */
+	adrp x3, arm64_percpu
+	add x3, x3, :lo12:arm64_percpu
+	add x2, x3, x2, lsl #ARM64_PC_SHIFT
+	str wzr, [x2, #ARM64_PC_AT_EL0]
 	/* The return from xt_run_unprivileged: `svc #0` at arm64_user_ret. */
 	cmp x1, #(ARM64_EXC_SYNC | ARM64_EXC_EL0)
 	b.ne 1f
@@ -169,9 +175,12 @@ el0_common:
 	msr spsr_el1, x3
 	ldr x2, [sp, #ARM64_F_SP]
 	msr sp_el0, x2
-	adrp x2, arm64_at_el0
+	mrs x2, tpidrro_el0
+	adrp x3, arm64_percpu
+	add x3, x3, :lo12:arm64_percpu
+	add x2, x3, x2, lsl #ARM64_PC_SHIFT
 	mov w3, #1
-	str w3, [x2, :lo12:arm64_at_el0]
+	str w3, [x2, #ARM64_PC_AT_EL0]
 	ldp x2, x3, [sp, #16]
 	ldp x4, x5, [sp, #32]
 	ldp x6, x7, [sp, #48]
@@ -193,9 +202,12 @@ el0_common:
 
 user_return:                        /* x0 of the frame = fn's result */
 	ldr x0, [sp]
-	adrp x1, arm64_kernel_sp
-	ldr x2, [x1, :lo12:arm64_kernel_sp]
-	str xzr, [x1, :lo12:arm64_kernel_sp]
+	mrs x1, tpidrro_el0
+	adrp x3, arm64_percpu
+	add x3, x3, :lo12:arm64_percpu
+	add x1, x3, x1, lsl #ARM64_PC_SHIFT
+	ldr x2, [x1, #ARM64_PC_KERNEL_SP]
+	str xzr, [x1, #ARM64_PC_KERNEL_SP]
 	mov sp, x2
 	ldp x19, x20, [sp, #0]
 	ldp x21, x22, [sp, #16]
@@ -216,11 +228,13 @@ user_return:                        /* x0 of the frame = fn's result */
  * EL0 call (an interrupt handler): a plain call. */
 	.globl xt_run_unprivileged
 xt_run_unprivileged:
-	adrp x9, arm64_at_el0
-	ldr w10, [x9, :lo12:arm64_at_el0]
+	mrs x12, tpidrro_el0            /* x9 = this vCPU's arm64_percpu entry */
+	adrp x9, arm64_percpu
+	add x9, x9, :lo12:arm64_percpu
+	add x9, x9, x12, lsl #ARM64_PC_SHIFT
+	ldr w10, [x9, #ARM64_PC_AT_EL0]
 	cbnz w10, 1f
-	adrp x9, arm64_kernel_sp
-	ldr x10, [x9, :lo12:arm64_kernel_sp]
+	ldr x10, [x9, #ARM64_PC_KERNEL_SP]
 	cbnz x10, 1f
 	sub sp, sp, #160
 	stp x19, x20, [sp, #0]
@@ -234,18 +248,19 @@ xt_run_unprivileged:
 	stp d12, d13, [sp, #128]
 	stp d14, d15, [sp, #144]
 	mov x10, sp
-	str x10, [x9, :lo12:arm64_kernel_sp]
-	ldr x10, =arm64_user_stack_top
+	str x10, [x9, #ARM64_PC_KERNEL_SP]
+	ldr x10, [x9, #ARM64_PC_USER_TOP]
 	msr sp_el0, x10
 	ldr x10, =arm64_user_trampoline
 	msr elr_el1, x10
 	mov x10, #0x40                  /* EL0t; IRQ, SError, debug unmasked; FIQ masked */
-	msr spsr_el1, x10
+	cbz x12, 2f
+	mov x10, #0xc0                  /* secondary vCPUs: IRQ masked too (smp.c) */
+2:	msr spsr_el1, x10
+	mov w11, #1
+	str w11, [x9, #ARM64_PC_AT_EL0]
 	mov x9, x0
 	mov x0, x1
-	adrp x10, arm64_at_el0
-	mov w11, #1
-	str w11, [x10, :lo12:arm64_at_el0]
 	mov x29, xzr
 	mov x30, xzr
 	eret
@@ -280,10 +295,12 @@ arm64_xen_hypercall:
 
 	.ltorg
 
+	/* struct arm64_percpu arm64_percpu[ARM64_MAX_CPUS] (arm64.h): vCPU 0's EL0 stack is
+	 * link.ld's, the secondaries' are set by smp.c before they start. In .data: EL0 reads
+	 * at_el0 (xt_console_write and the like pick `svc #1` or a call with it). */
 	.data
-	.balign 8
-	.globl arm64_kernel_sp, arm64_at_el0
-arm64_kernel_sp:
-	.quad 0
-arm64_at_el0:
-	.long 0
+	.balign (1 << ARM64_PC_SHIFT)
+	.globl arm64_percpu
+arm64_percpu:
+	.quad 0, arm64_user_stack_top, 0, 0, 0, 0, 0, 0
+	.skip (ARM64_MAX_CPUS - 1) << ARM64_PC_SHIFT
