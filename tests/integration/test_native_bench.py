@@ -58,12 +58,13 @@ DECLARED = {
     "dhrystone_*": ("throughput", "application"), "cachebench_*": ("throughput", "memory"),
     "stream_*": ("throughput", "memory"), "ring_flood": ("duration", "kernel"),
     "cache_probe_*": ("duration", "memory"),
-    "gpio_irq_gap": ("duration", "io"),
+    "gpio_irq_gap": ("duration", "io"), "lock_*": ("latency", "kernel"),
 }
 NO_GPIO = "gpio_irq"  # a host process has no GPIO interrupt: it fails, saying so (the arm64 probe runs it)
 # with loops of their own: not one sample per iteration and case, metric after metric
 EVERY_BENCH = MEASURERS + [("hidden_latency", ["threshold=0"], 1), ("timer_latency", ["sustain=0"], 2),
-                           ("cache_probe", ["mode=points", "sizes=8192,65536", "hi=1m", "stream=256k", "line=64k"], 3)]
+                           ("cache_probe", ["mode=points", "sizes=8192,65536", "hi=1m", "stream=256k", "line=64k"], 3),
+                           ("lock", ["vcpus=2", "vcpu_cpus=0,1"], 4)]  # two metrics on each of two vCPU threads
 
 
 def test_every_bench_declares_its_metric_kinds_and_kpi(bench):
