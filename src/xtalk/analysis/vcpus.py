@@ -1,5 +1,7 @@
 """A guest's vCPUs in the results: metric <name>_vcpu<N> is vCPU N's copy of <name> (a
-bench run on each vCPU of a guest with several, guests/lib/driver.c).
+bench run on each vCPU of a guest with several, guests/lib/driver.c); <name>_t<N> is
+thread N's, a thread per CPU (cyclictest_t<N> in a Linux-RT guest of several vCPUs:
+thread N on vCPU N).
 
 `worst_first` orders metric names so that the vCPU copies of one metric stand together,
 where the first of them stood, the worst vCPU first, as rteval puts the worst CPU first;
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-VCPU_METRIC = re.compile(r"(?P<base>.+)_vcpu(?P<vcpu>\d+)")
+VCPU_METRIC = re.compile(r"(?P<base>.+)_(?:vcpu|t)(?P<vcpu>\d+)")
 
 
 def vcpu_of(metric: str) -> tuple[str, int | None]:

@@ -244,8 +244,11 @@ class Backend(ABC):
         return {"backend": self.name}
 
 
-def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
-    """key=value parameters of a workload (docs/protocol.md section 1)."""
+def workload_args(guest: GuestPlan, run: RunPlan, own_cpus: str | None = None) -> list[str]:
+    """key=value parameters of a workload (docs/protocol.md section 1). A guest of several
+    vCPUs: an smp probe bench is told vcpus=N; a POSIX-suite bench (Linux-RT) gets its
+    CPUs as cpus= unless the spec gives them, so cyclictest runs a thread on each:
+    `own_cpus` where the workload sees host CPUs (natively), else the guest's 0..N-1."""
     args = {"bench": guest.bench, "run": run.run_id, "role": guest.role}
     if guest.role == "measurer":
         m = run.spec.measurer
@@ -258,6 +261,8 @@ def workload_args(guest: GuestPlan, run: RunPlan) -> list[str]:
         args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
     if guest.vcpus > 1 and runs_on_each_vcpu(guest.bench):
         args["vcpus"] = guest.vcpus
+    elif guest.vcpus > 1 and "cpus" not in guest.params and catalogue.load().bench(guest.bench, ("posix",)):
+        args["cpus"] = own_cpus or f"0-{guest.vcpus - 1}"
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
 

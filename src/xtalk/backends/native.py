@@ -129,7 +129,8 @@ class NativeBackend(Backend):
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         program = self.program(guest.bench)
-        argv = [str(program)] + workload_args(guest, run)
+        own = ",".join(map(str, sorted(set(guest.cpus))))
+        argv = [str(program)] + workload_args(guest, run, own)
         if program == self.binary and self.freq_hz and "freq_hz" not in guest.params:
             argv.append(f"freq_hz={self.freq_hz}")
         if program == self.binary and guest.vcpus > 1:  # each vCPU thread pins itself to its CPU
@@ -140,7 +141,8 @@ class NativeBackend(Backend):
             create_ring_file(ring, RING_CAPACITY if guest.role == "measurer" else PASS_RING_CAPACITY)
             self._rings.append(ring)
             argv.append(f"ring={ring}")
-        pinned = guest.cpus[:1] if guest.vcpus > 1 else guest.cpus  # vCPU threads pin themselves (vcpu_cpus=)
+        # the probe's vCPU threads pin themselves (vcpu_cpus=); xtalk-rt's threads take cpus= (their own)
+        pinned = guest.cpus[:1] if guest.vcpus > 1 and program == self.binary else tuple(sorted(set(guest.cpus)))
         proc = spawn(argv, pinned, stopped=paused)
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid], backend_state=proc)
         # steal's class is its own (SCHED_FIFO prio=, default 50): it sets it and says so in XT META

@@ -4,7 +4,8 @@ from xtalk.analysis.vcpus import vcpu_of, worst_first
 
 def test_vcpu_of_splits_a_copy_and_leaves_other_names():
     assert vcpu_of("lock_acquire_vcpu12") == ("lock_acquire", 12)
-    assert vcpu_of("cyclictest_t1") == ("cyclictest_t1", None)
+    assert vcpu_of("cyclictest_t1") == ("cyclictest", 1)  # a thread per vCPU
+    assert vcpu_of("qsort") == ("qsort", None) and vcpu_of("tm_total") == ("tm_total", None)
 
 
 def test_the_worst_vcpu_first_at_the_first_copys_place():

@@ -55,3 +55,11 @@ def test_xen_pins_each_vcpu_to_its_own_cpu():
     assert lines["vcpus"] == "2" and lines["cpus"] == '["1", "0"]'
     one = dict(line.split(" = ", 1) for line in domain_config("d", "/k", "", XenOptions(vcpus=1), (3,), None).strip().splitlines())
     assert one["vcpus"] == "1" and one["cpus"] == '"3"'
+
+
+def test_a_posix_bench_of_several_vcpus_gets_a_cpu_each_as_cpus():
+    spec, raw = parse_campaign(SPEC.format(kind="native").replace('bench = "lock"', 'bench = "cyclictest"'), "spec.toml")
+    run = plan(spec, raw)[0]
+    assert "cpus=0-1" in workload_args(run.measurer, run)  # inside a VM: the guest's CPUs
+    assert "cpus=0,1" in workload_args(run.measurer, run, "0,1")  # natively: the host's
+    assert not any(a.startswith("vcpus=") for a in workload_args(run.measurer, run))
