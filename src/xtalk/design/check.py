@@ -283,6 +283,23 @@ def overrun_problems(runs: list[RunPlan], text: str) -> tuple[list[Problem], lis
     return list(problems.values()), list(notes.values())
 
 
+def vcpu_notes(runs: list[RunPlan]) -> list[str]:
+    """Per configuration with a guest of several vCPUs: each vCPU's CPU, and which vCPUs
+    share a CPU with a sibling (stacked) or with another guest."""
+    notes: dict[str, str] = {}
+    for run in runs:
+        for guest in (g for g in run.guests if g.vcpus > 1):
+            where = " ".join(f"vCPU{i}→{cpu}" for i, cpu in enumerate(guest.cpus))
+            shared = [f"vCPUs {', '.join(str(i) for i, c in enumerate(guest.cpus) if c == cpu)} on CPU {cpu}"
+                      for cpu in sorted(set(guest.cpus)) if guest.cpus.count(cpu) > 1]
+            others = [f"vCPU{i} with {o.name} on CPU {cpu}" for i, cpu in enumerate(guest.cpus)
+                      for o in run.guests if o is not guest and cpu in o.cpus]
+            notes.setdefault(f"{run.config_id}/{guest.name}", f"{run.config_id}: {guest.name} {where}"
+                             + (f"; stacked: {'; '.join(shared)}" if shared else "")
+                             + (f"; shared: {'; '.join(others)}" if others else ""))
+    return list(notes.values())
+
+
 def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out: Path | None = None) -> Design:
     """The design of a planned campaign, its problems (empty for a pilot's undecidable
     designs) and notes; with `out`, the noise its stored campaigns measured (noise.py)."""
@@ -299,7 +316,7 @@ def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out:
         design.notes.append(f"run.repetitions not set: {spec.run.repetitions} run per configuration (the default)")
     over_problems, over_notes = overrun_problems(runs, text)
     design.problems += over_problems
-    design.notes += over_notes
+    design.notes += over_notes + vcpu_notes(runs)
     store = newest_measured(out, spec) if out is not None else None
     extra = overhead_s(store) if store is not None else None
     design.run_s = {r.config_id: run_seconds(r, extra) for r in runs}

@@ -53,3 +53,14 @@ def test_a_vcpus_copy_of_a_metric_matches_the_metric():
     m = Metric("lock_acquire", "cycles", "latency")
     assert m.matches("lock_acquire") and m.matches("lock_acquire_vcpu1")
     assert not m.matches("lock_acquire_vcpux") and not m.matches("lock_handover_vcpu0")
+
+
+def test_the_design_check_says_each_vcpus_cpu_and_what_shares_it():
+    from xtalk.design.check import vcpu_notes
+    spec, raw = parse_campaign(SPEC.format(measurer="", stressor="",
+                                           matrix='"measurer.vcpu_placement" = ["spread", "stacked"]'), "spec.toml")
+    notes = vcpu_notes(plan(spec, raw))
+    assert "solo_vcpu_placement-spread: measurer vCPU0→0 vCPU1→1" in notes
+    assert "solo_vcpu_placement-stacked: measurer vCPU0→0 vCPU1→0; stacked: vCPUs 0, 1 on CPU 0" in notes
+    assert ("other-core_vcpu_placement-spread: measurer vCPU0→0 vCPU1→1; shared: vCPU1 with hog on CPU 1"
+            in notes)
