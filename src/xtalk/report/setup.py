@@ -25,6 +25,17 @@ def _params(p: dict | None) -> str:
         or "defaults"
 
 
+def _vcpus_text(workload: dict, cpus: list) -> str:
+    """Where the measurer runs: "CPU 0", or its vCPUs' CPUs (spec keys vcpus, cpus,
+    vcpu_placement; a matrix over vcpu_placement says so in its own row)."""
+    n = workload.get("vcpus", 1)
+    if n == 1:
+        return f"CPU {cpus[0]}"
+    if workload.get("cpus"):
+        return f"{n} vCPUs, " + " ".join(f"vCPU{i}→{c}" for i, c in enumerate(workload["cpus"]))
+    return f"{n} vCPUs from CPU {cpus[0]}, {workload.get('vcpu_placement', 'spread')}"
+
+
 def setup_table(res: dict) -> Table:
     spec = res.get("spec") or {}
     host = res.get("host") or {}
@@ -40,7 +51,7 @@ def setup_table(res: dict) -> Table:
             ("accelerator", ", ".join(accels) or "-")]
     rows += [row for k, cls in BACKENDS.by_name().items() if k in kinds for row in cls.version_rows(host.get(k) or {})]
     m = spec.get("measurer") or {}
-    rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on CPU {cpus[0]}"
+    rows.append(("measurer", f"{m.get('bench')} ({_params(m.get('params'))}) on {_vcpus_text(m, cpus)}"
                  + (f", {m['iterations']} iterations" if m.get("iterations") else "")))
     others = ", ".join(map(str, cpus[1:])) or str(cpus[0])
     for s in spec.get("stressors") or []:
