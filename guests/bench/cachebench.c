@@ -12,6 +12,9 @@
  * a cache level is measured warm in it, like Cachebench's loop over one size.
  * Checks after each loop: the copy's destination equals its source; every integer of
  * the RMW buffer grew by exactly the number of passes (warmup included).
+ * Runs on every vCPU of a guest with several (vcpus=N, driver.c): each vCPU copies and
+ * increments buffers of its own (setup allocates a source and destination per vCPU, so N
+ * vCPUs touch N x the working set) and checks its own after its loop.
  * Caveats: xt_memcpy is a 64-bit word loop on every target, not a libc memcpy (no vector
  * registers, no non-temporal stores), so native copies are not libc's either; Cachebench
  * runs each size for seconds from flushed caches, this bench samples over iterations=;
@@ -26,8 +29,10 @@ static const struct xt_key keys[] = {
 	{ "sample_kib", XT_U64, "[1,4194304]", "8192" },
 	XT_KEYS_END
 };
-static uint64_t *src, *dst;
-static size_t size, passes;
+static struct {
+	uint64_t *src, *dst;
+} bufs[XT_MAX_CPUS];                     /* each vCPU's, set up once */
+static size_t size, passes;              /* read-only once set up */
 static uint64_t work;
 
 static int setup(void)
@@ -37,11 +42,13 @@ static int setup(void)
 	size = (size_t)kib * 1024;
 	passes = (size_t)(sample > kib ? (sample + kib - 1) / kib : 1);
 	work = 2 * (uint64_t)size * passes;
-	src = xt_alloc(size);
-	dst = xt_alloc(size);
-	if (!src || !dst) {
-		xt_set_reason("out of memory for the cachebench buffers");
-		return XT_FAIL;
+	for (unsigned v = 0; v < xt_vcpus(); v++) {
+		bufs[v].src = xt_alloc(size);
+		bufs[v].dst = xt_alloc(size);
+		if (!bufs[v].src || !bufs[v].dst) {
+			xt_set_reason("out of memory for the cachebench buffers");
+			return XT_FAIL;
+		}
 	}
 	xt_meta("bytes_per_pass=%lu passes_per_sample=%lu bytes_per_sample=%lu mib=1048576",
 		(unsigned long)size, (unsigned long)passes, (unsigned long)work);
@@ -50,6 +57,8 @@ static int setup(void)
 
 static int prep_copy(void)
 {
+	uint64_t *src = bufs[xt_cpu_index()].src;
+
 	for (size_t i = 0; i < size / 8; i++)
 		src[i] = i * 0x9e3779b97f4a7c15ull;
 	return XT_PASS;
@@ -57,6 +66,9 @@ static int prep_copy(void)
 
 static void exec_copy(void)
 {
+	unsigned v = xt_cpu_index();
+	uint64_t *src = bufs[v].src, *dst = bufs[v].dst;
+
 	for (size_t p = 0; p < passes; p++) {
 		xt_memcpy(dst, src, size);
 		xt_barrier();
@@ -65,6 +77,9 @@ static void exec_copy(void)
 
 static int post_copy(void)
 {
+	unsigned v = xt_cpu_index();
+	const uint64_t *src = bufs[v].src, *dst = bufs[v].dst;
+
 	if (xt_memcmp(dst, src, size)) {
 		xt_set_reason("cachebench: the copy differs from its source");
 		return XT_FAIL;
@@ -74,7 +89,7 @@ static int post_copy(void)
 
 static int prep_rmw(void)
 {
-	uint32_t *x = (uint32_t *)dst;
+	uint32_t *x = (uint32_t *)bufs[xt_cpu_index()].dst;
 
 	for (size_t i = 0; i < size / 4; i++)
 		x[i] = (uint32_t)i;
@@ -83,7 +98,7 @@ static int prep_rmw(void)
 
 static void exec_rmw(void)
 {
-	uint32_t *x = (uint32_t *)dst;
+	uint32_t *x = (uint32_t *)bufs[xt_cpu_index()].dst;
 
 	for (size_t p = 0; p < passes; p++) {
 		for (size_t i = 0; i < size / 4; i++)
@@ -94,7 +109,7 @@ static void exec_rmw(void)
 
 static int post_rmw(void)
 {
-	const uint32_t *x = (const uint32_t *)dst;
+	const uint32_t *x = (const uint32_t *)bufs[xt_cpu_index()].dst;
 	uint32_t grown = (uint32_t)((xt_cfg.warmup + xt_cfg.done) * passes);
 
 	for (size_t i = 0; i < size / 4; i++)
@@ -114,5 +129,5 @@ static const struct xt_rate rates[] = { { &work, MIB }, { &work, MIB } };
 const struct xt_bench xt_bench_cachebench = {
 	.name = "cachebench", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
-	.kpi = "memory", .rates = rates,
+	.kpi = "memory", .rates = rates, .smp = true,
 };

@@ -13,6 +13,10 @@
  * unit DMIPS), each with its own measured loop. Checks: prep runs `loops` rounds once
  * untimed for a reference checksum of the final state; after each case's loop the last
  * sample's state must give the same (status=fail otherwise).
+ * Runs on every vCPU of a guest with several (vcpus=N, driver.c): each vCPU has its own
+ * state (records, arrays, strings, reference checksum), one cache-line-aligned struct of
+ * them per vCPU, taken once at the start of every exec/reset/prep/post; the procedures
+ * are handed it as Dhrystone's reach their globals.
  * Caveats: DMIPS here are our rounds per second / 1757, comparable between platforms
  * and backends of this bench, not with published Dhrystone DMIPS (another program, other
  * compilers and flags); the whole state (~17 KiB) stays in the L1/L2 caches, so like
@@ -35,14 +39,19 @@ struct record {
 };
 
 static const struct xt_key keys[] = { { "loops", XT_U64, "[1,1000000000]", "100000" }, XT_KEYS_END };
-static struct record first, second;
-static struct record *head;
-static int32_t row[DIM], grid[DIM][DIM];
-static char mine[TEXT], theirs[TEXT];
-static int32_t level;
-static bool flag;
-static char mark;
-static uint64_t loops, work, reference;
+/* What the rounds touch (Dhrystone's globals), one per vCPU, each on lines of its own. */
+struct state {
+	struct record first, second;
+	struct record *head;
+	int32_t row[DIM], grid[DIM][DIM];
+	char mine[TEXT], theirs[TEXT];
+	int32_t level;
+	bool flag;
+	char mark;
+	uint64_t reference;      /* prep's checksum of the final state */
+} __attribute__((aligned(128)));
+static struct state states[XT_MAX_CPUS];
+static uint64_t loops, work;  /* read-only once set up */
 
 PROC static void copy_text(char *d, const char *s)
 {
@@ -55,25 +64,26 @@ PROC static bool same_char(char a, char b)
 	return a == b;
 }
 
-PROC static enum hue next_hue(enum hue h, int32_t k)
+PROC static enum hue next_hue(const struct state *s, enum hue h, int32_t k)
 {
 	switch (h) {
 	case RED: return k > 100 ? GREEN : AMBER;
-	case AMBER: return flag ? BLUE : RED;
+	case AMBER: return s->flag ? BLUE : RED;
 	case GREEN: return VIOLET;
 	case BLUE: return k & 1 ? RED : GREEN;
 	default: return AMBER;
 	}
 }
 
-PROC static void scale(int32_t a, int32_t b, int32_t *out)
+PROC static void scale(const struct state *s, int32_t a, int32_t b, int32_t *out)
 {
-	*out = a * b / (b - a + 7) + level;
+	*out = a * b / (b - a + 7) + s->level;
 }
 
 /* Stores indexed by the round, as Dhrystone's Proc_8 does into its two arrays. */
-PROC static void fill(int32_t *r, int32_t (*g)[DIM], int32_t a, int32_t b)
+PROC static void fill(struct state *s, int32_t a, int32_t b)
 {
+	int32_t *r = s->row, (*g)[DIM] = s->grid;
 	int32_t i = a + 5;
 
 	r[i % DIM] = b;
@@ -83,33 +93,33 @@ PROC static void fill(int32_t *r, int32_t (*g)[DIM], int32_t a, int32_t b)
 		g[i % DIM][j % DIM] = i;
 	g[i % DIM][(i - 1) % DIM] += 1;
 	g[(i + 20) % DIM][i % DIM] = r[i % DIM];
-	level = 5;
+	s->level = 5;
 }
 
 /* A record assigned whole through its link, then updated field by field. */
-PROC static void relink(struct record *r)
+PROC static void relink(struct state *s, struct record *r)
 {
 	struct record *n = r->next;
 
-	*n = *head;
+	*n = *s->head;
 	r->weight = 5;
 	n->weight = r->weight;
 	n->next = r->next;
-	scale(n->weight, 10, &n->weight);
+	scale(s, n->weight, 10, &n->weight);
 	if (n->hue == RED) {
 		n->weight = 6;
-		n->hue = next_hue(r->hue, n->weight);
-		n->next = head->next;
+		n->hue = next_hue(s, r->hue, n->weight);
+		n->next = s->head->next;
 	} else {
 		*r = *n;
 	}
 }
 
-PROC static int32_t letters(void)
+PROC static int32_t letters(const struct state *s)
 {
 	int32_t hits = 0;
 
-	for (char c = 'A'; c <= mark; c++)
+	for (char c = 'A'; c <= s->mark; c++)
 		if (same_char(c, 'C'))
 			hits++;
 	return hits;
@@ -117,43 +127,47 @@ PROC static int32_t letters(void)
 
 static void reset(void)
 {
-	xt_memset(row, 0, sizeof(row));
-	xt_memset(grid, 0, sizeof(grid));
-	copy_text(first.label, "XTALK INTEGER MIX, SOME STRING");
-	first.next = &second;
-	first.hue = GREEN;
-	first.id = 1;
-	first.weight = 40;
-	second = first;
-	second.next = &first;
-	head = &first;
-	copy_text(mine, "XTALK INTEGER MIX, 1ST STRING");
-	level = 0;
-	flag = false;
-	mark = 'A';
+	struct state *s = &states[xt_cpu_index()];
+
+	xt_memset(s->row, 0, sizeof(s->row));
+	xt_memset(s->grid, 0, sizeof(s->grid));
+	copy_text(s->first.label, "XTALK INTEGER MIX, SOME STRING");
+	s->first.next = &s->second;
+	s->first.hue = GREEN;
+	s->first.id = 1;
+	s->first.weight = 40;
+	s->second = s->first;
+	s->second.next = &s->first;
+	s->head = &s->first;
+	copy_text(s->mine, "XTALK INTEGER MIX, 1ST STRING");
+	s->level = 0;
+	s->flag = false;
+	s->mark = 'A';
 }
 
 static void exec(void)
 {
+	struct state *s = &states[xt_cpu_index()];    /* once, before the rounds */
+
 	for (uint64_t k = 1; k <= loops; k++) {
 		int32_t a = 2, b = 3, c = 0;
 
-		mark = 'B';
-		flag = true;
-		copy_text(theirs, "XTALK INTEGER MIX, 2ND STRING");
-		flag = xt_strcmp(mine, theirs) != 0;
-		mark = (char)('A' + letters());
+		s->mark = 'B';
+		s->flag = true;
+		copy_text(s->theirs, "XTALK INTEGER MIX, 2ND STRING");
+		s->flag = xt_strcmp(s->mine, s->theirs) != 0;
+		s->mark = (char)('A' + letters(s));
 		while (a < b) {
 			c = 5 * a - b;
-			scale(a, c, &c);
+			scale(s, a, c, &c);
 			a++;
 		}
-		fill(row, grid, a + (int32_t)(k & 15), c);
-		relink(head);
-		head->hue = next_hue(head->hue, c);
+		fill(s, a + (int32_t)(k & 15), c);
+		relink(s, s->head);
+		s->head->hue = next_hue(s, s->head->hue, c);
 		c = a * b;
 		b = c / a;
-		level += 7 * (c - b) - a;
+		s->level += 7 * (c - b) - a;
 	}
 }
 
@@ -165,19 +179,20 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t checksum(void)
+static uint64_t checksum(const struct state *s)
 {
-	const struct record *r[] = { &first, &second };
-	uint64_t h = mix(0xcbf29ce484222325ull, row, sizeof(row));
+	const struct record *r[] = { &s->first, &s->second };
+	uint64_t h = mix(0xcbf29ce484222325ull, s->row, sizeof(s->row));
 
-	h = mix(h, grid, sizeof(grid));
-	h = mix(h, mine, TEXT);
-	h = mix(h, theirs, TEXT);
+	h = mix(h, s->grid, sizeof(s->grid));
+	h = mix(h, s->mine, TEXT);
+	h = mix(h, s->theirs, TEXT);
 	for (unsigned i = 0; i < 2; i++) {
-		int32_t f[] = { (int32_t)r[i]->hue, r[i]->id, r[i]->weight, r[i]->next == &first };
+		int32_t f[] = { (int32_t)r[i]->hue, r[i]->id, r[i]->weight, r[i]->next == &s->first };
 		h = mix(mix(h, f, sizeof(f)), r[i]->label, TEXT);
 	}
-	return h ^ (uint64_t)(uint32_t)level ^ ((uint64_t)flag << 32) ^ ((uint64_t)(unsigned char)mark << 40);
+	return h ^ (uint64_t)(uint32_t)s->level ^ ((uint64_t)s->flag << 32) ^
+	       ((uint64_t)(unsigned char)s->mark << 40);
 }
 
 static int setup(void)
@@ -190,15 +205,19 @@ static int setup(void)
 
 static int prep(void)
 {
+	struct state *s = &states[xt_cpu_index()];
+
 	reset();
 	exec();
-	reference = checksum();
+	s->reference = checksum(s);
 	return XT_PASS;
 }
 
 static int post(void)
 {
-	if (checksum() != reference) {
+	const struct state *s = &states[xt_cpu_index()];
+
+	if (checksum(s) != s->reference) {
 		xt_set_reason("dhrystone: the final state differs from the reference run");
 		return XT_FAIL;
 	}
@@ -207,7 +226,7 @@ static int post(void)
 
 static void report(void)
 {
-	xt_meta("checksum=0x%lx", (unsigned long)reference);
+	xt_meta("checksum=0x%lx", (unsigned long)states[0].reference);   /* every vCPU's is checked against its own */
 }
 
 static const struct xt_case cases[] = {
@@ -219,5 +238,5 @@ static const struct xt_rate rates[] = { { &work, 1.0 }, { &work, VAX_IPS } };
 const struct xt_bench xt_bench_dhrystone = {
 	.name = "dhrystone", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .report = report,
-	.kpi = "application", .rates = rates,
+	.kpi = "application", .rates = rates, .smp = true,
 };

@@ -12,10 +12,13 @@
  * Differences from membw: membw reads (a sum) and writes (stores) 64-bit words of one
  * buffer and records ticks per pass (kind duration); stream moves doubles between arrays
  * with STREAM's kernels and records the bandwidth itself (kind throughput).
+ * Runs on every vCPU of a guest with several (vcpus=N, driver.c), like STREAM's OpenMP
+ * threads but each vCPU with three arrays of its own of size bytes (setup allocates them
+ * per vCPU: N vCPUs touch N x size), its own samples and its own checks.
  * Caveats: STREAM reports the best rate of 10 passes, this bench every pass (the best is
- * the host's max); one thread (STREAM with OpenMP uses all cores); plain C loops at -O2 as
- * built for each target (the compiler may or may not vectorise, but never turns a kernel
- * into a libc call); stores are not non-temporal, so each written line is read for
+ * the host's max); one vCPU's arrays are one thread's (STREAM with OpenMP splits them
+ * over all cores); plain C loops at -O2 as built for each target (the compiler may or may
+ * not vectorise, but never turns a kernel into a libc call); stores are not non-temporal, so each written line is read for
  * ownership first, traffic STREAM's counts leave out, as they do for STREAM itself.
  */
 #include "xt.h"
@@ -23,8 +26,10 @@
 #define Q 3.0
 
 static const struct xt_key keys[] = { { "size", XT_SIZE, "[3k,)", "llc*4" }, XT_KEYS_END };
-static double *a, *b, *c;
-static size_t n;
+static struct vcpu_arrays {
+	double *a, *b, *c;
+} arrays[XT_MAX_CPUS];                    /* each vCPU's, set up once */
+static size_t n;                          /* read-only once set up */
 static uint64_t two_arrays, three_arrays;
 
 static int setup(void)
@@ -32,12 +37,14 @@ static int setup(void)
 	n = (size_t)(xt_key_size("size") / (3 * sizeof(double)));
 	two_arrays = 2 * sizeof(double) * (uint64_t)n;
 	three_arrays = 3 * sizeof(double) * (uint64_t)n;
-	a = xt_alloc(n * sizeof(double));
-	b = xt_alloc(n * sizeof(double));
-	c = xt_alloc(n * sizeof(double));
-	if (!a || !b || !c) {
-		xt_set_reason("out of memory for the stream arrays");
-		return XT_FAIL;
+	for (unsigned v = 0; v < xt_vcpus(); v++) {
+		arrays[v].a = xt_alloc(n * sizeof(double));
+		arrays[v].b = xt_alloc(n * sizeof(double));
+		arrays[v].c = xt_alloc(n * sizeof(double));
+		if (!arrays[v].a || !arrays[v].b || !arrays[v].c) {
+			xt_set_reason("out of memory for the stream arrays");
+			return XT_FAIL;
+		}
 	}
 	xt_meta("elements=%lu array_bytes=%lu q=3", (unsigned long)n, (unsigned long)(n * sizeof(double)));
 	return XT_PASS;
@@ -65,9 +72,17 @@ static int check(const double *x, double v, const char *reason)
 	return XT_FAIL;
 }
 
+/* The calling vCPU's arrays, as locals a, b, c (once, before a kernel's loop). */
+#define ARRAYS \
+	const struct vcpu_arrays *mine = &arrays[xt_cpu_index()]; \
+	double *a = mine->a, *b = mine->b, *c = mine->c; \
+	(void)a, (void)b, (void)c
+
 /* The kernels: plain loops that gcc must not turn into memcpy/memset calls. */
 XT_NOLIBCALL static void copy(void)
 {
+	ARRAYS;
+
 	for (size_t i = 0; i < n; i++)
 		c[i] = a[i];
 	xt_barrier();
@@ -75,6 +90,8 @@ XT_NOLIBCALL static void copy(void)
 
 XT_NOLIBCALL static void scale(void)
 {
+	ARRAYS;
+
 	for (size_t i = 0; i < n; i++)
 		b[i] = Q * c[i];
 	xt_barrier();
@@ -82,6 +99,8 @@ XT_NOLIBCALL static void scale(void)
 
 XT_NOLIBCALL static void add(void)
 {
+	ARRAYS;
+
 	for (size_t i = 0; i < n; i++)
 		c[i] = a[i] + b[i];
 	xt_barrier();
@@ -89,6 +108,8 @@ XT_NOLIBCALL static void add(void)
 
 XT_NOLIBCALL static void triad(void)
 {
+	ARRAYS;
+
 	for (size_t i = 0; i < n; i++)
 		a[i] = b[i] + Q * c[i];
 	xt_barrier();
@@ -96,14 +117,14 @@ XT_NOLIBCALL static void triad(void)
 
 /* Inputs a = 1 (copy: c = 1), c = 1 (scale: b = 3), a = 1, b = 3 (add: c = 4),
  * b = 3, c = 4 (triad: a = 15). */
-static int prep_copy(void) { fill(a, 1.0); return XT_PASS; }
-static int prep_scale(void) { fill(c, 1.0); return XT_PASS; }
-static int prep_add(void) { fill(a, 1.0); fill(b, 3.0); return XT_PASS; }
-static int prep_triad(void) { fill(b, 3.0); fill(c, 4.0); return XT_PASS; }
-static int post_copy(void) { return check(c, 1.0, "stream: copy wrote a wrong value"); }
-static int post_scale(void) { return check(b, 3.0, "stream: scale wrote a wrong value"); }
-static int post_add(void) { return check(c, 4.0, "stream: add wrote a wrong value"); }
-static int post_triad(void) { return check(a, 15.0, "stream: triad wrote a wrong value"); }
+static int prep_copy(void) { ARRAYS; fill(a, 1.0); return XT_PASS; }
+static int prep_scale(void) { ARRAYS; fill(c, 1.0); return XT_PASS; }
+static int prep_add(void) { ARRAYS; fill(a, 1.0); fill(b, 3.0); return XT_PASS; }
+static int prep_triad(void) { ARRAYS; fill(b, 3.0); fill(c, 4.0); return XT_PASS; }
+static int post_copy(void) { ARRAYS; return check(c, 1.0, "stream: copy wrote a wrong value"); }
+static int post_scale(void) { ARRAYS; return check(b, 3.0, "stream: scale wrote a wrong value"); }
+static int post_add(void) { ARRAYS; return check(c, 4.0, "stream: add wrote a wrong value"); }
+static int post_triad(void) { ARRAYS; return check(a, 15.0, "stream: triad wrote a wrong value"); }
 
 static const struct xt_case cases[] = {
 	{ "stream_copy", "MB/s", prep_copy, NULL, copy, post_copy, 10, "throughput" },
@@ -118,5 +139,5 @@ static const struct xt_rate rates[] = {
 const struct xt_bench xt_bench_stream = {
 	.name = "stream", .role = "measurer", .keys = keys, .setup = setup,
 	.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]),
-	.kpi = "memory", .rates = rates,
+	.kpi = "memory", .rates = rates, .smp = true,
 };

@@ -62,7 +62,7 @@ static uint64_t case_iterations(const struct xt_case *c)
 }
 
 /* Slots of the in-memory ring used when there is no shared ring: every sample of a
- * bounded run (capped), DEFAULT_BUFFER_SLOTS for unbounded or custom loops. */
+ * bounded run on all its vCPUs (capped), DEFAULT_BUFFER_SLOTS for unbounded or custom loops. */
 static uint64_t auto_slots(const struct xt_bench *b)
 {
 	uint64_t total = 0;
@@ -75,7 +75,7 @@ static uint64_t auto_slots(const struct xt_bench *b)
 		uint64_t it = case_iterations(&b->cases[i]);
 		if (it == 0)
 			return DEFAULT_BUFFER_SLOTS;
-		total += it;
+		total += it * nvcpus;
 	}
 	return total == 0 ? 1 : total > MAX_AUTO_BUFFER_SLOTS ? MAX_AUTO_BUFFER_SLOTS : total;
 }
