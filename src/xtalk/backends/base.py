@@ -244,11 +244,14 @@ class Backend(ABC):
         return {"backend": self.name}
 
 
-def workload_args(guest: GuestPlan, run: RunPlan, own_cpus: str | None = None) -> list[str]:
+def workload_args(guest: GuestPlan, run: RunPlan, host_cpus: bool = False) -> list[str]:
     """key=value parameters of a workload (docs/protocol.md section 1). A guest of several
-    vCPUs: an smp probe bench is told vcpus=N; a POSIX-suite bench (Linux-RT) gets its
-    CPUs as cpus= unless the spec gives them, so cyclictest runs a thread on each:
-    `own_cpus` where the workload sees host CPUs (natively), else the guest's 0..N-1."""
+    vCPUs: an smp probe bench is told vcpus=N and each vCPU's CPU (vcpu_cpus=, where a
+    hosted program pins its threads: natively, xtalk-rt in a Linux-RT guest); a POSIX-suite
+    bench gets its CPUs as cpus= unless the spec gives them, so cyclictest runs a thread on
+    each. The CPUs are the host's where the workload runs on the host (`host_cpus`:
+    natively), else the guest's own, 0..N-1."""
+    seen = guest.cpus if host_cpus else tuple(range(guest.vcpus))
     args = {"bench": guest.bench, "run": run.run_id, "role": guest.role}
     if guest.role == "measurer":
         m = run.spec.measurer
@@ -260,9 +263,9 @@ def workload_args(guest: GuestPlan, run: RunPlan, own_cpus: str | None = None) -
     if run.caches and bench_sizes(guest.bench, {}, {}):  # only a bench with a size parameter takes them
         args |= {f"{level}_bytes": nbytes for level, nbytes in run.caches}
     if guest.vcpus > 1 and runs_on_each_vcpu(guest.bench):
-        args["vcpus"] = guest.vcpus
+        args |= {"vcpus": guest.vcpus, "vcpu_cpus": ",".join(map(str, seen))}
     elif guest.vcpus > 1 and "cpus" not in guest.params and catalogue.load().bench(guest.bench, ("posix",)):
-        args["cpus"] = own_cpus or f"0-{guest.vcpus - 1}"
+        args["cpus"] = ",".join(map(str, sorted(set(seen))))
     args |= guest.params
     return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in args.items()]
 

@@ -129,12 +129,9 @@ class NativeBackend(Backend):
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         program = self.program(guest.bench)
-        own = ",".join(map(str, sorted(set(guest.cpus))))
-        argv = [str(program)] + workload_args(guest, run, own)
+        argv = [str(program)] + workload_args(guest, run, host_cpus=True)
         if program == self.binary and self.freq_hz and "freq_hz" not in guest.params:
             argv.append(f"freq_hz={self.freq_hz}")
-        if program == self.binary and guest.vcpus > 1:  # each vCPU thread pins itself to its CPU
-            argv.append(f"vcpu_cpus={','.join(map(str, guest.cpus))}")
         ring = None
         if guest.role == "measurer" or program == self.binary:  # a probe stressor's ring counts its passes
             ring = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}-{guest.name}.ring")

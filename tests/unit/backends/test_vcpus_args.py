@@ -3,6 +3,8 @@
 starts)."""
 from __future__ import annotations
 
+import dataclasses
+
 from xtalk.backends import qemu
 from xtalk.backends.base import workload_args
 from xtalk.backends.xen.xl import XenOptions, domain_config
@@ -32,7 +34,9 @@ def first_run(kind: str):
 
 def test_an_smp_bench_is_told_its_vcpus_and_a_one_vcpu_guest_nothing():
     run = first_run("native")
-    assert "vcpus=2" in workload_args(run.measurer, run)
+    assert {"vcpus=2", "vcpu_cpus=0,1"} <= set(workload_args(run.measurer, run))
+    assert "vcpu_cpus=0,1" in workload_args(dataclasses.replace(run.measurer, cpus=(3, 3)), run)  # in a VM: its own
+    assert "vcpu_cpus=3,3" in workload_args(dataclasses.replace(run.measurer, cpus=(3, 3)), run, host_cpus=True)
     assert not any(a.startswith("vcpus=") for a in workload_args(run.stressors[0], run))
 
 
@@ -60,6 +64,6 @@ def test_xen_pins_each_vcpu_to_its_own_cpu():
 def test_a_posix_bench_of_several_vcpus_gets_a_cpu_each_as_cpus():
     spec, raw = parse_campaign(SPEC.format(kind="native").replace('bench = "lock"', 'bench = "cyclictest"'), "spec.toml")
     run = plan(spec, raw)[0]
-    assert "cpus=0-1" in workload_args(run.measurer, run)  # inside a VM: the guest's CPUs
-    assert "cpus=0,1" in workload_args(run.measurer, run, "0,1")  # natively: the host's
+    assert "cpus=0,1" in workload_args(run.measurer, run)  # inside a VM: the guest's CPUs
+    assert "cpus=3" in workload_args(dataclasses.replace(run.measurer, cpus=(3, 3)), run, host_cpus=True)
     assert not any(a.startswith("vcpus=") for a in workload_args(run.measurer, run))
