@@ -57,10 +57,12 @@ def verdict_cell(v: dict) -> str:
     return f"{wording.short(v, unit)}"
 
 
-def answer_rows(res: dict) -> list[dict]:
+def answer_rows(res: dict, worst: list[str] = ()) -> list[dict]:
     """The verdicts, then each guest's overhead against the bare machine (design 'vs
     native'; the native configurations are baselines in the verdicts already), each
-    metric's rows together; a configuration by its label (configs.py), its id kept."""
+    metric's rows together, a guest's vCPU copies of a metric in the order of `worst`
+    (the headline's worst cases, worst first); a configuration by its label
+    (configs.py), its id kept."""
     overhead = [dict(v, design=f"vs {BARE}") for v in res.get("overhead") or [] if v["verdict"] != "baseline"]
     boards = [dict(v, design=f"vs {reference_board(res['configs'])}") for v in res.get("boards") or []
               if v["verdict"] != "baseline"]
@@ -78,8 +80,6 @@ def answer_rows(res: dict) -> list[dict]:
             "floor": "-" if base else wording.floor_text(v),
             "text": verdict_cell(v), "sentence": v.get("sentence", ""),
         })
-    from .headline import worst_part  # headline.py imports this module
-    worst = [w["metric"] for w in worst_part(res)]  # a guest's vCPUs together, the worst first
     first = list(dict.fromkeys(r["metric"] for r in rows))
     order = {m: i for i, m in enumerate(worst_first(first, {m: -worst.index(m) for m in worst if m in first}))}
     return sorted(rows, key=lambda r: order[r["metric"]])

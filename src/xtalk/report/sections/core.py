@@ -10,6 +10,7 @@ from ...analysis.boards import reference_board
 from ...analysis.overhead import BARE
 from ..answer import Doubt, answer_rows, doubts
 from ..fleet_boards import board_doubts
+from ..headline import worst_part
 from ..instrument import instrument_brief, instrument_table, runs_with_instrument
 from ..second_config import second_config_hint
 from ..setup import exposure_table, low_exposure, setup_table
@@ -20,7 +21,7 @@ from . import HEADINGS, Check, Section, add, rows, table
 
 
 def _answer(res: dict) -> Section:
-    rows = answer_rows(res)
+    rows = answer_rows(res, [w["metric"] for w in worst_part(res)])
     verdicts = Table("answer", "Verdict per metric and configuration",
                   ["metric", "configuration", "design", "statistic", "baseline → configuration",
                    "change [95% interval]", "noise floor", "verdict"],
