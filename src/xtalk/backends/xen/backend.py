@@ -7,7 +7,8 @@ retrying a command the link dropped, and what the Xen offers: host.py.
 Per run: domain configs are generated from the spec (kernel, cmdline = the workload's
 key=value tokens, memory, vcpus, `cpus=` hard affinity = the run's pCPUs, soft affinity,
 pool, scheduler parameters, extra xl keys), each domain is created paused
-(`xl create -p`), pinned (`xl vcpu-pin`, verified with `xl vcpu-list`) and unpaused in the
+(`xl create -p`), pinned (`xl vcpu-pin`, verified with `xl vcpu-list`; a guest with
+several vCPUs: vCPU i to its own pCPU, listed again before its destroy) and unpaused in the
 runner's start order; pause/resume are `xl pause/unpause`. A scheduler or pool asked
 for gets a cpupool of its own holding the run's pCPUs, given back afterwards
 (pools.py). A scheduler the Xen build lacks (host.py) is an error before any
@@ -50,8 +51,8 @@ from .metadata import XenGuestFacts, XenMetadata
 from .host import XenHost
 from .images import DomainImage
 from .pools import CpuPools
-from .xl import (XenOptions, cpu_list, domain_config, expand_cpus, guest_colours, parse_vcpu_list, parse_xl_list,
-                     unknown_colour_guests)
+from .xl import (XenOptions, affinity_problem, cpu_list, domain_config, guest_colours, parse_vcpu_list, parse_xl_list,
+                 pin_commands, unknown_colour_guests)
 
 CONSOLE_DIR = "/var/log/xen/console"
 WORK_DIR = "/run/xtalk"
@@ -312,8 +313,7 @@ class XenBackend(Backend):
         commands = [["sh", "-c", 'cat > "$1"', "put", cfg_path], ["sh", "-c", DESTROY_IF_THERE, "destroy", name],
                     ["rm", "-f", state["log"]],
                     ["xl", "create", "-p", cfg_path]]
-        commands += ([["xl", "vcpu-pin", name, str(i), str(cpu), soft] for i, cpu in enumerate(guest.cpus)]
-                     if guest.vcpus > 1 else [["xl", "vcpu-pin", name, "all", cpu_list(guest.cpus), soft]])
+        commands += pin_commands(name, guest.cpus, soft)
         commands += self.pools.domain_commands(name, opts)
         commands += [["xl", "vcpu-list", name], ["xl", "list", name]]
         if not paused:
@@ -336,11 +336,8 @@ class XenBackend(Backend):
         state["console"].attach(self.host.executor, state["log"])
         by_cmd = {tuple(r.argv[:2]): r for r in results}
         vcpus = parse_vcpu_list(by_cmd[("xl", "vcpu-list")].stdout)
-        for v in vcpus:
-            want = {guest.cpus[int(v["vcpu"])]} if guest.vcpus > 1 else set(guest.cpus)
-            if expand_cpus(v["hard_affinity"]) != want:
-                raise InfrastructureError(f"{name}: vCPU {v['vcpu']} hard affinity {v['hard_affinity']} "
-                                          f"is not {cpu_list(sorted(want))}")
+        if problem := affinity_problem(name, guest.cpus, vcpus):
+            raise InfrastructureError(problem)
         domid = parse_xl_list(by_cmd[("xl", "list")].stdout).get(name, {}).get("id")
         sched = next((r.stdout.strip() for r in results if r.argv == self.pools.readback(name)), None)
         self.run_meta["vcpu_list"] += vcpus
@@ -430,6 +427,8 @@ class XenBackend(Backend):
                 state["console"].close()
             return
         self._wait_created(handle, raise_error=False)
+        if handle.plan.vcpus > 1 and "created_ns" in state:
+            self._vcpus_at_stop(handle)
         try:
             self.host.xl("destroy", state["name"], check=False, timeout=60)
         except Exception:  # noqa: BLE001 - stop must not raise; cleanup sweeps again
@@ -449,6 +448,19 @@ class XenBackend(Backend):
                 console.close()
                 if console.failures:  # followers that dropped and were started again
                     self.run_meta["domains"].get(handle.plan.name, {})["console_failures"] = console.failures
+
+    def _vcpus_at_stop(self, handle: GuestHandle) -> None:
+        """A guest with several vCPUs: `xl vcpu-list` before the destroy, kept as vcpus_at_stop:
+        each vCPU's CPU time and the pCPU it last ran on (at creation the secondaries are
+        still down, CPU "-"), so the run says that every vCPU ran, and where."""
+        try:
+            rows = parse_vcpu_list(self.host.xl("vcpu-list", handle.backend_state["name"], check=False,
+                                                timeout=60).stdout)
+        except Exception:  # noqa: BLE001 - a fact, not a reason to keep the domain
+            return
+        if rows:
+            handle.facts["vcpus_at_stop"] = rows
+            self.run_meta["domains"].setdefault(handle.plan.name, {})["vcpus_at_stop"] = rows
 
     def cleanup(self, run: RunPlan) -> None:
         if self.watcher is not None:

@@ -34,7 +34,8 @@ class XenGuestFacts(GuestFacts):
     start_s: float | None = None
     running_host_ns: int | None = None
     affinity: list[int] | None = None
-    vcpus: list[XlVcpu] | None = None
+    vcpus: list[XlVcpu] | None = None  # xl vcpu-list after pinning, the domain still paused
+    vcpus_at_stop: list[XlVcpu] | None = None  # several vCPUs: xl vcpu-list before the destroy
     pool: str | None = None
     scheduler: str | None = None
     sched_params: str | None = None

@@ -38,7 +38,8 @@ class XenOptions(BaseModel):
         default="probe", description="probe (freestanding probe guest) or linux-rt (Debian PREEMPT_RT kernel)")
     memory_mib: int | None = Field(default=None, ge=16, le=65536, description=(
         "memory of each domU (default 64 for probe, 256 for linux-rt and an image of the user's)"))
-    vcpus: int = Field(default=1, ge=1, le=64, description="vCPUs of each domU (the probe uses one)")
+    vcpus: int = Field(default=1, ge=1, le=64, description=(
+        "vCPUs of each domU whose spec gives it none (the probe uses one); a guest's own vcpus wins"))
     scheduler: Literal[SCHEDULERS] | None = Field(  # type: ignore[valid-type]
         default=None, description="run the guests in a cpupool with this scheduler (default: Pool-0 as it is)")
     cpupool: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$",
@@ -160,6 +161,30 @@ def domain_config(name: str, kernel: str, cmdline: str, opts: XenOptions, cpus, 
     for key, value in opts.xl_extra.items():
         lines[key] = xl_literal(value)
     return "".join(f"{k} = {v}\n" for k, v in lines.items())
+
+
+def pin_commands(name: str, cpus, soft: str = "-") -> list[list[str]]:
+    """`xl vcpu-pin` of a domain: with several vCPUs (the spec's vcpus) vCPU i to cpus[i]
+    alone; with one, every vCPU to cpus (soft: its soft affinity, "-" leaves it)."""
+    if len(cpus) > 1:
+        return [["xl", "vcpu-pin", name, str(i), str(cpu), soft] for i, cpu in enumerate(cpus)]
+    return [["xl", "vcpu-pin", name, "all", cpu_list(cpus), soft]]
+
+
+def affinity_problem(name: str, cpus, rows: list[dict]) -> str | None:
+    """What is wrong with a domain's pinning in its `xl vcpu-list` rows (None: nothing):
+    with several vCPUs, vCPUs 0..N-1 each listed once with cpus[i] as its hard affinity;
+    with one, every vCPU listed (at least one) pinned to cpus."""
+    listed = sorted(r["vcpu"] for r in rows)
+    if len(cpus) > 1 and listed != list(range(len(cpus))):
+        return f"{name}: xl vcpu-list shows vCPUs {listed}, not the {len(cpus)} asked for (0-{len(cpus) - 1})"
+    if not listed:
+        return f"{name}: xl vcpu-list shows no vCPU"
+    for r in rows:
+        want = {cpus[r["vcpu"]]} if len(cpus) > 1 else set(cpus)
+        if expand_cpus(r["hard_affinity"]) != want:
+            return f"{name}: vCPU {r['vcpu']} hard affinity {r['hard_affinity']} is not {cpu_list(sorted(want))}"
+    return None
 
 
 def parse_xl_info(text: str) -> dict[str, str]:
