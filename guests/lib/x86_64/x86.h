@@ -8,6 +8,8 @@
  * known address (x86_syscall). Interrupts are disabled in ring 0 and enabled in ring 3;
  * nothing raises one unless xt_timer_oneshot() armed the LAPIC timer, whose handler is
  * then delivered to ring 3 like a signal (entry.S), never run in ring 0.
+ * Started vCPUs (smp.c) do the same: ring 0 sets each one up, then xt_cpu_start's fn
+ * runs in ring 3 on it; their local APICs stay software-disabled (no interrupts).
  *
  * Memory map (guest-physical = virtual, 2 MiB pages up to 4 GiB, the first 2 MiB in
  * 4 KiB pages for the NULL and stack guard pages; every page has U/S set):
@@ -111,6 +113,7 @@ struct x86_bootinfo {
 	const char *platform;      /* "microvm", "pc" or "xen" */
 	unsigned nram;             /* usable RAM ranges (E820 type 1) */
 	struct x86_mem_range ram[X86_MAX_MEMMAP];
+	uint64_t rsdp;             /* ACPI RSDP from the PVH start info, 0: search for it */
 };
 extern struct x86_bootinfo x86_boot_info;
 void x86_pvh_parse(uint32_t start_info);
