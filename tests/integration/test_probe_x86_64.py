@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from xtalk.telemetry.ring import RingReader
 
 from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
@@ -64,11 +65,13 @@ def images() -> dict[str, Path]:
 def boot(tmp_path: Path, kernel: Path, params: str, machine: str = "microvm",
          accel: str = "kvm", cpu: str | None = None, ring: bool = True,
          exit_device: bool = True, exits: bool | None = None, qemu: str | None = None,
-         timeout: float = 30) -> Boot:
-    """exits: QEMU ends by itself (default: when it has the exit device)."""
+         timeout: float = 30, smp: int = 1) -> Boot:
+    """exits: QEMU ends by itself (default: when it has the exit device). smp: vCPUs."""
     extra = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"] if exit_device else []
     if cpu:
         extra += ["-cpu", cpu]
+    if smp > 1:
+        extra += ["-smp", str(smp)]
     return boot_qemu(tmp_path, qemu or QEMU, kernel, params, machine=machine, accel=accel, ram_mb=RAM_MB,
                      ring_gpa=RING_GPA, ring_offset=RING_GPA, ring=ring, extra=extra,
                      exits=exit_device if exits is None else exits, timeout=timeout)
@@ -156,12 +159,59 @@ X86_BENCH_PARAMS = {
 FREQ = 2_000_000_000            # passed in: the guest cannot calibrate its TSC on microvm
 
 
+# Benches that need several vCPUs: run on two (-smp 2, vcpus=2), as test_probe_arm64 does.
+SMP_BENCH_PARAMS = {"lock": "vcpus=2 iterations=30 think_us=1000"}   # time for handovers both ways
+
+
 @pytest.mark.parametrize("accel", ACCELS)
 @pytest.mark.parametrize("name", bench_names())
 def test_every_bench_passes(tmp_path, images, accel, name):
-    b = boot(tmp_path, images["pvh"], f"{bench_run_params(name, X86_BENCH_PARAMS)} freq_hz={FREQ}",
-             accel=accel)
+    b = boot(tmp_path, images["pvh"],
+             f"{bench_run_params(name, {**X86_BENCH_PARAMS, **SMP_BENCH_PARAMS})} freq_hz={FREQ}",
+             accel=accel, smp=2 if name in SMP_BENCH_PARAMS else 1)
     check_bench_run(b, name, exit_pass=EXIT_PASS, offset=RING_GPA, freq=FREQ)
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+@pytest.mark.parametrize("machine,image", [("microvm", "pvh"), ("pc", "dual")])
+def test_selftest_on_two_vcpus(tmp_path, images, accel, machine, image):
+    """smp.c: the MADT (or fw_cfg) counts 2 vCPUs, INIT-SIPI-SIPI starts the second, which
+    counts itself in from ring 3 with its own xt_cpu_index (selftest's check_smp)."""
+    b = boot(tmp_path, images[image], f"bench=selftest run=smp iterations=3 mem_max=8m freq_hz={FREQ} "
+             "expect_cpus=2", machine=machine, accel=accel, smp=2)
+    assert b.fields("END")["status"] == "pass" and b.returncode == EXIT_PASS, b.console
+    m = b.meta()
+    assert m["check_cpus"] == "pass" and m["check_smp"] == "pass", b.console
+    assert m["smp_cpus"] == "2" and m["smp_arrived"] == "2" and m["smp_wrong_index"] == "0"
+    assert m["check_timer"] == "pass", b.console    # the boot vCPU's LAPIC timer still works
+
+
+def test_selftest_on_one_vcpu_skips_smp(tmp_path, images):
+    b = boot(tmp_path, images["pvh"], f"bench=selftest run=smp iterations=3 mem_max=8m freq_hz={FREQ}",
+             accel="kvm" if KVM else "tcg")
+    assert b.fields("END")["status"] == "pass" and b.meta()["check_smp"] == "skip", b.console
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+def test_a_bench_on_two_vcpus(tmp_path, images, accel):
+    """driver.c's vcpus=2 on the probe: cpu_spin's case on both vCPUs at once, one ring with
+    two writers (contiguous seqs; times need not be in seq order across writers), each
+    vCPU's copy with one sample per iteration."""
+    b = boot(tmp_path, images["pvh"], f"bench=cpu_spin run=v2 role=measurer vcpus=2 spin=4096 "
+             f"iterations=10 freq_hz={FREQ}", accel=accel, smp=2)
+    assert b.fields("END")["status"] == "pass" and b.returncode == EXIT_PASS, b.console
+    n = int(b.fields("END")["samples"])
+    metrics = {m["name"]: int(m["id"]) for m in
+               (dict(re.findall(r"(\w+)=(\S+)", ln)) for ln in b.lines("METRIC"))}
+    first = [metrics[f"cpu_spin_vcpu{v}"] for v in (0, 1)]
+    reader = RingReader(b.ram, offset=RING_GPA)
+    try:
+        assert reader.header()[0] == n
+        rec = reader.read().records
+    finally:
+        reader.close()
+    assert rec["seq"].tolist() == list(range(n)) and set(rec["metric"].tolist()) <= set(metrics.values())
+    assert [rec["metric"].tolist().count(m) for m in first] == [10, 10], b.console
 
 
 @pytest.mark.parametrize("accel", ACCELS)
@@ -226,6 +276,32 @@ static void on_timer(uint64_t now) { double x = (double)now, y = x * 0.5; fired 
 static int recurse(int n) { volatile char pad[4000]; pad[0] = (char)n; return recurse(n + 1) + pad[0]; }
 
 static long in_user(void *arg) { return (long)arg * 2; }
+
+/* case=smp_lines: every vCPU writes 200 lines (one xt_console_write each) at once: none
+ * may be torn by another vCPU's. */
+static volatile unsigned lines_done;
+static void line(unsigned v, unsigned i)
+{
+	char b[80] = "XT LINE v=", *p = b + 10;
+	*p++ = '0' + v / 10; *p++ = '0' + v % 10; *p++ = ' '; *p++ = 'i'; *p++ = '=';
+	*p++ = '0' + i / 100; *p++ = '0' + i / 10 % 10; *p++ = '0' + i % 10; *p++ = ' ';
+	for (int k = 0; k < 40; k++) *p++ = 'a' + (v + k) % 26;
+	*p++ = '\n';
+	xt_console_write(b, (size_t)(p - b));
+}
+static long u_lines(void *a) { for (unsigned i = 0; i < 200; i++) line((unsigned)(uintptr_t)a, i); return 0; }
+static void smp_lines(void *a)
+{
+	xt_run_unprivileged(u_lines, a);
+	__atomic_fetch_add(&lines_done, 1, __ATOMIC_RELEASE);
+}
+/* case=smp_null / smp_kernel: the fault happens on vCPU 1 (ring 3; ring 0 in the console gate) */
+static void smp_fault(void *a)
+{
+	const char *c = a;
+	if (is(c, "smp_null")) *(volatile int *)0 = 1;
+	if (is(c, "smp_kernel")) xt_console_write((const char *)8, 4);
+}
 static void alloc_extra(void) { put(" unpriv="); putu(xt_run_unprivileged(in_user, (void *)21)); }
 
 void xt_main(void)
@@ -247,6 +323,21 @@ void xt_main(void)
 		end(fired >= dl ? "pass" : "fail");
 	}
 	if (is(c, "alloc")) alloc_case(0, alloc_extra);
+	if (is(c, "smp_lines")) {
+		unsigned n = xt_ncpus(), started = 1;
+		for (unsigned v = 1; v < n; v++) started += xt_cpu_start(v, smp_lines, (void *)(uintptr_t)v);
+		smp_lines(0);
+		uint64_t limit = xt_counter() + 20000000000ull;
+		while (lines_done < started && xt_counter() < limit) ;
+		put("XT META run=st started="); putu(started); put(" done="); putu(lines_done); put("\n");
+		end(started == n && lines_done == n ? "pass" : "fail");
+	}
+	if (is(c, "smp_null") || is(c, "smp_kernel")) {
+		if (!xt_cpu_start(1, smp_fault, (void *)c)) end("fail");
+		uint64_t limit = xt_counter() + 20000000000ull;
+		while (xt_counter() < limit) ;
+		end("fail");                     /* the fault report should have ended the run */
+	}
 	end("badparam");
 }
 """
@@ -302,6 +393,35 @@ def test_alloc_ring_and_unprivileged(tmp_path, selftest, accel):
     # 64 MiB RAM minus image, ring and firmware areas: most of it is allocatable.
     assert 40 << 20 <= int(meta["alloc_total"]) < RAM_MB << 20
     assert meta["unpriv"] == "42" and meta["ncpus"] == "1" and int(meta["llc"]) > 0
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+def test_console_lines_are_whole_with_four_vcpus(tmp_path, selftest, accel):
+    """Four vCPUs write 200 lines each from ring 3 at once: every line arrives whole."""
+    b = boot(tmp_path, selftest, "run=st case=smp_lines", accel=accel, smp=4)
+    assert b.fields("END")["status"] == "pass", b.console
+    serial = b.console.split("\n[stderr]\n")[0]
+    body = [ln for ln in serial.splitlines() if ln and not ln.startswith(("XT META", "XT END"))]
+    seen = set()
+    for ln in body:
+        m = re.fullmatch(r"XT LINE v=(\d\d) i=(\d{3}) ([a-z]{40})", ln)
+        assert m, ln
+        v = int(m.group(1))
+        assert m.group(3) == "".join(chr(97 + (v + k) % 26) for k in range(40)), ln
+        seen.add((v, int(m.group(2))))
+    assert seen == {(v, i) for v in range(4) for i in range(200)} and len(body) == 800
+
+
+@pytest.mark.parametrize("accel", ACCELS)
+@pytest.mark.parametrize("case,addr,err", [("smp_null", 0, 0x6), ("smp_kernel", 8, 0x0)])
+def test_faults_on_a_second_vcpu_are_reported(tmp_path, selftest, accel, case, addr, err):
+    """A page fault on vCPU 1 in ring 3, and in ring 0 inside its console gate (taken on
+    its own TSS rsp0 stack), is reported like the boot vCPU's and ends the run."""
+    b = boot(tmp_path, selftest, f"run=st case={case}", accel=accel, smp=2)
+    m = re.fullmatch(r'"fault vector=(\d+) rip=0x[0-9a-f]+ addr=0x([0-9a-f]+) err=0x([0-9a-f]+)"',
+                     b.fields("ERROR")["msg"])
+    assert m and int(m.group(1)) == 14 and int(m.group(2), 16) == addr and int(m.group(3), 16) == err, b.console
+    assert b.fields("END")["status"] == "fault" and b.returncode == EXIT_FAIL
 
 
 def test_without_exit_device_a_pc_guest_halts(tmp_path, images):

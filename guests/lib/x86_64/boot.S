@@ -97,7 +97,7 @@ x86_gdt:
 	.quad 0x00affa000000ffff        /* 0x20 user code, 64-bit, DPL 3 */
 	.globl x86_gdt_tss
 x86_gdt_tss:
-	.quad 0, 0                      /* 0x28 TSS, filled in by cpu.c */
+	.fill 2 * X86_MAX_CPUS, 8, 0    /* 0x28 + 16 * cpu: each vCPU's TSS, filled in by cpu.c */
 x86_gdt_end:
 	.globl x86_gdt_desc
 x86_gdt_desc:

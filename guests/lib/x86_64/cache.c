@@ -1,6 +1,6 @@
 /* cache.c - cache sizes from CPUID: leaf 4 (Intel), else leaf 0x8000001d (AMD with
  * topology extensions; same layout), else the legacy AMD leaves 0x80000005/6.
- * (guests/lib applies the llc_bytes=/l2_bytes= overrides.) One CPU per probe guest.
+ * (guests/lib applies the llc_bytes=/l2_bytes= overrides.)
  * Caveat: on kvm-pvm, CPUID in ring 3 (where this runs) is not intercepted and shows
  * the host's real caches; under VT-x/AMD-V it shows QEMU's -cpu model. */
 #include "platform.h"
@@ -61,7 +61,3 @@ size_t xt_cache_bytes(int level)
 		level = llc_level;
 	return level >= 1 && level <= 3 ? sizes[level] : 0;
 }
-
-unsigned xt_ncpus(void) { return 1; }
-unsigned xt_cpu_index(void) { return 0; }
-bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg) { (void)cpu; (void)fn; (void)arg; return false; }

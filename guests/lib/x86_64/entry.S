@@ -171,16 +171,17 @@ x86_isr_spurious:                   /* LAPIC spurious vector: no EOI */
 	iretq
 
 /* long xt_run_unprivileged(long (*fn)(void *), void *arg)
- * From ring 0 with no ring-3 call active (x86_boot): run fn(arg) in ring 3 on the user
- * stack, back through x86_user_return_ud2. From ring 3 (all of xt_main), or from ring 0
- * while a ring-3 call is active (a trap handler; must not reuse the user stack): a
- * plain call. */
+ * From ring 0 with no ring-3 call active on this vCPU (x86_boot, smp.c's AP entry): run
+ * fn(arg) in ring 3 on the vCPU's user stack, back through x86_user_return_ud2. From
+ * ring 3 (all of xt_main), or from ring 0 while a ring-3 call is active (a trap handler;
+ * must not reuse the user stack): a plain call. The state (saved ring-0 context, user
+ * stack, TSS rsp0) is per vCPU, in the struct x86_percpu at the GS base (cpu.c). */
 	.globl xt_run_unprivileged
 xt_run_unprivileged:
 	mov %cs, %eax
 	test $3, %al
 	jnz 1f
-	cmpq $0, x86_kernel_rsp(%rip)
+	cmpq $0, %gs:X86_PC_KRSP
 	jne 1f
 	push %rbp
 	push %rbx
@@ -189,15 +190,16 @@ xt_run_unprivileged:
 	push %r14
 	push %r15
 	pushfq
-	mov %rsp, x86_kernel_rsp(%rip)
+	mov %rsp, %gs:X86_PC_KRSP
 	mov %rsp, %rax
 	and $-16, %rax
-	mov %rax, x86_tss+4(%rip)       /* traps from ring 3 land below this frame */
+	mov %gs:X86_PC_TSS, %rcx
+	mov %rax, 4(%rcx)               /* rsp0: traps from ring 3 land below this frame */
 	mov %rdi, %rax
 	mov %rsi, %rdi                  /* arg */
 	mov %rax, %rsi                  /* fn */
 	pushq $(X86_USER_DS | 3)
-	pushq $x86_user_stack_top
+	pushq %gs:X86_PC_USTACK
 	pushq $0x202                    /* IF=1, IOPL=0 */
 	pushq $(X86_USER_CS | 3)
 	pushq $x86_user_trampoline
@@ -212,8 +214,8 @@ x86_user_return_ud2:
 	ud2
 
 x86_user_return:                    /* ring 0, %rax = fn's result */
-	mov x86_kernel_rsp(%rip), %rsp
-	movq $0, x86_kernel_rsp(%rip)
+	mov %gs:X86_PC_KRSP, %rsp
+	movq $0, %gs:X86_PC_KRSP
 	popfq
 	pop %r15
 	pop %r14
@@ -235,8 +237,3 @@ x86_syscall_entry:                  /* ring 0, arguments still in %rdi..%rcx */
 	add $8, %rsp
 	addq $2, (%rsp)                 /* skip the ud2 */
 	iretq
-
-	.data
-	.balign 8
-x86_kernel_rsp:                     /* ring-0 context of the active ring-3 call, or 0 */
-	.quad 0

@@ -34,6 +34,11 @@ void x86_idt_init(void)
 		set_gate(v, x86_isr_table + v * X86_ISR_STUB_SIZE, v == 2 || v == 8 || v == 18);
 	set_gate(X86_VEC_TIMER, x86_isr_timer, 0);
 	set_gate(X86_VEC_SPURIOUS, x86_isr_spurious, 0);
+	x86_idt_load();
+}
+
+void x86_idt_load(void)
+{
 	struct { uint16_t limit; uint64_t base; } __attribute__((packed)) d = { sizeof idt - 1, (uintptr_t)idt };
 	__asm__ volatile("lidt %0" : : "m"(d));
 }

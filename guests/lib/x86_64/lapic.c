@@ -3,13 +3,18 @@
  * otherwise one-shot mode with the APIC-tick/TSC-tick ratio calibrated once (~1.5 ms)
  * on first use. The handler never runs before its deadline (an early one-shot expiry
  * is re-armed for the rest). The handler runs in ring 3 (see entry.S). Set up lazily:
- * nothing of this runs at boot. */
+ * nothing of this runs at boot. The timer is the boot vCPU's alone; x86_lapic_ipi sends
+ * the INIT and STARTUP IPIs of smp.c from the boot vCPU (no other vCPU touches its
+ * local APIC: theirs stay software-disabled, so nothing interrupts them). */
 #include "platform.h"
 #include "x86.h"
 
 #define MSR_APIC_BASE    0x1b
 #define MSR_TSC_DEADLINE 0x6e0
 #define APIC_EOI   0x0b0
+#define APIC_ICR   0x300
+#define APIC_ICR2  0x310
+#define ICR_BUSY   (1u << 12)
 #define APIC_SVR   0x0f0
 #define APIC_LVTT  0x320
 #define APIC_TICR  0x380
@@ -54,19 +59,33 @@ static void calibrate(void)
 	ratio = ((uint64_t)(0xffffffffu - left) << RATIO_SHIFT) / (t1 - t0);
 }
 
+/* The APIC's presence, mode and address (globally enabled if the firmware left it off). */
+static bool find_apic(void)
+{
+	static enum { UNKNOWN, NONE, FOUND } found;
+	if (found == UNKNOWN) {
+		uint32_t r[4];
+		cpuid(1, 0, r);
+		found = r[3] & (1u << 9) ? FOUND : NONE;
+		if (found == FOUND) {
+			uint64_t base = rdmsr(MSR_APIC_BASE);
+			if (!(base & (1u << 11)))
+				wrmsr(MSR_APIC_BASE, base |= 1u << 11);
+			x2apic = base & (1u << 10);
+			mmio = (volatile uint32_t *)(uintptr_t)(base & 0xfffff000u);
+		}
+	}
+	return found == FOUND;
+}
+
 static void init(void)
 {
 	uint32_t r[4];
-	cpuid(1, 0, r);
-	if (!(r[3] & (1u << 9))) {
+	if (!find_apic()) {
 		mode = ABSENT;
 		return;
 	}
-	uint64_t base = rdmsr(MSR_APIC_BASE);
-	if (!(base & (1u << 11)))
-		wrmsr(MSR_APIC_BASE, base |= 1u << 11);
-	x2apic = base & (1u << 10);
-	mmio = (volatile uint32_t *)(uintptr_t)(base & 0xfffff000u);
+	cpuid(1, 0, r);
 	apic_write(APIC_SVR, 0x100 | X86_VEC_SPURIOUS);
 	apic_write(APIC_TDCR, 0xb);                     /* divide by 1 */
 	if (r[2] & (1u << 24)) {
@@ -109,6 +128,27 @@ bool x86_lapic_timer_arm(uint64_t deadline, x86_timer_fn h)
 		return true;
 	}
 	program(deadline);
+	return true;
+}
+
+static void icr_wait_idle(void)
+{
+	for (unsigned i = 0; i < 100000 && (mmio[APIC_ICR / 4] & ICR_BUSY); i++)
+		__asm__ volatile("pause");
+}
+
+bool x86_lapic_ipi(uint32_t apic_id, uint32_t icr)
+{
+	if (!find_apic())
+		return false;
+	if (x2apic) {
+		wrmsr(0x800 + (APIC_ICR >> 4), ((uint64_t)apic_id << 32) | icr);
+		return true;
+	}
+	icr_wait_idle();
+	mmio[APIC_ICR2 / 4] = apic_id << 24;
+	mmio[APIC_ICR / 4] = icr;
+	icr_wait_idle();
 	return true;
 }
 

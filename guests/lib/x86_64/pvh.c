@@ -20,6 +20,7 @@ void x86_pvh_parse(uint32_t addr)
 	x86_boot_info.platform = x86_xen_base() ? "xen" : x86_pci_present() ? "pc" : "microvm";
 	if (si->magic != HVM_START_MAGIC)
 		return;
+	x86_boot_info.rsdp = si->rsdp_paddr;
 	if (si->cmdline_paddr)
 		plat_cmdline_set((const char *)(uintptr_t)si->cmdline_paddr, (size_t)-1);
 	if (si->version < 1 || !si->memmap_paddr)

@@ -18,6 +18,7 @@ static long run_main(void *arg)
 
 void x86_boot(uint32_t kind, uint32_t info)
 {
+	x86_cpu_init();                /* first: the GS base that xt_cpu_index reads */
 	if (kind == 1)
 		x86_pvh_parse(info);
 	else
@@ -27,7 +28,7 @@ void x86_boot(uint32_t kind, uint32_t info)
 		x86_xencons_init();    /* Xen PVH: no UART, the PV console instead */
 	x86_console_out("\n", 1);      /* end whatever firmware printed on this line */
 	x86_pic_disable();
-	x86_cpu_init();
+	x86_smp_init();
 	x86_mem_protect();
 	xt_run_unprivileged(run_main, 0);
 	plat_print("XT ERROR ");

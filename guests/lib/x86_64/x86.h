@@ -8,6 +8,8 @@
  * known address (x86_syscall). Interrupts are disabled in ring 0 and enabled in ring 3;
  * nothing raises one unless xt_timer_oneshot() armed the LAPIC timer, whose handler is
  * then delivered to ring 3 like a signal (entry.S), never run in ring 0.
+ * Started vCPUs (smp.c) do the same: ring 0 sets each one up, then xt_cpu_start's fn
+ * runs in ring 3 on it; their local APICs stay software-disabled (no interrupts).
  *
  * Memory map (guest-physical = virtual, 2 MiB pages up to 4 GiB, the first 2 MiB in
  * 4 KiB pages for the NULL and stack guard pages; every page has U/S set):
@@ -23,12 +25,35 @@
 #define X86_KERNEL_DS 0x10
 #define X86_USER_DS   0x18
 #define X86_USER_CS   0x20
-#define X86_TSS_SEL   0x28
+#define X86_TSS_SEL   0x28       /* the boot vCPU's TSS; vCPU i's is X86_TSS_SEL + 16 * i */
+
+/* vCPUs: the most this platform starts (smp.c), = guests/lib's XT_MAX_CPUS. Each has a
+ * struct x86_percpu (cpu.c) that its GS base points at; entry.S reads these offsets. */
+#define X86_MAX_CPUS   16
+#define X86_PC_INDEX   8          /* uint32_t: the vCPU's index (xt_cpu_index) */
+#define X86_PC_KRSP    16         /* ring-0 context of the active ring-3 call, or 0 */
+#define X86_PC_TSS     24         /* its struct tss (entry.S writes rsp0 at +4) */
+#define X86_PC_USTACK  32         /* top of its ring-3 stack */
 
 /* Interrupt vectors besides the exceptions 0..31. */
 #define X86_VEC_TIMER    0x40
 #define X86_VEC_SPURIOUS 0xff
 #define X86_ISR_STUB_SIZE 16     /* bytes between the exception stubs of entry.S */
+
+/* aptramp.S's parameter block (x86_ap_tramp_params, filled in by smp.c in the copy
+ * below 1 MiB): offsets. */
+#define X86_AP_GDTR   0           /* u16 limit, u32 base: the temporary GDT below */
+#define X86_AP_PM32   8           /* far pointer (u32 offset, u16 selector) to 32-bit code */
+#define X86_AP_LM64   16          /* far pointer to 64-bit code */
+#define X86_AP_CR0    24          /* u64 each: the boot vCPU's control registers and EFER */
+#define X86_AP_CR3    32
+#define X86_AP_CR4    40
+#define X86_AP_EFER   48
+#define X86_AP_STACK  56          /* the vCPU's ring-0 stack top */
+#define X86_AP_CPU    64          /* its index */
+#define X86_AP_GDT    72          /* 4 descriptors: null, 64-bit code, data, 32-bit code */
+#define X86_AP_PARAMS_SIZE 104
+#define X86_AP_CODE32 0x18        /* the temporary GDT's 32-bit code selector */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -39,6 +64,7 @@
 /* ud2 gate numbers (x86_syscall). */
 enum { X86_SYS_WRITE = 1, X86_SYS_EXIT, X86_SYS_TIMER };
 enum { X86_SYS_TRAP = 16 };     /* trap.c: one vmexit_storm operation in ring 0 */
+enum { X86_SYS_CPU_INIT = 17, X86_SYS_CPU_SIPI, X86_SYS_CPU_RESET };  /* smp.c */
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
@@ -75,7 +101,7 @@ static inline unsigned x86_cpl(void)
 extern uint64_t x86_pt_low[512];          /* 4 KiB page table for 0..2 MiB */
 extern char x86_image_start[], x86_image_end[];
 extern char x86_user_stack_guard[], x86_kernel_stack_guard[];
-extern char x86_kernel_stack_top[], x86_ist_stack_top[];
+extern char x86_kernel_stack_top[], x86_ist_stack_top[], x86_user_stack_top[];
 extern char x86_isr_table[];              /* 32 exception stubs */
 extern char x86_isr_timer[], x86_isr_spurious[];
 long x86_syscall(long nr, long a, long b, long c);
@@ -87,6 +113,7 @@ struct x86_bootinfo {
 	const char *platform;      /* "microvm", "pc" or "xen" */
 	unsigned nram;             /* usable RAM ranges (E820 type 1) */
 	struct x86_mem_range ram[X86_MAX_MEMMAP];
+	uint64_t rsdp;             /* ACPI RSDP from the PVH start info, 0: search for it */
 };
 extern struct x86_bootinfo x86_boot_info;
 void x86_pvh_parse(uint32_t start_info);
@@ -117,8 +144,29 @@ long x86_trap_ring0(long kind);     /* trap.c, from the ring-0 gate */
 
 
 /* cpu.c / idt.c / mem.c */
-void x86_cpu_init(void);
+struct x86_percpu {
+	struct x86_percpu *self;
+	uint32_t index, reserved;
+	uint64_t kernel_rsp;
+	void *tss;
+	uint64_t user_stack_top;
+};
+_Static_assert(__builtin_offsetof(struct x86_percpu, index) == X86_PC_INDEX, "X86_PC_INDEX");
+_Static_assert(__builtin_offsetof(struct x86_percpu, kernel_rsp) == X86_PC_KRSP, "X86_PC_KRSP");
+_Static_assert(__builtin_offsetof(struct x86_percpu, tss) == X86_PC_TSS, "X86_PC_TSS");
+_Static_assert(__builtin_offsetof(struct x86_percpu, user_stack_top) == X86_PC_USTACK, "X86_PC_USTACK");
+void x86_cpu_init(void);                  /* the boot vCPU: x86_cpu_setup(0, boot.S's stacks), IDT */
+/* vCPU cpu's GS base, TSS (rsp0 = kstack_top, IST 1 = ist_top) and ring-3 stack. */
+void x86_cpu_setup(unsigned cpu, uintptr_t kstack_top, uintptr_t ist_top, uintptr_t ustack_top);
 void x86_idt_init(void);
+void x86_idt_load(void);                  /* the same IDT on another vCPU */
+/* smp.c / lapic.c */
+void x86_smp_init(void);                  /* ring 0 at boot: how many vCPUs (fw_cfg) */
+long x86_smp_ring0(long nr, long cpu, long fn, long arg);   /* the X86_SYS_CPU_* gates */
+bool x86_lapic_ipi(uint32_t apic_id, uint32_t icr);        /* false: no local APIC */
+extern char x86_ap_tramp[], x86_ap_tramp_pm32[], x86_ap_tramp_lm64[];   /* aptramp.S */
+extern char x86_ap_tramp_params[], x86_ap_tramp_end[];
+void x86_ap_main(unsigned cpu) __attribute__((noreturn));  /* aptramp.S's jump into C */
 void x86_mem_protect(void);
 struct x86_frame;
 void x86_exception(struct x86_frame *f);
