@@ -41,13 +41,15 @@ const char *xt_platform_name(void);
 
 /* Several vCPUs (a guest's `vcpus = N`). xt_ncpus(): the CPUs this platform can run
  * the workload on: the vCPUs its firmware tables name (x86-64: fw_cfg / MADT / CPUID,
- * arm64: the DTB's /cpus), the process's allowed CPUs natively; 1 where it can tell
- * none. xt_cpu_index(): the calling vCPU's index, 0 = the boot vCPU (natively: the
- * thread's); cheap, and callable unprivileged (ring 3 / EL0) inside measured loops.
- * xt_cpu_start(cpu, fn, arg): runs fn(arg) on vCPU cpu (1 .. xt_ncpus()-1), privileged,
- * on a stack of its own, in the same address space, with the console and
- * xt_run_unprivileged usable there (x86-64: INIT-SIPI-SIPI; arm64: PSCI CPU_ON;
- * natively a thread, pinned where the cmdline's vcpu_cpus= names CPUs); returns once
+ * arm64: the DTB's /cpus), natively the threads vcpu_cpus= names, else the process's
+ * allowed CPUs; 1 where it can tell none (x86-64 under Xen PVH). xt_cpu_index(): the
+ * calling vCPU's index, 0 = the boot vCPU (x86-64: from the vCPU's GS base block;
+ * arm64: TPIDRRO_EL0; natively thread-local); cheap, and callable unprivileged (ring 3 /
+ * EL0) inside measured loops. xt_cpu_start(cpu, fn, arg): runs fn(arg) on vCPU cpu
+ * (1 .. xt_ncpus()-1) on a stack of its own, in the same address space, with the
+ * console and xt_run_unprivileged usable there (x86-64: INIT-SIPI-SIPI, fn in ring 3 as
+ * the boot vCPU's bench code runs, ring 0 being emulated on kvm-pvm; arm64: PSCI CPU_ON,
+ * fn at EL1; natively a thread, pinned where vcpu_cpus= names CPUs); returns once
  * the vCPU runs fn, false when it cannot be started (absent, or not up within 1 s).
  * When fn returns the vCPU parks (halts) for good. Interrupt-driven helpers
  * (xt_timer_oneshot, xt_gpio_irq) serve the boot vCPU only. */
