@@ -57,6 +57,8 @@ MISTAKES = [
      ["qsort has no parameter 'size_kb'", "did you mean size_kib?"]),
     ("vcpus of a one-vCPU bench", "size_kib = 64 }", "size_kib = 64 }\nvcpus = 2", "measurer.vcpus", "vcpus = 2",
      ["bench qsort runs on one vCPU", "2 vCPUs need a bench that runs on each", "lock"]),
+    ("a vcpu's cpu", "size_kib = 64 }", f"size_kib = 64 }}\nvcpus = 2\ncpus = [0, {UNAVAILABLE}]",
+     "measurer.cpus[1]", "cpus = [0", [f"CPU {UNAVAILABLE} is not available"]),
     ("a cpu per vcpu", "size_kib = 64 }", "size_kib = 64 }\nvcpus = 2\ncpus = [0]", "measurer", "[measurer]",
      ["cpus gives 1 CPU(s) for 2 vCPU(s): give one per vCPU"]),
     ("param type", "size_kib = 64", 'size_kib = "lots"', "measurer.params.size_kib", "size_kib",

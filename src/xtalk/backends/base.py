@@ -279,17 +279,20 @@ def runs_on_each_vcpu(bench: str) -> bool:
 
 
 def local_cpu_problems(raw: dict) -> list[tuple[tuple, str]]:
-    """For check_spec of backends whose guests run on this machine: every CPU of cpus and
-    housekeeping_cpus must be one xtalk may use here."""
+    """For check_spec of backends whose guests run on this machine: every CPU of cpus,
+    housekeeping_cpus and a guest's own cpus (one per vCPU) must be one xtalk may use here."""
     allowed = allowed_cpus()
     runs = itertools.groupby(enumerate(sorted(allowed)), lambda pair: pair[1] - pair[0])
     spans = [[cpu for _, cpu in run] for _, run in runs]
     available = ", ".join(f"{s[0]}-{s[-1]}" if len(s) > 1 else str(s[0]) for s in spans)
+    stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
+    lists = [((key,), raw.get(key)) for key in ("cpus", "housekeeping_cpus")]
+    lists += [(loc + ("cpus",), w.get("cpus")) for loc, w in [(("measurer",), raw.get("measurer"))]
+              + [(("stressors", i), s) for i, s in enumerate(stressors)] if isinstance(w, dict)]  # a vCPU's CPU each
     out = []
-    for key in ("cpus", "housekeeping_cpus"):
-        cpus = raw.get(key)
+    for loc, cpus in lists:
         for i, cpu in enumerate(cpus if isinstance(cpus, list) else []):
             if isinstance(cpu, int) and not isinstance(cpu, bool) and cpu >= 0 and cpu not in allowed:
-                out.append(((key, i), f"CPU {cpu} is not available to xtalk on this host (available: {available})"))
+                out.append((loc + (i,), f"CPU {cpu} is not available to xtalk on this host (available: {available})"))
     return out
 

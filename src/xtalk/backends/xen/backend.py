@@ -42,7 +42,7 @@ from ...errors import InfrastructureError, Problem, SpecError
 from ...host.metadata import read_fact
 from ...images import linux_rt
 from ...spec.plan import GuestPlan, RunPlan
-from ..base import Backend, BoardAccess, GuestHandle, Vitals
+from ..base import Backend, BoardAccess, GuestHandle, Vitals, runs_on_each_vcpu
 from ...remote.executors import TransportError, tail
 from .target import TargetGuard
 from .console import DomainWatcher, GuestConsole
@@ -136,6 +136,20 @@ class XenBackend(Backend):
                 if getattr(opts, key) is not None and opts.scheduler not in (None, sched):
                     problems.append((key, f"a {sched} parameter, but scheduler is {opts.scheduler!r}"))
         return problems
+
+    @classmethod
+    def check_spec(cls, raw: dict) -> list[tuple[tuple, str]]:
+        """An x86-64 probe guest starts no second vCPU under Xen (PVH: no VCPUOP_up yet)."""
+        backend = raw.get("backend") if isinstance(raw.get("backend"), dict) else {}
+        options = {**backend, **(backend.get("xen") if isinstance(backend.get("xen"), dict) else {})}
+        if cls.guest_arch(options) != "x86_64":
+            return []
+        stressors = raw.get("stressors") if isinstance(raw.get("stressors"), list) else []
+        workloads = [(("measurer",), raw.get("measurer"))] + [(("stressors", i), s) for i, s in enumerate(stressors)]
+        return [(loc + ("vcpus",), "the x86-64 probe guest runs one vCPU under Xen (it cannot start more there yet): "
+                                   "use the arm64 Xen lab, or the qemu backend")
+                for loc, w in workloads if isinstance(w, dict) and isinstance(w.get("vcpus"), int)
+                and w["vcpus"] > 1 and runs_on_each_vcpu(str(w.get("bench")))]
 
     @classmethod
     def guest_arch(cls, options: dict) -> str | None:

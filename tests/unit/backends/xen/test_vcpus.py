@@ -97,3 +97,13 @@ def test_a_one_vcpu_guest_costs_no_extra_command_at_its_stop():
     handle, backend, dom0 = stopped((1,), HEAD)
     assert dom0.calls == [("destroy", "xtalk-1-r0-measurer")]
     assert "vcpus_at_stop" not in backend.run_meta["domains"]["measurer"] and "vcpus_at_stop" not in handle.facts
+
+
+def test_an_x86_probe_of_several_vcpus_is_refused_under_xen_before_anything_starts():
+    from xtalk.backends.xen.backend import XenBackend
+    raw = {"backend": {"kind": "xen", "xen": {"arch": "x86_64"}}, "measurer": {"bench": "lock", "vcpus": 2},
+           "stressors": [{"name": "s", "bench": "cpu_spin", "vcpus": 1}]}
+    (loc, why), = XenBackend.check_spec(raw)
+    assert loc == ("measurer", "vcpus") and "one vCPU under Xen" in why
+    raw["backend"]["xen"]["arch"] = "arm64"
+    assert XenBackend.check_spec(raw) == []
