@@ -131,6 +131,36 @@ def campaign(tmp_path, arch="x86_64", placements='["solo", "same-core"]', gap=4)
     return out
 
 
+TWO_VCPUS = """
+name = "rt2"
+cpus = [0, 1]
+[backend]
+kind = "qemu"
+image = "linux-rt"
+memory_mib = 256
+[run]
+duration_s = 2
+pilot = true
+grace_s = 20
+boot_timeout_s = 120
+[measurer]
+bench = "cyclictest"
+vcpus = 2
+"""
+
+
+@pytest.mark.full
+def test_a_guest_of_two_vcpus_runs_a_cyclictest_thread_on_each(tmp_path, image):
+    out = tmp_path / "out"
+    res = xtalk("run", write_spec(tmp_path, TWO_VCPUS), "--out", out)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+    meta = run_meta(out, "solo-r1")
+    assert [(v["vcpu"], v["cpu"]) for v in meta["guests"]["measurer"]["vcpus"]] == [(0, 0), (1, 1)]
+    assert {m["name"] for m in meta["metrics"].values()} == {"cyclictest_t0", "cyclictest_t1"}
+    console = (campaign_dir(out) / "runs" / "solo-r1" / "console" / "measurer.log").read_text()
+    assert "-t2" in console and "-a0,1" in console  # a thread per vCPU, each on its own
+
+
 @pytest.mark.full
 def test_campaign_through_the_qemu_backend_uses_the_ring(tmp_path, image):
     out = campaign(tmp_path)
