@@ -251,6 +251,19 @@ static const char *param(const char *key)
 }
 static void end(const char *status) { put("XT END run=st status="); put(status); put("\n"); xt_exit(0); }
 
+/* case=smp_lines (both arches): vCPU v's line i, "XT LINE v=VV i=III " and 40 letters, with
+ * one xt_console_write: none may be torn by another vCPU's. */
+static volatile unsigned lines_done;
+static void line(unsigned v, unsigned i)
+{
+	char b[80] = "XT LINE v=", *p = b + 10;
+	*p++ = '0' + v / 10; *p++ = '0' + v % 10; *p++ = ' '; *p++ = 'i'; *p++ = '=';
+	*p++ = '0' + i / 100; *p++ = '0' + i / 10 % 10; *p++ = '0' + i % 10; *p++ = ' ';
+	for (int k = 0; k < 40; k++) *p++ = 'a' + (v + k) % 26;
+	*p++ = '\n';
+	xt_console_write(b, (size_t)(p - b));
+}
+
 /* case=alloc: xt_alloc 1 MiB blocks until it fails; a block that is not zeroed, not page
  * aligned, over the ring or below low is bad. One META line (extra() adds the arch's
  * fields), then END. */
@@ -301,3 +314,15 @@ def symbols(elf: Path, cross: str = "") -> dict[str, int]:
     """name -> address of elf's symbols (nm)."""
     out = subprocess.run([cross + "nm", elf], capture_output=True, text=True, check=True).stdout
     return {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\w+)$", out, re.M)}
+
+
+def check_whole_lines(body: list[str], vcpus: int, lines: int) -> None:
+    """case=smp_lines' console (SELFTEST_PRELUDE's line()): every vCPU's every line, whole."""
+    seen = set()
+    for ln in body:
+        m = re.fullmatch(r"XT LINE v=(\d\d) i=(\d{3}) ([a-z]{40})", ln)
+        assert m, ln
+        v = int(m.group(1))
+        assert m.group(3) == "".join(chr(97 + (v + k) % 26) for k in range(40)), ln
+        seen.add((v, int(m.group(2))))
+    assert seen == {(v, i) for v in range(vcpus) for i in range(lines)} and len(body) == vcpus * lines, len(body)

@@ -20,8 +20,8 @@ from tests.framework.cli import campaign_dir, write_spec, xtalk
 from tests.framework.backends import BACKENDS
 from tests.framework.native_bench import only, run
 
-SPEC = """
-name = "lock"
+# the lock bench on two vCPUs, 3 runs of 1 s a configuration; then what each test adds
+LOCK = """
 cpus = [0, 1]
 [backend]
 kind = "{backend}"
@@ -31,23 +31,13 @@ repetitions = 3
 [measurer]
 bench = "lock"
 vcpus = 2
-[matrix]
+"""
+SPEC = 'name = "lock"' + LOCK + """[matrix]
 "measurer.vcpu_placement" = ["spread", "stacked"]
 [analysis]
 baseline = "measurer.vcpu_placement=spread"
 """
-HOG = """
-name = "lockhog"
-cpus = [0, 1]
-[backend]
-kind = "{backend}"
-[run]
-duration_s = 1
-repetitions = 3
-[measurer]
-bench = "lock"
-vcpus = 2
-params = {{ hold_us = 20, think_us = 20 }}  # fewer samples: less of xtalk's own reading on CPU 1
+HOG = 'name = "lockhog"' + LOCK + """params = {{ hold_us = 20, think_us = 20 }}  # fewer samples: less of xtalk's reading on CPU 1
 [[stressors]]
 name = "hog"
 bench = "cpu_spin"

@@ -30,7 +30,7 @@ import pytest
 
 from tests.framework.cli import wait_for
 from xtalk.backends.qmp import Qmp
-from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot, check_whole_lines,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
                                           check_bench_run, check_ring_reader, check_seed003, symbols)
 
@@ -239,16 +239,6 @@ static long u_arm_and_spin(void *a)
 
 /* case=smp_lines: every vCPU writes 100 lines at EL1, then 100 at EL0, one
  * xt_console_write each: none may be torn by another vCPU's. */
-static volatile unsigned lines_done;
-static void line(unsigned v, unsigned i)
-{
-	char b[80] = "XT LINE v=", *p = b + 10;
-	*p++ = '0' + v / 10; *p++ = '0' + v % 10; *p++ = ' '; *p++ = 'i'; *p++ = '=';
-	*p++ = '0' + i / 100; *p++ = '0' + i / 10 % 10; *p++ = '0' + i % 10; *p++ = ' ';
-	for (int k = 0; k < 40; k++) *p++ = 'a' + (v + k) % 26;
-	*p++ = '\n';
-	xt_console_write(b, (size_t)(p - b));
-}
 static long u_lines(void *a) { for (unsigned i = 100; i < 200; i++) line((unsigned)(uintptr_t)a, i); return 0; }
 static void smp_lines(void *a)
 {
@@ -382,14 +372,7 @@ def test_console_lines_are_whole_with_four_vcpus(tmp_path, selftest):
     b = boot(tmp_path, selftest, "run=st case=smp_lines", smp=4)
     assert b.fields("END")["status"] == "pass", b.console
     body = [ln for ln in b.console.splitlines() if ln and not ln.startswith(("XT META", "XT END"))]
-    seen = set()
-    for ln in body:
-        m = re.fullmatch(r"XT LINE v=(\d\d) i=(\d{3}) ([a-z]{40})", ln)
-        assert m, ln
-        v = int(m.group(1))
-        assert m.group(3) == "".join(chr(97 + (v + k) % 26) for k in range(40)), ln
-        seen.add((v, int(m.group(2))))
-    assert seen == {(v, i) for v in range(4) for i in range(200)} and len(body) == 800
+    check_whole_lines(body, vcpus=4, lines=200)
 
 
 @pytest.mark.parametrize("gic", [3, 2])

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from xtalk.telemetry.ring import RingReader
 
-from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot,
+from tests.framework.probe_boot import (BENCH_PARAMS, RING_BYTES, ROOT, SELFTEST_PRELUDE, Boot, check_whole_lines,
                                           bench_names, bench_run_params, boot_qemu, build_selftest,
                                           check_bench_run, check_ring_reader, check_seed003, symbols)
 
@@ -279,16 +279,6 @@ static long in_user(void *arg) { return (long)arg * 2; }
 
 /* case=smp_lines: every vCPU writes 200 lines (one xt_console_write each) at once: none
  * may be torn by another vCPU's. */
-static volatile unsigned lines_done;
-static void line(unsigned v, unsigned i)
-{
-	char b[80] = "XT LINE v=", *p = b + 10;
-	*p++ = '0' + v / 10; *p++ = '0' + v % 10; *p++ = ' '; *p++ = 'i'; *p++ = '=';
-	*p++ = '0' + i / 100; *p++ = '0' + i / 10 % 10; *p++ = '0' + i % 10; *p++ = ' ';
-	for (int k = 0; k < 40; k++) *p++ = 'a' + (v + k) % 26;
-	*p++ = '\n';
-	xt_console_write(b, (size_t)(p - b));
-}
 static long u_lines(void *a) { for (unsigned i = 0; i < 200; i++) line((unsigned)(uintptr_t)a, i); return 0; }
 static void smp_lines(void *a)
 {
@@ -402,14 +392,7 @@ def test_console_lines_are_whole_with_four_vcpus(tmp_path, selftest, accel):
     assert b.fields("END")["status"] == "pass", b.console
     serial = b.console.split("\n[stderr]\n")[0]
     body = [ln for ln in serial.splitlines() if ln and not ln.startswith(("XT META", "XT END"))]
-    seen = set()
-    for ln in body:
-        m = re.fullmatch(r"XT LINE v=(\d\d) i=(\d{3}) ([a-z]{40})", ln)
-        assert m, ln
-        v = int(m.group(1))
-        assert m.group(3) == "".join(chr(97 + (v + k) % 26) for k in range(40)), ln
-        seen.add((v, int(m.group(2))))
-    assert seen == {(v, i) for v in range(4) for i in range(200)} and len(body) == 800
+    check_whole_lines(body, vcpus=4, lines=200)
 
 
 @pytest.mark.parametrize("accel", ACCELS)

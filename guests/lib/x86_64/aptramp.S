@@ -55,13 +55,7 @@ x86_ap_tramp_pm32:
 x86_ap_tramp_lm64:
 	mov %ebp, %ebp                  /* zero-extend */
 	lgdt x86_gdt_desc               /* absolute: this code runs from its copy */
-	mov $X86_KERNEL_DS, %eax
-	mov %eax, %ds
-	mov %eax, %es
-	mov %eax, %ss
-	xor %eax, %eax
-	mov %eax, %fs
-	mov %eax, %gs
+	x86_kernel_data_segments
 	mov PARAMS + X86_AP_STACK(%rbp), %rsp
 	mov PARAMS + X86_AP_CPU(%rbp), %edi
 	fninit

@@ -63,13 +63,7 @@ x86_multiboot_entry:
 	ljmp $X86_KERNEL_CS, $2f
 
 	.code64
-2:	mov $X86_KERNEL_DS, %eax
-	mov %eax, %ds
-	mov %eax, %es
-	mov %eax, %ss
-	xor %eax, %eax
-	mov %eax, %fs
-	mov %eax, %gs
+2:	x86_kernel_data_segments
 	mov %edi, %edi                  /* zero-extend the two arguments */
 	mov %esi, %esi
 	xchg %rdi, %rsi                 /* x86_boot(kind, info) */

@@ -55,7 +55,18 @@
 #define X86_AP_PARAMS_SIZE 104
 #define X86_AP_CODE32 0x18        /* the temporary GDT's 32-bit code selector */
 
-#ifndef __ASSEMBLER__
+#ifdef __ASSEMBLER__
+/* The kernel data segment in DS, ES and SS; FS and GS null (long-mode entry). */
+.macro x86_kernel_data_segments
+	mov $X86_KERNEL_DS, %eax
+	mov %eax, %ds
+	mov %eax, %es
+	mov %eax, %ss
+	xor %eax, %eax
+	mov %eax, %fs
+	mov %eax, %gs
+.endm
+#else
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>

@@ -284,9 +284,10 @@ def overrun_problems(runs: list[RunPlan], text: str) -> tuple[list[Problem], lis
 
 
 def vcpu_notes(runs: list[RunPlan]) -> list[str]:
-    """Per configuration with a guest of several vCPUs: each vCPU's CPU, and which vCPUs
-    share a CPU with a sibling (stacked) or with another guest."""
-    notes: dict[str, str] = {}
+    """For a guest of several vCPUs: each vCPU's CPU, and which vCPUs share a CPU with a
+    sibling (stacked) or with another guest; one note per such layout, with the
+    configurations that have it (the first three named)."""
+    layouts: dict[str, list[str]] = {}
     for run in runs:
         for guest in (g for g in run.guests if g.vcpus > 1):
             where = " ".join(f"vCPU{i}→{cpu}" for i, cpu in enumerate(guest.cpus))
@@ -294,10 +295,12 @@ def vcpu_notes(runs: list[RunPlan]) -> list[str]:
                       for cpu in sorted(set(guest.cpus)) if guest.cpus.count(cpu) > 1]
             others = [f"vCPU{i} with {o.name} on CPU {cpu}" for i, cpu in enumerate(guest.cpus)
                       for o in run.guests if o is not guest and cpu in o.cpus]
-            notes.setdefault(f"{run.config_id}/{guest.name}", f"{run.config_id}: {guest.name} {where}"
-                             + (f"; stacked: {'; '.join(shared)}" if shared else "")
-                             + (f"; shared: {'; '.join(others)}" if others else ""))
-    return list(notes.values())
+            text = (f"{guest.name} {where}" + (f"; stacked: {'; '.join(shared)}" if shared else "")
+                    + (f"; shared: {'; '.join(others)}" if others else ""))
+            if run.config_id not in layouts.setdefault(text, []):
+                layouts[text].append(run.config_id)
+    return [f"{text} in {', '.join(ids[:3])}" + (f" and {len(ids) - 3} more configuration(s)" if len(ids) > 3 else "")
+            for text, ids in layouts.items()]
 
 
 def check_design(spec: Campaign, raw: dict, runs: list[RunPlan], text: str, out: Path | None = None) -> Design:

@@ -60,7 +60,8 @@ def test_the_design_check_says_each_vcpus_cpu_and_what_shares_it():
     spec, raw = parse_campaign(SPEC.format(measurer="", stressor="",
                                            matrix='"measurer.vcpu_placement" = ["spread", "stacked"]'), "spec.toml")
     notes = vcpu_notes(plan(spec, raw))
-    assert "solo_vcpu_placement-spread: measurer vCPU0→0 vCPU1→1" in notes
-    assert "solo_vcpu_placement-stacked: measurer vCPU0→0 vCPU1→0; stacked: vCPUs 0, 1 on CPU 0" in notes
-    assert ("other-core_vcpu_placement-spread: measurer vCPU0→0 vCPU1→1; shared: vCPU1 with hog on CPU 1"
+    assert "measurer vCPU0→0 vCPU1→1 in solo_vcpu_placement-spread" in notes
+    assert ("measurer vCPU0→0 vCPU1→0; stacked: vCPUs 0, 1 on CPU 0 in solo_vcpu_placement-stacked, "
+            "other-core_vcpu_placement-stacked") in notes  # one note per layout
+    assert ("measurer vCPU0→0 vCPU1→1; shared: vCPU1 with hog on CPU 1 in other-core_vcpu_placement-spread"
             in notes)
