@@ -37,9 +37,10 @@ SPEC = 'name = "lock"' + LOCK + """[matrix]
 [analysis]
 baseline = "measurer.vcpu_placement=spread"
 """
-# 5 runs a side (the exact test's p < 0.01 beyond the noise floor); held half the time, a few thousand times a second: a preempted holder delays a few % of
-# the other vCPU's acquisitions, so the p99 the verdict judges sees it; and fewer samples,
-# less of xtalk's own reading on CPU 1
+# 5 runs a side (the exact test reaches p < 0.01); the lock held half the time, a few
+# thousand times a second: a preempted holder delays a few % of the other vCPU's
+# acquisitions, so the p99 the verdict judges sees it; and fewer samples, less of xtalk's
+# own reading on CPU 1
 HOG = 'name = "lockhog"' + LOCK.replace("repetitions = 3", "repetitions = 5") + """params = {{ hold_us = 200, think_us = 200 }}
 [[stressors]]
 name = "hog"
