@@ -152,3 +152,17 @@ def test_a_metric_the_machine_cannot_answer_for_voids_its_verdicts_only():
                                       verdict("same", "chase", "inconclusive", 30.0)], measurability=chase_only))
     assert mixed["verdict"]["text"] == ("inconclusive: 2 of 2 comparisons undecided (about 8 runs per side would "
                                         "decide them; not chase: this machine cannot answer for it)")
+
+
+def test_a_guests_vcpus_stand_together_the_worst_first_in_the_worst_cases_and_the_answer():
+    from xtalk.report.answer import answer_rows
+    from xtalk.report.headline import worst_part
+    metrics = {"lock_acquire_vcpu0": 900.0, "qsort": 5.0, "lock_acquire_vcpu1": 7000.0, "lock_acquire_vcpu2": 100.0}
+    res = result(units={m: "cycles" for m in metrics},
+                 stats=[stats("same", m, 100, [], max=v) for m, v in metrics.items()],
+                 verdicts=[verdict(c, m, "baseline" if c == "solo" else "interference", None if c == "solo" else 5.0)
+                           for m in metrics for c in ("solo", "same")])
+    worst = [w["metric"] for w in worst_part(res)]
+    assert worst == ["lock_acquire_vcpu1", "lock_acquire_vcpu0", "lock_acquire_vcpu2", "qsort"]
+    rows = [r["metric"] for r in answer_rows(res, worst)]
+    assert list(dict.fromkeys(rows)) == ["lock_acquire_vcpu1", "lock_acquire_vcpu0", "lock_acquire_vcpu2", "qsort"]
