@@ -135,6 +135,8 @@ void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 	uint64_t slots;
 	int status = XT_PASS;
 
+	if (b->ncases > XT_MAX_CASES)   /* each vCPU keeps every case's window (xt_config) */
+		xt_end(XT_FAIL, false, "bench has more cases than XT_MAX_CASES");
 	nvcpus = vcpus_wanted(b);
 	xt_cfg.measurer = !xt_strcmp(role, "measurer");
 	xt_cfg.freq_hz = xt_param_has("freq_hz") ? xt_param_u64("freq_hz", 0) : xt_counter_hz();

@@ -226,7 +226,8 @@ def worst_part(res: dict) -> list[dict]:
         out.append(entry)
     order = worst_first([w["metric"] for w in out], {w["metric"]: w["value"] if w["stat"] == "max" else -w["value"]
                                                      for w in out})
-    out.sort(key=lambda w: order.index(w["metric"]))  # a guest's vCPUs together, the worst first
+    place = {metric: i for i, metric in enumerate(order)}
+    out.sort(key=lambda w: place[w["metric"]])  # a guest's vCPUs together, the worst first
     return sorted(out, key=lambda w: (not any(d["met"] is False for d in w["deadlines"]), not w["deadlines"],
                                       not w["time"]))
 
