@@ -13,13 +13,8 @@ import json
 import shlex
 import sys
 
-from rich.table import Table
-
-from ..running.campaign import run_campaign
 from ..errors import EXIT_OK, SpecError
-from ..spec.plan import plan
 from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
-from .design_output import print_design, warn_design
 
 
 ORDER = 10  # its place in `xtalk --help`
@@ -61,6 +56,7 @@ def cpus_text(guest) -> str:
 
 
 def print_plan(spec, runs) -> None:
+    from rich.table import Table
     table = Table(title=f"{spec.name}: {len(runs)} runs, {backends_text(runs)}")
     for col in ("#", "run id", "backend", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
         table.add_column(col)
@@ -76,7 +72,11 @@ def print_plan(spec, runs) -> None:
 
 
 def run(args) -> int:
+    from ..running.campaign import run_campaign
+    from ..spec.plan import plan
+    from .design_output import print_design, warn_design
     spec, raw, text = load_spec(args.spec, args.overrides)
+
     fleet = None
     if args.fleet:  # a bad fleet file is told first, --dry-run too
         from ..fleet.model import load_fleet  # pydantic models (~50 ms): only for a fleet

@@ -36,7 +36,7 @@ RunStatus = Literal["running", "pass", "fail", "degraded", "error", "interrupted
 class Part(BaseModel):
     """A record or a part of one: no key beyond those declared."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     def dump(self) -> dict:
         return self.model_dump(exclude_unset=True, by_alias=True)
@@ -79,7 +79,7 @@ class InstrumentFacts(Part):
 class UnknownInstrumentFacts(InstrumentFacts):
     """A capture of an instrument this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class GuestRecord(Part):
@@ -122,7 +122,7 @@ class GuestFacts(Part):
 class UnknownGuestFacts(GuestFacts):
     """A guest of a backend this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 def guest_facts_model(kind: object, host: bool = False) -> type[GuestFacts]:
@@ -146,7 +146,7 @@ class BackendMetadata(Part):
 class UnknownBackendMetadata(BackendMetadata):
     """The metadata of a backend this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 def backend_metadata_model(kind: object) -> type[BackendMetadata]:

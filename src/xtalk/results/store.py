@@ -20,6 +20,10 @@ read (`corrupt`), or one of whose files is missing or changed since its manifest
 --resume redoes it, its files kept as an earlier attempt. Every attempt started is also
 noted in the campaign's runs.ledger (one JSON line, appended), so a run whose directory
 is gone is `missing`, not a run never started.
+A samples.parquet its run's manifest lists has been checked with it (as written: all of
+its columns, a footer that reads); one it does not list (a run from before manifests) is
+opened to check its footer and columns. NumPy and Arrow are imported only by what writes
+or builds samples, so that `xtalk list` and the other readers of records start without them.
 """
 from __future__ import annotations
 
@@ -34,17 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 from .. import __version__
 from ..files import write_atomic
 from ..errors import InfrastructureError
-from .finalize import finalize_run
 from .manifest import ManifestChecker, manifest
-from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
+from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, dump_json,
                       event_record, load_campaign, load_run, read_events, sealed, valid)
 from .reserve import Reserve
-from .schema import SAMPLE_DTYPE
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
@@ -100,9 +100,13 @@ class RunWriter:
     def clock(self, host_ns: int, counter: int) -> None:
         os.write(self._fds["clock"], f"{host_ns},{counter}\n".encode())
 
-    def samples(self, records: np.ndarray) -> None:
-        """Append them to samples.bin straight from the array's memory (no bytes copy)."""
+    def samples(self, records) -> None:
+        """Append them (a NumPy array) to samples.bin straight from the array's memory (no bytes copy)."""
+        import numpy as np
+
+        from .schema import SAMPLE_DTYPE
         if len(records):
+
             data = memoryview(np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint8))
             self._reserve.append(len(data))
             while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
@@ -127,6 +131,7 @@ class RunWriter:
         if self._fds:
             self.close()
         self.meta.update(fields)
+        from .finalize import finalize_run
         self.meta.update(status=status, reason=reason, ended_at=now_iso())
         self.meta.update(finalize_run(self.path, self.meta))
         self.meta["files"] = manifest(self.path)
@@ -268,7 +273,8 @@ class CampaignStore:
                     raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
                 if meta.get("files") and (wrong := self.manifests.problem(d, meta["files"])):
                     raise RecordError(*wrong, label="damaged")
-                if meta["status"] != "running":  # a running run's samples are still in samples.bin
+                if meta["status"] != "running" and "samples.parquet" not in (meta.get("files") or {}):
+                    from .samples_file import check_samples  # a run without a manifest (module docstring)
                     check_samples(d / "samples.parquet")
                 read_events(d / "events.jsonl")
             except RecordError as err:
@@ -322,8 +328,10 @@ class CampaignStore:
     def recover_interrupted(self, console_facts: Callable[[Path, dict], dict]) -> list[str]:
         """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples;
         `console_facts(run dir, record)`: the fields its console log adds (parsers/console_log.py)."""
+        from .finalize import finalize_run
         recovered = []
         for meta in self.runs():
+
             if meta.get("status") == "running":
                 meta = dict(meta, status="interrupted", reason="xtalk stopped before the run ended",
                             ended_at=now_iso())

@@ -9,7 +9,7 @@ from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.analysis import scan
 from xtalk.analysis.accum import Stream, micro_block
 from xtalk.analysis.scan import scan_run
-from xtalk.results.records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
+from xtalk.results.samples_file import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 
 
 def rows(metric: str, values: np.ndarray, first_t: float) -> pa.Table:
