@@ -152,7 +152,11 @@ class UnknownBackendMetadata(BackendMetadata):
 def backend_metadata_model(kind: object) -> type[BackendMetadata]:
     """The model of the metadata a backend of that kind writes: its class's, or that of the
     backend its host stressors run in where it has one of its own (xen: dom0's)."""
+    own = BACKENDS.get(kind) if isinstance(kind, str) else None  # by its name: only its module is loaded
+    if own is not None and own.name == kind:
+        return own.Metadata
     for cls in BACKENDS.by_name().values():
+
         for owner in (cls, cls.host_backend_class):
             if owner is not None and owner.name == kind:
                 return owner.Metadata
