@@ -59,10 +59,9 @@ def capacity_rate(tmp: Path, run_dir: Path, total: int = TOTAL) -> tuple[float, 
         header[3] = start + STEP  # write_seq
         t = time.perf_counter()
         more = True
-        while more:  # as the runner does: one read takes at most MAX_BATCH slots
-            batch = reader.read()
-            store.samples(batch.records)
-            stored += len(batch.records)
+        while more:  # as the runner does: one move takes at most MAX_BATCH slots
+            batch = reader.move_to(store)
+            stored += batch.stored
             lost += batch.lost
             more = batch.more
         read_time += time.perf_counter() - t
@@ -92,9 +91,8 @@ def live_rate(tmp: Path) -> tuple[float, int, int, float]:
     first = last = 0.0
     while True:
         running = proc.poll() is None
-        batch = reader.read()
-        if len(batch.records):
-            store.samples(batch.records)
+        batch = reader.move_to(store)
+        if batch.stored:
             last = time.perf_counter()
             first = first or last
         if not running and not batch.more:

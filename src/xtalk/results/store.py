@@ -103,11 +103,18 @@ class RunWriter:
     def samples(self, records: np.ndarray) -> None:
         """Append them to samples.bin straight from the array's memory (no bytes copy)."""
         if len(records):
-            data = memoryview(np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint8))
-            self._reserve.append(len(data))
-            while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
-                data = data[os.write(self._fds["samples"], data):]
-            self.sample_count += len(records)
+            self.append_slots([np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint64)])
+
+    def append_slots(self, parts: list[np.ndarray]) -> None:
+        """Append whole samples given as contiguous 64-bit words (views of a ring's memory:
+        RingReader.move_to), in one write for all the parts."""
+        self.sample_count += append_all(self._fds["samples"], self._reserve, parts) // SAMPLE_DTYPE.itemsize
+
+    def cut_samples(self, count: int) -> None:
+        """Take samples.bin back to its first `count` samples (a batch found torn after it
+        was written: RingReader.move_to appends its whole slots again)."""
+        self._reserve.cut(count * SAMPLE_DTYPE.itemsize)
+        self.sample_count = count
 
     def close(self) -> None:
         """Flush the run's files to disk, all at once: the filesystem's journal commits
@@ -132,6 +139,21 @@ class RunWriter:
         self.meta["files"] = manifest(self.path)
         save_run_record(self.path, self.meta)
         return self.meta
+
+
+def append_all(fd: int, reserve: Reserve, parts: list[np.ndarray]) -> int:
+    """Append the arrays' memory to an O_APPEND file, its blocks reserved ahead (one
+    writev for all of them, more only for a write the kernel cut short); the bytes written."""
+    data = [memoryview(part).cast("B") for part in parts if len(part)]
+    size = sum(len(d) for d in data)
+    reserve.append(size)
+    while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
+        written = os.writev(fd, data)
+        while data and written >= len(data[0]):
+            written -= len(data.pop(0))
+        if data:
+            data[0] = data[0][written:]
+    return size
 
 
 def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:

@@ -176,9 +176,8 @@ class RunState:
         for handle in self.handles.values():
             if handle.ring is None:
                 continue
-            while True:  # all that is waiting: one read takes at most MAX_BATCH slots
-                batch = handle.ring.read()
-                self.writer.samples(batch.records)
+            while True:  # all that is waiting, straight into samples.bin: one move takes at most MAX_BATCH slots
+                batch = handle.ring.move_to(self.writer)
                 if not batch.more:
                     break
             if batch.heartbeat != self.last_heartbeat:
