@@ -1,0 +1,60 @@
+"""How many samples a second a file system takes as samples.bin, measured there.
+
+A timed append of PROBE_BYTES, in writes of one ring read each (WRITE_BYTES) with
+the RunWriter's own append (reserve.py's reservation ahead included), to a temporary
+file in the directory, removed after. Measured once per file system (st_dev) and
+process: `xtalk run` asks before a campaign whose measurer plans a high sample rate
+(running/ingest_check.py); the benchmark prints it (benchmarks/bench_ring_ingest.py).
+Caveats: a short append mostly lands in the page cache: a long run that fills the
+kernel's dirty limit goes at the disk's own rate, lower; a busy host measures less.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .reserve import Reserve
+from .schema import SAMPLE_DTYPE
+from .store import append_all
+
+PROBE_BYTES = 32 << 20
+WRITE_BYTES = 8 << 20  # what one move from a ring appends at most (telemetry/ring.py MAX_BATCH)
+_measured: dict[int, float] = {}  # st_dev -> samples per second
+
+
+def existing(directory: Path) -> Path:
+    """The directory, or its nearest parent that exists (a results directory not made yet)."""
+    directory = directory.absolute()
+    while not directory.is_dir() and directory != directory.parent:
+        directory = directory.parent
+    return directory
+
+
+def sample_write_rate(directory: Path) -> float:
+    """Samples (SAMPLE_DTYPE) per second that appends to a file in `directory` take."""
+    where = existing(directory)
+    device = os.stat(where).st_dev
+    if device not in _measured:
+        _measured[device] = _measure(where)
+    return _measured[device]
+
+
+def _measure(where: Path) -> float:
+    batch = np.zeros(min(WRITE_BYTES, PROBE_BYTES) // SAMPLE_DTYPE.itemsize, SAMPLE_DTYPE).view(np.uint64)
+    fd, name = tempfile.mkstemp(prefix=".xtalk-write-rate-", dir=where)
+    try:
+        os.close(fd)
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND)
+        reserve, written = Reserve(fd), 0
+        start = time.perf_counter()
+        while written < PROBE_BYTES:
+            written += append_all(fd, reserve, [batch])
+        seconds = time.perf_counter() - start
+    finally:
+        os.close(fd)
+        os.unlink(name)
+    return written / SAMPLE_DTYPE.itemsize / max(seconds, 1e-9)
