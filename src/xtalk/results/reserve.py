@@ -24,27 +24,30 @@ CHUNK = 64 << 20
 TMPFS_MAGIC = 0x01021994  # statfs f_type (linux/magic.h)
 
 
-def _libc_fallocate():
+def _libc():
     try:
-        fallocate = ctypes.CDLL(None, use_errno=True).fallocate
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
         return None
-    fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
-    fallocate.restype = ctypes.c_int
+
+
+def _libc_fallocate(libc):
+    fallocate = getattr(libc, "fallocate", None)
+    if fallocate is not None:
+        fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+        fallocate.restype = ctypes.c_int
     return fallocate
 
 
-_FALLOCATE = _libc_fallocate()
+_LIBC = _libc()
+_FALLOCATE = _libc_fallocate(_LIBC)
 
 
 def on_tmpfs(fd: int) -> bool:
     """Whether the file is on tmpfs (fstatfs's f_type, the first field of struct statfs: a long)."""
-    try:
-        fstatfs = ctypes.CDLL(None, use_errno=True).fstatfs
-    except (OSError, AttributeError):
-        return False
+    fstatfs = getattr(_LIBC, "fstatfs", None)
     buf = ctypes.create_string_buffer(256)  # struct statfs: 120 bytes on 64-bit Linux
-    if fstatfs(fd, buf) != 0:
+    if fstatfs is None or fstatfs(fd, buf) != 0:
         return False
     return ctypes.c_long.from_buffer(buf).value == TMPFS_MAGIC
 

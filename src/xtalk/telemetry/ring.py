@@ -108,13 +108,8 @@ class RingReader:
         start, end, lost = self._span(write_seq)
         if end <= start:
             return Batch(np.zeros(0, SAMPLE_DTYPE), lost, heartbeat)
-        records = self._copy(start % self.capacity, end - start)
-        if not self._intact(start, end):
-            good = self._whole(start, end)
-            lost += int((~good).sum())
-            self.lost += int((~good).sum())
-            records = records[good]
-        return Batch(records, lost, heartbeat, more=end < write_seq)
+        records, torn = self._whole_copy(start, end)
+        return Batch(records, lost + torn, heartbeat, more=end < write_seq)
 
     def move_to(self, store: SlotStore) -> Moved:
         """The new slots (at most MAX_BATCH) appended to `store` from the ring's own memory."""
@@ -126,11 +121,9 @@ class RingReader:
         store.append_slots(self._parts(start % self.capacity, end - start))
         if not self._intact(start, end):  # rare: the writer lapped us while they were written
             store.cut_samples(before)
-            records = self._copy(start % self.capacity, end - start)
-            good = self._whole(start, end)
-            store.samples(records[good])
-            lost += int((~good).sum())
-            self.lost += int((~good).sum())
+            records, torn = self._whole_copy(start, end)
+            store.samples(records)
+            lost += torn
         return Moved(store.sample_count - before, lost, heartbeat, more=end < write_seq)
 
     def _span(self, write_seq: int) -> tuple[int, int, int]:
@@ -151,16 +144,23 @@ class RingReader:
         parts = [self._words[first * WORDS_PER_SLOT:(first + head) * WORDS_PER_SLOT]]
         return parts + [self._words[:(n - head) * WORDS_PER_SLOT]] if n > head else parts
 
+    def _whole_copy(self, start: int, end: int) -> tuple[np.ndarray, int]:
+        """The slots of seqs start..end-1 copied, then checked in the ring: those still
+        whole, and how many were not (counted lost)."""
+        records = self._copy(start % self.capacity, end - start)
+        if self._intact(start, end):
+            return records, 0
+        seqs = np.concatenate([part[::WORDS_PER_SLOT] for part in self._parts(start % self.capacity, end - start)])
+        good = seqs == np.arange(start, end, dtype=np.uint64)
+        torn = int((~good).sum())
+        self.lost += torn
+        return records[good], torn
+
     def _intact(self, start: int, end: int) -> bool:
         """Every slot of seqs start..end-1 still holds its seq in the ring."""
-        seqs = self._parts(start % self.capacity, end - start)
+        parts = self._parts(start % self.capacity, end - start)
         return all(self._consecutive(part[::WORDS_PER_SLOT], first)
-                   for part, first in zip(seqs, (start, start + len(seqs[0]) // WORDS_PER_SLOT)))
-
-    def _whole(self, start: int, end: int) -> np.ndarray:
-        """Which slots of seqs start..end-1 still hold their seq in the ring (a mask)."""
-        seqs = np.concatenate([part[::WORDS_PER_SLOT] for part in self._parts(start % self.capacity, end - start)])
-        return seqs == np.arange(start, end, dtype=np.uint64)
+                   for part, first in zip(parts, (start, start + len(parts[0]) // WORDS_PER_SLOT)))
 
     @staticmethod
     def _consecutive(seqs: np.ndarray, start: int) -> bool:
