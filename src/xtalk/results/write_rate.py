@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .reserve import Reserve
+from .reserve import Reserve, on_tmpfs
 from .schema import SAMPLE_DTYPE
 from .store import append_all
 
@@ -32,6 +32,15 @@ def existing(directory: Path) -> Path:
     while not directory.is_dir() and directory != directory.parent:
         directory = directory.parent
     return directory
+
+
+def in_memory(directory: Path) -> bool:
+    """Whether the directory (or where it will be) is on tmpfs: no faster file system to move to."""
+    fd = os.open(existing(directory), os.O_RDONLY)
+    try:
+        return on_tmpfs(fd)
+    finally:
+        os.close(fd)
 
 
 def sample_write_rate(directory: Path) -> float:

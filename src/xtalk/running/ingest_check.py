@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..results.write_rate import sample_write_rate
+from ..results.write_rate import in_memory, sample_write_rate
 from ..spec import catalogue
 from ..spec.plan import GuestPlan, RunPlan
 
@@ -46,8 +46,9 @@ def ingest_warnings(runs: list[RunPlan], out: Path) -> list[str]:
     if not planned:
         return []
     takes = sample_write_rate(out)
+    fix = "plan fewer samples (the results are in memory already: a busy host takes fewer)" if in_memory(out) \
+        else "put the results on a faster file system (--out /dev/shm/...) or plan fewer samples"
     return [f"{config}: the measurer ({guest.bench}) plans {rate / 1e6:.3g} M samples/s, more than the file system "
             f"of {out} takes here ({takes / 1e6:.3g} M samples/s, measured now): samples it cannot store in time "
-            "are lost (counted and shown per run); put the results on a faster file system (--out /dev/shm/...) "
-            "or plan fewer samples"
+            f"are lost (counted and shown per run); {fix}"
             for config, (rate, guest) in planned.items() if rate > takes]

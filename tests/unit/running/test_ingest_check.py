@@ -1,5 +1,6 @@
 """Before a campaign, a measurer that plans more samples a second than the results' file system
 takes is named (running/ingest_check.py); a bench paced by nothing, or slowly, is not checked."""
+from pathlib import Path
 from types import SimpleNamespace
 
 from xtalk.results import write_rate
@@ -28,3 +29,8 @@ def test_a_rate_beyond_the_file_system_is_named_and_a_slow_one_measures_nothing(
     [line] = ingest_warnings([slow, flood], tmp_path)
     assert line.startswith("flood: the measurer (ring_flood) plans 1e+07 M samples/s, more than the file system of "
                            f"{tmp_path} takes here (") and "lost (counted and shown per run)" in line
+    assert ("in memory already" in line) == write_rate.in_memory(tmp_path)
+
+
+def test_a_directory_on_tmpfs_is_in_memory_and_another_is_not():
+    assert write_rate.in_memory(Path("/dev/shm/not-made-yet")) and not write_rate.in_memory(Path("/proc/self"))
