@@ -6,7 +6,8 @@ file in the directory, removed after. Measured once per file system (st_dev) and
 process: `xtalk run` asks before a campaign whose measurer plans a high sample rate
 (running/ingest_check.py); the benchmark prints it (benchmarks/bench_ring_ingest.py).
 Caveats: a short append mostly lands in the page cache: a long run that fills the
-kernel's dirty limit goes at the disk's own rate, lower; a busy host measures less.
+kernel's dirty limit goes at the disk's own rate, lower; a busy host measures less; an
+xtalk killed while it measures leaves its `.xtalk-write-rate-*` file behind.
 """
 from __future__ import annotations
 
@@ -36,28 +37,33 @@ def existing(directory: Path) -> Path:
 
 def in_memory(directory: Path) -> bool:
     """Whether the directory (or where it will be) is on tmpfs: no faster file system to move to."""
-    fd = os.open(existing(directory), os.O_RDONLY)
+    try:
+        fd = os.open(existing(directory), os.O_RDONLY)
+    except OSError:
+        return False
     try:
         return on_tmpfs(fd)
     finally:
         os.close(fd)
 
 
-def sample_write_rate(directory: Path) -> float:
-    """Samples (SAMPLE_DTYPE) per second that appends to a file in `directory` take."""
+def sample_write_rate(directory: Path) -> float | None:
+    """Samples (SAMPLE_DTYPE) per second that appends to a file in `directory` take; None
+    where no file can be written there (the campaign's own start says why)."""
     where = existing(directory)
     device = os.stat(where).st_dev
     if device not in _measured:
-        _measured[device] = _measure(where)
+        try:
+            _measured[device] = _measure(where)
+        except OSError:
+            return None
     return _measured[device]
 
 
 def _measure(where: Path) -> float:
     batch = np.zeros(min(WRITE_BYTES, PROBE_BYTES) // SAMPLE_DTYPE.itemsize, SAMPLE_DTYPE).view(np.uint64)
-    fd, name = tempfile.mkstemp(prefix=".xtalk-write-rate-", dir=where)
+    fd, name = tempfile.mkstemp(prefix=".xtalk-write-rate-", dir=where)  # at its end, as appends are
     try:
-        os.close(fd)
-        fd = os.open(name, os.O_WRONLY | os.O_APPEND)
         reserve, written = Reserve(fd), 0
         start = time.perf_counter()
         while written < PROBE_BYTES:

@@ -46,6 +46,8 @@ def ingest_warnings(runs: list[RunPlan], out: Path) -> list[str]:
     if not planned:
         return []
     takes = sample_write_rate(out)
+    if takes is None:  # nothing can be written there: the campaign's start says so
+        return []
     fix = "plan fewer samples (the results are in memory already: a busy host takes fewer)" if in_memory(out) \
         else "put the results on a faster file system (--out /dev/shm/...) or plan fewer samples"
     return [f"{config}: the measurer ({guest.bench}) plans {rate / 1e6:.3g} M samples/s, more than the file system "

@@ -34,3 +34,9 @@ def test_a_rate_beyond_the_file_system_is_named_and_a_slow_one_measures_nothing(
 
 def test_a_directory_on_tmpfs_is_in_memory_and_another_is_not():
     assert write_rate.in_memory(Path("/dev/shm/not-made-yet")) and not write_rate.in_memory(Path("/proc/self"))
+
+
+def test_a_results_directory_that_takes_no_file_is_left_to_the_campaign_to_refuse(tmp_path, monkeypatch):
+    monkeypatch.setattr(write_rate, "_measured", {})
+    flood = SimpleNamespace(config_id="flood", measurer=measurer("ring_flood", {"rate": 10 ** 13}))
+    assert ingest_warnings([flood], Path("/proc/self/out")) == []  # procfs takes no file
