@@ -6,8 +6,11 @@ take new slots: read() copies them into a new array (one memcpy of plain 64-bit 
 numpy copies a structured dtype field by field, several times slower); move_to(store)
 hands the ring's own memory to the store's append (RunWriter.append_slots: one write
 from the ring to samples.bin, no copy in between: the live run's path, about half the
-memory traffic). Either way the slots' seq fields are checked in the ring after they
-were taken: a writer stores a slot's seq first (guests/lib/ring.c), so a seq still right
+memory traffic); but where the writer is less than half a ring ahead of the slots to
+take, move_to copies them first as read() does: a write to the file takes several times
+longer than a memcpy, long enough for a writer that close to overwrite the whole batch
+while it is written (then every batch after a lap was lost, until the writer stopped).
+Either way the slots' seq fields are checked in the ring after they were taken: a writer stores a slot's seq first (guests/lib/ring.c), so a seq still right
 then means the slot was whole while it was taken; a slot found rewritten is counted lost
 and left out (move_to takes its batch back from the store and appends the whole slots
 again). One take is at most MAX_BATCH slots (more says when more were waiting: take
@@ -118,6 +121,10 @@ class RingReader:
         if end <= start:
             return Moved(0, lost, heartbeat)
         before = store.sample_count
+        if start + self.capacity - write_seq < self.capacity // 2:  # close behind the writer: copy first
+            records, torn = self._whole_copy(start, end)
+            store.samples(records)
+            return Moved(store.sample_count - before, lost + torn, heartbeat, more=end < write_seq)
         store.append_slots(self._parts(start % self.capacity, end - start))
         if not self._intact(start, end):  # rare: the writer lapped us while they were written
             store.cut_samples(before)

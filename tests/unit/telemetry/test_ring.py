@@ -131,18 +131,30 @@ def stored(run_dir):
     return np.fromfile(run_dir / "samples.bin", SAMPLE_DTYPE)
 
 
+class Copies(RunWriter):
+    """A RunWriter that notes the records it was given as a copy (samples()), not as ring memory."""
+
+    def __init__(self, path):
+        super().__init__(path, {"run_id": "r", "config_id": "c", "attempt": 1})
+        self.copies = 0
+
+    def samples(self, records):
+        self.copies += 1
+        super().samples(records)
+
+
 def test_move_to_appends_the_slots_straight_from_the_ring_across_wraparound(ring, tmp_path):
     _, writer, reader = ring
-    store = RunWriter(tmp_path / "run", {"run_id": "r", "config_id": "c", "attempt": 1})
-    for chunk in (5, 6, 7):  # the second and third wrap around the 8 slots
+    store = Copies(tmp_path / "run")
+    for chunk in (3, 4, 4, 3):  # the third wraps around the 8 slots; the writer never half a ring ahead
         writer.write(chunk)
         moved = reader.move_to(store)
         assert (moved.stored, moved.lost, moved.more) == (chunk, 0, False)
-    assert reader.move_to(store).stored == 0 and store.sample_count == 18
+    assert reader.move_to(store).stored == 0 and store.sample_count == 14 and store.copies == 0
     store.close()
     records = stored(tmp_path / "run")
-    assert records["seq"].tolist() == list(range(18)) and records["value"].tolist() == [7 * i for i in range(18)]
-    assert records["t"].tolist() == [1000 + i for i in range(18)]
+    assert records["seq"].tolist() == list(range(14)) and records["value"].tolist() == [7 * i for i in range(14)]
+    assert records["t"].tolist() == [1000 + i for i in range(14)]
 
 
 def test_a_slot_rewritten_while_moved_is_taken_back_and_counted_lost(ring, tmp_path):
@@ -182,3 +194,21 @@ def test_a_ring_file_has_its_pages_at_once(tmp_path):
     create_ring_file(path, 1 << 12)  # 128 KiB of slots
     assert path.stat().st_size == HEADER_SIZE + (1 << 12) * 32
     assert path.stat().st_blocks * 512 >= path.stat().st_size  # allocated, not a sparse file
+
+
+def test_slots_close_behind_the_writer_are_copied_before_they_are_stored(ring, tmp_path):
+    """Six of 8 slots waiting: the writer is 2 slots from the first, less than half a ring:
+    the slots are copied and checked first, so a rewrite while the store writes them costs
+    nothing (moved straight, the same rewrite costs one: the test above)."""
+    path, writer, reader = ring
+    writer.write(6)
+
+    def overwrite_slot_2():
+        with open(path, "r+b") as f:
+            f.seek(HEADER_SIZE + 2 * 32)
+            f.write(struct.pack("<Q", 10))
+    store = Lapping(tmp_path / "run", overwrite_slot_2)
+    moved = reader.move_to(store)
+    assert (moved.stored, moved.lost) == (6, 0) and reader.lost == 0
+    store.close()
+    assert stored(tmp_path / "run")["seq"].tolist() == list(range(6))
