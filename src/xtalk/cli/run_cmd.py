@@ -96,6 +96,10 @@ def run(args) -> int:
             print_design(design, spec, args.spec, len(runs))
         return EXIT_OK
     warn_design(design)
+    if not fleet:  # a fleet's boards store their runs on their own file systems
+        from ..running.ingest_check import ingest_warnings
+        for line in ingest_warnings(runs, args.out):
+            print(f"xtalk: warning: {line}", file=sys.stderr)
     if fleet:
         from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet
         result = run_fleet_campaign(spec, raw, text, args.spec, args.out, fleet, args.fleet,

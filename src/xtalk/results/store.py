@@ -36,7 +36,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__
 from ..files import write_atomic
@@ -45,6 +45,9 @@ from .manifest import ManifestChecker, manifest
 from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, dump_json,
                       event_record, load_campaign, load_run, read_events, sealed, valid)
 from .reserve import Reserve
+
+if TYPE_CHECKING:
+    import numpy as np
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
@@ -106,12 +109,20 @@ class RunWriter:
 
         from .schema import SAMPLE_DTYPE
         if len(records):
+            self.append_slots([np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint64)])
 
-            data = memoryview(np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint8))
-            self._reserve.append(len(data))
-            while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
-                data = data[os.write(self._fds["samples"], data):]
-            self.sample_count += len(records)
+    def append_slots(self, parts: list[np.ndarray]) -> None:
+        """Append whole samples given as contiguous 64-bit words (views of a ring's memory:
+        RingReader.move_to), in one write for all the parts."""
+        from .schema import SAMPLE_DTYPE
+        self.sample_count += append_all(self._fds["samples"], self._reserve, parts) // SAMPLE_DTYPE.itemsize
+
+    def cut_samples(self, count: int) -> None:
+        """Take samples.bin back to its first `count` samples (a batch found torn after it
+        was written: RingReader.move_to appends its whole slots again)."""
+        from .schema import SAMPLE_DTYPE
+        self._reserve.cut(count * SAMPLE_DTYPE.itemsize)
+        self.sample_count = count
 
     def close(self) -> None:
         """Flush the run's files to disk, all at once: the filesystem's journal commits
@@ -137,6 +148,21 @@ class RunWriter:
         self.meta["files"] = manifest(self.path)
         save_run_record(self.path, self.meta)
         return self.meta
+
+
+def append_all(fd: int, reserve: Reserve, parts: list[np.ndarray]) -> int:
+    """Append the arrays' memory to an O_APPEND file, its blocks reserved ahead (one
+    writev for all of them, more only for a write the kernel cut short); the bytes written."""
+    data = [memoryview(part).cast("B") for part in parts if len(part)]
+    size = sum(len(d) for d in data)
+    reserve.append(size)
+    while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
+        written = os.writev(fd, data)
+        while data and written >= len(data[0]):
+            written -= len(data.pop(0))
+        if data:
+            data[0] = data[0][written:]
+    return size
 
 
 def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
