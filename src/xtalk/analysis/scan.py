@@ -188,11 +188,12 @@ def scan(store_path: Path, runs: list[dict], events: dict[str, list[dict]], dead
             unreadable[meta["run_id"]] = error
             return {}
 
-    threads = threads or min(4, os.cpu_count() or 1)
+    threads = min(threads or min(4, os.cpu_count() or 1), len(runs))
     out: dict[tuple[str, str], Stream] = {}
     release()  # what came before (a run's finalising) freed, so that the pass's buffers add to the data only
+    # one thread's work is done in this one: a worker's malloc arena kept 2-8 MB of the pass resident
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for meta, streams in zip(runs, pool.map(one, runs)):
+        for meta, streams in zip(runs, pool.map(one, runs) if threads > 1 else map(one, runs)):
             for name, stream in streams.items():
                 stream.compact()
                 out[(meta["run_id"], name)] = stream

@@ -1,6 +1,8 @@
 """The streaming scan of samples.parquet (analysis/scan.py) on files written for real:
 row group by row group, with the metric column read only when the file's statistics do
 not prove a single metric."""
+import threading
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -102,3 +104,19 @@ def test_a_run_sure_to_outgrow_the_exact_limit_keeps_no_exact_values_on_the_way(
     kept.clear()
     two = scan_run(path / "runs" / "solo-r2", {"run_id": "solo-r2", "freq_hz": 1e9}, [], False)
     assert kept and all(kept) and sorted(len(s.exact) for s in two.values()) == [15_000, 15_000]
+
+
+def test_one_run_is_scanned_in_the_calling_thread_several_in_workers(tmp_path, monkeypatch):
+    """A worker thread's malloc arena kept 2-8 MB of a pass resident: one run (or one
+    thread asked for) is scanned in the calling thread, several runs in parallel workers."""
+    path = write_campaign(tmp_path / "c", "c", {}, ["solo-r1", "solo-r2"])
+    for i, rid in enumerate(("solo-r1", "solo-r2")):
+        write_run(path, rid, {"placement": "solo"}, 1000, heavy_tail(), seed=i)
+    runs = [{"run_id": rid, "freq_hz": 1e9} for rid in ("solo-r1", "solo-r2")]
+    where = []
+    scan_one = scan.scan_run
+    monkeypatch.setattr(scan, "scan_run", lambda *a: where.append(threading.current_thread()) or scan_one(*a))
+    assert len(scan.scan(path, runs[:1], {}, [])) == 1 and where == [threading.main_thread()]
+    assert len(scan.scan(path, runs, {}, [], threads=1)) == 2 and where[1:] == [threading.main_thread()] * 2
+    where.clear()
+    assert len(scan.scan(path, runs, {}, [], threads=2)) == 2 and threading.main_thread() not in where
