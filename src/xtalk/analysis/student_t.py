@@ -1,7 +1,7 @@
 """Student's t quantile of one (q, df), in plain Python: what `xtalk spec check`'s design
 check and the analysis's floors ask for one number at a time, without importing SciPy
 (scipy.special takes ~0.15 s to import, half of a spec check's time goal; issue 46).
-inference.t_quantile uses it for a single df and scipy.special.stdtrit for arrays;
+power.t_quantile uses it for a single df and scipy.special.stdtrit for arrays;
 tests/unit/analysis/test_student_t.py holds the two to the same numbers.
 
 With x = df / (df + t^2): P(T > t) = I_x(df/2, 1/2) / 2 and P(|T| < t) = I_(1-x)(1/2, df/2),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.special
 
-from xtalk.analysis import inference, student_t
+from xtalk.analysis import power, student_t
 
 TAILS = [1e-12, 1e-9, 1e-6, 5e-4, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.24, 0.26, 0.3, 0.45, 0.49]
 DFS = [0.5, 1, 1.5, 2, 3, 4, 5, 7, 9, 10.3, 19, 29.7, 49, 99, 199, 999, 1e4, 5e4, 99_999, 100_001, 1e6, 1e8, 1e10,
@@ -43,7 +43,8 @@ def test_the_ends_and_what_has_none():
     assert math.isnan(student_t.quantile(1.5, 7)) and math.isnan(student_t.quantile(0.9, 0))
 
 
-def test_inference_takes_one_df_here_and_an_array_from_scipy():
-    assert inference.t_quantile(0.995, 9) == student_t.quantile(0.995, 9)
-    many = inference.t_quantile(0.995, np.array([4.0, 9.0]))
+def test_power_takes_one_df_here_and_an_array_from_scipy():
+    for one in (9, 9.0, np.int64(9), np.float64(9), np.array(9.0)):
+        assert power.t_quantile(0.995, one) == student_t.quantile(0.995, 9)
+    many = power.t_quantile(0.995, np.array([4.0, 9.0]))
     assert list(many) == [float(scipy.special.stdtrit(4.0, 0.995)), float(scipy.special.stdtrit(9.0, 0.995))]
