@@ -148,6 +148,13 @@ class Backend(ABC):
         image = options.get("image", "probe")
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
 
+    @classmethod
+    def make_targets(cls, options: dict[str, Any]) -> tuple[str, ...]:
+        """The make targets its guests are built by with these options, which `xtalk run`
+        starts making while it imports what its campaign needs (images/artifacts.make_ahead):
+        () where it builds none of its own or only running tells."""
+        return ()
+
     # Why this backend boots no guest image of the user's (a workload's `image`); "": it does. The spec
     # check adds the backends that do (xtalk.running.preflight.booted_by).
     no_images: ClassVar[str] = ""
