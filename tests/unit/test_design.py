@@ -8,7 +8,7 @@ import pytest
 from xtalk.analysis import power
 from xtalk.design.check import MIN_DF, check_design
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from tests.framework.specs import NEWCOMER_SPEC as ON_OFF
 from tests.framework.synthetic import heavy_tail, with_step, write_campaign, write_run
 

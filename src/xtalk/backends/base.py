@@ -35,11 +35,11 @@ from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.sizes import bench_sizes
-from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..spec.catalogue import IMAGE_SUITES
 
 if TYPE_CHECKING:
+    from ..spec.plan import GuestPlan, RunPlan  # the spec's models: not for a command that reads records
     from ..telemetry.ring import RingReader  # NumPy: imported by the backends that make a ring
 
 
