@@ -62,20 +62,37 @@ def bucket_bounds(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return low, np.exp2(shift)
 
 
-def histogram(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
-    """Counts per bucket (int64, NBUCKETS). Values below EXACT are their own bucket: when
-    most are, they are counted as they are (no bucket_index, three times faster) and the
-    few others moved to their buckets."""
+def histogram_span(values: np.ndarray, as_float: np.ndarray | None = None) -> tuple[int, np.ndarray]:
+    """(first bucket, counts) of the buckets from the lowest to the highest the values use
+    (the first and last counts are not 0; (0, an empty array) for no values): a batch's
+    values use a few thousand of the NBUCKETS buckets, which are neither cleared nor
+    searched for it. Values below EXACT are their own bucket: when most are, they are
+    counted as they are (no bucket_index, three times faster) and the few others moved to
+    their buckets."""
     v = np.asarray(values, dtype=np.uint64)
+    if not len(v):
+        return 0, np.zeros(0, np.int64)
     above = v >= EXACT
     n_above = np.count_nonzero(above)
     if n_above > len(v) // 4:
-        return np.bincount(bucket_index(v, as_float), minlength=NBUCKETS).astype(np.int64, copy=False)
-    out = np.zeros(NBUCKETS, np.int64)
-    out[:EXACT] = np.bincount(np.minimum(v, EXACT - 1).view(np.int64), minlength=EXACT)
+        idx = bucket_index(v, as_float)
+        first = int(idx.min())
+        return first, np.bincount(np.subtract(idx, first, out=idx))
+    counts = np.bincount(np.minimum(v, EXACT - 1).view(np.int64), minlength=EXACT)
     if n_above:
-        out[EXACT - 1] -= n_above
-        out += np.bincount(bucket_index(v[above]), minlength=NBUCKETS)
+        counts[EXACT - 1] -= n_above
+        moved = np.bincount(bucket_index(v[above]))  # from bucket 0: its first EXACT are 0
+        moved[:EXACT] = counts
+        counts = moved
+    used = np.flatnonzero(counts)
+    return int(used[0]), counts[used[0]:used[-1] + 1]
+
+
+def histogram(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
+    """Counts per bucket (int64, NBUCKETS): histogram_span's, every bucket."""
+    first, counts = histogram_span(values, as_float)
+    out = np.zeros(NBUCKETS, np.int64)
+    out[first:first + len(counts)] = counts
     return out
 
 

@@ -165,10 +165,15 @@ def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the
     big = rng.integers(hist.EXACT, 2**63, n, dtype=np.uint64)
     v = np.where(rng.random(n) < big_share, big, small.astype(np.uint64)).astype(np.uint64)
     v[:3] = [hist.EXACT - 1, hist.EXACT, 0]
-    expected = np.zeros(hist.NBUCKETS, np.int64)
-    np.add.at(expected, hist.bucket_index(v), 1)
-    assert np.array_equal(hist.histogram(v), expected)
-    assert np.array_equal(hist.histogram(v, v.astype(np.float64)), expected)
+    for values in (v, v[v >= 100]):  # the used span from bucket 0, and from further up
+        expected = np.zeros(hist.NBUCKETS, np.int64)
+        np.add.at(expected, hist.bucket_index(values), 1)
+        assert np.array_equal(hist.histogram(values), expected)
+        assert np.array_equal(hist.histogram(values, values.astype(np.float64)), expected)
+        used = np.flatnonzero(expected)
+        first, counts = hist.histogram_span(values)
+        assert first == used[0] and np.array_equal(counts, expected[used[0]:used[-1] + 1])
+    assert len(hist.histogram_span(v[:0])[1]) == 0
 
 
 def test_a_compacted_stream_holds_the_same_values_in_one_part_each():
