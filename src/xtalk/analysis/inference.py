@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .power import ALPHA, POWER, detectable, min_p, min_units, scipy_special, t_quantile
+from . import student_t
+from .power import ALPHA, POWER, detectable, min_p, min_units, t_quantile
 
 MAX_EXACT = 20_000
 N_RANDOM = 20_000
@@ -114,7 +115,7 @@ def t_p(diff: float, se: float | None, df: float | None) -> float | None:
         return None
     if se == 0:
         return 0.0 if diff else 1.0
-    return float(2 * scipy_special().stdtr(df, -abs(diff) / se))  # scipy.stats.t.sf, the same numbers
+    return student_t.two_sided_p(diff / se, df)  # 2 x scipy.stats.t.sf(|t|), the same numbers
 
 
 def two_sample_test(a: np.ndarray, b: np.ndarray, alpha: float, rng: np.random.Generator) -> Test:
@@ -236,9 +237,15 @@ def units_needed(sd: float | None, effect: float, alpha: float = ALPHA, power: f
         return base
     if effect == 0:
         return None
-    k = np.arange(max(2, base), MAX_UNITS + 1)
-    df = k - 1 if paired else 2 * k - 2
-    scale = np.sqrt(1 / k) if paired else np.sqrt(2 / k)
-    need = detectable(sd, df, alpha, power) * scale
-    enough = np.flatnonzero(need <= abs(effect))
-    return int(k[enough[0]]) if len(enough) else None
+    lo, hi = max(2, base), MAX_UNITS  # the change it detects shrinks as k grows: the first k that reaches it
+    if _detects(sd, hi, alpha, power, paired) > abs(effect):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _detects(sd, mid, alpha, power, paired) <= abs(effect) else (mid + 1, hi)
+    return lo
+
+
+def _detects(sd: float, k: int, alpha: float, power: float, paired: bool) -> float:
+    """The change k units per side (k cycles, paired) detect."""
+    return detectable(sd, k - 1 if paired else 2 * k - 2, alpha, power) * math.sqrt((1 if paired else 2) / k)

@@ -2,11 +2,10 @@
 (`min_p`), the fewest units that reach alpha (`min_units`), Student's t quantile
 (`t_quantile`) and the smallest change a test detects with POWER (`detectable`).
 `xtalk spec check`'s design check asks nothing else of the inference, so this module
-imports neither NumPy nor SciPy (~50 ms and ~150 ms of a spec check's 300 ms goal; issue
+imports neither NumPy nor SciPy (~50 ms and ~100 ms of a spec check's 300 ms goal; issue
 46); analysis/inference.py builds its tests on it.
-Caveat: an array of degrees of freedom (inference.units_needed) takes scipy.special's
-stdtrit, imported then; one df takes student_t's, the same numbers
-(tests/unit/analysis/test_student_t.py).
+Caveat: one df at a time (student_t's quantile, SciPy's numbers:
+tests/unit/analysis/test_student_t.py); a search over designs asks once per design.
 """
 from __future__ import annotations
 
@@ -37,24 +36,14 @@ def min_units(alpha: float = ALPHA, paired: bool = False) -> int:
     return k
 
 
-def scipy_special():
-    """scipy.special, the t distribution's functions (without scipy.stats's import, ~0.5 s),
-    imported at the first t of an array of df or the first t test's p."""
-    import scipy.special
-    return scipy.special
-
-
-def t_quantile(q: float, df):
-    """The q quantile of Student's t with df degrees of freedom: for one df (a number, a
-    NumPy scalar or 0-d array), student_t's; for an array of them, scipy.special.stdtrit
-    (scipy.stats.t.ppf's own function)."""
-    if getattr(df, "ndim", 0) == 0:
-        return student_t.quantile(float(q), float(df))
-    return scipy_special().stdtrit(df, q)
+def t_quantile(q: float, df) -> float:
+    """The q quantile of Student's t with df degrees of freedom (a number, a NumPy scalar
+    or a 0-d array): student_t's, scipy.stats.t.ppf's numbers."""
+    return student_t.quantile(float(q), float(df))
 
 
 def detectable(sd, df, alpha: float = ALPHA, power: float = POWER):
     """(t quantile at 1 - alpha/2 + t quantile at power, df degrees of freedom) x sd: the
     smallest change a two-sided test at alpha detects with that power, before the caller
-    scales sd to its design (x sqrt(1/n_a + 1/n_b), / sqrt(cycles)). df may be an array."""
+    scales sd to its design (x sqrt(1/n_a + 1/n_b), / sqrt(cycles))."""
     return (t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * sd

@@ -74,6 +74,19 @@ def test_units_needed_shrinks_with_the_effect():
     assert inference.units_needed(0.05, 1e-6) is None
 
 
+@pytest.mark.parametrize("paired", [False, True])
+def test_units_needed_is_the_first_design_scipy_says_detects_the_change(paired):
+    """Its search over k gives the k a scan of every design with scipy.stats's quantiles gives."""
+    for alpha, pw in ((0.01, 0.8), (0.05, 0.5)):
+        k = np.arange(max(2, power.min_units(alpha, paired)), inference.MAX_UNITS + 1)
+        df = k - 1 if paired else 2 * k - 2
+        need = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(pw, df)) * np.sqrt((1 if paired else 2) / k)
+        for effect in (3.0, 1.0, 0.5, 0.2, 0.11, 0.1, 0.05, 0.01):
+            ok = np.flatnonzero(need * 0.1 <= effect)
+            scan = int(k[ok[0]]) if len(ok) else None
+            assert inference.units_needed(0.1, effect, alpha, pw, paired) == scan
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 8])
 def test_aa_false_interference_rate_stays_below_alpha(n):
@@ -179,13 +192,12 @@ def test_shares_are_compared_as_differences():
 
 
 def test_t_quantile_and_p_are_scipy_stats_numbers():
-    """scipy.special's t functions (xtalk run does not import scipy.stats): the same floats;
-    a quantile of one df is student_t's, the same to the last digits (test_student_t.py)."""
+    """student_t's quantile and p (xtalk run imports no SciPy): scipy.stats's numbers to the
+    last digits (test_student_t.py goes further)."""
     rng = np.random.default_rng(5)
     qs = np.concatenate([rng.uniform(0.5, 1, 200), [0.8, 0.9, 0.975, 0.995, 0.9995]])
     dfs = np.concatenate([rng.uniform(0.5, 300, 200), [1, 2, 4, 9, np.inf]])
     for q, df in zip(qs, dfs):
         assert power.t_quantile(q, df) == pytest.approx(scipy.stats.t.ppf(q, df), rel=1e-12, abs=1e-14)
         diff = float(rng.normal(0, 3))
-        assert inference.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))
-    assert list(power.t_quantile(qs, dfs)) == list(scipy.stats.t.ppf(qs, dfs))
+        assert inference.t_p(diff, 0.7, df) == pytest.approx(2 * scipy.stats.t.sf(abs(diff) / 0.7, df), rel=1e-12)
