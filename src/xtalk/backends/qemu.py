@@ -1,6 +1,9 @@
 """The `qemu` backend: each guest is one QEMU process (KVM where the host offers it, else
 TCG; the run's metadata says which and why), started paused, its vCPU threads pinned
-through QMP (`query-cpus-fast` thread ids; affinity verified), then continued.
+through QMP (`query-cpus-fast` thread ids; affinity verified), then continued. In a
+campaign the next run's guests are launched (spawned -S) while the previous run is
+stored and settled (QMP, pinning) after it (launch/settle, running/ahead.py): the run's
+start only continues them. Each prepared run keeps its files apart (RunFiles).
 
 QMP: one end of a socket pair, given to QEMU as its monitor's socket (-chardev
 socket,fd=N), spoken by qmp.py: no socket file to wait for; a QEMU that dies before its
@@ -58,6 +61,7 @@ from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_arg
 from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 from .qmp import Qmp, QmpError
+from .accel import choose_accel, choose_accel_linux
 
 # Per guest architecture: RAM base, ring address, machine args (its probe images and
 # QEMU binary: host/arches.py).
@@ -114,34 +118,6 @@ class QemuOptions(BaseModel):
         if self.image == "linux-rt" and self.ring_kib * 1024 > memory << 18:
             raise ValueError("ring_kib must be at most a quarter of memory_mib for image linux-rt")
         return self
-
-
-def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
-    """(accel, why) for this guest arch on this host."""
-    same_arch = normalise(host["machine"]) == arch
-    kvm = host["kvm"]
-    if wanted == "tcg":
-        return "tcg", "the spec asks for tcg"
-    if not same_arch:
-        reason = f"a {arch} guest on a {host['machine']} host needs TCG"
-    elif not kvm["available"]:
-        reason = f"no usable KVM: {kvm['reason']}"
-    else:
-        return "kvm", f"/dev/kvm usable ({kvm['kind']})"
-    if wanted == "kvm":
-        raise InfrastructureError(f"accel=kvm asked for, but {reason}")
-    return "tcg", reason
-
-
-def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
-    """choose_accel for a Linux guest or a foreign image (a kernel of its own): on kvm-pvm
-    its ring 0 would be emulated instruction by instruction under KVM (a Linux kernel even
-    stops there with a KVM internal error), so auto picks TCG there (see shared host facts)."""
-    accel, why = choose_accel(wanted, arch, host)
-    if accel == "kvm" and wanted == "auto" and host["kvm"].get("emulates_ring0"):
-        return "tcg", (f"/dev/kvm is {host['kvm']['kind']}: a guest kernel (ring 0) would be "
-                       "emulated instruction by instruction; TCG instead")
-    return accel, why
 
 
 class QemuMetadata(BackendMetadata, LinuxRtImageFacts):
