@@ -7,13 +7,13 @@ before it began."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.framework.backends import NEEDS_QEMU
 from tests.framework.cli import alive
 from xtalk.backends.qemu import QemuBackend
 from xtalk.results.records import read_events
@@ -22,8 +22,7 @@ from xtalk.running.ahead import NOT_BEGUN
 from xtalk.running.campaign import run_campaign
 from xtalk.spec import parse_campaign
 
-pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
-                                reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")
+pytestmark = NEEDS_QEMU
 
 SPEC = """
 name = "ahead"
