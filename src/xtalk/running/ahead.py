@@ -1,23 +1,24 @@
 """The next run's guests launched ahead of it, off every measured window.
 
-Once a run's guests are stopped and its backends cleaned up, while its files are written
-(runner.execute_run calls `launch` there), the next run's directory is opened and, for
-each of its backends that launches_ahead (qemu), its guests are launched: QEMU spawned
-paused (-S) sets its machine up while the previous run is stored. Once that run is stored,
-`settle` has QMP answer and the vCPU threads pinned (verified) and given their scheduling
-class: the guests are held paused. The next run's start then only resumes each guest
-(`cont`) at the moment its start order, start gap or timeline says, as before, and its
-guest_start event says since when it was ready (`prepared_ns`). Nothing else of a run
-changes: the spawn and QMP of its guests leave the time between runs (they overlap the
-store) and, for a guest started second (start_gap_s), its measured window.
+Once a run's guests are stopped (and the backends that do not launch ahead cleaned up:
+what they record then is the run's), while its files are written (runner.execute_run
+calls `launch` there), the next run's directory is opened and, for each of its backends
+that launches_ahead (qemu), its guests are launched: QEMU spawned paused (-S) sets its
+machine up while the previous run is stored and its RAM files removed. Once that run is
+stored, `settle` has QMP answer and the vCPU threads pinned (verified) and given their
+scheduling class: the guests are held paused. The next run's start then only resumes
+each guest (`cont`) at the moment its start order, start gap or timeline says, as before,
+and its guest_start event says since when it was ready (`prepared_ns`).
 
 A launched guest is a fresh process for its run, never a reused one. Backends that do not
 launch ahead (native, xen, a host stressor's) start their guests when the run asks. A
-failure while launching or settling is the next run's: raised at its start (the run ends
-as an error like a guest that would not start; the campaign goes on). Whatever was launched
-and not handed to its run is stopped when the campaign's loop ends, however it ends
-(Ctrl-C, SIGTERM, a fatal error); that run is stored as 'interrupted' before it began
-(--resume redoes it).
+failure while launching or settling is the next run's: raised at its start, as a failed
+start would be. Whatever was launched and not handed to its run is stopped when the
+campaign's loop ends, however it ends (Ctrl-C, SIGTERM, a fatal error); that run is
+stored as 'interrupted' before it began (--resume redoes it).
+Caveat: the start-up of a guest started second (start_gap_s: measurer-first's stressors)
+used to fall inside the measured window; it is now between runs, beside the store: where
+the host's CPUs are busy with other work, that time between runs grows by it.
 """
 from __future__ import annotations
 
