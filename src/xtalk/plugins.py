@@ -14,21 +14,29 @@ Everything that knows the backends asks here: the spec (`backend_kinds`: which t
 [backend] are a backend's own), the plan, the host facts (`host_facts`: what each backend
 adds to them), `xtalk host show`, the report's setup and the fleet (`reaches`).
 At import time this module imports only xtalk.errors, so the layers below the plug-ins
-(spec, plan, host) may ask it; it loads the plug-ins by name on the first question.
-Caveat: a plug-in module that fails to import fails every question of its kind
-(an entry point's error is an InfrastructureError naming it): a broken plug-in is not
-silently left out.
+(spec, plan, host) may ask it, and a command that asks nothing of them pays nothing; it
+loads the plug-ins on the first question, and for a question about one plug-in by name
+(`get`) only that plug-in's module when it has one of its name (plus the entry points).
+What plugs into a plug-in from a layer above it (the lab into the xen backend) is said
+with when_loaded: it runs once that plug-in is there, and not at all in a command that
+never loads it.
+
+Caveat: a plug-in module that fails to import fails every question of its kind that
+loads it (all of them but `get` of another plug-in with a module of its own; an entry
+point's error is an InfrastructureError naming it): a broken plug-in is not silently left out.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
-from importlib.metadata import entry_points
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .errors import InfrastructureError, did_you_mean
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class Plugins:
@@ -39,7 +47,19 @@ class Plugins:
     def __init__(self, noun: str, package: str, key: str = "name"):
         self.noun, self.package, self.group, self.key = noun, package, package, key
         self._classes: dict[str, type] = {}
-        self._loaded = False
+        self._loaded = self._points_loaded = False
+        self._hooks: dict[str, list[Callable[[], None]]] = {}
+
+    def when_loaded(self, name: str, hook: Callable[[], None]) -> None:
+        """Call `hook` once the plug-in `name` is loaded: now when it is, else right after
+        the question that loads it."""
+        self._hooks.setdefault(name, []).append(hook)
+        self._run_hooks()
+
+    def _run_hooks(self) -> None:
+        for name in [n for n in self._hooks if n in self._classes]:
+            for hook in self._hooks.pop(name):
+                hook()
 
     def register(self, cls: type) -> type:
         """Class decorator: `cls` under the value of its key attribute."""
@@ -56,13 +76,34 @@ class Plugins:
         package = importlib.import_module(self.package)
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{self.package}.{module.name}")
+        self._load_points()
+        self._loaded = True
+        self._run_hooks()
+
+    def _load_one(self, name: str) -> bool:
+        """Whether the plug-in `name` is loaded from its own module (PACKAGE.NAME, when there
+        is one) and the entry points, without the package's other modules: a command that
+        reads one backend's runs imports that backend only. The entry points are loaded all
+        the same, so that one naming the same plug-in is the clash it is."""
+        if name not in self._classes:
+            if not name.isidentifier() or importlib.util.find_spec(f"{self.package}.{name}") is None:
+                return False
+            importlib.import_module(f"{self.package}.{name}")
+        self._load_points()
+        self._run_hooks()
+        return name in self._classes
+
+    def _load_points(self) -> None:
+        if self._points_loaded:
+            return
+        from importlib.metadata import entry_points
         for point in entry_points(group=self.group):
             try:
                 point.load()
             except Exception as err:  # noqa: BLE001 - any error of someone else's module: named, not a traceback
                 raise InfrastructureError(f"the {self.noun} module of entry point {point.name} = {point.value} "
                                           f"(group {self.group}) failed to load: {type(err).__name__}: {err}") from err
-        self._loaded = True
+        self._points_loaded = True
 
     def by_name(self) -> dict[str, Any]:
         """Every plug-in of this kind by name, sorted by name."""
@@ -70,6 +111,8 @@ class Plugins:
         return dict(sorted(self._classes.items()))
 
     def get(self, name: str) -> type | None:
+        if not self._loaded and self._load_one(name):
+            return self._classes[name]
         return self.by_name().get(name)
 
     def unknown(self, name: str) -> str:
@@ -85,7 +128,9 @@ class Plugins:
 def option_problems(model: type[BaseModel], owner: str, options: dict[str, Any]) -> list[tuple[tuple, str]]:
     """Problems with `options` against a plug-in's options model, each as (path inside the
     options, message); [] when fine. `owner` names the plug-in ("the native backend")."""
+    from pydantic import ValidationError
     try:
+
         model.model_validate(options)
     except ValidationError as err:
         return [(tuple(e["loc"]), f"unknown option for {owner}" if e["type"] == "extra_forbidden" else e["msg"])

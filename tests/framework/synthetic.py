@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from xtalk.results.records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS, SCHEMA_VERSION, event_record
+from xtalk.results.records import SCHEMA_VERSION, event_record
+from xtalk.results.samples_file import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 from xtalk.results.store import save_campaign_record, save_run_record
 
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values

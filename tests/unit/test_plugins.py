@@ -60,3 +60,17 @@ def test_a_parser_of_an_installed_distribution_is_found_by_its_entry_point(tmp_p
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={"PYTHONPATH": f"{tmp_path}:{':'.join(sys.path)}", "PATH": "/usr/bin:/bin"})
     assert res.returncode == 0 and res.stdout.strip() == "my_parser", res.stderr
+
+
+def test_a_plugin_asked_for_by_name_loads_its_own_module_only_and_its_hooks_then():
+    """In a fresh interpreter: get('qemu') imports xtalk.backends.qemu and not the xen
+    backend; a hook on xen runs once xen is loaded (by the whole kind's load), not before."""
+    code = ("import sys\nfrom xtalk.plugins import BACKENDS\nran = []\n"
+            "BACKENDS.when_loaded('xen', lambda: ran.append(1))\n"
+            "assert BACKENDS.get('qemu').__module__ == 'xtalk.backends.qemu'\n"
+            "print('xtalk.backends.xen' in sys.modules, ran)\n"
+            "BACKENDS.by_name()\nprint('xtalk.backends.xen' in sys.modules, ran)\n"
+            "BACKENDS.when_loaded('xen', lambda: ran.append(2))\nprint(ran)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[:3] == ["False []", "True [1]", "[1, 2]"]

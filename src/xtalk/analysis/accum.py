@@ -117,13 +117,15 @@ class Stream:
     """Accumulates one (run, metric) stream; `merged` pools several (a configuration)."""
 
     def __init__(self, run_id: str, metric: str, freq_hz: float | None, micro: int = 1,
-                 deadlines: tuple[float, ...] = (), cuts: tuple[float, ...] | None = None):
+                 deadlines: tuple[float, ...] = (), cuts: tuple[float, ...] | None = None, keep_exact: bool = True):
+        """`keep_exact`: False for a stream known to outgrow EXACT_LIMIT (its exact values
+        would be dropped there; not keeping them on the way saves up to 16 MB at the peak)."""
         self.run_id, self.metric, self.freq_hz, self.micro = run_id, metric, freq_hz, micro
         self.runs = [run_id]
         self.n, self.vmin, self.vmax = 0, math.inf, -math.inf
         self.moments = Moments()
         self._hist = EMPTY_SPAN  # (first bucket, counts): the buckets from the lowest to the highest used
-        self._exact: list[tuple[np.ndarray, np.ndarray]] | None = []
+        self._exact: list[tuple[np.ndarray, np.ndarray]] | None = [] if keep_exact else None
         self.head_v = np.zeros(0, np.uint64)
         self.head_t = np.zeros(0, np.float64)
         self.stride = 1
@@ -246,19 +248,46 @@ class Stream:
             tv, ti, tt = tv[keep], ti[keep], tt[keep]
         self.top = (tv, ti, tt)
 
+    def compact(self) -> None:
+        """Keep what the stream holds in new arrays, one per part (the same values): called
+        by the thread that goes on with the stream once fed, so that the small arrays kept
+        between the batches' freed buffers in the feeding thread's heap (up to 10 MB a
+        thread of glibc's) no longer hold that heap resident (results/memory.py frees it)."""
+        if self._sub:
+            self._sub = [tuple(np.concatenate(a) for a in zip(*self._sub))]
+        if self._bmax:
+            self._bmax = [np.concatenate(self._bmax)]
+        self.head_v, self.head_t = self.head_v.copy(), self.head_t.copy()
+        self.top = tuple(a.copy() for a in self.top)
+        self._hist = (self._hist[0], self._hist[1].copy())
+        if self._seg_hist is not None:
+            self._seg_hist = [(first, counts.copy()) for first, counts in self._seg_hist]
+        self._joined()
+
     # -- results ---------------------------------------------------------------------
-    @property
-    def exact(self) -> np.ndarray | None:
-        """All values in time order, or None when the stream was too long to keep."""
+    def _joined(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(values, t_s) kept exact, each one read-only array: the batches are joined once,
+        on first use, and shared from then on (a pooled stream of one run holds no copy)."""
         if self._exact is None:
             return None
-        return np.concatenate([e[0] for e in self._exact]) if self._exact else np.zeros(0, np.uint64)
+        if len(self._exact) != 1:
+            joined = tuple(np.concatenate(a) for a in zip(*self._exact)) if self._exact else \
+                (np.zeros(0, np.uint64), np.zeros(0))
+            self._exact = [joined]
+        for a in self._exact[0]:
+            a.flags.writeable = False
+        return self._exact[0]
+
+    @property
+    def exact(self) -> np.ndarray | None:
+        """All values in time order (read-only), or None when the stream was too long to keep."""
+        joined = self._joined()
+        return None if joined is None else joined[0]
 
     @property
     def exact_t(self) -> np.ndarray | None:
-        if self._exact is None:
-            return None
-        return np.concatenate([e[1] for e in self._exact]) if self._exact else np.zeros(0)
+        joined = self._joined()
+        return None if joined is None else joined[1]
 
     def subsample(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(positions, values, t_s) of every stride-th sample, in time order."""

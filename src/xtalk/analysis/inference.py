@@ -39,6 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import student_t
+
+
 ALPHA = 0.01
 POWER = 0.8
 MAX_EXACT = 20_000
@@ -137,9 +140,13 @@ def _special():
     return scipy.special
 
 
-def t_quantile(q: float, df: float) -> float:
-    """The q quantile of Student's t with df degrees of freedom (scipy.stats.t.ppf's own
-    function, the same numbers for 0 < q <= 1)."""
+def t_quantile(q: float, df):
+    """The q quantile of Student's t with df degrees of freedom: for one df, student_t's
+    (plain Python: a design check computes no t but these, and imports no SciPy); for an
+    array of them, scipy.special.stdtrit (scipy.stats.t.ppf's own function). The two give the
+    same numbers (tests/unit/analysis/test_student_t.py)."""
+    if np.ndim(df) == 0:
+        return student_t.quantile(float(q), float(df))
     return _special().stdtrit(df, q)
 
 

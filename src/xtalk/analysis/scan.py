@@ -4,8 +4,10 @@ accum.Stream per (run, metric). Columns the file's statistics prove constant (fl
 warmup, a single metric) are not read.
 
 Runs are scanned in parallel threads (pyarrow decoding and numpy release the GIL);
-memory is bounded by a span's compressed size times the threads plus the accumulators,
-whatever the run's length.
+memory is bounded by a batch's buffers times the threads plus the accumulators, whatever
+the run's length: a span of row groups is one batch (Arrow decodes a span whole), a stream
+sure to outgrow accum.EXACT_LIMIT keeps no exact values on the way there, and the pass
+gives its freed buffers back to the system when it ends (results/memory.py).
 Warm-up samples (the `warmup` column: run.warmup_s and warm-up runs) are dropped unless
 asked for; `skip` drops the first N samples of a stream (a detected ramp-up).
 Deadlines are converted to counter ticks with each run's own frequency; a metric an
@@ -22,10 +24,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..results.records import RecordError, read_events
+from ..results.memory import release
+from . import accum
 from .accum import Stream, micro_block
 
 BATCH = 1 << 18
-SPAN_ROWS = 4 * BATCH  # rows per read of consecutive row groups (memory: their compressed size)
+SPAN_ROWS = BATCH  # rows per read of consecutive row groups (Arrow decodes them whole: 13 MB at 2 columns)
 USE_THREADS = False  # runs are scanned in parallel already; nested decode threads oversubscribe
 COLUMNS = ["value", "t_s", "metric", "flags", "warmup"]
 HOST_HZ = 1e9  # the tick of a metric on the host's clock: its values are ns
@@ -109,6 +113,8 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
     cols = [c for c in COLUMNS if c in names and not (c in ("flags", "warmup") and _all_zero(pf, c))
             and not (c == "metric" and only_metric is not None)]
     micro = micro_block(pf.metadata.num_rows)
+    # every row is the stream's (one metric, no warm-up dropped): its length is known before it is read
+    whole = only_metric is not None and (include_warmup or "warmup" not in cols)
     freq = meta.get("freq_hz")
     freq = float(freq) if freq else None
     host_clock = {m["name"] for m in (meta.get("metrics") or {}).values() if m.get("clock") == "host"}
@@ -154,8 +160,9 @@ def scan_run(run_dir: Path, meta: dict, deadlines: list[dict], include_warmup: b
             stream = streams.get(name)
             if stream is None:
                 hz = HOST_HZ if name in host_clock else freq
+                keep_exact = not whole or pf.metadata.num_rows - skip.get(name, 0) <= accum.EXACT_LIMIT
                 stream = streams[name] = Stream(meta["run_id"], name, hz, micro,
-                                                deadline_ticks(deadlines, name, hz), cuts)
+                                                deadline_ticks(deadlines, name, hz), cuts, keep_exact)
             stream.add(np.ascontiguousarray(v, dtype=np.uint64), np.ascontiguousarray(t, dtype=np.float64), f)
     return streams
 
@@ -181,10 +188,14 @@ def scan(store_path: Path, runs: list[dict], events: dict[str, list[dict]], dead
             unreadable[meta["run_id"]] = error
             return {}
 
-    threads = threads or min(4, os.cpu_count() or 1)
+    threads = min(threads or min(4, os.cpu_count() or 1), len(runs))
     out: dict[tuple[str, str], Stream] = {}
+    release()  # what came before (a run's finalising) freed, so that the pass's buffers add to the data only
+    # one thread's work is done in this one: a worker's malloc arena kept 2-8 MB of the pass resident
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for meta, streams in zip(runs, pool.map(one, runs)):
+        for meta, streams in zip(runs, pool.map(one, runs) if threads > 1 else map(one, runs)):
             for name, stream in streams.items():
+                stream.compact()
                 out[(meta["run_id"], name)] = stream
+    release()
     return out

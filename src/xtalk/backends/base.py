@@ -28,7 +28,8 @@ import itertools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,7 +40,9 @@ from ..spec.sizes import bench_sizes
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..spec.catalogue import IMAGE_SUITES
-from ..telemetry.ring import RingReader
+
+if TYPE_CHECKING:
+    from ..telemetry.ring import RingReader  # NumPy: imported by the backends that make a ring
 
 
 @dataclass
@@ -83,7 +86,7 @@ class Vitals:
 class NoOptions(BaseModel):
     """The options of a backend that takes none."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Backend(ABC):

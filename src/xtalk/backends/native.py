@@ -32,7 +32,6 @@ from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
-from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
@@ -128,6 +127,8 @@ class NativeBackend(Backend):
         return self.rt_binary if bench in self.rt_benches else self.binary
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
+        from ..telemetry.ring import PASS_RING_CAPACITY, RingReader, create_ring_file  # NumPy: once a guest starts
+
         program = self.program(guest.bench)
         argv = [str(program)] + workload_args(guest, run, host_cpus=True)
         if program == self.binary and self.freq_hz and "freq_hz" not in guest.params:

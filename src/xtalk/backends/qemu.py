@@ -55,7 +55,6 @@ from ..images.linux_rt import LinuxRtImageFacts
 from ..results.run_record import BackendMetadata, GuestFacts, Part
 from ..spec.plan import GuestPlan, RunPlan
 from ..spec.sizes import host_caches
-from ..telemetry.ring import PASS_RING_CAPACITY, HEADER_SIZE, RingReader, init_ring, ring_bytes
 from .guest_memory import FLOOR_MIB, probe_memory_mib
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .tsc import host_tsc_hz
@@ -90,7 +89,7 @@ TRIMMED_QEMU = {"x86_64": ("microvm", "qemu-system-x86_64-microvm")}
 
 
 class QemuOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     arch: Literal["x86_64", "arm64"] = Field(default_factory=lambda: host_arch() or "x86_64",
                                              description="the guests' architecture (aarch64: the same as arm64)")
     machine: str | None = Field(default=None, description="microvm (x86 default; pc for a foreign image), pc, q35, "
@@ -277,6 +276,7 @@ class QemuBackend(Backend):
     def ring_size(self, guest: GuestPlan) -> int | None:
         """The bytes of a guest's ring: the measurer's samples, or a probe stressor's passes;
         None: it has none (a foreign image; a Linux-RT stressor)."""
+        from ..telemetry.ring import PASS_RING_CAPACITY, ring_bytes  # NumPy: once a guest is planned
         if guest.foreign or (self.linux and guest.role != "measurer"):
             return None
         return self.ring_bytes if guest.role == "measurer" else ring_bytes(PASS_RING_CAPACITY)
@@ -331,6 +331,7 @@ class QemuBackend(Backend):
         return FLOOR_MIB if self.linux or guest.foreign else probe_memory_mib(guest, caches)
 
     def _make_ram(self, guest: GuestPlan, run: RunPlan, workdir: Path) -> Path:
+        from ..telemetry.ring import HEADER_SIZE, init_ring
         ram = workdir / f"{guest.name}.ram"
         with open(ram, "wb") as f:
             f.truncate(self.memory_mib(guest, run) << 20)
@@ -384,6 +385,7 @@ class QemuBackend(Backend):
     def settle(self, handle: GuestHandle, run: RunPlan) -> None:
         """A launched QEMU's QMP answered, its vCPU threads pinned (verified) and given the
         run's scheduling class, its rings opened: held paused until resume()."""
+        from ..telemetry.ring import RingReader
         guest, state = handle.plan, handle.backend_state
         try:
             monitor, vcpus = self._connect_qmp(state.pop("socket"), state["proc"], guest, state["log"])

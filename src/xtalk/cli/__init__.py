@@ -46,6 +46,10 @@ def finished() -> None:
 
 
 if AS_COMMAND:
+    # Arrow's buffers from the C allocator (main._lean_arrow_memory says why), said before
+    # main.py's imports load Arrow: it reads the variable once, as it is imported, and the
+    # parts of Arrow that allocate on their own (Parquet's reader and writer) keep that pool
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     for stop in STOP_SIGNALS:
         signal.signal(stop, _quit_while_starting)
     if next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None) in SPEC_COMMANDS:

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import json
 
-from rich.table import Table
-
-from ..analysis.wording import num
-from ..calibration.answer import TABLE_NOTE, sentence
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_USAGE, UsageError
 from .common import add_command, add_json, add_study_inputs, console, load_spec
 
@@ -53,6 +49,7 @@ def add_parser(sub) -> None:
 
 
 def _fmt(v) -> str:
+    from ..analysis.wording import num
     return num(v) if isinstance(v, float) else str(v)
 
 
@@ -81,6 +78,7 @@ def _switch_cost(injected: dict, platform: dict) -> str:
 
 def run(args) -> int:
     from ..calibration.calibrate import Settings, calibrate, steal_lengths  # heavy (scipy): only when this command runs
+    from ..calibration.answer import sentence
     from ..running.derived import holding_cpus
     bad = _problems(args)
     if bad:
@@ -98,6 +96,11 @@ def run(args) -> int:
 
 
 def _print(result: dict, lengths: tuple[float, ...], period_us: float) -> None:
+    from rich.table import Table
+
+    from ..analysis.wording import num
+    from ..calibration.answer import TABLE_NOTE
+
     out = console(markup=False)
     out.print(f"columns: {TABLE_NOTE}", soft_wrap=True)
     table = Table(title=f"calibration on {result['backend']}: steals of {', '.join(f'{x:g}' for x in lengths)} µs "

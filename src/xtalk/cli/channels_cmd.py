@@ -9,7 +9,6 @@ import json
 
 from ..errors import EXIT_OK, UsageError
 from .common import add_command, add_json, add_study_inputs, console, load_spec
-from .study_output import print_and_report
 
 
 ORDER = 100  # its place in `xtalk --help`
@@ -40,6 +39,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..interference.study import Settings, study  # heavy (scipy): only when this command runs
     from ..running.derived import holding_cpus
+    from .study_output import print_and_report
+
     if args.runs < 2 or (args.duration_s is not None and not args.duration_s > 0):
         raise UsageError("channels: --runs must be at least 2 and --duration-s > 0")
     spec, raw, _ = load_spec(args.spec, args.overrides)

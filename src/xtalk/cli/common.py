@@ -1,7 +1,11 @@
 """Helpers shared by subcommands: their --help (a description, examples, the options
 several commands share, worded once so they mean the same everywhere), loading specs with
 every check (xtalk.running.preflight), finding campaigns. The results directory is --out, else
-$XTALK_OUT, else results/."""
+$XTALK_OUT, else results/.
+Every command module imports this one to build its parser (`xtalk --help` builds them all), so
+at import time it takes only the standard library and xtalk's lightest modules: what loads a
+spec, finds a campaign or prints (pydantic, the store, rich) is imported by the function that
+does it (tests/unit/cli/test_startup.py holds the line)."""
 from __future__ import annotations
 
 import argparse
@@ -10,17 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..tty import Console
-
 from ..host.arches import ARCHES, normalise
-from ..plugins import check_backend_options
 from ..errors import InfrastructureError, Problem, SpecError, did_you_mean
-from ..spec.plan import backend_kinds
-from ..running.preflight import spec_checks
-from ..results.records import RecordError
-from ..results.store import BoardStore, CampaignStore, catalog, named, started
-from ..spec import parse_campaign
-from ..spec.load import read_spec
 
 OUT_ENV = "XTALK_OUT"
 EXAMPLES_HEADING = "examples:"
@@ -55,6 +50,10 @@ def add_command(sub, name: str, summary: str, examples: Sequence[str], more: str
 def load_spec(path: str, overrides: list[str] = ()):
     """(model, raw dict, text); the text carries the overrides as trailing comments so the
     stored spec.toml says how the campaign was run and --resume matches on them too."""
+    from ..plugins import check_backend_options
+    from ..running.preflight import spec_checks
+    from ..spec import parse_campaign
+    from ..spec.load import read_spec
     text = read_spec(path)
     spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks(), base=Path(path).parent)
     return spec, raw, text + "".join(f"\n# xtalk run --set {o}" for o in overrides)
@@ -62,6 +61,7 @@ def load_spec(path: str, overrides: list[str] = ()):
 
 def backends_text(runs) -> str:
     """'backend qemu', or 'backends native, qemu' for a campaign with the backend as a dimension."""
+    from ..spec.plan import backend_kinds
     kinds = backend_kinds(runs)
     return f"backend{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
 
@@ -111,11 +111,13 @@ def add_sample_selection(parser) -> None:
                              "statistics")
 
 
-def find_campaign(out: Path, ident: str) -> CampaignStore:
+def find_campaign(out: Path, ident: str):
     """A campaign by directory path, exact id, unique id prefix, or name (the latest); with
     @PLACE, one board's runs of a per-board fleet campaign.
     One whose campaign.json cannot be read raises its RecordError, also when it is the
     latest of its name (an older one is not picked silently)."""
+    from ..results.records import RecordError
+    from ..results.store import BoardStore, CampaignStore, catalog, named, started
     if (Path(ident) / "campaign.json").exists():
         return CampaignStore(Path(ident))
     if "@" in ident and not (out / ident).exists():  # CAMPAIGN@PLACE: one board of a per-board fleet campaign
@@ -150,8 +152,9 @@ def require_dir(out: Path) -> None:
         raise InfrastructureError(f"results directory {out} does not exist (run a campaign first)")
 
 
-def console(stderr: bool = False, markup: bool = True) -> Console:
-    """A rich console that does not squeeze tables to 80 columns when piped."""
+def console(stderr: bool = False, markup: bool = True):
+    """A rich console (xtalk.tty.Console) that does not squeeze tables to 80 columns when piped."""
+    from ..tty import Console
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() else 200
     return Console(stderr=stderr, width=width, highlight=False, markup=markup)

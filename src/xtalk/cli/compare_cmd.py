@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rich.table import Table
-
 from ..files import write_atomic
 from ..errors import EXIT_OK, Problem, SpecError
 from .common import add_command, add_json, add_out, add_sample_selection, console, find_campaign
@@ -93,7 +91,9 @@ def run(args) -> int:
     for key in ("a", "b"):
         out.print(f"{key.upper()} = {cmp[key]['label']}: {compare_page.side_runs(cmp[key])}", soft_wrap=True)
     for t in tabs:
+        from rich.table import Table
         table = Table(title=t.title)
+
         keep = [i for i, h in enumerate(t.headers) if h != "sentence"]
         for i in keep:
             table.add_column(t.headers[i], overflow="fold")

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import json
 
-from rich.table import Table
-
-from ..plugins import BACKENDS
-from ..host.metadata import host_facts, rt_block_us
 from .common import add_command, add_json, add_out, add_set, add_study_inputs, console, load_spec
-from .caches_output import caches_rows, print_caches
 
 
 ORDER = 50  # its place in `xtalk --help`
@@ -59,6 +54,7 @@ def _caches(facts: dict) -> str:
 
 
 def _rt_text(iso: dict) -> str:
+    from ..host.metadata import rt_block_us
     runtime, period, block = iso.get("rt_runtime_us"), iso.get("rt_period_us"), rt_block_us(iso)
     if runtime is None or not period:
         return "unknown"
@@ -69,7 +65,9 @@ def _rt_text(iso: dict) -> str:
 
 def measure_caches(args) -> int:
     from ..calibration.caches import measure  # heavy: only when this command runs
+    from ..host.metadata import host_facts
     from ..running.derived import holding_cpus
+    from .caches_output import print_caches
     spec, raw, _ = load_spec(args.spec, args.overrides)
     kinds = args.backend or list(dict.fromkeys(["native", spec.backend.kind]))
     found = []
@@ -91,7 +89,13 @@ def check_host(args) -> int:
 
 
 def show_host(args) -> int:
+    from rich.table import Table
+
+    from ..host.metadata import host_facts
+    from ..plugins import BACKENDS
+    from .caches_output import caches_rows
     facts = host_facts()
+
     if args.json:
         print(json.dumps(facts, indent=2))
         return 0

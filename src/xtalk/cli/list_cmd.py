@@ -3,10 +3,6 @@
 what is wrong."""
 from __future__ import annotations
 
-from rich.table import Table
-from rich.text import Text
-
-from ..results.store import catalog
 from .common import add_command, add_out, console
 
 
@@ -20,7 +16,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..results.store import catalog
     table = Table(title=f"campaigns in {args.out}")
+
     for col in ("id", "name", "backend", "created", "runs (pass/stored/planned)", "samples", "problems"):
         table.add_column(col)
     campaigns, damaged = catalog(args.out)

@@ -19,8 +19,7 @@ import traceback
 from .. import __version__
 from ..images import artifacts
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
-from ..lab import xen_link
-from ..tty import printable
+from ..plugins import BACKENDS
 from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
 from . import finished, take_signals
 from .common import OUT_ENV, HelpFormatter, examples_text
@@ -72,6 +71,7 @@ def _command_of(argv: list[str]) -> str | None:
 
 
 def _error(message: str, code: int, debug: bool) -> int:
+    from ..tty import printable  # rich: only when there is an error to print
     if debug:
         traceback.print_exc()
     print(f"xtalk: error: {printable(str(message))}", file=sys.stderr)
@@ -108,7 +108,15 @@ def _lean_arrow_memory() -> None:
             arrow.set_memory_pool(arrow.system_memory_pool())
 
 
+def _link_lab() -> None:
+    """The xen backend's executor "lab" (the backends do not import the lab), once the xen
+    backend is loaded: a command that does not load it imports neither."""
+    from ..lab import xen_link
+    xen_link.install()
+
+
 def main(argv: list[str] | None = None) -> int:
+
     take_signals()
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -120,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     args = build_parser(_command_of(argv)).parse_args(argv)
     _lean_arrow_memory()
-    xen_link.install()  # the xen backend's executor "lab" (the backends do not import the lab)
+    BACKENDS.when_loaded("xen", _link_lab)
     try:
         with sigterm_as_interrupt():
             code = args.handler(args)

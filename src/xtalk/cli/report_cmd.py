@@ -1,6 +1,8 @@
 """`xtalk report CAMPAIGN`: analyse a stored campaign and write report.html (self-contained),
 report.md, report.json, stats.csv, samples.parquet and junit.xml; print the report's
-sections (report/terminal.py); exit 1 when a KPI gate fails."""
+sections (report/terminal.py); exit 1 when a KPI gate fails.
+The samples are copied into the report first, before the analysis: the copy's buffers come
+and go while only NumPy and Arrow are loaded, not on top of SciPy's and Matplotlib's."""
 from __future__ import annotations
 
 import json
@@ -29,16 +31,20 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     # heavy (scipy, matplotlib): imported only when this command runs
-    from ..analysis.pipeline import Options, analyze
+    from ..analysis.pipeline import Options, compute, load
     from ..report import terminal
-    from ..report.build import report_json, write_report
+    from ..report.build import SAMPLES, export_samples, placed, report_dir, report_json, write_files
     from ..report.sections import report_of
     store = find_campaign(args.out, args.campaign)
     store.manifests.verify = True  # every file a claim rests on hashed, not only those whose mtime moved
-    analysis = analyze(store, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
     dest = args.dest or store.path / "report"
-    report = report_of(analysis.result, analysis.options)
-    paths = write_report(analysis, dest, samples=not args.no_samples, report=report)
+    with report_dir(dest) as tmp:
+        loaded = load(store)
+        if not args.no_samples:
+            export_samples(loaded.index.sample_files(), tmp / SAMPLES)
+        analysis = compute(loaded, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
+        report = report_of(analysis.result, analysis.options)
+        paths = placed(write_files(analysis, tmp, report), tmp, dest)
     failed = sum(not c.passed for s in report.computed() for c in s.checks)
     if args.json:
         print(json.dumps(report_json(analysis.result, report), indent=1))

@@ -13,13 +13,8 @@ import json
 import shlex
 import sys
 
-from rich.table import Table
-
-from ..running.campaign import run_campaign
 from ..errors import EXIT_OK, SpecError
-from ..spec.plan import plan
 from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
-from .design_output import print_design, warn_design
 
 
 ORDER = 10  # its place in `xtalk --help`
@@ -61,6 +56,7 @@ def cpus_text(guest) -> str:
 
 
 def print_plan(spec, runs) -> None:
+    from rich.table import Table
     table = Table(title=f"{spec.name}: {len(runs)} runs, {backends_text(runs)}")
     for col in ("#", "run id", "backend", "placement", "order", "measurer (cpu)", "stressors (cpu)", "timeline"):
         table.add_column(col)
@@ -76,7 +72,11 @@ def print_plan(spec, runs) -> None:
 
 
 def run(args) -> int:
+    from ..running.campaign import run_campaign
+    from ..spec.plan import plan
+    from .design_output import print_design, warn_design
     spec, raw, text = load_spec(args.spec, args.overrides)
+
     fleet = None
     if args.fleet:  # a bad fleet file is told first, --dry-run too
         from ..fleet.model import load_fleet  # pydantic models (~50 ms): only for a fleet
@@ -96,6 +96,10 @@ def run(args) -> int:
             print_design(design, spec, args.spec, len(runs))
         return EXIT_OK
     warn_design(design)
+    if not fleet:  # a fleet's boards store their runs on their own file systems
+        from ..running.ingest_check import ingest_warnings
+        for line in ingest_warnings(runs, args.out):
+            print(f"xtalk: warning: {line}", file=sys.stderr)
     if fleet:
         from ..fleet.campaign import run_fleet_campaign  # labgrid, grpc: only for a fleet
         result = run_fleet_campaign(spec, raw, text, args.spec, args.out, fleet, args.fleet,

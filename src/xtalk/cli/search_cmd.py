@@ -14,7 +14,6 @@ import time
 
 from ..errors import EXIT_OK, UsageError
 from .common import add_command, add_json, add_study_inputs, console, load_spec
-from .study_output import print_and_report
 
 
 ORDER = 110  # its place in `xtalk --help`
@@ -65,6 +64,8 @@ def _problems(args) -> list[str]:
 def run(args) -> int:
     from ..host.metadata import host_facts  # heavy (optuna, scipy): only when this command runs
     from ..running.derived import holding_cpus
+    from .study_output import print_and_report
+
     from ..analysis.search import best_name, found_name
     from ..report.interference import ratio_text
     from ..search.confirm import confirmation

@@ -10,13 +10,7 @@ import sys
 
 from pathlib import Path
 
-from rich.table import Table
-from rich.text import Text
-
-from ..analysis import wording
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
-from ..running.pressure import words as pressure_words
-from ..report.instrument import instrument_words
 from .common import add_command, add_json, add_out, console, find_campaign
 
 
@@ -73,6 +67,12 @@ def verified(store, verify: bool) -> int:
 
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..analysis import wording
+    from ..running.pressure import words as pressure_words
+    from ..report.instrument import instrument_words
     from ..analysis.describe import stats_rows
     from ..analysis.scan import scan_run
     from ..report import terminal
@@ -131,6 +131,8 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
 
 def watch_words(w: dict) -> str:
     """How a stressor did over the measured window (meta.json stressors_watch), in one line."""
+    from ..analysis import wording
+
     def pct(v):
         return wording.share(None if v is None else v * 100)
 

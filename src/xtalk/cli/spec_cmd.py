@@ -7,12 +7,7 @@ import json
 
 
 from ..errors import SpecError
-from ..host.metadata import host_facts
-from ..spec.plan import plan
-from ..spec.run_caches import with_caches
-from ..spec.model import Campaign
 from .common import add_command, add_out, add_set, backends_text, console, load_spec
-from .design_output import print_design
 
 
 ORDER = 20  # its place in `xtalk --help`
@@ -35,6 +30,10 @@ def add_parser(sub) -> None:
 
 
 def check_spec(args) -> int:
+    from ..host.metadata import host_facts
+    from ..spec.plan import plan
+    from ..spec.run_caches import with_caches
+    from .design_output import print_design
     spec, raw, text = load_spec(args.spec, args.overrides)
     runs, unanswered = with_caches(plan(spec, raw), args.out, host_facts())
     if unanswered:  # a size against a cache level this host and backend lack (spec/run_caches.py)
@@ -49,6 +48,8 @@ def check_spec(args) -> int:
 
 
 def print_schema(args) -> int:
+    from ..spec.model import Campaign
+
     schema = Campaign.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "xtalk campaign spec"

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def print_and_report(store_path: str, out: Console, show: bool = True) -> list[dict]:
+
     """Analyse the study's campaign in full, write its report; the channel rows."""
     from ..analysis.pipeline import analyze
     from ..report import terminal

@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
-from ..fleet.worker import JOB_KEYS, run_job
 from .common import add_command
 
 PROGRESS_EVERY_S = 0.5
@@ -42,6 +41,7 @@ def add_parser(sub) -> None:
 
 
 def _job() -> dict:
+    from ..fleet.worker import JOB_KEYS
     try:
         job = json.loads(sys.stdin.readline())
         return {k: job[k] for k in JOB_KEYS}
@@ -72,6 +72,8 @@ def _send(path: Path) -> None:
 
 
 def run(args) -> int:
+    from ..fleet.worker import run_job
     job = _job()
+
     watch_eof = threading.Thread(target=_stop_at_eof, daemon=True).start
     return EXIT_INTERRUPTED if run_job(job, _progress(), _send, watch_eof) else EXIT_OK

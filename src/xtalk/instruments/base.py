@@ -15,17 +15,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from ..results.run_record import InstrumentFacts
 from ..spec.model import InstrumentSettings
 
+if TYPE_CHECKING:  # the instruments are plug-ins, loaded by every command that reads a run's record
+    import numpy as np
+
 
 class NoOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 @dataclass(frozen=True)

@@ -29,13 +29,16 @@ in its sample).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy is imported by the functions: the instruments' plug-in loading imports this module
+    import numpy as np
 
 
 def edges_of(levels: np.ndarray, edge: str) -> np.ndarray:
     """Sample indices where a 0/1 channel takes its new level on `edge` (rising, falling,
     both); the capture's first sample is no edge (its level before is unknown)."""
+    import numpy as np
     levels = np.asarray(levels, np.int8)
     step = np.diff(levels)
     wanted = {"rising": step > 0, "falling": step < 0, "both": step != 0}[edge]
@@ -61,6 +64,7 @@ class Pairing:
 def pair(stimuli: np.ndarray, responses: np.ndarray, samples: int) -> Pairing:
     """Pair each stimulus edge with the first response edge at or after it and before the
     next stimulus; `samples`: the capture's length, where the last window ends."""
+    import numpy as np
     stimuli = np.asarray(stimuli, np.int64)
     responses = np.asarray(responses, np.int64)
     if not len(stimuli):
@@ -83,6 +87,7 @@ def grid(responses: np.ndarray, period: float) -> Pairing:
     """Pair response edges with a grid of `period` samples (no stimulus channel): the
     grid's phase puts the earliest edge's delay at 0; a slot between the first and the
     last edge with no edge is lost, a second edge in a slot unexpected."""
+    import numpy as np
     responses = np.asarray(responses, np.int64)
     if not len(responses):
         empty = np.zeros(0, np.int64)

@@ -18,13 +18,14 @@ edges may be missing).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..results.schema import SAMPLE_DTYPE
 from ..spec.model import InstrumentSettings
 from .base import Capture
 from .edges import grid, pair
+
+if TYPE_CHECKING:  # NumPy is imported by measured(): the instruments' plug-in loading imports this module
+    import numpy as np
 
 INSTRUMENT_METRIC = 0xFFFF0000  # metric id of the instrument's samples, far from any guest's
 INSTRUMENT_SEQ = 1 << 62        # their first seq
@@ -43,6 +44,9 @@ class Measured:
 def measured(settings: InstrumentSettings, capture: Capture, window: tuple[int | None, int | None]) -> Measured:
     """The capture's delays in the run's measured window (host ns from, to: the measurer's
     begin and the window's close; None: it never began, or never closed) as samples."""
+    import numpy as np
+    
+    from ..results.schema import SAMPLE_DTYPE
     ns_per_sample = 1e9 / capture.rate_hz
     found = (grid(capture.response, settings.period_ns / ns_per_sample) if settings.period_ns
              else pair(capture.stimulus, capture.response, capture.samples))

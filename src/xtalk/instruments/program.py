@@ -34,7 +34,6 @@ import subprocess
 import time
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InfrastructureError
@@ -48,7 +47,7 @@ OUTPUT_FILE, STDERR_FILE = "instrument.txt", "instrument-stderr.txt"
 
 
 class ProgramOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
     command: list[str] = Field(min_length=1, description="the capture program and its arguments, run on this host")
     format: Literal["edges", "pairs"] = Field(default="edges", description="edges: `<channel> <tick>` a line; "
                                               "pairs: `<start tick> <stop tick | ->` a line")
@@ -127,6 +126,7 @@ class Read:
     """What a capture program wrote: both channels' edges in ticks, and what it said."""
 
     def __init__(self, stimulus: list[int], response: list[int], origin_ns: int | None, dropped: int):
+        import numpy as np  # a plug-in: NumPy once there is a capture (instruments/base.py)
         self.stimulus, self.response = np.array(stimulus, np.int64), np.array(response, np.int64)
         self.origin_ns, self.dropped = origin_ns, dropped
         self.last_tick = int(max(self.stimulus.max(initial=0), self.response.max(initial=0)))

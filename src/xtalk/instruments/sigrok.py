@@ -24,15 +24,12 @@ import os
 import time
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InfrastructureError
-from ..remote.coordinator import Coordinator
 from ..plugins import INSTRUMENTS
 from ..results.run_record import InstrumentFacts
 from .base import Capture, Instrument
-from .edges import edges_of
 
 CAPTURE_FILE = "instrument.sr"
 SIGROK_RESOURCES = ("SigrokDevice", "SigrokUSBDevice", "NetworkSigrokUSBDevice")
@@ -40,7 +37,7 @@ DEFAULT_COORDINATOR = "127.0.0.1:20408"
 
 
 class SigrokOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
     driver: str | None = Field(default=None, description="a sigrok driver on this host, with its options "
                                "(demo, fx2lafw:conn=1.5)")
     place: str | None = Field(default=None, description="a labgrid place with a sigrok resource")
@@ -83,6 +80,11 @@ class Sigrok(Instrument):
     def _coordinator(self) -> str:
         return self.options.coordinator or os.environ.get("LG_COORDINATOR") or DEFAULT_COORDINATOR
 
+    def _lab(self):
+        """A session with the labgrid coordinator (labgrid, gRPC: imported only for a place)."""
+        from ..remote.coordinator import Coordinator
+        return Coordinator(self._coordinator())
+
     def _resource(self) -> tuple[str, dict[str, Any]]:
         """(labgrid resource class, its arguments) of the device; a place is acquired."""
         if self.options.driver is not None:
@@ -90,7 +92,7 @@ class Sigrok(Instrument):
             return "SigrokDevice", {"driver": self.options.driver}
         place = self.options.place
         self.where = f"labgrid place {place}"
-        with Coordinator(self._coordinator()) as lab:
+        with self._lab() as lab:
             lab.select([place], {}, "instrument.sigrok.place")
             lab.acquire(place)
             self.held = place
@@ -120,6 +122,9 @@ class Sigrok(Instrument):
         self.capturing, self.began_ns = True, time.monotonic_ns()
 
     def stop(self) -> Capture:
+        import numpy as np  # a plug-in: NumPy once there is a capture (instruments/base.py)
+
+        from .edges import edges_of
         stopped_ns = time.monotonic_ns()
         self.capturing = False
         try:
@@ -159,7 +164,7 @@ class Sigrok(Instrument):
         if self.held is not None:
             place, self.held = self.held, None
             try:
-                with Coordinator(self._coordinator()) as lab:
+                with self._lab() as lab:
                     lab.release([place], [])
             except InfrastructureError:
                 pass

@@ -20,6 +20,8 @@ benchmark names an image with this output may declare, for `spec check`; None: a
 measured; a parser may set it per instance from its options).
 Helpers shared by foreign parsers: `plain()` (a console line without ANSI escapes and
 carriage returns) and the Zephyr boot banner and fatal-error patterns.
+Imports: the parsers are plug-ins, loaded by every command that reads a run's record
+(`xtalk list` too), so NumPy is imported by the methods that make samples, not here.
 """
 from __future__ import annotations
 
@@ -29,12 +31,12 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from ..results.schema import SAMPLE_DTYPE
+if TYPE_CHECKING:
+    import numpy as np
 
 FOREIGN_HZ = 1e9  # a foreign parser's values and times are in ns
 UNIT_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
@@ -67,7 +69,7 @@ class Event:
 
 
 class NoOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class OutputParser(ABC):
@@ -140,6 +142,9 @@ class OutputParser(ABC):
     def samples(self, name: str, values: np.ndarray, t_ns: int, unit: str = "ns", kind: str = "duration",
                 flags: int = 0) -> Event:
         """Record many samples of metric `name` at once (a histogram's worth), as sample()."""
+        import numpy as np  # NumPy and the samples' dtype: once there are samples (imports, module docstring)
+
+        from ..results.schema import SAMPLE_DTYPE
         self._flush()
         out = np.zeros(len(values), dtype=SAMPLE_DTYPE)
         out["seq"] = np.arange(self._seq, self._seq + len(values))
@@ -168,6 +173,9 @@ class OutputParser(ABC):
     # -- what the runner reads ---------------------------------------------------------
     def take_samples(self) -> np.ndarray:
         """Samples parsed since the last call."""
+        import numpy as np
+
+        from ..results.schema import SAMPLE_DTYPE
         self._flush()
         out = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=SAMPLE_DTYPE)
         self._chunks.clear()
@@ -175,6 +183,9 @@ class OutputParser(ABC):
 
     def _flush(self) -> None:
         if self._samples:
+            import numpy as np
+
+            from ..results.schema import SAMPLE_DTYPE
             self._chunks.append(np.array(self._samples, dtype=SAMPLE_DTYPE))
             self._samples.clear()
 

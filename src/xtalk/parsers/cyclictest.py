@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from ..plugins import PARSERS
@@ -48,7 +47,7 @@ FOOTER_META = {"Total": "total", "Min Latencies": "min", "Avg Latencies": "avg",
 
 
 class CyclictestOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     nsecs: bool = False  # cyclictest -N: every latency it prints is in ns
 
 
@@ -112,6 +111,7 @@ class CyclictestParser(OutputParser):
         rows, self._rows, self._figures = self._rows or [], None, {}
         event = None
         if not self._verbose and rows:
+            import numpy as np  # a plug-in: NumPy only once there is a histogram (parsers/base.py)
             buckets = np.array([b for b, _ in rows])
             size = int(buckets.max()) + 1
             for i in range(threads):

@@ -55,7 +55,7 @@ def _printed_units(sample: str) -> list[str] | None:
 
 
 class RegexOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     sample: str
     metrics: list[str] | None = None
     metric: str | None = Field(default=None, validate_default=True)

@@ -2,14 +2,19 @@
 plots/*.png, report.json (everything computed, the headline and the report's sections), stats.csv (per configuration and per
 run), evidence.json (a channel study's or search's, report/interference.py), samples.parquet (every stored sample of every run, copied 64 Ki rows at a time,
 never loaded whole) and junit.xml (the gates).
-The directory is written whole next to its place and put there at the end (atomic.atomic_dir):
-an interrupted report leaves the previous one as it was. A directory there that holds
-files no report writes is refused rather than replaced.
+The directory is written whole next to its place and put there at the end (report_dir,
+files.atomic_dir): an interrupted report leaves the previous one as it was. A directory
+there that holds files no report writes is refused rather than replaced.
+The samples are copied first, and the copy's freed buffers given back (results/memory.py):
+`xtalk report` copies them before it analyses (cli/report_cmd.py), while the libraries the
+analysis and the plots load (SciPy, Matplotlib) are not there yet to add to its peak.
 """
 from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,12 +24,14 @@ from ..analysis.describe import QUANTILES, STAT_KEYS
 from ..analysis.result import clean
 from ..files import atomic_dir, atomic_path, write_atomic
 from ..errors import Problem, SpecError
+from ..results.memory import release
 from . import html, interactive, markdown, plots
 from .interference import evidence
 from .junit import junit_xml
 from .sections import Report, report_of
 
 EXPORT_BATCH = 1 << 16  # rows read and written at a time (finalize.CHUNK: a run's row group)
+SAMPLES = "samples.parquet"
 
 METHOD_NOTES = [
     "Quantiles: linear interpolation between order statistics (numpy default, DuckDB quantile_cont); exact "
@@ -67,6 +74,13 @@ def export_samples(files: list[Path], path: Path) -> int:
     into row groups of at most EXPORT_BATCH rows (a row group a run made the export of
     10,000 runs slow); runs whose schema differs (another xtalk version) go through DuckDB
     instead. `files`: the runs' samples.parquet (RunIndex.sample_files)."""
+    try:
+        return _export(files, path)
+    finally:
+        release()
+
+
+def _export(files: list[Path], path: Path) -> int:
     if not files:
         return 0
     schema = pq.read_schema(files[0])
@@ -109,20 +123,37 @@ REPORT_FILES = {"report.html", "report.md", "report.json", "stats.csv", "junit.x
                 "samples.parquet", "plots"}
 
 
-def write_report(analysis, dest: Path, samples: bool = True, report: Report | None = None) -> dict[str, Path]:
-    """Write the report into `dest` (replacing a previous report there); the paths written.
-    `report`: the analysis's sections, where the caller made them already (report_of)."""
+@contextmanager
+def report_dir(dest: Path) -> Iterator[Path]:
+    """The temporary directory to write a report into, put in place of `dest` (a previous
+    report there replaced) when the block ends; `dest` refused when it holds other files."""
     foreign = sorted({p.name for p in dest.iterdir()} - REPORT_FILES) if dest.is_dir() else []
     if foreign or (dest.exists() and not dest.is_dir()):
         raise SpecError(str(dest), [Problem("--dest", f"{dest} is not a report directory (it holds "
                                                       f"{', '.join(foreign[:5]) or 'a file'}): a report replaces its "
                                                       "whole directory; name a new or empty one")])
     with atomic_dir(dest) as tmp:
-        written = _write_files(analysis, tmp, samples, report or report_of(analysis.result, analysis.options))
+        yield tmp
+
+
+def placed(written: dict[str, Path], tmp: Path, dest: Path) -> dict[str, Path]:
+    """The paths write_files wrote in report_dir's `tmp`, where they are once it is `dest`."""
     return {key: dest / path.relative_to(tmp) for key, path in written.items()}
 
 
-def _write_files(analysis, dest: Path, samples: bool, report: Report) -> dict[str, Path]:
+def write_report(analysis, dest: Path, samples: bool = True, report: Report | None = None) -> dict[str, Path]:
+    """Write the report into `dest` (replacing a previous report there); the paths written.
+    `report`: the analysis's sections, where the caller made them already (report_of)."""
+    with report_dir(dest) as tmp:
+        if samples:
+            export_samples(analysis.sample_files, tmp / SAMPLES)
+        written = write_files(analysis, tmp, report or report_of(analysis.result, analysis.options))
+    return placed(written, tmp, dest)
+
+
+def write_files(analysis, dest: Path, report: Report) -> dict[str, Path]:
+    """Write every file of the report but the samples (export_samples, before) into `dest`;
+    the paths written, samples.parquet among them where it is there."""
     res = analysis.result
     figs = plots.campaign_plots(analysis)
     (dest / "plots").mkdir()
@@ -143,8 +174,7 @@ def _write_files(analysis, dest: Path, samples: bool, report: Report) -> dict[st
     if res["channels"]:
         out["evidence"] = dest / "evidence.json"
         write_atomic(out["evidence"], json.dumps(clean(evidence(res)), indent=1, allow_nan=False))
-    if samples:
-        out["parquet"] = dest / "samples.parquet"
-        export_samples(analysis.sample_files, out["parquet"])
+    if (dest / SAMPLES).is_file():
+        out["parquet"] = dest / SAMPLES
     out["plots"] = dest / "plots"
     return out

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..files import atomic_path
-from .records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
+from .samples_file import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 from .reserve import trim_file
 from .schema import HOST_SEQ, SAMPLE_DTYPE
 

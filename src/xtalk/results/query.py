@@ -18,7 +18,8 @@ import json
 import duckdb
 import pyarrow as pa
 
-from .records import SAMPLE_COLUMNS_V1 as SAMPLE_COLUMNS, SAMPLES_SCHEMA, read_events
+from .records import read_events
+from .samples_file import SAMPLE_COLUMNS_V1 as SAMPLE_COLUMNS, SAMPLES_SCHEMA
 from .store import CampaignStore, StoredRun
 
 RUN_COLUMNS = ("run_id", "attempt", "index", "config_id", "placement", "start_order", "repetition", "warmup",

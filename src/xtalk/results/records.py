@@ -2,7 +2,7 @@
 
   campaign.json              CampaignRecord
   runs/<dir>/meta.json       RunRecord (one per attempt of a run; run_record.py)
-  runs/<dir>/samples.parquet SAMPLES_SCHEMA
+  runs/<dir>/samples.parquet SAMPLES_SCHEMA (samples_file.py)
   runs/<dir>/events.jsonl    Event: one JSON object per line, a model per event kind
   OUT/platform/<host>-<backend>.json  PlatformRecord (`xtalk calibrate`; results/platform.py)
 
@@ -49,8 +49,6 @@ import json
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
@@ -60,22 +58,6 @@ from .run_record import JSON, Part, Platform, RunRecord
 SCHEMA_VERSION = 7
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
 
-_STRING_CODES = pa.dictionary(pa.int32(), pa.string())
-SAMPLES_SCHEMA = pa.schema([
-    ("run_id", _STRING_CODES), ("config_id", _STRING_CODES), ("attempt", pa.uint16()),
-    ("metric", _STRING_CODES),
-    ("seq", pa.uint64()), ("t", pa.uint64()), ("value", pa.uint64()), ("flags", pa.uint32()),
-    ("value_ns", pa.float64()), ("t_s", pa.float64()), ("warmup", pa.bool_()),
-])
-SAMPLE_COLUMNS_V1 = [n for n in SAMPLES_SCHEMA.names if n != "attempt"]  # what every format has
-# how samples.parquet is written: floats byte-stream-split, counters delta-coded, all LZ4'd:
-# the analysis decodes value and t_s two to three times as fast as dictionary/plain pages
-# compressed with zstd, and the files are about a third smaller
-_PLAIN_ENCODINGS = {"value_ns": "BYTE_STREAM_SPLIT", "t_s": "BYTE_STREAM_SPLIT",
-                    "seq": "DELTA_BINARY_PACKED", "t": "DELTA_BINARY_PACKED"}
-SAMPLES_WRITE_OPTIONS = dict(
-    compression="lz4", column_encoding=_PLAIN_ENCODINGS,
-    use_dictionary=[n for n in SAMPLES_SCHEMA.names if n not in _PLAIN_ENCODINGS])
 
 
 class RecordError(InfrastructureError):
@@ -175,7 +157,7 @@ class GuestStart(_Event):
     prepared_ns: since when (host ns) it was launched ahead of its run, held paused, after
     the previous run's guests stopped (running/ahead.py); absent: started when the run asked."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     kind: Literal["guest_start"]
     guest: str
@@ -344,19 +326,6 @@ def load_caches(path: Path) -> dict:
 
 def dump_json(record: dict) -> str:
     return json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
-
-
-def check_samples(path: Path) -> None:
-    """The samples file is there, a Parquet file (its footer reads) with every column."""
-    try:
-        names = pq.read_schema(path).names
-    except FileNotFoundError:
-        raise RecordError(path, "missing") from None
-    except (OSError, pa.ArrowException) as err:
-        raise RecordError(path, f"not a readable Parquet file ({err})") from None
-    missing = [c for c in SAMPLE_COLUMNS_V1 if c not in names]
-    if missing:
-        raise RecordError(path, f"no column {', '.join(missing)}")
 
 
 def read_events(path: Path) -> list[dict]:

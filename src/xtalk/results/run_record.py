@@ -36,7 +36,7 @@ RunStatus = Literal["running", "pass", "fail", "degraded", "error", "interrupted
 class Part(BaseModel):
     """A record or a part of one: no key beyond those declared."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     def dump(self) -> dict:
         return self.model_dump(exclude_unset=True, by_alias=True)
@@ -79,7 +79,7 @@ class InstrumentFacts(Part):
 class UnknownInstrumentFacts(InstrumentFacts):
     """A capture of an instrument this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class GuestRecord(Part):
@@ -122,7 +122,7 @@ class GuestFacts(Part):
 class UnknownGuestFacts(GuestFacts):
     """A guest of a backend this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 def guest_facts_model(kind: object, host: bool = False) -> type[GuestFacts]:
@@ -146,13 +146,17 @@ class BackendMetadata(Part):
 class UnknownBackendMetadata(BackendMetadata):
     """The metadata of a backend this xtalk does not have: what its record says."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 def backend_metadata_model(kind: object) -> type[BackendMetadata]:
     """The model of the metadata a backend of that kind writes: its class's, or that of the
     backend its host stressors run in where it has one of its own (xen: dom0's)."""
+    own = BACKENDS.get(kind) if isinstance(kind, str) else None  # by its name: only its module is loaded
+    if own is not None and own.name == kind:
+        return own.Metadata
     for cls in BACKENDS.by_name().values():
+
         for owner in (cls, cls.host_backend_class):
             if owner is not None and owner.name == kind:
                 return owner.Metadata

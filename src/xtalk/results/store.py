@@ -20,6 +20,10 @@ read (`corrupt`), or one of whose files is missing or changed since its manifest
 --resume redoes it, its files kept as an earlier attempt. Every attempt started is also
 noted in the campaign's runs.ledger (one JSON line, appended), so a run whose directory
 is gone is `missing`, not a run never started.
+A samples.parquet its run's manifest lists has been checked with it (as written: all of
+its columns, a footer that reads); one it does not list (a run from before manifests) is
+opened to check its footer and columns. NumPy and Arrow are imported only by what writes
+or builds samples, so that `xtalk list` and the other readers of records start without them.
 """
 from __future__ import annotations
 
@@ -32,19 +36,18 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__
 from ..files import write_atomic
 from ..errors import InfrastructureError
-from .finalize import finalize_run
 from .manifest import ManifestChecker, manifest
-from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, check_samples, dump_json,
+from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, dump_json,
                       event_record, load_campaign, load_run, read_events, sealed, valid)
 from .reserve import Reserve
-from .schema import SAMPLE_DTYPE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
@@ -100,14 +103,26 @@ class RunWriter:
     def clock(self, host_ns: int, counter: int) -> None:
         os.write(self._fds["clock"], f"{host_ns},{counter}\n".encode())
 
-    def samples(self, records: np.ndarray) -> None:
-        """Append them to samples.bin straight from the array's memory (no bytes copy)."""
+    def samples(self, records) -> None:
+        """Append them (a NumPy array) to samples.bin straight from the array's memory (no bytes copy)."""
+        import numpy as np
+
+        from .schema import SAMPLE_DTYPE
         if len(records):
-            data = memoryview(np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint8))
-            self._reserve.append(len(data))
-            while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
-                data = data[os.write(self._fds["samples"], data):]
-            self.sample_count += len(records)
+            self.append_slots([np.ascontiguousarray(records, dtype=SAMPLE_DTYPE).view(np.uint64)])
+
+    def append_slots(self, parts: list[np.ndarray]) -> None:
+        """Append whole samples given as contiguous 64-bit words (views of a ring's memory:
+        RingReader.move_to), in one write for all the parts."""
+        from .schema import SAMPLE_DTYPE
+        self.sample_count += append_all(self._fds["samples"], self._reserve, parts) // SAMPLE_DTYPE.itemsize
+
+    def cut_samples(self, count: int) -> None:
+        """Take samples.bin back to its first `count` samples (a batch found torn after it
+        was written: RingReader.move_to appends its whole slots again)."""
+        from .schema import SAMPLE_DTYPE
+        self._reserve.cut(count * SAMPLE_DTYPE.itemsize)
+        self.sample_count = count
 
     def close(self) -> None:
         """Flush the run's files to disk, all at once: the filesystem's journal commits
@@ -127,11 +142,27 @@ class RunWriter:
         if self._fds:
             self.close()
         self.meta.update(fields)
+        from .finalize import finalize_run
         self.meta.update(status=status, reason=reason, ended_at=now_iso())
         self.meta.update(finalize_run(self.path, self.meta))
         self.meta["files"] = manifest(self.path)
         save_run_record(self.path, self.meta)
         return self.meta
+
+
+def append_all(fd: int, reserve: Reserve, parts: list[np.ndarray]) -> int:
+    """Append the arrays' memory to an O_APPEND file, its blocks reserved ahead (one
+    writev for all of them, more only for a write the kernel cut short); the bytes written."""
+    data = [memoryview(part).cast("B") for part in parts if len(part)]
+    size = sum(len(d) for d in data)
+    reserve.append(size)
+    while data:  # a regular file takes all but the largest writes at once (Linux: < 2 GiB)
+        written = os.writev(fd, data)
+        while data and written >= len(data[0]):
+            written -= len(data.pop(0))
+        if data:
+            data[0] = data[0][written:]
+    return size
 
 
 def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
@@ -268,7 +299,8 @@ class CampaignStore:
                     raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
                 if meta.get("files") and (wrong := self.manifests.problem(d, meta["files"])):
                     raise RecordError(*wrong, label="damaged")
-                if meta["status"] != "running":  # a running run's samples are still in samples.bin
+                if meta["status"] != "running" and "samples.parquet" not in (meta.get("files") or {}):
+                    from .samples_file import check_samples  # a run without a manifest (module docstring)
                     check_samples(d / "samples.parquet")
                 read_events(d / "events.jsonl")
             except RecordError as err:
@@ -322,8 +354,10 @@ class CampaignStore:
     def recover_interrupted(self, console_facts: Callable[[Path, dict], dict]) -> list[str]:
         """Mark runs left 'running' by a dead xtalk as interrupted, keeping their samples;
         `console_facts(run dir, record)`: the fields its console log adds (parsers/console_log.py)."""
+        from .finalize import finalize_run
         recovered = []
         for meta in self.runs():
+
             if meta.get("status") == "running":
                 meta = dict(meta, status="interrupted", reason="xtalk stopped before the run ended",
                             ended_at=now_iso())

@@ -1,6 +1,8 @@
 """Drive one run through its lifecycle, whatever happens: prepare, start guests in the
 spec's order, apply the timeline at exact times, collect console and ring as they
-arrive, and always stop every guest and store the outcome. Host stressors run on the
+arrive (the ring's slots straight into samples.bin: RingReader.move_to; between two reads
+of the rings the collector waits POLL_S for the consoles, less when samples come fast
+enough to fill a ring: ring_poll_s), and always stop every guest and store the outcome. Host stressors run on the
 backend's host_backend() (native processes next to the guests); every call for a
 guest goes to the backend that started it (handle.backend).
 
@@ -51,6 +53,7 @@ from ..spec.sizes import run_sizes
 from .watch import StressorWatch
 
 POLL_S = 0.01
+RING_SLACK = 8  # the collector waits at most 1/RING_SLACK of the time the ring takes to fill
 AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
 
 
@@ -72,6 +75,8 @@ class RunState:
         self.offset_ns: float | None = None  # host ns - guest ns, smallest seen
         self.pairs: list[tuple[int, int]] = []  # (host ns, heartbeat) before the frequency is known
         self.last_heartbeat = 0
+        self.ring_read_at: float | None = None  # time.monotonic() of the last ring read
+        self.ring_rate = 0.0  # samples per second the rings brought from one read to the next
         self.stopped: set[str] = set()
         self.held: set[str] = set()  # started paused, waiting for their timeline 'start'
         self.noise = NoiseMeter(list(run.spec.cpus)) if backend.measures_local_cpus else None
@@ -184,20 +189,29 @@ class RunState:
         self.settle_consoles(time.monotonic_ns())
 
     def read_ring(self) -> None:
+        now, moved = time.monotonic(), 0
         for handle in self.handles.values():
             if handle.ring is None:
                 continue
-            while True:  # all that is waiting: one read takes at most MAX_BATCH slots
-                batch = handle.ring.read()
-                self.writer.samples(batch.records)
+            while True:  # all that is waiting, straight into samples.bin: one move takes at most MAX_BATCH slots
+                batch = handle.ring.move_to(self.writer)
+                moved += batch.stored
                 if not batch.more:
                     break
             if batch.heartbeat != self.last_heartbeat:
-                now = time.monotonic_ns()
+                host_ns = time.monotonic_ns()
                 self.last_heartbeat = batch.heartbeat
-                self.writer.clock(now, batch.heartbeat)
-                self.pairs.append((now, batch.heartbeat))
+                self.writer.clock(host_ns, batch.heartbeat)
+                self.pairs.append((host_ns, batch.heartbeat))
                 self._refine_origin()
+        if self.ring_read_at is not None and now > self.ring_read_at:
+            self.ring_rate = moved / (now - self.ring_read_at)
+        self.ring_read_at = now
+
+    def poll_s(self) -> float:
+        """How long the collector may wait for the consoles before it reads the rings again (ring_poll_s)."""
+        return ring_poll_s(min((h.ring.capacity for h in self.handles.values() if h.ring is not None), default=0),
+                           self.ring_rate)
 
     def _refine_origin(self) -> None:
         """Move the origin to BEGIN's t0 on the guest clock once the mapping is known."""
@@ -215,7 +229,7 @@ class RunState:
         """Collect (consoles, ring) for a while, or until `until()`, instead of sleeping."""
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0 and not until():
-            self.read_consoles(min(left, POLL_S))
+            self.read_consoles(min(left, self.poll_s()))
             self.read_ring()
             self.watch.sample(self.handles, time.monotonic_ns())
 
@@ -304,6 +318,13 @@ class RunState:
             self.pressure.release()
 
 
+def ring_poll_s(capacity: int, rate: float) -> float:
+    """POLL_S, less where samples come (`rate` a second) so fast that a ring of `capacity`
+    slots would fill within RING_SLACK waits: a collector that waited 10 ms between reads of
+    a 1 Mi-slot ring lost samples from 30 M a second on (its reads take time too)."""
+    return min(POLL_S, capacity / rate / RING_SLACK) if rate and capacity else POLL_S
+
+
 def _groups(run: RunPlan) -> list[list[GuestPlan]]:
     booted = [g for g in run.stressors if g.starts_at_boot]
     measurer = [run.measurer]
@@ -362,7 +383,7 @@ def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
             return _outcome(state, exit_code, reached_duration=True)
         if now > deadline:
             return "fail", _hung(state)
-        wait = POLL_S
+        wait = state.poll_s()
         if pending and state.begun:
             wait = min(wait, (state.origin_ns + pending[0].at_s * 1e9 - now) / 1e9)
         state.read_consoles(wait)

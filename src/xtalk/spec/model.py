@@ -32,7 +32,7 @@ def is_name(text: str) -> bool:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True)
 
 
 def params_for(params: dict, bench: str) -> dict[str, Any]:
@@ -272,7 +272,7 @@ class BackendSettings(BaseModel):
     """`kind` picks the backend; every other key is an option that backend validates, a
     table named after a backend ([backend.qemu]) options only that backend gets."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True, defer_build=True)
     kind: Name = Field(default="native", description="the backend, by its kind (docs/backends.md); an unknown "
                        "kind is refused with the list of the known ones")
 
@@ -290,7 +290,7 @@ class InstrumentSettings(BaseModel):
     (kind latency, ns). `kind` picks the instrument (xtalk.instruments); a table named after
     it ([instrument.sigrok]) holds that kind's own options, which it validates."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True, allow_inf_nan=False, defer_build=True)
     kind: Name = Field(description="the instrument, by its kind (docs/instruments.md)")
     metric: Name = Field(default="irq_latency", description="the metric its delays are stored as")
     stimulus: Name | None = Field(default=None, description="the channel of the stimulus (what raises the "

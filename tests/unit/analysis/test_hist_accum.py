@@ -149,3 +149,20 @@ def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the
     np.add.at(expected, hist.bucket_index(v), 1)
     assert np.array_equal(hist.histogram(v), expected)
     assert np.array_equal(hist.histogram(v, v.astype(np.float64)), expected)
+
+
+def test_a_compacted_stream_holds_the_same_values_in_one_part_each():
+    """compact() (the scan, once a run is read) keeps every part of the stream in one new
+    array: the same values; the exact ones read-only and shared by a pooled stream of one run."""
+    x = heavy(50000, seed=3)
+    s, fed = feed(x, batch=3001), feed(x, batch=3001)
+    s.compact()
+    assert len(s._sub) == len(s._bmax) == len(s._exact) == 1
+    pairs = [(s.exact, fed.exact), (s.exact_t, fed.exact_t), (s.block_maxima(64), fed.block_maxima(64)),
+             (s.hist, fed.hist), (s.head_v, fed.head_v), (s.head_t, fed.head_t),
+             *zip(s.subsample(), fed.subsample()), *zip(s.top, fed.top)]
+    assert all(np.array_equal(a, b) for a, b in pairs)
+    with pytest.raises(ValueError):
+        s.exact[0] = 0
+    pooled = Stream.merged([s])
+    assert pooled.exact is s.exact and pooled.exact_t is s.exact_t

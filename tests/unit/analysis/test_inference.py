@@ -179,11 +179,13 @@ def test_shares_are_compared_as_differences():
 
 
 def test_t_quantile_and_p_are_scipy_stats_numbers():
-    """scipy.special's t functions (xtalk run does not import scipy.stats): the same floats."""
+    """scipy.special's t functions (xtalk run does not import scipy.stats): the same floats;
+    a quantile of one df is student_t's, the same to the last digits (test_student_t.py)."""
     rng = np.random.default_rng(5)
     qs = np.concatenate([rng.uniform(0.5, 1, 200), [0.8, 0.9, 0.975, 0.995, 0.9995]])
     dfs = np.concatenate([rng.uniform(0.5, 300, 200), [1, 2, 4, 9, np.inf]])
     for q, df in zip(qs, dfs):
-        assert inference.t_quantile(q, df) == scipy.stats.t.ppf(q, df)
+        assert inference.t_quantile(q, df) == pytest.approx(scipy.stats.t.ppf(q, df), rel=1e-12, abs=1e-14)
         diff = float(rng.normal(0, 3))
         assert inference.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))
+    assert list(inference.t_quantile(qs, dfs)) == list(scipy.stats.t.ppf(qs, dfs))

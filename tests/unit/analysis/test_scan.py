@@ -1,15 +1,17 @@
 """The streaming scan of samples.parquet (analysis/scan.py) on files written for real:
 row group by row group, with the metric column read only when the file's statistics do
 not prove a single metric."""
+import threading
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
-from xtalk.analysis import scan
+from xtalk.analysis import accum, scan
 from xtalk.analysis.accum import Stream, micro_block
 from xtalk.analysis.scan import scan_run
-from xtalk.results.records import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
+from xtalk.results.samples_file import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
 
 
 def rows(metric: str, values: np.ndarray, first_t: float) -> pa.Table:
@@ -67,3 +69,54 @@ def test_spans_of_small_row_groups_give_the_batches_of_one_pass_over_the_file(tm
     assert (m.n, m.mean, m.m2, m.m3, m.m4) == (w.n, w.mean, w.m2, w.m3, w.m4)
     assert np.array_equal(s.hist, whole.hist)
     assert all(np.array_equal(a, b) for a, b in zip(s.subsample(), whole.subsample()))
+
+
+def test_a_run_sure_to_outgrow_the_exact_limit_keeps_no_exact_values_on_the_way(tmp_path, monkeypatch):
+    """A stream keeps its exact values while it has at most EXACT_LIMIT samples. One whose
+    file says it will have more (one metric, no warm-up to drop) keeps none from its first
+    batch (16 MB less at the scan's peak), with the same statistics; a stream of one of two
+    metrics in a file of more rows, within the limit itself, keeps them."""
+    monkeypatch.setattr(accum, "EXACT_LIMIT", 20_000)
+    monkeypatch.setattr(scan, "BATCH", 4096)
+    monkeypatch.setattr(scan, "SPAN_ROWS", 4096)
+    kept = []
+
+    class Watched(Stream):
+        def add(self, *args):
+            super().add(*args)
+            kept.append(self._exact is not None)
+
+    monkeypatch.setattr(scan, "Stream", Watched)
+    path = write_campaign(tmp_path / "c", "c", {}, ["solo-r1", "solo-r2"])
+    write_run(path, "solo-r1", {"placement": "solo"}, 30_000, heavy_tail(), chunk=4096)
+    write_run(path, "solo-r2", {"placement": "solo"}, 30_000, heavy_tail(), metric=("a", "b"), chunk=4096)
+    run_dir = path / "runs" / "solo-r1"
+    s = scan_run(run_dir, {"run_id": "solo-r1", "freq_hz": 1e9}, [], False)["m"]
+    assert kept and not any(kept) and s.exact is None
+    whole = Stream("solo-r1", "m", 1e9, micro_block(30_000))
+    for batch in pq.ParquetFile(run_dir / "samples.parquet").iter_batches(batch_size=4096, columns=["value", "t_s"]):
+        whole.add(batch["value"].to_numpy(), batch["t_s"].to_numpy())
+    assert whole.exact is None
+    m, w = s.moments, whole.moments
+    assert (m.n, m.mean, m.m2, m.m3, m.m4) == (w.n, w.mean, w.m2, w.m3, w.m4)
+    assert np.array_equal(s.hist, whole.hist) and np.array_equal(s.quantiles([0.5, 0.99])[0],
+                                                                   whole.quantiles([0.5, 0.99])[0])
+    kept.clear()
+    two = scan_run(path / "runs" / "solo-r2", {"run_id": "solo-r2", "freq_hz": 1e9}, [], False)
+    assert kept and all(kept) and sorted(len(s.exact) for s in two.values()) == [15_000, 15_000]
+
+
+def test_one_run_is_scanned_in_the_calling_thread_several_in_workers(tmp_path, monkeypatch):
+    """A worker thread's malloc arena kept 2-8 MB of a pass resident: one run (or one
+    thread asked for) is scanned in the calling thread, several runs in parallel workers."""
+    path = write_campaign(tmp_path / "c", "c", {}, ["solo-r1", "solo-r2"])
+    for i, rid in enumerate(("solo-r1", "solo-r2")):
+        write_run(path, rid, {"placement": "solo"}, 1000, heavy_tail(), seed=i)
+    runs = [{"run_id": rid, "freq_hz": 1e9} for rid in ("solo-r1", "solo-r2")]
+    where = []
+    scan_one = scan.scan_run
+    monkeypatch.setattr(scan, "scan_run", lambda *a: where.append(threading.current_thread()) or scan_one(*a))
+    assert len(scan.scan(path, runs[:1], {}, [])) == 1 and where == [threading.main_thread()]
+    assert len(scan.scan(path, runs, {}, [], threads=1)) == 2 and where[1:] == [threading.main_thread()] * 2
+    where.clear()
+    assert len(scan.scan(path, runs, {}, [], threads=2)) == 2 and threading.main_thread() not in where

@@ -49,6 +49,16 @@ def test_line_ends_and_escapes(data, lines):
     assert fed(data, 1)[1] == lines and fed(data, len(data))[1] == lines
 
 
+@pytest.mark.parametrize("step", [1, 2, 3, 5, 1 << 16])
+def test_plain_and_serial_lines_come_out_the_same_however_their_bytes_arrive(step):
+    """The bytes' fast way (controls dropped from the bytes, CR LF as one end) gives what the
+    text's way gives: a CR LF or a character of several bytes cut between two reads, a
+    bare CR, controls and tabs."""
+    data = "µs: 12\r\nlat\x07ency\t3 €\r\n\r\nsplit\rover\nend ½\n".encode()
+    assert fed(data, step)[1] == console_lines(data.decode()) == ["µs: 12", "latency\t3 €", "split", "over",
+                                                                  "end ½"]
+
+
 def test_a_plain_consoles_unfinished_line_waits_for_its_newline():
     console = ConsoleLines()
     assert console.feed(b"XT SAMPLE id=0 val", 0) == [] and console.settled(10 * SETTLE_NS) == []

@@ -1,10 +1,12 @@
 """report/: every output file of a synthetic campaign's report, and the compare page."""
 import csv
+import gc
 import json
 import re
 import xml.etree.ElementTree as ET
 
 import pyarrow.parquet as pq
+from matplotlib.figure import Figure
 
 from tests.framework.browser import external_refs
 from tests.framework.campaigns import gated_campaign
@@ -18,7 +20,9 @@ from tests.framework.store_data import meta, new_store, samples
 def test_report_files(tmp_path):
     store = gated_campaign(tmp_path)
     analysis = analyze(store)
+    gc.collect()
     paths = write_report(analysis, tmp_path / "rep")
+    assert not [o for o in gc.get_objects() if isinstance(o, Figure)]  # each plot's figures freed once drawn
     html = paths["html"].read_text()
     imgs = re.findall(r'<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]+"', html)
     pngs = sorted(p.name for p in paths["plots"].glob("*.png"))

@@ -65,3 +65,24 @@ def test_a_run_killed_before_close_has_its_reservation_freed_when_finalised(tmp_
     assert allocated(path) < reserve.CHUNK and facts["sample_count"] == 100
     assert (np.fromfile(path, SAMPLE_DTYPE) == samples(0, 100)).all()
 
+
+
+def test_nothing_is_reserved_on_tmpfs_where_appends_allocate_the_pages_themselves():
+    import tempfile
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
+        fd = os.open(os.path.join(shm, "f"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        assert reserve.on_tmpfs(fd) and not reserve.Reserve(fd).active
+        os.close(fd)
+    fd = os.open("/proc/self/stat", os.O_RDONLY)  # procfs: not tmpfs
+    assert not reserve.on_tmpfs(fd)
+    os.close(fd)
+
+
+def test_samples_cut_back_are_gone_and_the_next_appends_follow_them(tmp_path):
+    writer = RunWriter(tmp_path, {"run_id": "r", "config_id": "c", "attempt": 1})
+    writer.samples(samples(0, 100))
+    writer.cut_samples(40)
+    assert writer.sample_count == 40 and (tmp_path / "samples.bin").stat().st_size == 40 * SAMPLE_DTYPE.itemsize
+    writer.samples(samples(40, 10))
+    writer.close()
+    assert (np.fromfile(tmp_path / "samples.bin", SAMPLE_DTYPE) == samples(0, 50)).all()

@@ -23,7 +23,7 @@ XlValue = int | float | str | bool | list[int | float | str]
 
 
 class XenOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     executor: Literal["local", "lab", "ssh"] = Field(
         default="local", description="local: xtalk runs in dom0; ssh: dom0 at ssh_host; lab: Xen under QEMU")
     ssh_host: str | None = Field(default=None, description="[user@]host of dom0 (executor=ssh)")

@@ -1,0 +1,44 @@
+"""What a command imports before it does its work (issue 46: a command imports only what it
+uses). Each command runs in a fresh interpreter, which then names the heavy libraries that
+were imported: `xtalk --help` (every command's parser built) takes none of them, `xtalk
+list` only pydantic and rich, `xtalk spec check` no SciPy, Arrow, DuckDB or Matplotlib.
+Timing is benchmarks/bench_startup.py's, not a test's."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.framework.synthetic import heavy_tail, write_campaign, write_run
+from xtalk.results.manifest import manifest
+from xtalk.results.records import load_run
+from xtalk.results.store import save_run_record
+
+HEAVY = ("numpy", "scipy", "pyarrow", "duckdb", "matplotlib", "optuna", "labgrid", "grpc", "pydantic", "rich")
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def imported_by(*argv: str) -> set[str]:
+    """The heavy libraries in sys.modules once `xtalk ARGV` is done, run in a fresh interpreter."""
+    code = ("import json, sys\nfrom xtalk.cli.main import main\ntry:\n    code = main(sys.argv[1:])\n"
+            "except SystemExit as done:  # --help\n    code = done.code\n"
+            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_help_builds_every_parser_without_a_heavy_library():
+    assert imported_by("--help") == set()
+
+
+def test_list_reads_records_with_pydantic_and_prints_with_rich_only(tmp_path):
+    campaign = write_campaign(tmp_path / "c-20260101-000000", "c", {}, ["r1"])
+    write_run(campaign, "r1", {"placement": "solo"}, 1000, heavy_tail())
+    run_dir = campaign / "runs" / "r1"
+    save_run_record(run_dir, dict(load_run(run_dir / "meta.json", 1), files=manifest(run_dir)))
+    assert imported_by("list", "--out", str(tmp_path)) == {"pydantic", "rich"}
+
+
+def test_spec_check_imports_no_scipy_arrow_duckdb_or_matplotlib(tmp_path):
+    found = imported_by("spec", "check", "experiments/quickstart.toml", "--out", str(tmp_path))
+    assert not found & {"scipy", "pyarrow", "duckdb", "matplotlib", "optuna", "labgrid"}
