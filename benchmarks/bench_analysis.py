@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -69,7 +70,9 @@ def make_campaign(root: Path, total: int, runs_per_config: int = 5) -> Path:
 def child_run(argv: list[str]) -> tuple[float, int, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    # Arrow's buffers from the C allocator, as xtalk's commands take them (cli/__init__.py)
+    env = dict(os.environ, ARROW_DEFAULT_MEMORY_POOL=os.environ.get("ARROW_DEFAULT_MEMORY_POOL", "system"))
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"{argv[:4]} failed ({proc.returncode}): {proc.stderr[-2000:]}")

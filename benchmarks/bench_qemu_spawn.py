@@ -18,7 +18,7 @@ from pathlib import Path
 from benchmarks.common import report
 from xtalk.backends.qemu import QemuBackend
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 SPEC = """
 name = "spawn"

@@ -10,13 +10,16 @@ docs/backends.md): adding one is adding one file there, or installing one module
 declares it. Its options are its class's pydantic model `Options`, and every kind words
 an unknown option the same way: "unknown option for the NAME KIND".
 
-Everything that knows the backends asks here: the spec (`backend_kinds`: which tables of
+Everything that knows the backends asks here: the spec (`backend_class`: which tables of
 [backend] are a backend's own), the plan, the host facts (`host_facts`: what each backend
 adds to them), `xtalk host show`, the report's setup and the fleet (`reaches`).
 At import time this module imports only xtalk.errors, so the layers below the plug-ins
 (spec, plan, host) may ask it, and a command that asks nothing of them pays nothing; it
 loads the plug-ins on the first question, and for a question about one plug-in by name
-(`get`) only that plug-in's module when it has one of its name (plus the entry points).
+(`get`) only that plug-in's module (plus the entry points): a built-in backend, parser or
+instrument is in the module (or package) of its name, "-" read "_" (`own_modules`, which
+register() holds them to), so a name with no such module is no plug-in of the kind
+without importing the others (a spec's [backend] keys are asked one by one).
 What plugs into a plug-in from a layer above it (the lab into the xen backend) is said
 with when_loaded: it runs once that plug-in is there, and not at all in a command that
 never loads it.
@@ -44,8 +47,9 @@ class Plugins:
     stage's function, a report section's entry) by name, found in `package` and the entry
     point group of the same name."""
 
-    def __init__(self, noun: str, package: str, key: str = "name"):
+    def __init__(self, noun: str, package: str, key: str = "name", own_modules: bool = False):
         self.noun, self.package, self.group, self.key = noun, package, package, key
+        self.own_modules = own_modules  # each plug-in of `package` is in the module of its name
         self._classes: dict[str, type] = {}
         self._loaded = self._points_loaded = False
         self._hooks: dict[str, list[Callable[[], None]]] = {}
@@ -64,6 +68,11 @@ class Plugins:
     def register(self, cls: type) -> type:
         """Class decorator: `cls` under the value of its key attribute."""
         name = getattr(cls, self.key)
+        module = getattr(cls, "__module__", "")
+        if self.own_modules and module.startswith(f"{self.package}.") and \
+                module.split(".")[len(self.package.split("."))] != _module_name(name):
+            raise TypeError(f"the {self.noun} {name!r} is defined in {module}: it belongs in "
+                            f"{self.package}.{_module_name(name)}")
         known = self._classes.get(name)
         if known is not None and _origin(known) != _origin(cls):
             raise TypeError(f"two {self.noun}s are named {name!r}: {_origin(known)} and {_origin(cls)}")
@@ -85,10 +94,10 @@ class Plugins:
         is one) and the entry points, without the package's other modules: a command that
         reads one backend's runs imports that backend only. The entry points are loaded all
         the same, so that one naming the same plug-in is the clash it is."""
-        if name not in self._classes:
-            if not name.isidentifier() or importlib.util.find_spec(f"{self.package}.{name}") is None:
-                return False
-            importlib.import_module(f"{self.package}.{name}")
+        module = _module_name(name)
+        if name not in self._classes and module.isidentifier() and \
+                importlib.util.find_spec(f"{self.package}.{module}") is not None:
+            importlib.import_module(f"{self.package}.{module}")
         self._load_points()
         self._run_hooks()
         return name in self._classes
@@ -111,8 +120,8 @@ class Plugins:
         return dict(sorted(self._classes.items()))
 
     def get(self, name: str) -> type | None:
-        if not self._loaded and self._load_one(name):
-            return self._classes[name]
+        if not self._loaded and (self._load_one(name) or self.own_modules):
+            return self._classes.get(name)
         return self.by_name().get(name)
 
     def unknown(self, name: str) -> str:
@@ -138,6 +147,11 @@ def option_problems(model: type[BaseModel], owner: str, options: dict[str, Any])
     return []
 
 
+def _module_name(name: str) -> str:
+    """The module a built-in plug-in of this name is in (own_modules)."""
+    return name.replace("-", "_")
+
+
 def _origin(plugin: Any) -> str:
     """Where a plug-in was defined: a class or function by its qualified name (the same one
     registered again, as a module imported twice does, is no clash); any other object is
@@ -146,9 +160,9 @@ def _origin(plugin: Any) -> str:
     return f"{plugin.__module__}.{name}" if name else f"{type(plugin).__qualname__} at {id(plugin):#x}"
 
 
-BACKENDS = Plugins("backend", "xtalk.backends")
-PARSERS = Plugins("output parser", "xtalk.parsers")
-INSTRUMENTS = Plugins("instrument", "xtalk.instruments", key="kind")
+BACKENDS = Plugins("backend", "xtalk.backends", own_modules=True)
+PARSERS = Plugins("output parser", "xtalk.parsers", own_modules=True)
+INSTRUMENTS = Plugins("instrument", "xtalk.instruments", key="kind", own_modules=True)
 
 
 def backend_kinds() -> tuple[str, ...]:

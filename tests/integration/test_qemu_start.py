@@ -11,7 +11,7 @@ from xtalk.backends.qemu import QemuBackend
 from xtalk.backends.qmp import QmpError
 from xtalk.errors import InfrastructureError
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")

@@ -5,10 +5,10 @@ import re
 import numpy as np
 import pytest
 
-from xtalk.analysis import inference
+from xtalk.analysis import power
 from xtalk.design.check import MIN_DF, check_design
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from tests.framework.specs import NEWCOMER_SPEC as ON_OFF
 from tests.framework.synthetic import heavy_tail, with_step, write_campaign, write_run
 
@@ -39,7 +39,7 @@ def test_the_newcomers_on_off_design_cannot_decide_and_the_fix_says_what_to_chan
     design = design_of(ON_OFF)
     row = row_of(design, "other-core")
     assert (row.design, row.units, row.decides) == ("windows", (3, 3), False)
-    assert row.exact_min_p == inference.min_p(3) and "2 df" in row.test
+    assert row.exact_min_p == power.min_p(3) and "2 df" in row.test
     (problem,) = design.problems
     assert problem.path == "run.repetitions" and problem.line == 7
     assert "3 runs per configuration of 1 on/off window each: 3 windows" in problem.message
@@ -79,7 +79,7 @@ def test_runs_against_solo_decide_from_3_runs_with_the_t_test_and_5_with_the_exa
 def test_the_detectable_change_shrinks_with_units():
     three, five = (row_of(design_of(RUNS.format(reps=n)), "other-core").detects_sd for n in (3, 5))
     assert five < three
-    assert five == pytest.approx(float(inference.detectable(1.0, 4, 0.01)) * (2 / 5) ** 0.5)
+    assert five == pytest.approx(float(power.detectable(1.0, 4, 0.01)) * (2 / 5) ** 0.5)
 
 
 def test_a_configuration_without_reference_is_an_error_on_the_placements():

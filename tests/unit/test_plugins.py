@@ -62,12 +62,25 @@ def test_a_parser_of_an_installed_distribution_is_found_by_its_entry_point(tmp_p
     assert res.returncode == 0 and res.stdout.strip() == "my_parser", res.stderr
 
 
+def test_a_builtin_plugin_outside_the_module_of_its_name_is_refused():
+    kind = Plugins("widget", "xtalk.parsers", own_modules=True)
+    kind.register(type("Fine", (), {"name": "zephyr-thread-metric", "__module__": "xtalk.parsers.zephyr_thread_metric"}))
+    kind.register(type("Outside", (), {"name": "anything", "__module__": "my_package.widgets"}))  # an entry point's
+    with pytest.raises(TypeError, match="'elsewhere' is defined in xtalk.parsers.xt: it belongs in "
+                                        "xtalk.parsers.elsewhere"):
+        kind.register(type("Misplaced", (), {"name": "elsewhere", "__module__": "xtalk.parsers.xt"}))
+
+
 def test_a_plugin_asked_for_by_name_loads_its_own_module_only_and_its_hooks_then():
     """In a fresh interpreter: get('qemu') imports xtalk.backends.qemu and not the xen
-    backend; a hook on xen runs once xen is loaded (by the whole kind's load), not before."""
-    code = ("import sys\nfrom xtalk.plugins import BACKENDS\nran = []\n"
+    backend, nor does a name that is no backend's (a spec's [backend] option) or a parser's
+    with a hyphen; a hook on xen runs once xen is loaded (by the whole kind's load), not before."""
+    code = ("import sys\nfrom xtalk.plugins import BACKENDS, PARSERS\nran = []\n"
             "BACKENDS.when_loaded('xen', lambda: ran.append(1))\n"
             "assert BACKENDS.get('qemu').__module__ == 'xtalk.backends.qemu'\n"
+            "assert BACKENDS.get('machine') is None and BACKENDS.get('base') is None\n"
+            "assert PARSERS.get('zephyr-thread-metric').__module__ == 'xtalk.parsers.zephyr_thread_metric'\n"
+            "assert 'xtalk.parsers.xt' not in sys.modules\n"
             "print('xtalk.backends.xen' in sys.modules, ran)\n"
             "BACKENDS.by_name()\nprint('xtalk.backends.xen' in sys.modules, ran)\n"
             "BACKENDS.when_loaded('xen', lambda: ran.append(2))\nprint(ran)\n")

@@ -153,11 +153,8 @@ class Stream:
         self.n += m
         self.vmin = min(self.vmin, int(v.min()))
         f = v.astype(np.float64)
-        dense = hist.histogram(v, f)
+        lo, counts = hist.histogram_span(v, f)
         self.moments.add(f)  # overwrites f
-        used = np.flatnonzero(dense)
-        lo = int(used[0])
-        counts = dense[lo:used[-1] + 1]
         self._hist = added(self._hist, lo, counts)
         if self._exact is not None:
             if self.n <= EXACT_LIMIT:

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import hist
 from .accum import Stream
-from .kinds import in_ticks
+from .wording import in_ticks
 
 BINS = 200
 TOLERANCE_BINS = 3

@@ -14,7 +14,7 @@ ns = ticks x 1e9 / counter frequency (the pooled value uses the mean tick length
 from __future__ import annotations
 
 from .accum import Stream
-from .kinds import in_ticks
+from .wording import in_ticks
 
 QUANTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75, "p90": 0.90, "p99": 0.99, "p999": 0.999, "p9999": 0.9999}
 STAT_KEYS = ("n", "min", "q1", "median", "q3", "max", "mean", "sd", "skew", "kurtosis",

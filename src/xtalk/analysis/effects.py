@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import inference
+from . import inference, power
 from .kinds import ArraySample, MetricInfo, Sample, Stat, StreamSample, compute, long_gap_ticks, to_pct, transform
 
 VERDICTS = ("baseline", "interference", "no-interference", "inconclusive")
@@ -93,7 +93,7 @@ class Rules:
     does not matter (for ratios in %, for shares and fractions in points), and the drift
     between campaigns assumed where it was never measured (levels.py)."""
 
-    alpha: float = inference.ALPHA
+    alpha: float = power.ALPHA
     negligible_pct: float = 5.0
     negligible_points: float = 1.0
     drift_pct: float = 25.0
@@ -183,7 +183,7 @@ def assessment(stat: Stat, scale: str, diff: float, se, df, test: inference.Test
             need = inference.units_needed(spread, diff, rules.alpha, paired=paired)
         else:                    # units for a 95% interval inside the negligible change
             need = inference.units_needed(spread, margin - abs(diff), 0.05, power=0.5, paired=paired)
-            need = max(need, inference.min_units(rules.alpha, paired)) if need else None
+            need = max(need, power.min_units(rules.alpha, paired)) if need else None
     return {
         "statistic": stat.key, "statistic_label": stat.label, "stat_unit": stat.unit, "scale": scale,
         "value": values[0], "reference_value": ref,

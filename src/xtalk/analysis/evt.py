@@ -29,7 +29,8 @@ import numpy as np
 import scipy.stats as st
 
 from .accum import Stream
-from .kinds import MetricInfo, in_ticks
+from .kinds import MetricInfo
+from .wording import in_ticks
 
 ALPHA = 0.01
 MIN_N = 1000

@@ -18,13 +18,12 @@ HALF = 1 << (SUB_BITS - 1)
 NBUCKETS = (64 - SUB_BITS + 2) * HALF
 EXACT = 1 << SUB_BITS  # values below it have a bucket each: their own value
 REL_ERROR = 1.0 / HALF
+FLOAT_EXACT = 1 << 53  # every integer below it is exact as a float64
 
 
-def bucket_index(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
-    """Bucket of each uint64 value (int64 array, all < NBUCKETS); `as_float`: the same
-    values as float64 when the caller has them already."""
-    v = np.asarray(values, dtype=np.uint64)
-    f = v.astype(np.float64) if as_float is None else as_float
+def _by_shift(v: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """bucket_index by its definition: the value shifted right by how far its octave lies
+    above the exact range (the octave from the float's exponent), plus HALF buckets per octave."""
     # the float's biased exponent is bit_length - 1 + 1023 (exact below 2**53)
     shift = np.right_shift(f.view(np.int64), 52)
     np.subtract(shift, 1022 + SUB_BITS, out=shift)
@@ -33,6 +32,25 @@ def bucket_index(values: np.ndarray, as_float: np.ndarray | None = None) -> np.n
     np.left_shift(shift, SUB_BITS - 1, out=shift)
     idx += shift
     return idx  # < NBUCKETS for every uint64: the top octave has shift 53
+
+
+def bucket_index(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
+    """Bucket of each uint64 value (int64 array, all < NBUCKETS); `as_float`: the same
+    values as float64 when the caller has them already.
+    The buckets of _by_shift, in one array and fewer passes: a value below 2**53 is exact
+    as a float, whose bits from the 41st up (the exponent, then the top SUB_BITS - 1 bits
+    of the mantissa) are its bucket plus a constant when the value is at least HALF; a
+    value below HALF is its own bucket; the few from 2**53 on go by _by_shift."""
+    v = np.asarray(values, dtype=np.uint64)
+    f = v.astype(np.float64) if as_float is None else as_float
+    idx = np.right_shift(f.view(np.int64), 52 - (SUB_BITS - 1))
+    idx -= (1022 + SUB_BITS - 1) * HALF
+    if len(v) and v.min() < HALF:
+        np.copyto(idx, v.view(np.int64), where=v < HALF)
+    if len(v) and v.max() >= FLOAT_EXACT:
+        big = np.flatnonzero(v >= FLOAT_EXACT)
+        idx[big] = _by_shift(v[big], f[big])
+    return idx
 
 
 def bucket_bounds(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -44,19 +62,37 @@ def bucket_bounds(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return low, np.exp2(shift)
 
 
-def histogram(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
-    """Counts per bucket (int64, NBUCKETS). Values below EXACT are their own bucket: when
-    most are, they are counted as they are (no bucket_index, three times faster) and the
-    few others moved to their buckets."""
+def histogram_span(values: np.ndarray, as_float: np.ndarray | None = None) -> tuple[int, np.ndarray]:
+    """(first bucket, counts) of the buckets from the lowest to the highest the values use
+    (the first and last counts are not 0; (0, an empty array) for no values): a batch's
+    values use a few thousand of the NBUCKETS buckets, which are neither cleared nor
+    searched for it. Values below EXACT are their own bucket: when most are, they are
+    counted as they are (no bucket_index, three times faster) and the few others moved to
+    their buckets."""
     v = np.asarray(values, dtype=np.uint64)
-    above = np.flatnonzero(v >= EXACT)
-    if len(above) > len(v) // 4:
-        return np.bincount(bucket_index(v, as_float), minlength=NBUCKETS).astype(np.int64, copy=False)
+    if not len(v):
+        return 0, np.zeros(0, np.int64)
+    above = v >= EXACT
+    n_above = np.count_nonzero(above)
+    if n_above > len(v) // 4:
+        idx = bucket_index(v, as_float)
+        first = int(idx.min())
+        return first, np.bincount(np.subtract(idx, first, out=idx))
+    counts = np.bincount(np.minimum(v, EXACT - 1).view(np.int64), minlength=EXACT)
+    if n_above:
+        counts[EXACT - 1] -= n_above
+        moved = np.bincount(bucket_index(v[above]))  # from bucket 0: its first EXACT are 0
+        moved[:EXACT] = counts
+        counts = moved
+    used = np.flatnonzero(counts)
+    return int(used[0]), counts[used[0]:used[-1] + 1]
+
+
+def histogram(values: np.ndarray, as_float: np.ndarray | None = None) -> np.ndarray:
+    """Counts per bucket (int64, NBUCKETS): histogram_span's, every bucket."""
+    first, counts = histogram_span(values, as_float)
     out = np.zeros(NBUCKETS, np.int64)
-    out[:EXACT] = np.bincount(np.minimum(v, EXACT - 1).view(np.int64), minlength=EXACT)
-    if len(above):
-        out[EXACT - 1] -= len(above)
-        out += np.bincount(bucket_index(v[above]), minlength=NBUCKETS)
+    out[first:first + len(counts)] = counts
     return out
 
 

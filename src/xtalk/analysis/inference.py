@@ -16,10 +16,9 @@ statistic for ratio-scale statistics, the statistic itself for shares and rates)
   (t quantile x their sd x sqrt(1/n_a + 1/n_b); with >= 6 reference units also the
   (1 - alpha) quantile of all balanced A/A splits of them, scaled to this design, and
   the larger of the two), and the minimum detectable effect at POWER.
-* `detectable`: the formula behind every minimum detectable effect ((t quantile at
-  1 - alpha/2 + t quantile at POWER) x sd), before the design's scaling.
-* `min_units` / `units_needed`: how many units an exact test needs to reach alpha at all,
-  and how many would detect a given change with POWER.
+* `units_needed`: how many units would detect a given change with POWER (power.py holds
+  what needs no NumPy: the exact tests' smallest p, the fewest units that reach alpha,
+  the t quantile and `detectable`, the formula behind every minimum detectable effect).
 * `two_sample_test` / `one_sample_test`: the test a design gets. The exact (or Monte
   Carlo) permutation/sign-flip test where it can reach alpha; where it cannot (4 runs
   against 4: smallest p 0.029), Welch's t-test over the units (one-sample t for paired
@@ -40,10 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import student_t
+from .power import ALPHA, POWER, detectable, min_p, min_units, t_quantile
 
-
-ALPHA = 0.01
-POWER = 0.8
 MAX_EXACT = 20_000
 N_RANDOM = 20_000
 MAX_UNITS = 1000
@@ -101,25 +98,6 @@ def signflip_p(d: np.ndarray, rng: np.random.Generator) -> tuple[float | None, b
     return (hits + 1) / (N_RANDOM + 1), False
 
 
-def min_p(na: int, nb: int | None = None) -> float:
-    """The smallest two-sided p an exact test can give: permutation of na vs nb units,
-    or (nb None) sign flips of na paired differences. Integer division: exact for any
-    count of units (a float numerator overflows past about 1,000 runs: 2.0 / 2**1100)."""
-    if nb is None:
-        return 2 / 2 ** na if na else 1.0
-    if not na or not nb:
-        return 1.0
-    return min(1.0, (2 if na == nb else 1) / math.comb(na + nb, na))
-
-
-def min_units(alpha: float = ALPHA, paired: bool = False) -> int:
-    """Fewest units (runs per configuration, or on/off windows) an exact test needs to reach alpha."""
-    k = 1
-    while (min_p(k) if paired else min_p(k, k)) >= alpha:
-        k += 1
-    return k
-
-
 @dataclass(frozen=True)
 class Test:
     """A test's outcome: p (None when no test is possible), whether it is exact, its name as
@@ -131,32 +109,13 @@ class Test:
     min_p: float
 
 
-def _special():
-    """scipy.special, the t distribution's functions (without scipy.stats's import, ~0.5 s),
-    imported at the first t quantile or p: importing this module (`xtalk run`'s design check
-    does) no longer imports it, so a command that computes no t never pays it (0.35 s in
-    one import-time trace on a loaded 2-core host)."""
-    import scipy.special
-    return scipy.special
-
-
-def t_quantile(q: float, df):
-    """The q quantile of Student's t with df degrees of freedom: for one df, student_t's
-    (plain Python: a design check computes no t but these, and imports no SciPy); for an
-    array of them, scipy.special.stdtrit (scipy.stats.t.ppf's own function). The two give the
-    same numbers (tests/unit/analysis/test_student_t.py)."""
-    if np.ndim(df) == 0:
-        return student_t.quantile(float(q), float(df))
-    return _special().stdtrit(df, q)
-
-
 def t_p(diff: float, se: float | None, df: float | None) -> float | None:
     """Two-sided p of a t statistic diff/se with df degrees of freedom."""
     if se is None or df is None:
         return None
     if se == 0:
         return 0.0 if diff else 1.0
-    return float(2 * _special().stdtr(df, -abs(diff) / se))  # scipy.stats.t.sf, the same numbers
+    return student_t.two_sided_p(diff / se, df)  # 2 x scipy.stats.t.sf(|t|), the same numbers
 
 
 def two_sample_test(a: np.ndarray, b: np.ndarray, alpha: float, rng: np.random.Generator) -> Test:
@@ -227,13 +186,6 @@ def aa_split_quantile(ref: np.ndarray, q: float, rng: np.random.Generator) -> tu
     return float(np.quantile(diffs, q)), h, n - h
 
 
-def detectable(sd, df, alpha: float = ALPHA, power: float = POWER):
-    """(t quantile at 1 - alpha/2 + t quantile at power, df degrees of freedom) x sd: the
-    smallest change a two-sided test at alpha detects with that power, before the caller
-    scales sd to its design (x sqrt(1/n_a + 1/n_b), / sqrt(cycles)). df may be an array."""
-    return (t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * sd
-
-
 def floor_and_mde(ref: np.ndarray, na: int, nb: int, alpha: float = ALPHA, power: float = POWER,
                   rng: np.random.Generator | None = None) -> dict:
     """Noise floor and minimum detectable effect (analysis scale) of na vs nb units, from
@@ -285,9 +237,15 @@ def units_needed(sd: float | None, effect: float, alpha: float = ALPHA, power: f
         return base
     if effect == 0:
         return None
-    k = np.arange(max(2, base), MAX_UNITS + 1)
-    df = k - 1 if paired else 2 * k - 2
-    scale = np.sqrt(1 / k) if paired else np.sqrt(2 / k)
-    need = detectable(sd, df, alpha, power) * scale
-    enough = np.flatnonzero(need <= abs(effect))
-    return int(k[enough[0]]) if len(enough) else None
+    lo, hi = max(2, base), MAX_UNITS  # the change it detects shrinks as k grows: the first k that reaches it
+    if _detects(sd, hi, alpha, power, paired) > abs(effect):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _detects(sd, mid, alpha, power, paired) <= abs(effect) else (mid + 1, hi)
+    return lo
+
+
+def _detects(sd: float, k: int, alpha: float, power: float, paired: bool) -> float:
+    """The change k units per side (k cycles, paired) detect."""
+    return detectable(sd, k - 1 if paired else 2 * k - 2, alpha, power) * math.sqrt((1 if paired else 2) / k)

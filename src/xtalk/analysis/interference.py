@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .kinds import in_ticks
+from .wording import in_ticks
 
 Row = dict[str, Any]
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import hist
 from .accum import Stream
+from .wording import in_ticks
 
 LONG_GAP_US = 100.0
 KPI_LABELS = {"kernel": "temporal performance (kernel level)", "application": "application level",
@@ -54,13 +55,6 @@ MEAN = Stat("mean", "mean", "ticks", "log")
 STOLEN = Stat("stolen_share", "stolen time", "share", "diff")
 LONG_GAPS = Stat("long_gap_rate", "long gaps", "per_s", "diff")
 MISSES = Stat("miss_share", "deadline misses", "fraction", "diff")
-TIME_UNITS = ("cycles", "ns")
-
-
-def in_ticks(unit: str) -> bool:
-    """Whether a metric's samples are counter ticks (times); else values in their own unit."""
-    return unit in TIME_UNITS
-
 
 @dataclass(frozen=True)
 class Kind:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import inference
+from . import inference, power
 from .effects import Rules, assess_runs, assessment, typical
 from .kinds import Stat, to_pct, transform
 from .wording import num
@@ -117,9 +117,9 @@ def _campaign_level(stat: Stat, b: Side, a: Side, drift_b: Drift | None, drift_a
         df = (wa + wb) ** 2 / (wa ** 2 / drift_a.df + wb ** 2 / drift_b.df)
     diff = float(np.mean(cb) - np.mean(ca))
     test = inference.Test(inference.t_p(diff, se, df), False, "t-test over campaigns", 0.0)
-    t_alpha = float(inference.t_quantile(1 - rules.alpha / 2, df))
+    t_alpha = float(power.t_quantile(1 - rules.alpha / 2, df))
     sd = math.sqrt((drift_a.var + drift_b.var) / 2)
-    fl = {"floor": t_alpha * se, "mde": float(inference.detectable(se, df, rules.alpha)), "sd": sd,
+    fl = {"floor": t_alpha * se, "mde": float(power.detectable(se, df, rules.alpha)), "sd": sd,
           "source": f"drift between campaigns from {_groups_text(drift_a, drift_b, shared, borrowed)}"}
     back = (lambda m: float(np.exp(m))) if scale == "log" else float
     values = (back(np.mean(cb)), back(np.mean(ca)))

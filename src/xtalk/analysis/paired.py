@@ -3,9 +3,9 @@
 on-window against the off-windows next to it, which cancels what differs between boots
 (memory placement, host state) and slow drift.
 
-Windows come from each run's *executed* timeline events: a window is off while no
-stressor of the timeline is active, on otherwise. The first `settle` seconds of every
-window are dropped (the transition itself: default 10% of the window). Per window the
+Windows come from each run's *executed* timeline events (windows.py: off while no
+stressor of the timeline is active, on otherwise, the first `settle` seconds of every
+window dropped, the transition itself: default 10% of the window). Per window the
 metric kind's statistics are computed on the window's samples (kinds.py); per cycle
 d = x(on) - mean(x(off before), x(off after)) on the analysis scale (log of the statistic
 for ratios). Evidence: the sign-flip test of mean(d) = 0 over every cycle of every run
@@ -22,54 +22,7 @@ import numpy as np
 from . import inference
 from .effects import Rules, assessment, describe_change, run_window_s, typical, unit_stats, window_sample
 from .kinds import MetricInfo, Stat, to_pct, transform
-
-SETTLE_SHARE = 0.1
-
-
-def windows(events: list[dict], end_s: float, settle_s: float | None = None) -> list[tuple[float, float, bool]]:
-    """(start, end, on?) of each window between executed timeline events, the first
-    settle_s (default: SETTLE_SHARE of the window) of every window dropped."""
-    if not events or end_s is None:
-        return []
-    first = {}
-    for e in events:
-        first.setdefault(e.get("target"), e.get("action"))
-    active = {t for t, action in first.items() if action in ("pause", "stop")}  # on from boot
-    bounds, states = [0.0], [bool(active)]
-    for e in events:
-        t, action = e.get("t_s"), e.get("action")
-        if t is None or t <= bounds[-1] or t >= end_s:
-            continue
-        (active.add if action in ("start", "resume") else active.discard)(e.get("target"))
-        if bool(active) != states[-1]:
-            bounds.append(float(t))
-            states.append(bool(active))
-    bounds.append(float(end_s))
-    out = []
-    for a, b, on in zip(bounds, bounds[1:], states):
-        settle = settle_s if settle_s is not None else SETTLE_SHARE * (b - a)
-        if b - a > settle:
-            out.append((a + settle, b, on))
-    return out
-
-
-def contrasts(values: list[tuple[float | None, bool]]) -> tuple[list[tuple[float, float]], list[float]]:
-    """From one run's windows in time order ((x, on?), x on the analysis scale or None):
-    the cycles (x(on), mean of the neighbouring off x) and the off/off A/A contrasts."""
-    cycles, aa = [], []
-    for i, (x, on) in enumerate(values):
-        if x is None:
-            continue
-        around = [values[j][0] for j in (i - 1, i + 1) if 0 <= j < len(values)
-                  and values[j][1] != on and values[j][0] is not None]
-        if on and around:
-            cycles.append((x, float(np.mean(around))))
-        if not on:
-            offs = [values[j][0] for j in (i - 2, i + 2) if 0 <= j < len(values)
-                    and not values[j][1] and values[j][0] is not None]
-            if len(offs) == 2:
-                aa.append(x - float(np.mean(offs)))
-    return cycles, aa
+from .windows import contrasts, windows
 
 
 def run_windows(stream, meta: dict, events: list[dict], info: MetricInfo, deadlines: list[dict],
@@ -132,9 +85,3 @@ def assess(stat: Stat, per_run: list[list[tuple[dict, bool]]], rules: Rules, rng
     return assessment(stat, scale, diff, se, df, test, fl, (len(d), len(d)), values,
                       rules, ("interference", "no-interference", "inconclusive"),
                       float(np.std(d, ddof=1)) if len(d) > 1 else fl["sd"], paired=True)
-
-
-def has_windows(events_by_run: dict[str, list[dict]], run_ids: list[str]) -> bool:
-    """True when the runs switched a stressor on and off (a timeline with effect)."""
-    return any(e.get("action") in ("start", "resume", "pause", "stop")
-               for r in run_ids for e in events_by_run.get(r, []))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import paired
+from . import paired, windows
 from .effects import LABELS, Rules, assess_runs, describe_change, run_sample, typical, unit_stats
 from .kinds import MetricInfo, in_ns, metric_info, transform
 from .wording import name_statistics, sentence
@@ -124,7 +124,7 @@ def metric_verdicts(ctx: Context, pooled: dict, baselines: dict, gates: list[dic
         run_ids = [m["run_id"] for m in ctx.runs_of.get(cid, [])]
         base = baselines.get(cid)
         extra: list[dict] = []
-        if paired.has_windows(ctx.events, run_ids):
+        if windows.has_windows(ctx.events, run_ids):
             design, reference = "paired", "off-windows of the same runs"
             row, extra = _paired_row(ctx, cid, info)
         elif base == cid:

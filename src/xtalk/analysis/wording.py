@@ -13,7 +13,12 @@ be decided yet.
 """
 from __future__ import annotations
 
-from .kinds import in_ticks
+TIME_UNITS = ("cycles", "ns")
+
+
+def in_ticks(unit: str) -> bool:
+    """Whether a metric's samples are counter ticks (times); else values in their own unit."""
+    return unit in TIME_UNITS
 
 
 def duration(ns: float | None) -> str:

@@ -37,11 +37,11 @@ from ..plugins import backend_class, option_problems
 from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
 from ..spec.sizes import bench_sizes
-from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from ..spec.catalogue import IMAGE_SUITES
 
 if TYPE_CHECKING:
+    from ..spec.plan import GuestPlan, RunPlan  # the spec's models: not for a command that reads records
     from ..telemetry.ring import RingReader  # NumPy: imported by the backends that make a ring
 
 
@@ -149,6 +149,13 @@ class Backend(ABC):
         it does not know (check_options says so)."""
         image = options.get("image", "probe")
         return IMAGE_SUITES.get(image) if isinstance(image, str) else None
+
+    @classmethod
+    def make_targets(cls, options: dict[str, Any]) -> tuple[str, ...]:
+        """The make targets its guests are built by with these options, which `xtalk run`
+        starts making while it imports what its campaign needs (images/artifacts.make_ahead):
+        () where it builds none of its own or only running tells."""
+        return ()
 
     # Why this backend boots no guest image of the user's (a workload's `image`); "": it does. The spec
     # check adds the backends that do (xtalk.running.preflight.booted_by).

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..images import artifacts
 from ..plugins import BACKENDS
@@ -30,11 +31,13 @@ from ..host.arches import host_arch
 from ..errors import InfrastructureError
 from ..host.pinning import allowed_cpus
 from ..results.run_record import BackendMetadata, GuestFacts
-from ..spec.plan import GuestPlan, RunPlan
 from ..spec import catalogue
 from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_args
 from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, signal_group, spawn, task_vitals
+
+if TYPE_CHECKING:
+    from ..spec.plan import GuestPlan, RunPlan  # the spec's models: not for a command that reads records
 
 BINARY = "build/native/xtalk-bench"
 RT_BINARY = "build/posix/native/xtalk-rt"  # the POSIX real-time suite (kernel-op latencies, thread metrics...)

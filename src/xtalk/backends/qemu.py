@@ -194,6 +194,12 @@ class QemuBackend(Backend):
         return normalise(options["arch"]) if "arch" in options else host_arch()
 
     @classmethod
+    def make_targets(cls, options: dict) -> tuple[str, ...]:
+        """The probe image's target (prepare builds it), for the probe image only."""
+        arch = cls.guest_arch(options)
+        return (FACTS[arch].probe_target,) if options.get("image", "probe") == "probe" and arch in FACTS else ()
+
+    @classmethod
     def accepts(cls, host: dict) -> tuple[bool, str]:
         emulators = [a.qemu_system for a in FACTS.values()]
         if not any(shutil.which(e) for e in emulators):

@@ -18,7 +18,7 @@ Two short campaigns on the spec's backend and CPUs, stored like any other:
    verdict must not be `interference`; the spread gives the noise floor and the
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
    paired design, both for one minute of measurement per configuration (the formula:
-   analysis.inference.detectable, as the analysis's own noise floor and MDE use it).
+   analysis.power.detectable, as the analysis's own noise floor and MDE use it).
 Backends whose guests run on another machine (xen: the measured CPU is a pCPU of the
 hypervisor, not of this host) are refused: no host thread can steal from them.
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis import inference
+from ..analysis import power
 from ..analysis.effects import assess_runs, unit_stats, window_sample
 from ..analysis.wording import sentence
 from ..plugins import backend_class
@@ -137,11 +137,11 @@ def _scaled(row: dict, key: str, points: bool) -> float | None:
 
 def _runs_mde(x: np.ndarray, duration_s: float, alpha: float, scale, row) -> float | None:
     """MDE of fresh-VM runs with one minute of measurement per configuration."""
-    k = max(inference.min_units(alpha), math.ceil(60 / duration_s))
+    k = max(power.min_units(alpha), math.ceil(60 / duration_s))
     if len(x) < 2:
         return None
     df = 2 * k - 2
-    mde = inference.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
+    mde = power.detectable(float(x.std(ddof=1)), df, alpha) * math.sqrt(2 / k)
     return _as_pct(mde, scale, row)
 
 
@@ -165,9 +165,9 @@ def _paired_mde(ctx, cid: str, info, duration_s: float, alpha: float, row) -> fl
                       if None not in (xs[j - 1], xs[j], xs[j + 1])]
     if len(contrasts) < 3:
         return None
-    cycles = max(inference.min_units(alpha, paired=True), int(60 / (2 * w)))
+    cycles = max(power.min_units(alpha, paired=True), int(60 / (2 * w)))
     df = len(contrasts) - 1
-    mde = inference.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
+    mde = power.detectable(float(np.std(contrasts, ddof=1)), df, alpha) / math.sqrt(cycles)
     return _as_pct(mde, row.get("scale"), row)
 
 

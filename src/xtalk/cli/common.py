@@ -52,7 +52,7 @@ def load_spec(path: str, overrides: list[str] = ()):
     stored spec.toml says how the campaign was run and --resume matches on them too."""
     from ..plugins import check_backend_options
     from ..running.preflight import spec_checks
-    from ..spec import parse_campaign
+    from ..spec.load import parse_campaign
     from ..spec.load import read_spec
     text = read_spec(path)
     spec, raw = parse_campaign(text, path, check_backend_options, overrides, spec_checks(), base=Path(path).parent)

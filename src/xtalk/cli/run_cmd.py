@@ -71,10 +71,18 @@ def print_plan(spec, runs) -> None:
     console().print(table)
 
 
+def _images_ahead(runs) -> None:
+    """Start making the guest images of the runs' backends, beside the campaign's imports
+    (images/artifacts.make_ahead: the make waited for before the first run prepares)."""
+    from ..images import artifacts
+    from ..plugins import backend_class
+    configs = {r.config_id: r for r in runs}.values()
+    artifacts.make_ahead(tuple(dict.fromkeys(target for r in configs
+                                             for target in backend_class(r.backend).make_targets(r.spec.backend.options))))
+
+
 def run(args) -> int:
-    from ..running.campaign import run_campaign
     from ..spec.plan import plan
-    from .design_output import print_design, warn_design
     spec, raw, text = load_spec(args.spec, args.overrides)
 
     fleet = None
@@ -82,7 +90,11 @@ def run(args) -> int:
         from ..fleet.model import load_fleet  # pydantic models (~50 ms): only for a fleet
         fleet = load_fleet(args.fleet)
     runs = plan(spec, raw)
-    from ..design import check_design  # scipy: only once the spec loaded
+    if not args.dry_run and not fleet:
+        _images_ahead(runs)
+    from ..design import check_design
+    from ..running.campaign import run_campaign
+    from .design_output import print_design, warn_design
     design = check_design(spec, raw, runs, text, args.out if args.dry_run and not args.json else None)
     if args.dry_run:
         if args.json:

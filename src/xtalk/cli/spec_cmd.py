@@ -30,15 +30,15 @@ def add_parser(sub) -> None:
 
 
 def check_spec(args) -> int:
-    from ..host.metadata import host_facts
+    from ..host.metadata import machine_facts
     from ..spec.plan import plan
     from ..spec.run_caches import with_caches
     from .design_output import print_design
     spec, raw, text = load_spec(args.spec, args.overrides)
-    runs, unanswered = with_caches(plan(spec, raw), args.out, host_facts())
+    runs, unanswered = with_caches(plan(spec, raw), args.out, machine_facts())
     if unanswered:  # a size against a cache level this host and backend lack (spec/run_caches.py)
         raise SpecError(args.spec, unanswered)
-    from ..design import check_design  # scipy: only once the spec loaded
+    from ..design import check_design
     print_design(check_design(spec, raw, runs, text, args.out), spec, args.spec, len(runs))
     configs = len({r.config_id for r in runs})
     console().print(

@@ -27,8 +27,8 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..analysis import inference
-from ..analysis import paired
+from ..analysis import power
+from ..analysis import windows
 from ..analysis.gates import baseline_dim, baseline_of
 from ..backends.base import Backend
 from ..errors import Problem
@@ -88,19 +88,19 @@ def events_of(timeline) -> list[dict]:
 
 
 def cycles_in(timeline, duration_s: float, settle_s: float | None = None) -> tuple[int, int]:
-    """(on/off cycles, off/off contrasts) a run with this timeline gives (analysis/paired.py)."""
-    wins = paired.windows(events_of(timeline), duration_s, settle_s)
-    cycles, aa = paired.contrasts([(0.0, on) for *_, on in wins])
+    """(on/off cycles, off/off contrasts) a run with this timeline gives (analysis/windows.py)."""
+    wins = windows.windows(events_of(timeline), duration_s, settle_s)
+    cycles, aa = windows.contrasts([(0.0, on) for *_, on in wins])
     return len(cycles), len(aa)
 
 
 def switches(run: RunPlan) -> bool:
-    return paired.has_windows({run.run_id: events_of(run.timeline)}, [run.run_id])
+    return windows.has_windows({run.run_id: events_of(run.timeline)}, [run.run_id])
 
 
 def exact_test(n: int, ref: int | None = None) -> tuple[float, str]:
     """(smallest p, name) of the exact test of n units against ref (None: n paired differences)."""
-    return inference.min_p(n, ref), "exact sign-flip test" if ref is None else "exact permutation test"
+    return power.min_p(n, ref), "exact sign-flip test" if ref is None else "exact permutation test"
 
 
 def judged(n: int, ref: int | None, alpha: float) -> tuple[str, float, bool]:
@@ -122,7 +122,7 @@ def runs_detect(na: int, nb: int, alpha: float) -> float | None:
     """The change na runs against nb detect, in sd of a run (inference.floor_and_mde)."""
     if na < 1 or nb < 2:
         return None
-    return float(inference.detectable(1.0, nb - 1, alpha)) * math.sqrt(1 / na + 1 / nb)
+    return float(power.detectable(1.0, nb - 1, alpha)) * math.sqrt(1 / na + 1 / nb)
 
 
 def cycles_detect(n: int, aa: int, alpha: float) -> float | None:
@@ -130,7 +130,7 @@ def cycles_detect(n: int, aa: int, alpha: float) -> float | None:
     ref = aa if aa >= 2 else n
     if n < 1 or ref < 2:
         return None
-    return float(inference.detectable(1.0, ref - 1, alpha)) / math.sqrt(n)
+    return float(power.detectable(1.0, ref - 1, alpha)) / math.sqrt(n)
 
 
 def rows_of(spec: Campaign, runs: list[RunPlan], alpha: float) -> list[Row]:
@@ -178,7 +178,7 @@ def _reps_text(spec: Campaign, raw: dict) -> str:
 
 
 def _runs_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
-    exact = inference.min_units(alpha)
+    exact = power.min_units(alpha)
     t_runs = next(k for k in range(2, exact + 1) if 2 * k - 2 >= MIN_DF)
     row = rows[0]
     return (f"{_names(rows)}: {_reps_text(spec, raw)}, {row.units[0]} against {row.units[1]} of the reference; "
@@ -189,7 +189,7 @@ def _runs_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
 
 
 def _windows_fix(rows: list[Row], spec: Campaign, raw: dict, alpha: float) -> str:
-    exact, t_cycles = inference.min_units(alpha, paired=True), MIN_DF + 1
+    exact, t_cycles = power.min_units(alpha, paired=True), MIN_DF + 1
     row = rows[0]
     reps = spec.run.repetitions
     per_run = row.units[0] // max(1, row.runs)

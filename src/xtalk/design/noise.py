@@ -13,16 +13,17 @@ whose name changed finds nothing.
 from __future__ import annotations
 
 import platform
+import statistics
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..analysis import paired
-from ..analysis.kinds import to_pct, transform
-from ..results.store import CampaignStore, catalog
+from ..analysis import windows
 from ..spec.model import Campaign
+
+if TYPE_CHECKING:
+    from ..results.store import CampaignStore
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Noise:
 
     def change_pct(self, sds: float) -> float | None:
         """A change of `sds` standard deviations in % of the reference value."""
+        from ..analysis.kinds import to_pct
         return to_pct(sds * self.sd, self.scale, self.reference)
 
 
@@ -54,6 +56,11 @@ def _same_setup(store: CampaignStore, spec: Campaign, host: str) -> bool:
 
 
 def newest_measured(out: Path, spec: Campaign) -> CampaignStore | None:
+    """The newest stored campaign of this spec's setup, None where none (the results
+    store's code imported only where there is a results directory)."""
+    if not Path(out).is_dir():
+        return None
+    from ..results.store import catalog
     host = platform.node()
     found = [s for s in catalog(Path(out))[0] if _same_setup(s, spec, host)]
     return max(found, key=lambda s: s.info.get("created_at", ""), default=None)
@@ -70,20 +77,24 @@ def overhead_s(store: CampaignStore) -> float | None:
             continue
         if meta.get("status") == "pass" and meta.get("duration_s") is not None:
             extra.append(max(0.0, wall.total_seconds() - float(meta["duration_s"])))
-    return float(np.median(extra)) if extra else None
+    return statistics.median(extra) if extra else None
 
 
 def known_noise(store: CampaignStore) -> list[Noise]:
     """Per metric, the spread of a reference run's value and of a cycle's on/off
     difference in a stored campaign (the first configuration that has them); empty where
     none has 2 such units."""
+    import numpy as np
+
+    from ..analysis import paired
+    from ..analysis.kinds import transform
     from ..analysis.pipeline import Options, analyze
     from ..analysis.verdict import Context
     analysis = analyze(store, Options(evt=False, extras=False))
     ctx = Context.of(analysis)
     source = store.info.get("id")
     solo = [c for c, runs in ctx.runs_of.items() if (runs[0].get("config") or {}).get("placement") == "solo"]
-    switched = [c for c, runs in ctx.runs_of.items() if paired.has_windows(ctx.events, [r["run_id"] for r in runs])]
+    switched = [c for c, runs in ctx.runs_of.items() if windows.has_windows(ctx.events, [r["run_id"] for r in runs])]
     found = []
     for metric, info in sorted(analysis.infos.items()):
         stat = info.kind.primary

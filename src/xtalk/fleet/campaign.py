@@ -41,7 +41,7 @@ from ..spec.plan import RunPlan, _slug, plan
 from ..running.preflight import spec_checks
 from ..results.store import CampaignStore, read_run_record
 from ..signals import interrupts_name, sigterm_as_interrupt
-from ..spec import parse_campaign
+from ..spec.load import parse_campaign
 from ..spec.model import Campaign
 from .boards import Board, BoardDown, board_values
 from .console import LOG as SERIAL_LOG, SerialCapture

@@ -28,7 +28,7 @@ from ..running.preflight import spec_checks
 from ..results.store import RunWriter
 from ..running.runner import execute_run
 from ..signals import sigterm_as_interrupt
-from ..spec import parse_campaign
+from ..spec.load import parse_campaign
 
 JOB_KEYS = ("spec", "overrides", "values", "run_id", "as", "attempt")
 

@@ -165,8 +165,10 @@ def governors() -> dict[str, str]:
 
 
 @functools.cache
-def host_facts() -> dict:
-    """Gathered once per process (callers must not modify the result)."""
+def machine_facts() -> dict:
+    """The machine's own facts, without the backends' (what a spec's cache sizes resolve
+    against: `xtalk spec check` asks no backend's tools); once per process (callers must
+    not modify the result)."""
     uname = platform.uname()
     return {
         "hostname": uname.node,
@@ -180,6 +182,11 @@ def host_facts() -> dict:
         "governors": governors() or "no cpufreq (virtual machine or fixed frequency)",
         "isolation": isolation(),
         "kvm": kvm_info(),
-        **plugins.host_facts(),
-        "python": platform.python_version(),
     }
+
+
+@functools.cache
+def host_facts() -> dict:
+    """The machine's facts and what each backend adds (its tools' versions), stored with
+    every run; once per process (callers must not modify the result)."""
+    return {**machine_facts(), **plugins.host_facts(), "python": platform.python_version()}

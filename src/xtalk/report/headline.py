@@ -35,7 +35,7 @@ from collections import Counter
 
 from ..analysis import wording
 from ..analysis.measurability import cannot_answer
-from ..analysis.kinds import in_ticks
+from ..analysis.wording import in_ticks
 from ..analysis.vcpus import worst_first
 from .answer import SIGNIFICANT, anchor
 from .configs import labels

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analysis import wording
-from ..analysis.kinds import in_ticks
+from ..analysis.wording import in_ticks
 from ..plugins import BACKENDS
 
 

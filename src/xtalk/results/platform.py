@@ -2,15 +2,15 @@
 directory: `xtalk calibrate`'s as OUT/platform/<hostname>-<backend>.json
 (records.PlatformRecord), recorded in the meta.json of every later run on that host and
 backend (`platform`); `xtalk host caches`'s as OUT/platform/<hostname>-<backend>-caches.json
-(records.CachesRecord), which size expressions resolve against (spec/sizes.py)."""
+(records.CachesRecord), which size expressions resolve against (spec/sizes.py).
+The records' pydantic models are imported where a record is read or written, not with
+this module: `xtalk spec check` asks for a file most hosts do not have (issue 46)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..files import write_atomic
 from ..errors import InfrastructureError
-from .records import CachesRecord, Platform, PlatformRecord, dump_json, load_caches, load_platform, valid
-from .store import now_iso
 
 
 def platform_path(out: Path, hostname: str, backend: str) -> Path:
@@ -25,6 +25,8 @@ def caches_path(out: Path, hostname: str, platform: str) -> Path:
 
 def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
     """Writes the record (PlatformRecord's fields but the host, backend and time) in place of any earlier one."""
+    from .records import PlatformRecord, valid
+    from .store import now_iso
     path = platform_path(out, hostname, backend)
     record = valid(PlatformRecord, {"hostname": hostname, "backend": backend, "calibrated_at": now_iso(), **facts}, path)
     return _write(path, record)
@@ -32,6 +34,8 @@ def write_platform(out: Path, hostname: str, backend: str, **facts) -> Path:
 
 def write_caches(out: Path, hostname: str, platform: str, **facts) -> Path:
     """Writes the measured hierarchy (CachesRecord's fields but the host, platform and time)."""
+    from .records import CachesRecord, valid
+    from .store import now_iso
     path = caches_path(out, hostname, platform)
     return _write(path, valid(CachesRecord, {"hostname": hostname, "platform": platform, "measured_at": now_iso(),
                                              **facts}, path))
@@ -40,15 +44,20 @@ def write_caches(out: Path, hostname: str, platform: str, **facts) -> Path:
 def caches_fact(out: Path, hostname: str | None, platform: str) -> dict | None:
     """The measured hierarchy of this host and platform, None where never measured."""
     path = caches_path(out, hostname or "", platform)
-    return load_caches(path) if hostname and path.is_file() else None
+    if not hostname or not path.is_file():
+        return None
+    from .records import load_caches
+    return load_caches(path)
 
 
 def caches_facts(out: Path, hostname: str) -> list[dict]:
     """Every hierarchy measured on this host, one a platform."""
+    from .records import load_caches
     return [load_caches(p) for p in sorted((Path(out) / "platform").glob(f"{hostname}-*-caches.json"))]
 
 
 def _write(path: Path, record: dict) -> Path:
+    from .records import dump_json
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -62,5 +71,6 @@ def platform_fact(out: Path, hostname: str | None, backend: str) -> dict | None:
     path = platform_path(out, hostname or "", backend)
     if not hostname or not path.is_file():
         return None
+    from .records import Platform, load_platform
     record = load_platform(path)
     return {k: record[k] for k in Platform.model_fields}

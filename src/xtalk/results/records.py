@@ -221,7 +221,7 @@ class InstrumentStop(_Event):
 
 Event = Annotated[Union[GuestStart, MeasurerBegin, TimelineDone, TimelineChecked, StressorExited, RunEnd,
                         InstrumentStart, InstrumentStop], Field(discriminator="kind")]
-EVENT = TypeAdapter(Event)
+EVENT = TypeAdapter(Event, config=ConfigDict(defer_build=True))  # built at the first event checked
 
 
 def event_record(kind: str, host_ns: int, fields: dict) -> dict:

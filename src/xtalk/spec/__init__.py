@@ -1,9 +1,8 @@
-"""Campaign specs: model, TOML loading with located errors, JSON Schema export.
+"""Campaign specs: model (model.py), TOML loading with located errors (load.py), the plan
+of runs (plan.py), JSON Schema export. This package's own module imports nothing: a
+module that needs the catalogue or a size rule (a backend a record names) does not pay for
+the spec's pydantic models.
 
 May import: images, parsers, telemetry, host, results, remote, cache, plugins, files, tty,
 signals, errors (the layers below it, pyproject.toml).
 """
-from .load import load_campaign, parse_campaign
-from .model import Campaign
-
-__all__ = ["Campaign", "load_campaign", "parse_campaign"]

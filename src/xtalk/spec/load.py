@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from ..plugins import backend_kinds
+from ..plugins import backend_class
 from ..files import read_bounded
 from ..errors import Problem, SpecError, UsageError, did_you_mean
 from .assignment import parse_assignment
@@ -181,8 +181,8 @@ def _backend_table_problems(backend: object, matrix: object) -> Located:
     kinds = matrix.get("backend.kind") if isinstance(matrix, dict) else None
     used = list(map(str, kinds)) if isinstance(kinds, list) else [str(backend.get("kind", "native"))]
     out: Located = []
-    for name in backend_kinds():
-        if name not in backend:
+    for name in backend:
+        if backend_class(name) is None:
             continue
         if not isinstance(backend[name], dict):
             out.append((("backend", name), f"[backend.{name}] is a table of the {name} backend's options"))

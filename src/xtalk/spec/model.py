@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..plugins import backend_kinds
+from ..plugins import backend_class
 from .suggest import one_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -253,8 +253,9 @@ class AnalysisSettings(Strict):
     )
 
 
-# The backends are xtalk.plugins's kinds (backend_kinds()): in [backend], a table
-# named after one ([backend.qemu]) holds that backend's own options.
+# The backends are xtalk.plugins's (backend_class(name) is one): in [backend], a table
+# named after one ([backend.qemu]) holds that backend's own options; asking by name loads
+# that backend's module only.
 
 
 def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
@@ -262,8 +263,7 @@ def resolve_backend(table: dict) -> tuple[str, dict[str, Any]]:
     tables, then the table named after the kind over them ([backend.qemu] when kind is
     qemu); the other backends' tables are not this configuration's."""
     kind = str(table.get("kind", "native"))
-    kinds = backend_kinds()
-    shared = {k: v for k, v in table.items() if k != "kind" and k not in kinds}
+    shared = {k: v for k, v in table.items() if k != "kind" and backend_class(k) is None}
     own = table.get(kind)
     return kind, shared | (own if isinstance(own, dict) else {})
 

@@ -157,7 +157,7 @@ def other_backends_option(dim: str, kind: str) -> bool:
     """A dimension over an option of another backend's table ("backend.qemu.machine" in a
     native configuration): not a dimension of this configuration."""
     parts = dim.split(".")
-    return len(parts) > 2 and parts[0] == "backend" and parts[1] in plugins.backend_kinds() and parts[1] != kind
+    return len(parts) > 2 and parts[0] == "backend" and parts[1] != kind and plugins.backend_class(parts[1]) is not None
 
 
 def configurations(spec: Campaign, raw: dict) -> list[tuple[str, dict, Campaign]]:

@@ -36,6 +36,26 @@ def test_bucket_bounds_contain_every_value():
     assert np.all(width[v < 4096] == 1)
 
 
+
+def test_bucket_index_is_its_definition_at_every_octave_edge():
+    """The value shifted right by its bit length beyond SUB_BITS, plus HALF buckets per
+    octave shifted; from 2**53 on, where the float rounds, the float's octave (_by_shift)."""
+    rng = np.random.default_rng(2)
+    edges = {(1 << k) + d for k in range(64) for d in (-2, -1, 0, 1, 2)} | set(range(3 * hist.EXACT))
+    spread = rng.integers(0, 1 << 63, 5000, dtype=np.uint64) >> rng.integers(0, 63, 5000).astype(np.uint64)
+    v = np.array(sorted(e for e in edges if 0 <= e < 1 << 64), dtype=np.uint64)
+    v = np.concatenate([v, spread])
+
+    def definition(x: int) -> int:
+        shift = max(x.bit_length() - hist.SUB_BITS, 0)
+        return (x >> shift) + shift * hist.HALF
+
+    exact = v < hist.FLOAT_EXACT
+    idx = hist.bucket_index(v)
+    assert [int(i) for i in idx[exact]] == [definition(int(x)) for x in v[exact]]
+    assert np.array_equal(idx[~exact], hist._by_shift(v[~exact], v[~exact].astype(np.float64)))
+    assert np.array_equal(hist.bucket_index(v[::-1], v[::-1].astype(np.float64)), idx[::-1])
+
 @pytest.mark.parametrize("qs", [[0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1.0]])
 def test_histogram_quantiles_within_bucket_error(qs):
     x = heavy(200000)
@@ -145,10 +165,15 @@ def test_histogram_counts_every_value_in_its_bucket_whatever_the_share_above_the
     big = rng.integers(hist.EXACT, 2**63, n, dtype=np.uint64)
     v = np.where(rng.random(n) < big_share, big, small.astype(np.uint64)).astype(np.uint64)
     v[:3] = [hist.EXACT - 1, hist.EXACT, 0]
-    expected = np.zeros(hist.NBUCKETS, np.int64)
-    np.add.at(expected, hist.bucket_index(v), 1)
-    assert np.array_equal(hist.histogram(v), expected)
-    assert np.array_equal(hist.histogram(v, v.astype(np.float64)), expected)
+    for values in (v, v[v >= 100]):  # the used span from bucket 0, and from further up
+        expected = np.zeros(hist.NBUCKETS, np.int64)
+        np.add.at(expected, hist.bucket_index(values), 1)
+        assert np.array_equal(hist.histogram(values), expected)
+        assert np.array_equal(hist.histogram(values, values.astype(np.float64)), expected)
+        used = np.flatnonzero(expected)
+        first, counts = hist.histogram_span(values)
+        assert first == used[0] and np.array_equal(counts, expected[used[0]:used[-1] + 1])
+    assert len(hist.histogram_span(v[:0])[1]) == 0
 
 
 def test_a_compacted_stream_holds_the_same_values_in_one_part_each():

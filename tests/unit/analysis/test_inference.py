@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from xtalk.analysis import inference
+from xtalk.analysis import inference, power
 from xtalk.analysis.effects import Rules, assess_runs
 from xtalk.analysis.kinds import MEDIAN, STOLEN
 from xtalk.analysis.wording import sentence
@@ -32,14 +32,14 @@ def test_complete_separation_gives_the_smallest_exact_p():
     rng = np.random.default_rng(0)
     assert inference.permutation_p([5, 6, 7], [1, 2, 3], rng)[0] == pytest.approx(0.1)
     assert inference.permutation_p(np.arange(10, 15), np.arange(5), rng)[0] == pytest.approx(2 / 252)
-    assert inference.min_p(3, 3) == pytest.approx(0.1) and inference.min_p(5, 5) == pytest.approx(2 / 252)
-    assert inference.min_units(0.01) == 5 and inference.min_units(0.05) == 4 and inference.min_units(0.01, paired=True) == 8
+    assert power.min_p(3, 3) == pytest.approx(0.1) and power.min_p(5, 5) == pytest.approx(2 / 252)
+    assert power.min_units(0.01) == 5 and power.min_units(0.05) == 4 and power.min_units(0.01, paired=True) == 8
 
 
 def test_smallest_exact_p_of_thousands_of_runs_is_zero_not_an_overflow():
     """A campaign of 10,000 runs compares 2,000 runs against 2,000: C(4000, 2000) and
     2**1100 are beyond a float; the smallest p underflows to 0."""
-    assert inference.min_p(2000, 2000) == 0.0 and inference.min_p(1100) == 0.0 and inference.min_p(4000, 1) == pytest.approx(1 / 4001)
+    assert power.min_p(2000, 2000) == 0.0 and power.min_p(1100) == 0.0 and power.min_p(4000, 1) == pytest.approx(1 / 4001)
 
 
 def test_monte_carlo_permutation_when_there_are_too_many_arrangements():
@@ -70,8 +70,21 @@ def test_floor_from_the_reference_spread():
 
 def test_units_needed_shrinks_with_the_effect():
     small, large = inference.units_needed(0.05, 0.02), inference.units_needed(0.05, 0.2)
-    assert large == inference.min_units() <= small
+    assert large == power.min_units() <= small
     assert inference.units_needed(0.05, 1e-6) is None
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_units_needed_is_the_first_design_scipy_says_detects_the_change(paired):
+    """Its search over k gives the k a scan of every design with scipy.stats's quantiles gives."""
+    for alpha, pw in ((0.01, 0.8), (0.05, 0.5)):
+        k = np.arange(max(2, power.min_units(alpha, paired)), inference.MAX_UNITS + 1)
+        df = k - 1 if paired else 2 * k - 2
+        need = (scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(pw, df)) * np.sqrt((1 if paired else 2) / k)
+        for effect in (3.0, 1.0, 0.5, 0.2, 0.11, 0.1, 0.05, 0.01):
+            ok = np.flatnonzero(need * 0.1 <= effect)
+            scan = int(k[ok[0]]) if len(ok) else None
+            assert inference.units_needed(0.1, effect, alpha, pw, paired) == scan
 
 
 @pytest.mark.slow
@@ -179,13 +192,12 @@ def test_shares_are_compared_as_differences():
 
 
 def test_t_quantile_and_p_are_scipy_stats_numbers():
-    """scipy.special's t functions (xtalk run does not import scipy.stats): the same floats;
-    a quantile of one df is student_t's, the same to the last digits (test_student_t.py)."""
+    """student_t's quantile and p (xtalk run imports no SciPy): scipy.stats's numbers to the
+    last digits (test_student_t.py goes further)."""
     rng = np.random.default_rng(5)
     qs = np.concatenate([rng.uniform(0.5, 1, 200), [0.8, 0.9, 0.975, 0.995, 0.9995]])
     dfs = np.concatenate([rng.uniform(0.5, 300, 200), [1, 2, 4, 9, np.inf]])
     for q, df in zip(qs, dfs):
-        assert inference.t_quantile(q, df) == pytest.approx(scipy.stats.t.ppf(q, df), rel=1e-12, abs=1e-14)
+        assert power.t_quantile(q, df) == pytest.approx(scipy.stats.t.ppf(q, df), rel=1e-12, abs=1e-14)
         diff = float(rng.normal(0, 3))
-        assert inference.t_p(diff, 0.7, df) == float(2 * scipy.stats.t.sf(abs(diff) / 0.7, df))
-    assert list(inference.t_quantile(qs, dfs)) == list(scipy.stats.t.ppf(qs, dfs))
+        assert inference.t_p(diff, 0.7, df) == pytest.approx(2 * scipy.stats.t.sf(abs(diff) / 0.7, df), rel=1e-12)

@@ -12,7 +12,7 @@ import pytest
 from xtalk.backends import qemu
 from xtalk.plugins import check_backend_options
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 SPEC = """
 name = "b"

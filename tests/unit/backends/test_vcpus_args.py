@@ -8,7 +8,7 @@ import dataclasses
 from xtalk.backends import qemu
 from xtalk.backends.base import workload_args
 from xtalk.backends.xen.xl import XenOptions, domain_config
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from xtalk.spec.plan import plan
 
 SPEC = """

@@ -18,7 +18,7 @@ from xtalk.errors import UsageError
 from xtalk.host import leases
 from xtalk.host.leases import Holder, Leases, cpu_leases, directory_lease, lock_dir
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 CPU0 = cpu_leases("", [0])
 

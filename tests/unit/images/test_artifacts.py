@@ -1,7 +1,8 @@
 """artifacts.build: make runs once per target in a process, and the host's own programs
 (HOST_TARGETS) are made in one call; a companion that fails to build does not fail the
 target asked for, and a target that fails says so with make's output. make_ahead's call
-is that one call, waited for before any other make; settle() stops it with what it runs."""
+is that one call, waited for before any other make (a later call ahead too); settle() stops
+it with what it runs."""
 from __future__ import annotations
 
 import time
@@ -61,10 +62,20 @@ def test_the_call_made_ahead_is_the_one_call_and_waited_for_before_any_other(tre
     assert calls(tree) == ["catalogue native posix"] * 3 + ["other"]
 
 
+def test_a_second_call_ahead_follows_the_first_and_spares_build_its_own(tree):
+    (tree / "slow").write_text("0.3")
+    artifacts.make_ahead()
+    artifacts.make_ahead(("other", "native"))  # native: made by the first by then
+    assert artifacts.build("other", "out/other").is_file() and artifacts.build("native", "out/native").is_file()
+    artifacts.make_ahead(("other",))  # nothing left to make: no call
+    assert artifacts._ahead is None
+    assert calls(tree) == ["catalogue native posix"] * 3 + ["other"]
+
+
 def test_settle_stops_the_call_made_ahead_and_what_it_runs(tree):
     (tree / "slow").write_text("30")
     artifacts.make_ahead()
-    ahead = artifacts._ahead
+    ahead, _ = artifacts._ahead
     time.sleep(0.3)  # make has started the first recipe's sleep
     began = time.monotonic()
     artifacts.settle()

@@ -90,7 +90,7 @@ def test_linux_rt_options_are_validated():
 def test_kernel_command_line_carries_the_workload_and_the_ring(monkeypatch, tmp_path):
     from xtalk.plugins import check_backend_options
     from xtalk.spec.plan import plan
-    from xtalk.spec import load_campaign
+    from xtalk.spec.load import load_campaign
 
     spec_text = """
 name = "t"

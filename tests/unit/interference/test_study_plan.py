@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xtalk.interference.names import BY_NAME
 from xtalk.interference.study import study_plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 GIB = 1 << 30
 SPEC = 'name = "s"\ncpus = [0, 1]\n[backend]\nkind = "{kind}"\n[measurer]\nbench = "qsort"\n'

@@ -7,7 +7,7 @@ from tests.framework.specs import MINIMAL_SPEC
 from xtalk.running.campaign import make_backends
 from xtalk.host.metadata import host_facts
 from xtalk.spec.plan import plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 
 @pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed")

@@ -8,7 +8,7 @@ from xtalk.plugins import check_backend_options
 from xtalk.errors import SpecError
 from xtalk.fleet.model import parse_fleet
 from xtalk.running.preflight import spec_checks
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 
 def problems(text: str) -> dict:

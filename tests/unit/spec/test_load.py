@@ -7,7 +7,7 @@ from tests.framework.repo import ROOT
 from tests.framework.specs import MINIMAL_SPEC
 from xtalk.plugins import backend_kinds, check_backend_options
 from xtalk.errors import SpecError
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from xtalk.spec.load import Checks
 from xtalk.spec.locate import locate_line
 from xtalk.spec.model import Campaign

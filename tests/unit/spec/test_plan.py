@@ -1,5 +1,5 @@
 from xtalk.spec.plan import backend_kinds, plan
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from tests.framework.specs import MINIMAL_SPEC
 
 

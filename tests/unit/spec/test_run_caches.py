@@ -4,7 +4,7 @@ cache answers, each named with why."""
 from __future__ import annotations
 
 from tests.framework.hosts import host
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from xtalk.spec.plan import plan
 from xtalk.spec.run_caches import cpu_list, measured_caches, reported_shared, run_caches, unanswered, with_caches
 

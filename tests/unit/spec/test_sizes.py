@@ -5,7 +5,7 @@ import pytest
 from tests.framework.hosts import MIB, host
 from xtalk.spec.plan import plan
 from xtalk.spec.sizes import bench_sizes, human, label, reported_caches, run_sizes
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 SPEC = """
 name = "s"

@@ -3,7 +3,7 @@ given), and metric names of vCPU copies matching their bench's metric (the check
 refuse a wrong CPU list or a one-vCPU bench on several: tests/blackbox/test_spec_check.py)."""
 from __future__ import annotations
 
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 from xtalk.spec.catalogue import Metric
 from xtalk.spec.plan import plan
 

@@ -157,15 +157,18 @@ def test_move_to_appends_the_slots_straight_from_the_ring_across_wraparound(ring
     assert records["t"].tolist() == [1000 + i for i in range(14)]
 
 
+def overwrite_seq(path, slot: int) -> None:
+    """The writer rewriting `slot`'s seq (as a lap does) while the reader works."""
+    with open(path, "r+b") as f:
+        f.seek(HEADER_SIZE + slot * 32)
+        f.write(struct.pack("<Q", 10))
+
+
 def test_a_slot_rewritten_while_moved_is_taken_back_and_counted_lost(ring, tmp_path):
     path, writer, reader = ring
     writer.write(4)
 
-    def overwrite_slot_2():
-        with open(path, "r+b") as f:
-            f.seek(HEADER_SIZE + 2 * 32)
-            f.write(struct.pack("<Q", 10))
-    store = Lapping(tmp_path / "run", overwrite_slot_2)
+    store = Lapping(tmp_path / "run", lambda: overwrite_seq(path, 2))
     moved = reader.move_to(store)
     assert (moved.stored, moved.lost) == (3, 1) and reader.lost == 1 and store.sample_count == 3
     writer.write(1)  # seq 4: appended after the three whole ones
@@ -203,11 +206,7 @@ def test_slots_close_behind_the_writer_are_copied_before_they_are_stored(ring, t
     path, writer, reader = ring
     writer.write(6)
 
-    def overwrite_slot_2():
-        with open(path, "r+b") as f:
-            f.seek(HEADER_SIZE + 2 * 32)
-            f.write(struct.pack("<Q", 10))
-    store = Lapping(tmp_path / "run", overwrite_slot_2)
+    store = Lapping(tmp_path / "run", lambda: overwrite_seq(path, 2))
     moved = reader.move_to(store)
     assert (moved.stored, moved.lost) == (6, 0) and reader.lost == 0
     store.close()

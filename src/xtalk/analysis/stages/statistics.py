@@ -2,7 +2,7 @@
 design's parameters, deadline misses and outliers (outliers.py), ramp-ups (changepoints.py)."""
 from __future__ import annotations
 
-from ..inference import POWER
+from ..power import POWER
 from .. import outliers
 from ..result import Rows
 from . import Pass, stage

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from matplotlib.figure import Figure
 
-from ...analysis.kinds import in_ticks, metric_info
+from ...analysis.kinds import metric_info
+from ...analysis.wording import in_ticks
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 DPI = 90
