@@ -16,9 +16,10 @@ failure while launching or settling is the next run's: raised at its start, as a
 start would be. Whatever was launched and not handed to its run is stopped when the
 campaign's loop ends, however it ends (Ctrl-C, SIGTERM, a fatal error); that run is
 stored as 'interrupted' before it began (--resume redoes it).
-Caveat: the start-up of a guest started second (start_gap_s: measurer-first's stressors)
-used to fall inside the measured window; it is now between runs, beside the store: where
-the host's CPUs are busy with other work, that time between runs grows by it.
+Only the guests started before the measured window are launched ahead: a stressor that
+starts start_gap_s after a measurer (measurer-first) starts when its run asks, as before:
+its start-up falls inside the window, where it costs the campaign nothing, and launched
+ahead it would take a CPU from the store between runs.
 """
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ class Launched:
         stop_unstarted(self.handles.values())
         for backend in self.backends:
             backend.cleanup(self.run)
+
+
+def before_the_window(run: RunPlan) -> set[str]:
+    """The guests the run starts before its measurer begins: all but the stressors that
+    start with their run after a measurer-first start's gap."""
+    late = {g.name for g in run.stressors if g.starts_at_boot} if run.start_order == "measurer-first" else set()
+    return {g.name for g in run.guests} - late
 
 
 def stop_unstarted(handles: Iterable[GuestHandle]) -> None:
@@ -102,7 +110,8 @@ class Ahead:
             for backend in ahead:
                 launched.backends.append(backend)
                 backend.prepare(run, writer.path)
-            for guest in (g for g in run.guests if owners[g.name].launches_ahead):
+            early = before_the_window(run)
+            for guest in (g for g in run.guests if owners[g.name].launches_ahead and g.name in early):
                 handle = launched.handles[guest.name] = owners[guest.name].launch(guest, run)
                 handle.backend = owners[guest.name]
         except Exception as err:  # noqa: BLE001 - the next run's failure, raised at its start
