@@ -20,7 +20,7 @@ from xtalk.results.records import read_events
 from xtalk.results.store import CampaignStore, RunWriter
 from xtalk.running.ahead import NOT_BEGUN
 from xtalk.running.campaign import run_campaign
-from xtalk.spec import parse_campaign
+from xtalk.spec.load import parse_campaign
 
 pytestmark = NEEDS_QEMU
 
@@ -125,3 +125,38 @@ def test_a_ctrl_c_while_a_run_is_stored_stops_the_next_runs_launched_guests(tmp_
     assert statuses == {"solo-r1": ("pass", ""), "solo-r2": ("interrupted", NOT_BEGUN)}
     assert not [e for e in read_events(store.run_dir("solo-r2") / "events.jsonl") if e["kind"] == "guest_start"]
     assert not list(Path("/dev/shm").glob(f"xtalk-{os.getpid()}-solo-r*"))
+
+
+ORDERS = """
+name = "orders"
+cpus = [0, 1]
+[backend]
+kind = "qemu"
+[measurer]
+bench = "qsort"
+[[stressors]]
+name = "thrash"
+bench = "cache_thrash"
+[[stressors]]
+name = "later"
+bench = "cache_thrash"
+[matrix]
+start_order = ["measurer-first", "stressor-first"]
+placement = ["other-core"]
+[[timeline]]
+at_s = 1
+action = "start"
+target = "later"
+"""
+
+
+def test_only_guests_started_before_the_window_are_launched_ahead():
+    """A measurer-first run's stressor starts a gap after its measurer, inside the measured
+    window: when the run asks, not ahead; a timeline stressor (held paused from the
+    run's start) and every guest of a stressor-first run are launched ahead."""
+    from xtalk.running.ahead import before_the_window
+    from xtalk.spec.plan import plan
+
+    spec, raw = parse_campaign(ORDERS, "orders.toml")
+    early = {run.start_order: before_the_window(run) for run in plan(spec, raw)}
+    assert early == {"measurer-first": {"measurer", "later"}, "stressor-first": {"measurer", "thrash", "later"}}
