@@ -1,10 +1,10 @@
 """The next run's guests launched ahead of it, off every measured window.
 
-Once a run's guests are stopped (and the backends that do not launch ahead cleaned up:
-what they record then is the run's), while its files are written (runner.execute_run
-calls `launch` there), the next run's directory is opened and, for each of its backends
-that launches_ahead (qemu), its guests are launched: QEMU spawned paused (-S) sets its
-machine up while the previous run is stored and its RAM files removed. Once that run is
+Once a run's measured window is over, before its guests are stopped (runner._stop calls
+`launch` there, once what those backends say of the run is taken), the next run's
+directory is opened and, for each of its backends that launches_ahead (qemu), its guests
+are launched: QEMU spawned paused (-S) sets its machine up while the previous run's
+guests are stopped, the run is stored and its RAM files are removed. Once that run is
 stored, `settle` has QMP answer and the vCPU threads pinned (verified) and given their
 scheduling class: the guests are held paused. The next run's start then only resumes
 each guest (`cont`) at the moment its start order, start gap or timeline says, as before,

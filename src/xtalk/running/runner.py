@@ -40,16 +40,14 @@ from ..backends.base import Backend, GuestHandle
 from .ahead import Launched, guest_owners, stop_unstarted
 from .. import parsers
 from ..parsers.screen import ConsoleLines
-from ..parsers.console_log import console_facts
 from ..errors import RunAborted, XtalkError, describe_failure
-from ..host.metadata import host_facts
 from ..host.noise import NoiseMeter
 from ..instruments.session import InstrumentSession
 from ..spec.plan import GuestPlan, RunPlan
 from .pressure import PressureMeter
+from .run_record import record
 from ..results.store import RunWriter
 from ..signals import deferred_interrupts
-from ..spec.sizes import run_sizes
 from .watch import StressorWatch
 
 POLL_S = 0.01
@@ -65,6 +63,7 @@ class RunState:
         self.backends = list({id(b): b for b in self.owners.values()}.values())
         self.launched = launched  # its guests launched ahead of it (ahead.py), held paused
         self.ahead: dict[str, GuestHandle] = dict(launched.handles) if launched else {}  # not yet started
+        self.said: dict[int, dict] = {}  # metadata() of its backends that launch ahead, by id, taken at its end
         self.handles: dict[str, GuestHandle] = {}
         self.consoles: dict[str, ConsoleLines] = {}  # each guest's console, split into lines
         self.report = parsers.create(run.measurer.output, run.run_id, run.measurer.parser)
@@ -419,8 +418,9 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     """Run one run to its end; returns the stored metadata. Re-raises KeyboardInterrupt;
     raises RunAborted after an unexpected exception (the run stored as 'error' if the
     disk still takes it). `launched`: its guests launched ahead of it (ahead.py);
-    `between()`: once its guests are stopped, while its files are written, unless it
-    was interrupted or aborted (the next run's guests are launched there)."""
+    `between()`: once its measured window is over, before its guests are stopped and
+    while it is stored, unless it was interrupted or aborted (the next run's guests are
+    launched there)."""
     state = RunState(backend, run, writer, launched)
     status, reason, interrupted, fatal = "error", "", False, None
     try:
@@ -438,9 +438,9 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         # a further Ctrl-C or SIGTERM waits until every guest is stopped and the run stored (signals.py)
         with deferred_interrupts():
             try:
-                status, reason, fatal = _stop(state, run, status, reason, fatal)
-                meta = _store(state, backend, run, writer, status, reason, fatal,
-                              between if not interrupted and fatal is None else lambda: None)
+                status, reason, fatal = _stop(state, run, status, reason, fatal,
+                                              between if not interrupted and fatal is None else None)
+                meta = _store(state, backend, run, writer, status, reason, fatal)
             finally:  # once stored: the next run's guests were launched before, while it was written
                 _cleanup(state, run, ahead=True)
     if interrupted:
@@ -450,12 +450,19 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     return meta
 
 
-def _stop(state: RunState, run: RunPlan, status: str, reason: str,
-          fatal: Exception | None) -> tuple[str, str, Exception | None]:
+def _stop(state: RunState, run: RunPlan, status: str, reason: str, fatal: Exception | None,
+          between: Callable[[], None] | None) -> tuple[str, str, Exception | None]:
     """Stop every guest and close the instrument; a failure there makes the run an error
-    (unless it already has a cause)."""
+    (unless it already has a cause). `between()` first (the next run's guests launched:
+    they set up while these stop and the run is stored), once what the backends that
+    launch ahead say of this run is taken (the next run's prepare may change it)."""
     try:
-        state.stop_all()
+        try:
+            if between is not None:
+                state.said = {id(b): b.metadata() for b in state.backends if b.launches_ahead}
+                between()  # raises nothing but an interrupt (deferred here)
+        finally:
+            state.stop_all()
         state.store_instrument()  # what it captured is kept, also when the window never closed
     except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
         if fatal is None:
@@ -476,34 +483,15 @@ def _cleanup(state: RunState, run: RunPlan, ahead: bool) -> None:
 
 
 def _store(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter, status: str, reason: str,
-           fatal: Exception | None, between: Callable[[], None]) -> dict:
-    """Record the run's end and outcome (RunAborted, not stored, when the disk refuses);
-    `between()` once what the run's guests and backends say is taken, before its files
-    are written."""
+           fatal: Exception | None) -> dict:
+    """Record the run's end and outcome (RunAborted, not stored, when the disk refuses)."""
     try:
         writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
-        fields = _record(state, backend, run, writer)
-        between()  # raises nothing but an interrupt (deferred here)
-        return writer.finish(status, reason, **fields)
+        return writer.finish(status, reason, **record(state, backend, run, writer))
     except Exception as err:  # noqa: BLE001 - the record itself cannot be written (a full disk)
         if fatal is None:
             reason, fatal = describe_failure(err), err
         raise RunAborted(run.run_id, reason, stored=False) from fatal
-
-
-def _record(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter) -> dict:
-    """What meta.json keeps of the run's guests and backends at its end."""
-    lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
-    return dict(
-        **console_facts(writer.path, writer.meta),
-        guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
-        histograms={str(k): v for k, v in state.report.hist.items()},
-        ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
-        backend_metadata=backend.metadata(), noise=state.noise_report(), stressors_watch=state.watch.summary(),
-        pressure=state.pressure.summary(state.watch.said()),
-        **run_sizes(run, state.report.meta, host_facts()),
-        **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
-    )
 
 
 def _with_problems(status: str, reason: str, problems: list[str], on_failure: str) -> tuple[str, str]:

@@ -1,6 +1,6 @@
 """The next run's guests launched ahead of it (running/ahead.py), with real QEMU guests and a
-real campaign in this process: launched once the previous run's guests are stopped and
-before its store has ended, then only resumed by their run; a launched guest that dies
+real campaign in this process: launched once the previous run's measured window is over,
+before its guests are stopped and its store has ended, then only resumed by their run; a launched guest that dies
 before it answers QMP is its own run's error, and the campaign goes on; a Ctrl-C while a
 run is stored stops the next run's launched guests and stores that run as interrupted
 before it began."""
@@ -20,6 +20,7 @@ from xtalk.results.records import read_events
 from xtalk.results.store import CampaignStore, RunWriter
 from xtalk.running.ahead import NOT_BEGUN
 from xtalk.running.campaign import run_campaign
+from xtalk.running.runner import RunState
 from xtalk.spec.load import parse_campaign
 
 pytestmark = NEEDS_QEMU
@@ -71,6 +72,7 @@ def steps(monkeypatch) -> list[tuple[str, str, int]]:
     spy(QemuBackend, "stop", "stopped", lambda self, handle: run_of(handle))
     spy(QemuBackend, "resume", "resume", lambda self, handle: run_of(handle), before=True)
     spy(RunWriter, "finish", "stored", lambda self, *args: self.path.name)
+    spy(RunState, "close_window", "window closed", lambda self, *args: self.run.run_id)
     return seen
 
 
@@ -82,7 +84,7 @@ def last(steps, step: str, run: str) -> int:
     return max(ns for s, r, ns in steps if (s, r) == (step, run))
 
 
-def test_guests_are_launched_between_the_previous_runs_stop_and_the_end_of_its_store(tmp_path, steps, monkeypatch):
+def test_guests_are_launched_between_the_previous_runs_window_and_the_end_of_its_store(tmp_path, steps, monkeypatch):
     real_launch = QemuBackend.launch
 
     def dying_in_r2(self, guest, run):
@@ -96,10 +98,11 @@ def test_guests_are_launched_between_the_previous_runs_stop_and_the_end_of_its_s
     assert [runs[r]["status"] for r in ("solo-r1", "solo-r2", "solo-r3")] == ["pass", "error", "pass"]
     assert "gave no QMP" in runs["solo-r2"]["reason"], runs["solo-r2"]["reason"]  # its own run's error
     for before, after in (("solo-r1", "solo-r2"), ("solo-r2", "solo-r3")):
-        assert last(steps, "stopped", before) < first(steps, "launch", after) < last(steps, "stored", before)
+        assert first(steps, "launch", after) < last(steps, "stopped", before) < last(steps, "stored", before)
+    assert last(steps, "window closed", "solo-r1") < first(steps, "launch", "solo-r2")  # (solo-r2 had no window)
     assert last(steps, "stored", "solo-r2") < first(steps, "resume", "solo-r3")  # settled, then resumed by its run
     (start,) = [e for e in read_events(store.run_dir("solo-r3") / "events.jsonl") if e["kind"] == "guest_start"]
-    assert last(steps, "stopped", "solo-r2") < start["prepared_ns"] <= first(steps, "launch", "solo-r3")
+    assert first(steps, "launch", "solo-r2") < start["prepared_ns"] <= first(steps, "launch", "solo-r3")
     (first_start,) = [e for e in read_events(store.run_dir("solo-r1") / "events.jsonl") if e["kind"] == "guest_start"]
     assert "prepared_ns" not in first_start  # the first run's guest: started when the run asked
     assert not list(Path("/dev/shm").glob(f"xtalk-{os.getpid()}-solo-r*"))
