@@ -5,8 +5,6 @@ of this run before that launch (RunState.said): the next run's prepare may chang
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..backends.base import Backend
 from ..host.metadata import host_facts
 from ..parsers.console_log import console_facts
@@ -14,12 +12,9 @@ from ..results.store import RunWriter
 from ..spec.plan import RunPlan
 from ..spec.sizes import run_sizes
 
-if TYPE_CHECKING:
-    from .runner import RunState
-
-
-def record(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter) -> dict:
-    """What meta.json keeps of the run's guests and backends at its end."""
+def record(state, backend: Backend, run: RunPlan, writer: RunWriter) -> dict:
+    """What meta.json keeps of the run's guests and backends at its end (state: the run's
+    runner.RunState, unnamed here: the runner imports this module)."""
     lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
     return dict(
         **console_facts(writer.path, writer.meta),
@@ -33,7 +28,7 @@ def record(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter) -
     )
 
 
-def said(state: RunState, backend: Backend) -> dict:
+def said(state, backend: Backend) -> dict:
     """What the backend says of the run: as it said it before the next run's guests were
     launched (a backend that launches ahead), else now (after its cleanup)."""
     return state.said[id(backend)] if id(backend) in state.said else backend.metadata()
