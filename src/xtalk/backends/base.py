@@ -4,7 +4,9 @@ A backend is a small class, registered under its kind `name` with
 xtalk.plugins's `@BACKENDS.register` (which finds every module of this package):
 `accepts(host)` says whether it can run here and why not;
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
-one function, like rtla's run_tool(). `stop` is idempotent and always called.
+one function, like rtla's run_tool(). `stop` is idempotent and always called. A backend
+that `launches_ahead` (qemu) has the next run's guests launched and settled, held
+paused, while the previous run is stored (running/ahead.py): that run's start resumes them.
 Host stressors (`host = true`) run through `host_backend()`, next to this backend's guests:
 the native backend (host processes), or dom0 for xen; a started guest's handle names the
 backend that started it.
@@ -191,6 +193,23 @@ class Backend(ABC):
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
         """Start a guest pinned to guest.cpus (verify the pinning took), running, or held
         paused when asked (a timeline 'start' then only resumes it: exact timing)."""
+
+    # True when launch() and settle() start a run's guests ahead of it (running/ahead.py); such a
+    # backend keeps each prepared run's resources apart (the next run's prepare comes before this
+    # one's cleanup, which the runner calls once the run is stored) and its cleanup records nothing
+    launches_ahead: ClassVar[bool] = False
+
+    def launch(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+        """For launches_ahead, after prepare(run), before the run: begin starting a guest
+        that will be held paused, and return without waiting for it (it sets itself up
+        while xtalk stores the previous run); settle() finishes it. stop() takes it at
+        either step."""
+        raise NotImplementedError(f"the {self.name} backend starts guests only when a run asks")
+
+    def settle(self, handle: GuestHandle, run: RunPlan) -> None:
+        """A launched guest made ready as start(paused=True) leaves one (pinned, verified,
+        held): its run's start only resumes it."""
+        raise NotImplementedError(f"the {self.name} backend starts guests only when a run asks")
 
     @abstractmethod
     def pause(self, handle: GuestHandle) -> None: ...

@@ -1,6 +1,9 @@
 """The `qemu` backend: each guest is one QEMU process (KVM where the host offers it, else
 TCG; the run's metadata says which and why), started paused, its vCPU threads pinned
-through QMP (`query-cpus-fast` thread ids; affinity verified), then continued.
+through QMP (`query-cpus-fast` thread ids; affinity verified), then continued. In a
+campaign the next run's guests are launched (spawned -S) while the previous run is
+stored and settled (QMP, pinning) after it (launch/settle, running/ahead.py): the run's
+start only continues them. Each prepared run keeps its files apart (RunFiles).
 
 QMP: one end of a socket pair, given to QEMU as its monitor's socket (-chardev
 socket,fd=N), spoken by qmp.py: no socket file to wait for; a QEMU that dies before its
@@ -36,6 +39,7 @@ import os
 import shutil
 import socket
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +60,7 @@ from .base import Backend, GuestHandle, Vitals, local_cpu_problems, workload_arg
 from .tsc import host_tsc_hz
 from .hostproc import affinity, apply_policy, kill_and_reap, spawn, task_vitals
 from .qmp import Qmp, QmpError
+from .accel import choose_accel, choose_accel_linux
 
 # Per guest architecture: RAM base, ring address, machine args (its probe images and
 # QEMU binary: host/arches.py).
@@ -114,34 +119,6 @@ class QemuOptions(BaseModel):
         return self
 
 
-def choose_accel(wanted: str, arch: str, host: dict) -> tuple[str, str]:
-    """(accel, why) for this guest arch on this host."""
-    same_arch = normalise(host["machine"]) == arch
-    kvm = host["kvm"]
-    if wanted == "tcg":
-        return "tcg", "the spec asks for tcg"
-    if not same_arch:
-        reason = f"a {arch} guest on a {host['machine']} host needs TCG"
-    elif not kvm["available"]:
-        reason = f"no usable KVM: {kvm['reason']}"
-    else:
-        return "kvm", f"/dev/kvm usable ({kvm['kind']})"
-    if wanted == "kvm":
-        raise InfrastructureError(f"accel=kvm asked for, but {reason}")
-    return "tcg", reason
-
-
-def choose_accel_linux(wanted: str, arch: str, host: dict) -> tuple[str, str]:
-    """choose_accel for a Linux guest or a foreign image (a kernel of its own): on kvm-pvm
-    its ring 0 would be emulated instruction by instruction under KVM (a Linux kernel even
-    stops there with a KVM internal error), so auto picks TCG there (see shared host facts)."""
-    accel, why = choose_accel(wanted, arch, host)
-    if accel == "kvm" and wanted == "auto" and host["kvm"].get("emulates_ring0"):
-        return "tcg", (f"/dev/kvm is {host['kvm']['kind']}: a guest kernel (ring 0) would be "
-                       "emulated instruction by instruction; TCG instead")
-    return accel, why
-
-
 class QemuMetadata(BackendMetadata, LinuxRtImageFacts):
     """metadata(): the machine, its accelerator and why, QEMU's version, the guest image
     (a Linux-RT one's facts too), the TSC's frequency and where the ring lies; a foreign
@@ -194,6 +171,7 @@ class QemuBackend(Backend):
     GuestFacts = QemuGuestFacts
     boot_s = 2.0
     Options = QemuOptions
+    launches_ahead = True
 
     @classmethod
     def host_facts(cls) -> dict:
@@ -246,12 +224,11 @@ class QemuBackend(Backend):
         self.initrd: Path | None = None
         self.image_info = None
         self.freq_hz: int | None = None
-        self.workdir: Path | None = None
-        self.run_dir: Path | None = None
+        self._runs: dict[str, RunFiles] = {}  # by run id, prepared and not yet cleaned up: the next
+        # run's guests are launched ahead (running/ahead.py) before the last one's are cleaned up
         self.version = tool_version([self.facts.qemu_system, "--version"])
         machine, binary = TRIMMED_QEMU.get(self.opts.arch, (None, None))
         self.trimmed = (machine, binary) if binary and not self.opts.extra_args and shutil.which(binary) else None
-        self._procs: list[subprocess.Popen] = []  # stopped; console pipes closed at cleanup
 
     def _host_tsc_hz(self) -> int | None:
         """The host TSC frequency, from the native program's calibration (x86 guests
@@ -273,10 +250,10 @@ class QemuBackend(Backend):
             self.freq_hz = self._host_tsc_hz()
         if not shutil.which(self.facts.qemu_system):
             raise InfrastructureError(f"{self.facts.qemu_system} not found (install QEMU for {self.opts.arch})")
-        self.run_dir = run_dir
-        self.workdir = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}")
-        shutil.rmtree(self.workdir, ignore_errors=True)
-        self.workdir.mkdir(parents=True)
+        workdir = Path(f"/dev/shm/xtalk-{os.getpid()}-{run.run_id}")
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        self._runs[run.run_id] = RunFiles(workdir, run_dir)
 
     def _linux_cmdline(self, guest: GuestPlan, run: RunPlan) -> str:
         """The ring fenced off from the kernel (memmap=/mem=), then linux_rt.guest_cmdline."""
@@ -359,9 +336,9 @@ class QemuBackend(Backend):
         caches = dict(run.caches) or host_caches(self.host)
         return FLOOR_MIB if self.linux or guest.foreign else probe_memory_mib(guest, caches)
 
-    def _make_ram(self, guest: GuestPlan, run: RunPlan) -> Path:
+    def _make_ram(self, guest: GuestPlan, run: RunPlan, workdir: Path) -> Path:
         from ..telemetry.ring import HEADER_SIZE, init_ring
-        ram = self.workdir / f"{guest.name}.ram"
+        ram = workdir / f"{guest.name}.ram"
         with open(ram, "wb") as f:
             f.truncate(self.memory_mib(guest, run) << 20)
         if size := self.ring_size(guest):
@@ -370,8 +347,10 @@ class QemuBackend(Backend):
                 init_ring(m, offset, (size - HEADER_SIZE) // 32)
         return ram
 
-    def _connect_qmp(self, qmp: socket.socket, proc: subprocess.Popen, guest: GuestPlan) -> tuple[Qmp, list]:
-        """The monitor, once QEMU greets, and its vCPUs (query-cpus-fast, asked at once)."""
+    def _connect_qmp(self, qmp: socket.socket, proc: subprocess.Popen, guest: GuestPlan,
+                     log: Path) -> tuple[Qmp, list]:
+        """The monitor, once QEMU greets, and its vCPUs (query-cpus-fast, asked at once);
+        QEMU's stderr (`log`) tells why where it gave none."""
         monitor = Qmp(qmp, QMP_TIMEOUT_S)
         try:
             (vcpus,) = monitor.handshake("query-cpus-fast")
@@ -380,31 +359,43 @@ class QemuBackend(Backend):
             monitor.close()
             kill_and_reap(proc)
             raise InfrastructureError(f"{guest.name}: QEMU (exit status {proc.returncode}) gave no QMP ({e}): "
-                                      f"{self._stderr_tail(guest)}") from e
-
-    def _stderr_tail(self, guest: GuestPlan) -> str:
-        log = self.run_dir / f"qemu-{guest.name}.log"
-        return " | ".join(log.read_text(errors="replace").strip().splitlines()[-5:]) if log.exists() else ""
+                                      f"{_tail(log)}") from e
 
     def start(self, guest: GuestPlan, run: RunPlan, paused: bool = False) -> GuestHandle:
-        from ..telemetry.ring import RingReader
-        assert self.workdir is not None and self.run_dir is not None
+        handle = self.launch(guest, run)
+        self.settle(handle, run)
+        if not paused:
+            self.resume(handle)
+        return handle
 
-        ram = None if guest.foreign else self._make_ram(guest, run)  # a foreign guest has no ring
+    def launch(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
+        """QEMU spawned (-S: no vCPU runs), not yet waited for: its machine is set up while
+        the caller does something else; settle() then speaks QMP and pins it."""
+        files = self._runs[run.run_id]  # prepare(run) made them
+        ram = None if guest.foreign else self._make_ram(guest, run, files.workdir)  # a foreign guest has no ring
         qmp, qemu_end = socket.socketpair()
         argv = self.argv(guest, run, ram, qemu_end.fileno())
         emulator_cpus = tuple(run.spec.housekeeping_cpus) or None
+        log = files.run_dir / f"qemu-{guest.name}.log"
         try:
-            with qemu_end, open(self.run_dir / f"qemu-{guest.name}.log", "ab") as stderr:
+            with qemu_end, open(log, "ab") as stderr:
                 proc = spawn(argv, emulator_cpus, stderr=stderr, pass_fds=(qemu_end.fileno(),))
         except BaseException:
             qmp.close()
             raise
         handle = GuestHandle(guest, console_fd=proc.stdout.fileno(), pids=[proc.pid])
-        handle.backend_state = {"proc": proc, "qmp": None}
+        handle.backend_state = {"proc": proc, "qmp": None, "socket": qmp, "ram": ram, "argv": argv,
+                                "emulator_cpus": emulator_cpus, "log": log, "files": files}
+        return handle
+
+    def settle(self, handle: GuestHandle, run: RunPlan) -> None:
+        """A launched QEMU's QMP answered, its vCPU threads pinned (verified) and given the
+        run's scheduling class, its rings opened: held paused until resume()."""
+        from ..telemetry.ring import RingReader
+        guest, state = handle.plan, handle.backend_state
         try:
-            monitor, vcpus = self._connect_qmp(qmp, proc, guest)
-            handle.backend_state["qmp"] = monitor
+            monitor, vcpus = self._connect_qmp(state.pop("socket"), state["proc"], guest, state["log"])
+            state["qmp"] = monitor
             pinning = []
             for i, vcpu in enumerate(vcpus):
                 tid, cpu = vcpu["thread-id"], guest.cpus[vcpu.get("cpu-index", i) % len(guest.cpus)]
@@ -415,21 +406,20 @@ class QemuBackend(Backend):
                 pinning.append({"vcpu": i, "thread_id": tid, "cpu": cpu,
                                 **apply_policy(tid, run.spec.run.sched, run.spec.run.priority)})
             if self.ring_size(guest):
-                reader = RingReader(ram, offset=self.ring_gpa - self.arch["ram_base"])
+                reader = RingReader(state["ram"], offset=self.ring_gpa - self.arch["ram_base"])
                 handle.ring, handle.passes = (reader, None) if guest.role == "measurer" else (None, reader)
             elif guest.role != "measurer":
                 handle.no_passes = f"a {'foreign image' if guest.foreign else 'Linux-RT guest'} counts no passes"
-            if not paused:
-                monitor.cmd("cont")
         except BaseException:
             self.stop(handle)
             raise
-        handle.facts = {"argv": argv, "pid": proc.pid, "vcpus": pinning, "affinity": sorted({p["cpu"] for p in pinning}),
+        emulator_cpus = state["emulator_cpus"]
+        handle.facts = {"argv": state["argv"], "pid": handle.pids[0], "vcpus": pinning,
+                        "affinity": sorted({p["cpu"] for p in pinning}),
                         "sched": pinning[0]["sched"] if pinning else None,
-                        "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(proc.pid),
+                        "emulator_threads": list(emulator_cpus) if emulator_cpus else affinity(handle.pids[0]),
                         "accel": self.accel_of(guest), "machine": self.machine_of(guest),
                         "memory_mib": self.memory_mib(guest, run)}
-        return handle
 
     def pause(self, handle: GuestHandle) -> None:
         handle.backend_state["qmp"].cmd("stop")
@@ -452,16 +442,17 @@ class QemuBackend(Backend):
         if state.get("qmp") is not None:
             state["qmp"].close()
             state["qmp"] = None
+        if state.get("socket") is not None:  # launched, never settled
+            state.pop("socket").close()
         kill_and_reap(state["proc"])
-        self._procs.append(state["proc"])
+        state["files"].stopped.append(state["proc"])
 
     def cleanup(self, run: RunPlan) -> None:
-        for proc in self._procs:
-            proc.stdout.close()
-        self._procs.clear()
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        files = self._runs.pop(run.run_id, None)
+        if files is not None:
+            for proc in files.stopped:
+                proc.stdout.close()
+            shutil.rmtree(files.workdir, ignore_errors=True)
 
     def metadata(self) -> dict:
         meta = {"backend": self.name, "arch": self.opts.arch,
@@ -477,3 +468,18 @@ class QemuBackend(Backend):
             meta |= {"foreign_accel": self.foreign_accel, "foreign_accel_reason": self.foreign_accel_reason,
                      "foreign_machine": self.opts.machine or FOREIGN_MACHINE[self.opts.arch]}
         return meta
+
+
+@dataclass
+class RunFiles:
+    """A prepared run's files: its guests' RAM (/dev/shm), its directory (QEMU's stderr
+    there), its stopped QEMUs (their console pipes closed at cleanup)."""
+
+    workdir: Path
+    run_dir: Path
+    stopped: list[subprocess.Popen] = field(default_factory=list)
+
+
+def _tail(log: Path) -> str:
+    """The last lines QEMU wrote to its stderr."""
+    return " | ".join(log.read_text(errors="replace").strip().splitlines()[-5:]) if log.exists() else ""

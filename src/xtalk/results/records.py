@@ -153,7 +153,9 @@ class _Event(Part):
 
 class GuestStart(_Event):
     """A guest was started (paused: held until its timeline start); its facts spread in: the
-    keys of its backend's GuestFacts, which the runner holds them to before it writes this."""
+    keys of its backend's GuestFacts, which the runner holds them to before it writes this.
+    prepared_ns: since when (host ns) it was launched ahead of its run, held paused, after
+    the previous run's guests stopped (running/ahead.py); absent: started when the run asked."""
 
     model_config = ConfigDict(extra="allow", defer_build=True)
 
@@ -161,6 +163,7 @@ class GuestStart(_Event):
     guest: str
     paused: bool = False
     t_s: float | None = None
+    prepared_ns: int | None = None
 
 
 class MeasurerBegin(_Event):

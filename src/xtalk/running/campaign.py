@@ -10,6 +10,10 @@ A campaign holds leases (host/leases.py) on every CPU its runs use, taken before
 starts, and on its directory, taken before anything is written there: another xtalk that
 holds one is named and the campaign refused, or with `wait` it waits for them.
 
+While a run is stored, the next run's guests are launched (ahead.py: QEMU spawned
+paused, then QMP answered and pinned), off every measured window: that run's start only
+resumes them.
+
 Each run's meta.json records its host and backend's cost of one preemption where
 `xtalk calibrate` measured it into the same results directory (results/platform.py).
 """
@@ -37,7 +41,8 @@ from ..host.shm import sweep_stale
 from ..spec.plan import GuestPlan, RunPlan, backend_kinds, plan
 from ..results.platform import platform_fact
 from ..spec.run_caches import with_caches
-from ..results.store import CampaignStore, spec_hash
+from ..results.store import CampaignStore, RunWriter, spec_hash
+from .ahead import Ahead
 from .runner import execute_run
 from ..signals import interrupts_name, sigterm_as_interrupt
 from ..spec.diff import describe_changes
@@ -122,35 +127,43 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
             off_measured_cpu(spec.cpus[0], spec.housekeeping_cpus, local) as own_cpus, \
             Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"{spec.name}", total=len(runs), completed=len(runs) - len(todo))
-        for run in todo:
-            progress.update(task, description=f"{spec.name} · {run.run_id}")
-            try:
-                writer = store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus,
-                                              **_platform(platforms[run.backend])))
-            except OSError as err:  # a full or read-only disk before the run began
-                raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
-            started = time.monotonic()
 
-            def tick(t_s, run=run):
-                progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
+        def open_run(run: RunPlan) -> RunWriter:
+            return store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus, **_platform(platforms[run.backend])))
 
-            meta = execute_run(backends[run.run_id], run, writer, tick)
-            backend_meta = meta.get("backend_metadata") or {}
-            if backend_meta.get("target"):  # the backend restarted or set aside its target before the run
-                where = (backend_meta.get("executor") or {}).get("label") or run.backend
-                store.add_target_decisions(f"dom0 ({where})", backend_meta["target"])
-            results.append(meta)
-            progress.advance(task)
-            mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
-            line = f"{run.run_id:<40} {mark:<8} {meta.get('sample_count', 0):>8} samples {time.monotonic() - started:6.1f}s"
-            if meta.get("reason"):
-                line += f"  ({meta['reason']})"
-            if label and meta["status"] != "pass":
-                line += f"  [{label}: {spec.name}]"
-            if not console.is_terminal:
-                console.print(line, highlight=False)
-            else:
-                progress.console.print(line, highlight=False)
+        with Ahead(backends, open_run) as ahead:  # the next run's guests launched while a run is stored
+            for run, following in zip(todo, todo[1:] + [None]):
+                progress.update(task, description=f"{spec.name} · {run.run_id}")
+                launched = ahead.take(run)
+                try:
+                    writer = launched.writer if launched else open_run(run)
+                except OSError as err:  # a full or read-only disk before the run began
+                    raise RunAborted(run.run_id, describe_failure(err), stored=False) from err
+                started = time.monotonic()
+
+                def tick(t_s, run=run):
+                    progress.update(task, description=f"{spec.name} · {run.run_id} · {t_s or 0:5.1f} s")
+
+                meta = execute_run(backends[run.run_id], run, writer, tick, launched,
+                                   functools.partial(ahead.launch, following))
+                backend_meta = meta.get("backend_metadata") or {}
+                if backend_meta.get("target"):  # the backend restarted or set aside its target before the run
+                    where = (backend_meta.get("executor") or {}).get("label") or run.backend
+                    store.add_target_decisions(f"dom0 ({where})", backend_meta["target"])
+                results.append(meta)
+                progress.advance(task)
+                mark = {"pass": "ok", "fail": "FAILED"}.get(meta["status"], meta["status"].upper())
+                took = time.monotonic() - started
+                line = f"{run.run_id:<40} {mark:<8} {meta.get('sample_count', 0):>8} samples {took:6.1f}s"
+                if meta.get("reason"):
+                    line += f"  ({meta['reason']})"
+                if label and meta["status"] != "pass":
+                    line += f"  [{label}: {spec.name}]"
+                if not console.is_terminal:
+                    console.print(line, highlight=False)
+                else:
+                    progress.console.print(line, highlight=False)
+                ahead.settle()  # the next run's guests, launched while this one was stored, made ready
     return CampaignResult(store, results, sorted(done))
 
 

@@ -37,18 +37,17 @@ import time
 from typing import Callable
 
 from ..backends.base import Backend, GuestHandle
+from .ahead import Launched, guest_owners, stop_unstarted
 from .. import parsers
 from ..parsers.screen import ConsoleLines
-from ..parsers.console_log import console_facts
 from ..errors import RunAborted, XtalkError, describe_failure
-from ..host.metadata import host_facts
 from ..host.noise import NoiseMeter
 from ..instruments.session import InstrumentSession
 from ..spec.plan import GuestPlan, RunPlan
 from .pressure import PressureMeter
+from .run_record import record
 from ..results.store import RunWriter
 from ..signals import deferred_interrupts
-from ..spec.sizes import run_sizes
 from .watch import StressorWatch
 
 POLL_S = 0.01
@@ -57,11 +56,14 @@ AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
 
 
 class RunState:
-    def __init__(self, backend: Backend, run: RunPlan, writer: RunWriter):
+    def __init__(self, backend: Backend, run: RunPlan, writer: RunWriter, launched: Launched | None = None):
         self.run, self.writer = run, writer
         # each guest's backend; the distinct ones are prepared and cleaned up per run
-        self.owners = {g.name: backend.host_backend() if g.host else backend for g in run.guests}
+        self.owners = guest_owners(backend, run)
         self.backends = list({id(b): b for b in self.owners.values()}.values())
+        self.launched = launched  # its guests launched ahead of it (ahead.py), held paused
+        self.ahead: dict[str, GuestHandle] = dict(launched.handles) if launched else {}  # not yet started
+        self.said: dict[int, dict] = {}  # metadata() of its backends that launch ahead, by id, taken at its end
         self.handles: dict[str, GuestHandle] = {}
         self.consoles: dict[str, ConsoleLines] = {}  # each guest's console, split into lines
         self.report = parsers.create(run.measurer.output, run.run_id, run.measurer.parser)
@@ -88,8 +90,16 @@ class RunState:
         return None if self.origin_ns is None else (ns - self.origin_ns) / 1e9
 
     def start(self, guest: GuestPlan, paused: bool = False) -> None:
-        handle = self.owners[guest.name].start(guest, self.run, paused=paused)
-        handle.backend = self.owners[guest.name]
+        """Start a guest, or resume the one launched ahead for it (unless it is to be held)."""
+        handle = self.ahead.pop(guest.name, None)
+        ready = {}
+        if handle is None:
+            handle = self.owners[guest.name].start(guest, self.run, paused=paused)
+            handle.backend = self.owners[guest.name]
+        else:
+            ready = {"prepared_ns": self.launched.launched_ns}
+            if not paused:
+                handle.backend.resume(handle)
         now = time.monotonic_ns()
         self.handles[guest.name] = handle
         if paused:
@@ -103,7 +113,7 @@ class RunState:
                                   f"the {handle.backend.name} backend counts no stressor passes")
         facts = type(self.owners[guest.name]).GuestFacts.model_validate(handle.facts).dump()
         self.writer.event("guest_start", now, guest=guest.name, t_s=self.rel_s(now) if self.begun else None,
-                          paused=paused, **facts)
+                          paused=paused, **ready, **facts)
 
     def console(self, name: str, data: bytes) -> None:
         self.writer.console(name, data)
@@ -287,13 +297,15 @@ class RunState:
         return self.noise.finish()
 
     def stop_all(self) -> None:
-        """Stop every guest, then keep what they left (consoles, ring)."""
+        """Stop every guest (those launched ahead and never started too), then keep what
+        they left (consoles, ring)."""
         try:
             self.pressure.close(time.monotonic_ns())  # a window still open ends here: no END came
             self.sample_noise(self.pids(), force=True)
         finally:
             for handle in self.handles.values():
                 handle.backend.stop(handle)  # never raises
+            stop_unstarted(self.ahead.values())  # launched ahead, never started: nothing of theirs to keep
         try:
             for handle in self.handles.values():
                 self._drain(handle)
@@ -321,8 +333,11 @@ def _groups(run: RunPlan) -> list[list[GuestPlan]]:
 def _measure(state: RunState, tick: Callable[[float], None]) -> tuple[str, str]:
     """Start the guests, apply the timeline, collect until the measurer's end: (status, reason)."""
     run, settings = state.run, state.run.spec.run
+    if state.launched is not None and state.launched.error is not None:
+        raise state.launched.error  # launching its guests ahead failed: as a start that failed would
     for each in state.backends:
-        each.prepare(run, state.writer.path)
+        if state.launched is None or each not in state.launched.backends:
+            each.prepare(run, state.writer.path)
     if state.instrument is not None:  # capturing before the first guest starts: no edge of the run is missed
         state.instrument.start()
     # timeline-started stressors first, held paused until their time: started after a
@@ -398,11 +413,15 @@ def _hung(state: RunState) -> str:
 
 
 def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
-                tick: Callable[[float], None] = lambda s: None) -> dict:
+                tick: Callable[[float], None] = lambda s: None, launched: Launched | None = None,
+                between: Callable[[], None] = lambda: None) -> dict:
     """Run one run to its end; returns the stored metadata. Re-raises KeyboardInterrupt;
     raises RunAborted after an unexpected exception (the run stored as 'error' if the
-    disk still takes it)."""
-    state = RunState(backend, run, writer)
+    disk still takes it). `launched`: its guests launched ahead of it (ahead.py);
+    `between()`: once its measured window is over, before its guests are stopped and
+    while it is stored, unless it was interrupted or aborted (the next run's guests are
+    launched there)."""
+    state = RunState(backend, run, writer, launched)
     status, reason, interrupted, fatal = "error", "", False, None
     try:
         status, reason = _measure(state, tick)
@@ -418,8 +437,12 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     finally:
         # a further Ctrl-C or SIGTERM waits until every guest is stopped and the run stored (signals.py)
         with deferred_interrupts():
-            status, reason, fatal = _stop(state, run, status, reason, fatal)
-            meta = _store(state, backend, run, writer, status, reason, fatal)
+            try:
+                status, reason, fatal = _stop(state, run, status, reason, fatal,
+                                              between if not interrupted and fatal is None else None)
+                meta = _store(state, backend, run, writer, status, reason, fatal)
+            finally:  # once stored: the next run's guests were launched before, while it was written
+                _cleanup(state, run, ahead=True)
     if interrupted:
         raise KeyboardInterrupt
     if fatal is not None:
@@ -427,12 +450,19 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     return meta
 
 
-def _stop(state: RunState, run: RunPlan, status: str, reason: str,
-          fatal: Exception | None) -> tuple[str, str, Exception | None]:
-    """Stop every guest and clean up the backends; a failure there makes the run an error
-    (unless it already has a cause)."""
+def _stop(state: RunState, run: RunPlan, status: str, reason: str, fatal: Exception | None,
+          between: Callable[[], None] | None) -> tuple[str, str, Exception | None]:
+    """Stop every guest and close the instrument; a failure there makes the run an error
+    (unless it already has a cause). `between()` first (the next run's guests launched:
+    they set up while these stop and the run is stored), once what the backends that
+    launch ahead say of this run is taken (the next run's prepare may change it)."""
     try:
-        state.stop_all()
+        try:
+            if between is not None:
+                state.said = {id(b): b.metadata() for b in state.backends if b.launches_ahead}
+                between()  # raises nothing but an interrupt (deferred here)
+        finally:
+            state.stop_all()
         state.store_instrument()  # what it captured is kept, also when the window never closed
     except Exception as err:  # noqa: BLE001 - every guest is stopped by then; the cause is kept
         if fatal is None:
@@ -440,9 +470,16 @@ def _stop(state: RunState, run: RunPlan, status: str, reason: str,
     finally:
         if state.instrument is not None:
             state.instrument.close()
-        for each in state.backends:
-            each.cleanup(run)
+        _cleanup(state, run, ahead=False)  # what they record at cleanup is in the run's metadata
     return status, reason, fatal
+
+
+def _cleanup(state: RunState, run: RunPlan, ahead: bool) -> None:
+    """Clean up the run's backends that launch ahead (`ahead`: after the run is stored), or
+    the others (before its metadata is taken)."""
+    for each in state.backends:
+        if each.launches_ahead == ahead:
+            each.cleanup(run)
 
 
 def _store(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter, status: str, reason: str,
@@ -450,17 +487,7 @@ def _store(state: RunState, backend: Backend, run: RunPlan, writer: RunWriter, s
     """Record the run's end and outcome (RunAborted, not stored, when the disk refuses)."""
     try:
         writer.event("run_end", time.monotonic_ns(), status=status, reason=reason)
-        lost = sum(h.ring.lost for h in state.handles.values() if h.ring is not None)
-        return writer.finish(
-            status, reason, **console_facts(writer.path, writer.meta),
-            guest_end=state.report.end, guest_meta=state.report.meta, guest_errors=state.report.errors,
-            histograms={str(k): v for k, v in state.report.hist.items()},
-            ring_lost_samples=lost, guests={n: h.facts for n, h in state.handles.items()},
-            backend_metadata=backend.metadata(), noise=state.noise_report(), stressors_watch=state.watch.summary(),
-            pressure=state.pressure.summary(state.watch.said()),
-            **run_sizes(run, state.report.meta, host_facts()),
-            **({"host_backend_metadata": backend.host_backend().metadata()} if len(state.backends) > 1 else {}),
-        )
+        return writer.finish(status, reason, **record(state, backend, run, writer))
     except Exception as err:  # noqa: BLE001 - the record itself cannot be written (a full disk)
         if fatal is None:
             reason, fatal = describe_failure(err), err
