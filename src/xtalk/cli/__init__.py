@@ -14,15 +14,22 @@ import os
 import signal
 import sys
 
-from ..images import artifacts
 from ..signals import ignore_interrupts, interrupt, keep_lost_interrupts
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SPEC_COMMANDS = ("run", "spec", "calibrate", "channels", "search")  # they load a spec: the host's programs made
 
 
+def settle_make() -> None:
+    """The make started ahead, if any, ends with the command (images.artifacts.settle); a
+    command that started none never imports images.artifacts (`xtalk list` needs none of it)."""
+    artifacts = sys.modules.get("xtalk.images.artifacts")
+    if artifacts is not None:
+        artifacts.settle()
+
+
 def _quit_while_starting(signum, frame):
-    artifacts.settle()
+    settle_make()
     os.write(2, b"xtalk: interrupted while starting; nothing was started\n")
     os._exit(130)
 
@@ -53,4 +60,5 @@ if AS_COMMAND:
     for stop in STOP_SIGNALS:
         signal.signal(stop, _quit_while_starting)
     if next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None) in SPEC_COMMANDS:
+        from ..images import artifacts
         artifacts.make_ahead()

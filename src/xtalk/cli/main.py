@@ -17,11 +17,10 @@ import threading
 import traceback
 
 from .. import __version__
-from ..images import artifacts
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
 from ..plugins import BACKENDS
 from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
-from . import finished, take_signals
+from . import finished, settle_make, take_signals
 from .common import OUT_ENV, HelpFormatter, examples_text
 
 
@@ -122,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     finally:
-        artifacts.settle()  # the make started ahead (cli/__init__.py), when it is still going
+        settle_make()  # the make started ahead (cli/__init__.py), when it is still going
 
 
 def _main(argv: list[str]) -> int:
