@@ -6,7 +6,7 @@ xtalk.plugins's `@BACKENDS.register` (which finds every module of this package):
 the runner drives the lifecycle (prepare, start, pin, pause/resume, stop, cleanup) as
 one function, like rtla's run_tool(). `stop` is idempotent and always called. A backend
 that `launches_ahead` (qemu) has the next run's guests launched and settled, held
-paused, while the previous run is stored (running/ahead.py): that run's start resumes them.
+paused, while the previous run ends (running/ahead.py): that run's start resumes them.
 Host stressors (`host = true`) run through `host_backend()`, next to this backend's guests:
 the native backend (host processes), or dom0 for xen; a started guest's handle names the
 backend that started it.

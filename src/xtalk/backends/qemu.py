@@ -1,9 +1,9 @@
 """The `qemu` backend: each guest is one QEMU process (KVM where the host offers it, else
 TCG; the run's metadata says which and why), started paused, its vCPU threads pinned
 through QMP (`query-cpus-fast` thread ids; affinity verified), then continued. In a
-campaign the next run's guests are launched (spawned -S) while the previous run is
-stored and settled (QMP, pinning) after it (launch/settle, running/ahead.py): the run's
-start only continues them. Each prepared run keeps its files apart (RunFiles).
+campaign the next run's guests are launched (spawned -S) once the previous run's window
+is over, while it ends and is stored, and settled (QMP, pinning) after it (launch/settle,
+running/ahead.py): the run's start only continues them. Each prepared run keeps its files apart (RunFiles).
 
 QMP: one end of a socket pair, given to QEMU as its monitor's socket (-chardev
 socket,fd=N), spoken by qmp.py: no socket file to wait for; a QEMU that dies before its

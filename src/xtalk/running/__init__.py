@@ -7,7 +7,7 @@ Its own layers, top to bottom (pyproject.toml's `running` contract):
 - runner.py: one run: guests started, watched, their samples stored;
 - watch.py | preflight.py | pressure.py | ahead.py: what the runner watches during a run; the
   checks before a campaign starts; the pressure each stressor achieved; the next run's
-  guests launched while a run is stored.
+  guests launched while a run ends.
 
 It may import the backends, the instruments, analysis, the spec and everything below
 them; the studies, the fleet, the report and the CLI import it.

@@ -131,7 +131,7 @@ def _run_campaign(spec: Campaign, raw: dict, text: str, source: str, out: Path, 
         def open_run(run: RunPlan) -> RunWriter:
             return store.start_run(dict(run_meta(run, spec), xtalk_cpus=own_cpus, **_platform(platforms[run.backend])))
 
-        with Ahead(backends, open_run) as ahead:  # the next run's guests launched while a run is stored
+        with Ahead(backends, open_run) as ahead:  # the next run's guests launched while a run ends
             for run, following in zip(todo, todo[1:] + [None]):
                 progress.update(task, description=f"{spec.name} · {run.run_id}")
                 launched = ahead.take(run)
