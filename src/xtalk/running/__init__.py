@@ -5,9 +5,9 @@ Its own layers, top to bottom (pyproject.toml's `running` contract):
   the channel study, the worst-case search);
 - campaign.py: a campaign's runs in order, resumable;
 - runner.py: one run: guests started, watched, their samples stored;
-- watch.py | preflight.py | pressure.py | ahead.py: what the runner watches during a run; the
-  checks before a campaign starts; the pressure each stressor achieved; the next run's
-  guests launched while a run ends.
+- watch.py | preflight.py | pressure.py | ahead.py | run_record.py: what the runner watches
+  during a run; the checks before a campaign starts; the pressure each stressor achieved;
+  the next run's guests launched while a run ends; what meta.json keeps of a run.
 
 It may import the backends, the instruments, analysis, the spec and everything below
 them; the studies, the fleet, the report and the CLI import it.
