@@ -34,8 +34,19 @@ def alive(pid: int) -> bool:
     return True
 
 
+_raised: list[int] = []  # the signals interrupt() turned into KeyboardInterrupt
+
+
 def interrupt(signum, frame):
+    _raised.append(signum)
     raise KeyboardInterrupt
+
+
+def interrupt_raised() -> bool:
+    """Whether a Ctrl-C or SIGTERM was raised in this process (by interrupt()): an error
+    that follows it may be a library's wrapping of it (pydantic's schema build turns it into
+    a SchemaError)."""
+    return bool(_raised)
 
 
 class CampaignInterrupted(KeyboardInterrupt):

@@ -83,3 +83,25 @@ def test_a_further_interrupt_on_the_way_out_still_names_the_campaign(tmp_path):
         told = _interrupted(args, stop)
     assert told == f"stored in campaign small-1 ({tmp_path / 'small-1'}); continue it with: xtalk run spec.toml --resume"
     assert _interrupted(args, KeyboardInterrupt()) == "stored"
+
+
+def test_an_interrupt_a_library_wraps_in_its_own_error_ends_the_command_as_interrupted(monkeypatch, capsys):
+    """A SIGTERM raised inside pydantic's schema build comes out as a SchemaError: the
+    command still ends with 130 and one line, not as a bug."""
+    from xtalk.cli import list_cmd, main
+
+    def wrapped(args):
+        try:
+            signals.interrupt(signal.SIGTERM, None)
+        except KeyboardInterrupt as stop:
+            raise RuntimeError("Error building `definitions` serializer") from stop
+    monkeypatch.setattr(signals, "_raised", [])
+    monkeypatch.setattr(list_cmd, "run", wrapped)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert main.main(["list"]) == 130
+    finally:  # the command ignores the signals on its way out: this process's come back
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+    err = capsys.readouterr().err
+    assert err.startswith("xtalk: interrupted") and "a bug" not in err, err

@@ -19,7 +19,7 @@ import traceback
 from .. import __version__
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
 from ..plugins import BACKENDS
-from ..signals import CampaignInterrupted, ignore_interrupts, lost_interrupts, sigterm_as_interrupt
+from ..signals import CampaignInterrupted, ignore_interrupts, interrupt_raised, lost_interrupts, sigterm_as_interrupt
 from . import finished, settle_make, take_signals
 from .common import OUT_ENV, HelpFormatter, examples_text
 
@@ -149,6 +149,10 @@ def _main(argv: list[str]) -> int:
         where = f"{e.filename}: " if e.filename else ""
         return _error(f"{where}{e.strerror or e}", EXIT_INFRASTRUCTURE, args.debug)
     except Exception as e:  # noqa: BLE001 - a bug or a case xtalk does not know: one line, --debug for more
+        if interrupt_raised():  # a Ctrl-C or SIGTERM that a library wrapped in an error of its own
+            ignore_interrupts()
+            print(f"xtalk: interrupted; {_interrupted(args, KeyboardInterrupt())}", file=sys.stderr)
+            return 130
         return _error(describe_failure(e), EXIT_INFRASTRUCTURE, args.debug)
 
 
