@@ -202,7 +202,7 @@ class Backend(ABC):
     def launch(self, guest: GuestPlan, run: RunPlan) -> GuestHandle:
         """For launches_ahead, after prepare(run), before the run: begin starting a guest
         that will be held paused, and return without waiting for it (it sets itself up
-        while xtalk stores the previous run); settle() finishes it. stop() takes it at
+        while the previous run ends and is stored); settle() finishes it. stop() takes it at
         either step."""
         raise NotImplementedError(f"the {self.name} backend starts guests only when a run asks")
 

@@ -16,6 +16,7 @@ failure while launching or settling is the next run's: raised at its start, as a
 start would be. Whatever was launched and not handed to its run is stopped when the
 campaign's loop ends, however it ends (Ctrl-C, SIGTERM, a fatal error); that run is
 stored as 'interrupted' before it began (--resume redoes it).
+
 Only the guests started before the measured window are launched ahead: a stressor that
 starts start_gap_s after a measurer (measurer-first) starts when its run asks, as before:
 its start-up falls inside the window, where it costs the campaign nothing, and launched

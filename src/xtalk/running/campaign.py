@@ -10,9 +10,9 @@ A campaign holds leases (host/leases.py) on every CPU its runs use, taken before
 starts, and on its directory, taken before anything is written there: another xtalk that
 holds one is named and the campaign refused, or with `wait` it waits for them.
 
-While a run is stored, the next run's guests are launched (ahead.py: QEMU spawned
-paused, then QMP answered and pinned), off every measured window: that run's start only
-resumes them.
+As a run ends (its measured window over), the next run's guests are launched (ahead.py:
+QEMU spawned paused, then QMP answered and pinned), off every measured window: that
+run's start only resumes them.
 
 Each run's meta.json records its host and backend's cost of one preemption where
 `xtalk calibrate` measured it into the same results directory (results/platform.py).
