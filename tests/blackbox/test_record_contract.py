@@ -16,6 +16,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from xtalk.parsers.console_log import console_facts
+from xtalk.results.record_file import stamp
 from xtalk.results.records import Event, RecordError
 from xtalk.results.run_record import json_schema
 from xtalk.results.schema import SAMPLE_DTYPE
@@ -106,6 +107,8 @@ def test_a_fleet_workers_run_and_its_adoption_match_the_schema(tmp_path):
                                   "mode": "per-board", "board": {k: host.get(k) for k in ("hostname", "kernel")}})
     stored = checked(store.run_dir("same-core-r1_board-a"))
     assert stored.pop("record_sha256")  # the record's own hash (records.sealed), written with it
+    assert stored.pop("checked") == stamp(stored)  # this code's stamp: it checked the record it adopted
+    meta = {k: v for k, v in meta.items() if k != "checked"}  # the worker's stamp, as the worker sent it
     assert stored == {**{k: v for k, v in meta.items() if k != "record_sha256"}, "schema_version": meta["schema_version"]}
 
 

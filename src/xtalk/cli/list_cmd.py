@@ -24,7 +24,7 @@ def run(args) -> int:
 
     for col in ("id", "name", "backend", "created", "runs (pass/stored/planned)", "samples", "problems"):
         table.add_column(col)
-    campaigns, damaged = catalog(args.out)
+    campaigns, damaged = catalog(args.out, quick=True)
     rows = []
     for c in campaigns:
         index = c.index()

@@ -7,7 +7,8 @@
   OUT/platform/<host>-<backend>.json  PlatformRecord (`xtalk calibrate`; results/platform.py)
 
 Every record declares all its keys and refuses others (extra="forbid"): they are written
-only through the store (store.py) and read only through it, checked on every save and load.
+only through the store (store.py) and read only through it, checked on every save and load
+(but by `xtalk list`, a record this very code checked and stamped: record_file.py).
 
 Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
   1  the first format.
@@ -34,6 +35,10 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      responses with their times, resolution; src/xtalk/instruments/), and a metric's
      `clock` = "host": its values and times are host ns (an instrument's samples). An
      older record has neither.
+  8  campaign.json and meta.json `checked`: the stamp of the code that checked the record
+     against its models when it wrote it (record_file.py): `xtalk list` reads a record
+     stamped by this very code without its models. An older record has none and is read
+     through them.
 campaign.json `fleet.boards` (a fleet campaign's decisions about its boards) came without a
 new version: a key with a default, absent from every campaign.json before it.
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
@@ -44,29 +49,17 @@ and the reason.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
-from .. import __version__
-from ..errors import InfrastructureError
+from .record_file import (HASH_KEY, SCHEMA_VERSION, RecordError, dump_json, format_version, read_back, read_object,
+                          record_hash, stamped)
 from .run_record import JSON, Part, Platform, RunRecord
 
-SCHEMA_VERSION = 7
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
 
-
-
-class RecordError(InfrastructureError):
-    """A record that cannot be read: `label` says how (corrupt, newer format)."""
-
-    def __init__(self, file: Path, reason: str, label: str = "corrupt", record: dict | None = None):
-        self.file, self.reason, self.label = Path(file), reason, label
-        self.record = record  # what the file holds, where it reads (an edited run record)
-        super().__init__(f"{file}: {reason}")
 
 
 class BoardDecision(Part):
@@ -100,6 +93,7 @@ class CampaignRecord(Part):
     targets: dict[str, list[BoardDecision]] | None = None
     # what xtalk's own study meant by the configurations (interference/study.py, search/confirm.py)
     study: dict[str, JSON] | None = None
+    checked: str | None = None  # the stamp of the code that checked it (record_file.py)
 
 
 class PlatformRecord(Platform):
@@ -246,35 +240,9 @@ def valid(cls: type[Part], data: dict, path: Path) -> dict:
         raise RecordError(path, _invalid(err)) from None
 
 
-def _read_object(path: Path) -> dict:
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise RecordError(path, "missing" if isinstance(err, FileNotFoundError) else err.strerror or str(err)) from None
-    if not data.strip():
-        raise RecordError(path, "empty")
-    try:
-        obj = json.loads(data)
-    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError
-        raise RecordError(path, f"not valid JSON ({err})") from None
-    if not isinstance(obj, dict):
-        raise RecordError(path, "not a JSON object")
-    return obj
-
-
-def _version(obj: dict, path: Path) -> int:
-    version = obj.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise RecordError(path, f"no valid schema_version ({version!r})")
-    if version > SCHEMA_VERSION:
-        raise RecordError(path, f"format version {version} is newer than xtalk {__version__} reads (1 to "
-                                f"{SCHEMA_VERSION}): use a newer xtalk", label="newer format")
-    return version
-
-
 def load_campaign(path: Path) -> dict:
-    obj = _read_object(path)
-    _version(obj, path)  # campaign.json is the same in every version (it keeps the one it was written in)
+    obj = read_object(path)
+    format_version(obj, path)  # campaign.json is the same in every version (it keeps the one it was written in)
     return valid(CampaignRecord, obj, path)
 
 
@@ -283,26 +251,18 @@ def load_run(path: Path, attempt: int) -> dict:
     says (for version 1). A record whose content is not what it was written with (its
     `record_sha256`) is `damaged`: meta.json is not in its own manifest, and what it holds
     (the pressure reached, the counter frequency) reaches reports and evidence."""
-    obj = _read_object(path)
-    record = valid(RunRecord, migrated(obj, _version(obj, path), attempt), path)  # a newer or invalid one: said so
+    obj = read_object(path)
+    record = valid(RunRecord, migrated(obj, format_version(obj, path), attempt), path)  # a newer or invalid one: said so
     if HASH_KEY in obj and obj[HASH_KEY] != record_hash(obj):
         raise RecordError(path, f"content changed: its SHA-256 is {record_hash(obj)[:12]}…, it was written with "
                                 f"{str(obj[HASH_KEY])[:12]}…", label="damaged", record=record)
     return record
 
 
-HASH_KEY = "record_sha256"
-
-
-def record_hash(obj: dict) -> str:
-    """SHA-256 of a record's canonical JSON (sorted keys, no spaces), its own hash left out."""
-    body = {k: v for k, v in obj.items() if k != HASH_KEY}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
-
-
-def sealed(record: dict) -> str:
-    """A record's meta.json text, with the hash of what it holds (load_run checks it)."""
-    plain = json.loads(dump_json({k: v for k, v in record.items() if k != HASH_KEY}))  # as it reads back
+def sealed(record: dict, checked: bool = True) -> str:
+    """A run record's meta.json text, with the hash of what it holds (load_run checks it)
+    and, where it was `checked` whole (with its events), this code's stamp (record_file.py)."""
+    plain = stamped(record) if checked else read_back(record)
     return dump_json({**plain, HASH_KEY: record_hash(plain)})
 
 
@@ -317,15 +277,11 @@ def migrated(obj: dict, version: int, attempt: int) -> dict:
 
 
 def load_platform(path: Path) -> dict:
-    return valid(PlatformRecord, _read_object(path), path)
+    return valid(PlatformRecord, read_object(path), path)
 
 
 def load_caches(path: Path) -> dict:
-    return valid(CachesRecord, _read_object(path), path)
-
-
-def dump_json(record: dict) -> str:
-    return json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
+    return valid(CachesRecord, read_object(path), path)
 
 
 def read_events(path: Path) -> list[dict]:

@@ -350,6 +350,7 @@ class RunRecord(Part):
     metrics: dict[str, Metric] = {}
     files: dict[str, ManifestEntry] | None = None  # the run's files (results/manifest.py); absent before format 6
     record_sha256: str | None = None  # this record's own hash (records.sealed, checked by load_run)
+    checked: str | None = None  # the stamp of the code that checked it, with its events (record_file.py)
     # what the guests said and were (running/runner.py)
     guest_begin: dict[str, str] | None = None
     guest_end: dict[str, str] | None = None

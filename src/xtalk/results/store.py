@@ -42,8 +42,7 @@ from .. import __version__
 from ..files import write_atomic
 from ..errors import InfrastructureError
 from .manifest import ManifestChecker, manifest
-from .records import (SCHEMA_VERSION, CampaignRecord, RecordError, RunRecord, dump_json,
-                      event_record, load_campaign, load_run, read_events, sealed, valid)
+from .record_file import SCHEMA_VERSION, RecordError, checked_record, dump_json, stamped
 from .reserve import Reserve
 
 if TYPE_CHECKING:
@@ -97,6 +96,7 @@ class RunWriter:
         os.write(fd, data)
 
     def event(self, kind: str, host_ns: int, **fields: Any) -> None:
+        from .records import event_record
         record = event_record(kind, host_ns, fields)
         os.write(self._fds["events"], (json.dumps(record, sort_keys=True) + "\n").encode())
 
@@ -166,16 +166,27 @@ def append_all(fd: int, reserve: Reserve, parts: list[np.ndarray]) -> int:
 
 
 def save_run_record(path: Path, meta: dict, durable: bool = True) -> None:
-    write_atomic(path / "meta.json", sealed(valid(RunRecord, meta, path / "meta.json")), durable)
+    """meta.json, checked, sealed, and stamped as checked where the events.jsonl its
+    manifest lists is an events file too (record_file.py)."""
+    from .records import RunRecord, read_events, sealed, valid
+    record = valid(RunRecord, meta, path / "meta.json")
+    events_checked = True
+    if "events.jsonl" in (record.get("files") or {}):
+        try:
+            read_events(path / "events.jsonl")
+        except RecordError:
+            events_checked = False  # the readers say what is wrong with it
+    write_atomic(path / "meta.json", sealed(record, checked=events_checked), durable)
 
 
 def read_run_record(path: Path) -> dict:
     """The meta.json of a run directory outside a campaign (a fleet worker's, sent back)."""
-    return load_run(path / "meta.json", 1)
+    return _records().load_run(path / "meta.json", 1)
 
 
 def save_campaign_record(path: Path, record: dict) -> None:
-    write_atomic(path / "campaign.json", dump_json(valid(CampaignRecord, record, path / "campaign.json")))
+    from .records import CampaignRecord, valid
+    write_atomic(path / "campaign.json", dump_json(stamped(valid(CampaignRecord, record, path / "campaign.json"))))
 
 
 @dataclass(frozen=True)
@@ -230,9 +241,12 @@ class RunIndex:
 
 
 class CampaignStore:
-    def __init__(self, path: Path):
-        self.path = path
-        self.info = load_campaign(path / "campaign.json")
+    """A campaign on disk. `quick`: its records read as this code stamped them where it did
+    (record_file.py: `xtalk list`, without pydantic), else checked against their models."""
+
+    def __init__(self, path: Path, quick: bool = False):
+        self.path, self.quick = path, quick
+        self.info = (quick and checked_record(path / "campaign.json")) or _records().load_campaign(path / "campaign.json")
         self.manifests = ManifestChecker()  # manifests.verify: hash every file (xtalk show --verify)
 
     @classmethod
@@ -266,13 +280,13 @@ class CampaignStore:
         configurations to the campaign."""
         write_atomic(self.path / "spec.toml", spec_text)
         save_campaign_record(self.path, info)
-        self.info = load_campaign(self.path / "campaign.json")
+        self.info = _records().load_campaign(self.path / "campaign.json")
 
     def update_info(self, **fields: Any) -> None:
         """Replace these fields of campaign.json (what a running campaign decided: a target
         restarted or set aside); spec.toml stays as it is."""
         save_campaign_record(self.path, dict(self.info, **fields))
-        self.info = load_campaign(self.path / "campaign.json")
+        self.info = _records().load_campaign(self.path / "campaign.json")
 
     def add_target_decisions(self, target: str, decisions: list[dict]) -> None:
         """Append what a backend decided about `target` (a dom0 that stopped answering:
@@ -292,9 +306,10 @@ class CampaignStore:
         for d in dirs:
             m = ATTEMPT_DIR.fullmatch(d.name)
             run_id, attempt = (m["run_id"], int(m["attempt"])) if m else (d.name, earlier[d.name] + 1)
+            checked = checked_record(d / "meta.json") if self.quick else None
             meta = None
             try:
-                meta = load_run(d / "meta.json", attempt)
+                meta = checked or _records().load_run(d / "meta.json", attempt)
                 if meta["run_id"] != run_id:
                     raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
                 if meta.get("files") and (wrong := self.manifests.problem(d, meta["files"])):
@@ -302,7 +317,8 @@ class CampaignStore:
                 if meta["status"] != "running" and "samples.parquet" not in (meta.get("files") or {}):
                     from .samples_file import check_samples  # a run without a manifest (module docstring)
                     check_samples(d / "samples.parquet")
-                read_events(d / "events.jsonl")
+                if not (checked and "events.jsonl" in (meta.get("files") or {})):  # else checked with meta.json
+                    _records().read_events(d / "events.jsonl")
             except RecordError as err:
                 damaged.append(DamagedRun(d, err, meta or err.record))
                 continue
@@ -393,7 +409,7 @@ class CampaignStore:
     def adopt_run(self, run_id: str, source: Path, **fields: Any) -> dict:
         """Take a run stored elsewhere (a fleet's worker sent it, numbered as next_attempt
         said) as this run's next attempt, its meta.json completed with `fields`."""
-        meta = load_run(source / "meta.json", 1)
+        meta = _records().load_run(source / "meta.json", 1)
         path, attempt = self._next_attempt(run_id)
         if (meta["run_id"], meta["attempt"]) != (run_id, attempt):
             raise RecordError(source / "meta.json", f"attempt {meta['attempt']} of {meta['run_id']!r} is not "
@@ -439,15 +455,16 @@ def started(directory: str) -> tuple[str, int, str]:
     return (stamp[1], int(stamp[2] or 1), directory) if stamp else ("", 0, directory)
 
 
-def catalog(out: Path) -> tuple[list[CampaignStore], list[RecordError]]:
-    """The campaigns in `out`, and the directories whose campaign.json cannot be read."""
+def catalog(out: Path, quick: bool = False) -> tuple[list[CampaignStore], list[RecordError]]:
+    """The campaigns in `out` (`quick`: CampaignStore), and the directories whose
+    campaign.json cannot be read."""
     if not out.is_dir():
         return [], []
     stores, damaged = [], []
     for p in sorted(out.iterdir()):
         if (p / "campaign.json").exists():
             try:
-                stores.append(CampaignStore(p))
+                stores.append(CampaignStore(p, quick))
             except RecordError as err:
                 damaged.append(err)
     return stores, damaged
@@ -455,3 +472,10 @@ def catalog(out: Path) -> tuple[list[CampaignStore], list[RecordError]]:
 
 def list_campaigns(out: Path) -> list[CampaignStore]:
     return catalog(out)[0]
+
+
+
+def _records():
+    """records.py: the models (pydantic), imported where a record is checked against them."""
+    from . import records
+    return records

@@ -60,7 +60,7 @@ def test_a_format_4_run_says_why_its_stressors_have_no_pressure(tmp_path):
     old = {k: v for k, v in json.loads(path.read_text()).items() if k != "record_sha256"}  # format 4 had none
     path.write_text(json.dumps(dict(old, schema_version=4, stressors=[{"name": "thrash", "bench": "cache_thrash"}])))
     (run,) = store.index().runs
-    assert run.meta["schema_version"] == SCHEMA_VERSION == 7
+    assert run.meta["schema_version"] == SCHEMA_VERSION == 8
     assert run.meta["pressure"] == {"thrash": {"not_reported": BEFORE_PRESSURE}}
 
 
