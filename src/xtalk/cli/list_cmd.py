@@ -1,6 +1,7 @@
 """`xtalk list`: the campaigns in a results directory, the unreadable ones among them
 (campaign.json, or some of their runs: corrupt, or damaged since their manifest) with
-what is wrong."""
+what is wrong. A record this very xtalk checked and stamped is read as it is, without
+pydantic (CampaignStore quick: results/record_file.py); any other through its models."""
 from __future__ import annotations
 
 from .common import add_command, add_out, console
