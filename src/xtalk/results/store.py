@@ -10,7 +10,9 @@ inside a measured window). A run left 'running' by a dead xtalk is recovered as
 opened for writing.
 
 Records (records.py) are written only here, each checked against its model on every
-save (a key the model does not declare fails at once), and read only through here.
+save (a key the model does not declare fails at once) and stamped so (record_file.py), and
+read only through here: checked again on every read, but by `xtalk list` (quick), which
+reads a record this very code stamped as it is, without pydantic.
 
 Once a run's files are final (its end, or its recovery as interrupted) meta.json gets
 their manifest (manifest.py). Reading: a campaign whose campaign.json cannot be read
@@ -246,7 +248,8 @@ class CampaignStore:
 
     def __init__(self, path: Path, quick: bool = False):
         self.path, self.quick = path, quick
-        self.info = (quick and checked_record(path / "campaign.json")) or _records().load_campaign(path / "campaign.json")
+        campaign = path / "campaign.json"
+        self.info = (quick and checked_record(campaign)) or _records().load_campaign(campaign)
         self.manifests = ManifestChecker()  # manifests.verify: hash every file (xtalk show --verify)
 
     @classmethod
@@ -472,7 +475,6 @@ def catalog(out: Path, quick: bool = False) -> tuple[list[CampaignStore], list[R
 
 def list_campaigns(out: Path) -> list[CampaignStore]:
     return catalog(out)[0]
-
 
 
 def _records():
