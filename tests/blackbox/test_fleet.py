@@ -83,19 +83,21 @@ def test_a_run_over_the_size_limit_is_refused_while_it_streams(lab, tmp_path):
             "no more runs go to it)"), meta
     assert sorted(json.loads(res.stdout)["boards_out"]) == ["board-a", "board-b"]
     assert nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no crafted worker left")
+    assert wait_for(lambda: not workers(lab), 10, "no crafted worker left")
 
 
 def test_ctrl_c_stops_every_board_and_resume_finishes(lab, tmp_path):
     out = tmp_path / "out"
     spec = small(tmp_path, duration=3, reps=2, iterations=0)
     proc = start("run", spec, "--fleet", lab.fleet(), "--out", out)
+    wait_for(lambda: any("xtalk.cli.main worker" in c for c in workers(lab)), 60, "the lab's workers seen as its own")
+    assert any("xtalk.fleet.guard" in c for c in workers(lab))  # and its lease guard
     wait_for(lambda: campaign_dir(out) and len(metas(out)) >= 2, 60, "two runs done")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+    assert wait_for(lambda: not workers(lab), 10, "no worker or guard left")
     res = xtalk("run", spec, "--fleet", lab.fleet(), "--out", out, "--resume", "--json")
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
@@ -110,7 +112,7 @@ def test_a_sigkilled_xtalk_leaves_no_board_held(lab, tmp_path):
     proc.kill()
     proc.wait()
     wait_for(lambda: nothing_held(lab), 30, "the lease guard to release both places")
-    wait_for(lambda: not workers(), 30, "no worker or guard left")
+    wait_for(lambda: not workers(lab), 30, "no worker or guard left")
 
 
 def serial_log(out: Path, run_id: str) -> str:

@@ -72,7 +72,7 @@ def test_a_board_that_stops_answering_is_restarted_and_finishes_its_runs(lab, tm
     assert board_b[0]["since"] < board_b[0]["at"] and list(decisions(out)) == ["board-b"]
     told_everywhere(out, f"board-b: restarted at {board_b[0]['at'][:10]}")
     assert "RESTARTED" in err and nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+    assert wait_for(lambda: not workers(lab), 10, "no worker or guard left")
 
 
 @pytest.mark.full  # the gate has the restart (above); this one's second cut and resume: test-all
@@ -104,7 +104,7 @@ def test_a_board_that_stops_twice_is_set_aside_its_runs_go_on_and_resume_gives_i
     now = decisions(out)["board-b"]  # the earlier session's decisions kept; still off, it is restarted first
     assert now[:2] == board_b and [d["state"] for d in now[2:]] == ["restarted"], now
     assert "did not answer the health check" in now[2]["reason"], now
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+    assert wait_for(lambda: not workers(lab), 10, "no worker or guard left")
 
 
 def test_a_board_that_sends_a_bad_tar_fails_its_run_is_set_aside_as_suspect_without_a_restart(lab, tmp_path):
@@ -127,7 +127,7 @@ def test_a_board_that_sends_a_bad_tar_fails_its_run_is_set_aside_as_suspect_with
     assert [(d["state"], d["reason"]) for d in board_b] == [("suspect", told)] and "since" not in board_b[0]
     told_everywhere(out, f"board-b: set aside (suspect) at {board_b[0]['at'][:10]}")
     assert nothing_held(lab)
-    assert wait_for(lambda: not workers(), 10, "no worker or guard left")
+    assert wait_for(lambda: not workers(lab), 10, "no worker or guard left")
 
 
 @pytest.mark.full

@@ -33,15 +33,28 @@ def nothing_held(lab) -> bool:
     return lab.client("who").strip().splitlines()[1:] == [] and lab.client("reservations").strip() == ""
 
 
-def workers() -> list[str]:
-    """Command lines of every xtalk worker (a crafted one too) or lease guard still running."""
+LAB_MARK = "XTALK_TEST_FLEET_LAB"  # in the environment of a lab's workers: the lab's directory (fleet_lab.py)
+
+
+def workers(lab) -> list[str]:
+    """Command lines of the lab's xtalk workers (a crafted one too) and lease guards still
+    running: a worker whose environment names the lab (LAB_MARK, which its fleet file's
+    worker_command sets), a guard of the lab's coordinator. Not another test's, which the
+    other xdist worker may be running meanwhile (test_record_contract's worker, another lab's)."""
+    mark = f"{LAB_MARK}={lab.root}".encode()
     out = []
     for proc in Path("/proc").iterdir():
         try:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if "xtalk.fleet.guard" in cmd:
+                mine = lab.reached in cmd
+            elif "xtalk.cli.main worker" in cmd or "tests.framework.crafted_tar" in cmd:
+                mine = mark in (proc / "environ").read_bytes().split(b"\0")
+            else:
+                continue
         except OSError:
             continue
-        if any(what in cmd for what in ("xtalk.cli.main worker", "xtalk.fleet.guard", "tests.framework.crafted_tar")):
+        if mine:
             out.append(cmd)
     return out
 

@@ -36,6 +36,7 @@ import yaml
 from labgrid.remote.client import start_session
 from labgrid.remote.generated import labgrid_coordinator_pb2 as pb
 
+from tests.framework.fleet_checks import LAB_MARK
 from tests.framework.repo import ROOT
 
 BIN = Path(sys.executable).parent
@@ -274,11 +275,12 @@ class FleetLab:
                         + "\n".join(kinds))
         return path
 
-    @staticmethod
-    def _kind(name: str, select: str, module: str) -> str:
+    def _kind(self, name: str, select: str, module: str) -> str:
+        """A kind of board reached by its worker, which carries LAB_MARK (fleet_checks.workers)."""
         return (f'[[kinds]]\nname = "{name}"\n{select}\nreach = "worker"\n'
                 f'ssh_identity = "client_key"\nssh_known_hosts = "known_hosts"\n'
-                f'worker_command = "env PYTHONPATH={ROOT / "src"}:{ROOT} {sys.executable} -m {module}"\n'
+                f'worker_command = "env {LAB_MARK}={self.root} PYTHONPATH={ROOT / "src"}:{ROOT} {sys.executable} '
+                f'-m {module}"\n'
                 f'worker_dir = "{ROOT}"\nboot_timeout_s = 20\n')
 
     def client(self, *args: str) -> str:
