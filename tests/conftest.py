@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from tests.framework.alone import held_room, run_id
 from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
-from tests.framework.xen_lab import NEXT_TEST, labs_paused, stop_started_labs
+from tests.framework.xen_lab import NEXT_TEST, stop_started_labs
 # the lab tests' fixtures (the lab checked before each test)
 from tests.framework.xen_lab import (arm64_lab, arm64_lab_booted, rt_lab, rt_lab_booted, x86_64_lab,  # noqa: F401
                                      x86_64_lab_booted)
@@ -71,12 +70,10 @@ def runs_alone(item) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test runs alone or beside others (runs_alone); alone, with the Xen labs it does not
-    use paused (xen_lab.labs_paused). The test after it is known to the Xen lab fixtures
-    (they stop a lab no later test wants)."""
+    """A test runs alone or beside others (runs_alone). The test after it is known to the Xen
+    lab fixtures (they stop a lab no later test wants)."""
     NEXT_TEST[0] = nextitem
-    alone = runs_alone(item)
-    with held_room(run_id(item.config), alone=alone), labs_paused(item) if alone else nullcontext():
+    with held_room(run_id(item.config), alone=runs_alone(item)):
         return (yield)
 
 

@@ -7,20 +7,13 @@ followers). lab_fixture checks at the end that no domain xtalk created survives.
 The fixtures the tests take (arm64_lab, x86_64_lab, rt_lab; conftest.py imports them) check
 before each test that dom0 answers within HEALTH_S; a lab whose dom0 does not is stopped
 and booted again once, so a frozen dom0 costs the test it froze in, not every test after it.
-A test that runs alone and is no lab's finds the labs another worker left up between its
-group's tests paused (labs_paused: QMP stop, which stops the guests' clocks too), continued
-after it: an idle TCG lab is not idle for the host (a qemu-system-aarch64 took 104 % of a
-CPU, seen in a same-core hog's solo run), and what a timing test measures would include it.
 """
 from __future__ import annotations
 
 import json
 import shutil
-import socket
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -207,39 +200,6 @@ def lab_fixture(arch: str, xen: str = "debian"):
     if arch in STARTED_LABS and not wants_lab(NEXT_TEST[0], arch):
         xtalk("lab", "stop", "--arch", arch)
         STARTED_LABS.discard(arch)
-
-
-def _monitor(arch: str, command: str) -> bool:
-    """`command` (stop, cont) to the running lab of the arch through its QMP socket; False
-    where none runs."""
-    from xtalk.backends.qmp import Qmp
-    from xtalk.errors import InfrastructureError
-    from xtalk.lab.vm import current
-    lab = current(arch)
-    if lab is None:
-        return False
-    try:
-        with socket.socket(socket.AF_UNIX) as sock:
-            sock.connect(str(lab.dir / "qmp.sock"))
-            qmp = Qmp(sock, 10)
-            qmp.handshake(command)
-            qmp.close()
-    except (OSError, InfrastructureError) as err:  # a lab going down: its next test's health check says so
-        warnings.warn(f"the {arch} lab's monitor did not take {command!r}: {err}", stacklevel=2)
-        return False
-    return True
-
-
-@contextmanager
-def labs_paused(item) -> Iterator[None]:
-    """The running labs that `item` does not use paused for its duration (module docstring);
-    for a test that runs alone (the room is its own: no other test uses a lab meanwhile)."""
-    paused = [arch for arch in QEMU if not wants_lab(item, arch) and _monitor(arch, "stop")]
-    try:
-        yield
-    finally:
-        for arch in paused:
-            _monitor(arch, "cont")
 
 
 HEALTH_S = 20  # dom0 runs `true` over ssh within this (a second or two in a healthy TCG lab)
