@@ -21,7 +21,7 @@ on_s = 1
 
 def report(name: str, value: float, goal: float, unit: str, higher_is_better: bool = False) -> bool:
     """Print `name: value unit (ratio of goal)` and return whether the goal is met."""
-    ratio = value / goal if goal else float("inf")
+    ratio = value / goal if goal else (0.0 if value == 0 else float("inf"))  # a goal of none: 0 is met
     met = value >= goal if higher_is_better else value <= goal
     sense = ">=" if higher_is_better else "<="
     print(f"{name}: {value:.3g} {unit} ({ratio:.2f} of goal {sense} {goal:g} {unit}) "

@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.framework.alone import held_room, run_id
+from tests.framework.known_answer import RECORD_ENV, VOIDED, record, recorded
+from tests.framework.lab_freeze import labs_frozen
+from tests.framework.other_work import OtherWork, summary
 from tests.framework.browser import chromium  # noqa: F401  (a fixture for every test module)
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
@@ -68,13 +71,55 @@ def runs_alone(item) -> bool:
     return any(item.get_closest_marker(mark) is not None for mark in ("timing", "fifo", "xen"))
 
 
+WATCH = pytest.StashKey[OtherWork]()
+FROZEN = pytest.StashKey[list]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test runs alone or beside others (runs_alone). The test after it is known to the Xen
-    lab fixtures (they stop a lab no later test wants)."""
+    """A test runs alone or beside others (runs_alone); alone, with the Xen labs it does not use
+    frozen (lab_freeze.py) and what else ran on the CPUs watched (other_work.py: kept in the
+    tier's record, named in its failure). The test after it is known to the Xen lab fixtures
+    (they stop a lab no later test wants)."""
     NEXT_TEST[0] = nextitem
-    with held_room(run_id(item.config), alone=runs_alone(item)):
-        return (yield)
+    alone = runs_alone(item)
+    with held_room(run_id(item.config), alone=alone):
+        if not alone:
+            return (yield)
+        item.stash[FROZEN] = []
+        with labs_frozen(item, item.stash[FROZEN]):
+            item.stash[WATCH] = OtherWork()
+            try:
+                return (yield)
+            finally:
+                record("other-work.jsonl", {"test": item.nodeid, "frozen": item.stash[FROZEN],
+                                            **item.stash[WATCH].finish()})
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failure of a test that runs alone names what else ran on the CPUs meanwhile, in its
+    message and in the short summary line."""
+    report = yield
+    if report.failed and WATCH in item.stash:
+        said = summary(item.stash[WATCH].finish()) + "".join(f"; {f}" for f in item.stash[FROZEN])
+        report.sections.append(("other work on the CPUs", said))
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:
+            crash.message = f"{crash.message} [{said}]"
+        if hasattr(report.longrepr, "addsection"):
+            report.longrepr.addsection("other work on the CPUs", said)
+    return report
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The known-answer tests this machine voided (known_answer.py), each with what xtalk said."""
+    if hasattr(config, "workerinput") or not os.environ.get(RECORD_ENV):
+        return
+    voided = recorded(VOIDED)
+    terminalreporter.write_sep("=", f"known-answer tests voided by this machine: {len(voided)}")
+    for v in voided:
+        terminalreporter.write_line(f"{v['test']}: {v['why']}")
 
 
 @pytest.fixture(autouse=True)

@@ -21,13 +21,16 @@ import pytest
 
 from tests.framework.backends import SLOW_ON_QEMU
 from tests.framework.cli import write_spec, xtalk
+from tests.framework.known_answer import machine_voids, voided
+from tests.framework.steal_truth import steal_cost
 
 QEMU = pytest.param("qemu", marks=pytest.mark.skipif(
     shutil.which("qemu-system-x86_64") is None, reason="qemu-system-x86_64 is not installed"))
 BACKENDS = ["native", QEMU]
-# the cost of one preemption to the probe (µs), as `xtalk calibrate` measured it here (43-61 natively,
-# 60.6 on 2026-11-26; 115-119 on QEMU/KVM), with margin
-SWITCH_COST_US = {"native": (0, 80), "qemu": (0, 130)}
+# the cost of one preemption to the probe (µs), as `xtalk calibrate` measured it (43-61 natively,
+# 60.6 on 2026-11-26; 115-119 on QEMU/KVM; the median steal gap less the steal, 110 natively on a
+# Firecracker VM, 2026-12-02), with margin: the bound test_calibrate_recovers_a_known_steal puts on it
+SWITCH_COST_US = (0, 200)
 
 HOG = """
 name = "hog"
@@ -45,6 +48,12 @@ name = "hog"
 bench = "cpu_spin"
 [matrix]
 placement = ["solo", "same-core"]
+# a long gap: over 1 ms, the hog's time slices (3-4 ms); the default 100 µs counts the machine's own
+# interruptions too where it is a VM (41-91 a second alone on a Firecracker VM, 2026-12-02: a hog's
+# ~130 slices a second were then not 3 x solo)
+[[deadlines]]
+metric = "hidden_latency"
+ns = 1000000
 """
 
 PAIRED = """
@@ -99,7 +108,10 @@ def test_a_same_core_hog_is_interference_in_stolen_time_and_long_gaps(tmp_path, 
     out = tmp_path / "out"
     run = xtalk("run", write_spec(tmp_path, HOG.format(backend=backend)), "--out", out)
     assert run.returncode == 0, run.stderr
-    verdicts = {v["config_id"]: v for v in report_json(out, "hog")["verdicts"]}
+    report = report_json(out, "hog")
+    if why := machine_voids(report["measurability"], "hidden_latency"):
+        return voided(why)
+    verdicts = {v["config_id"]: v for v in report["verdicts"]}
     same = verdicts["same-core"]
     assert verdicts["solo"]["verdict"] == "baseline"
     assert same["kind"] == "gap" and same["kind_declared"] and same["statistic"] == "stolen_share"
@@ -133,6 +145,9 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
         runs, out = min(math.ceil(1.5 * int(need[1])), 15), tmp_path / "again"
         code, result, checks = calibrate(out, runs)
         verdict = checks["verdict of the 1000 µs steal"]
+    if (machine := result["machine"])["state"] == "cannot":
+        assert code == 1 and machine["text"] in result["answer"], result["answer"]
+        return voided(machine["text"])
     injected = result["injected"]
     for length in (300, 1000):
         seen = checks[f"steals seen ({length} µs)"]
@@ -146,7 +161,7 @@ def test_calibrate_recovers_a_known_steal(tmp_path, backend):
     assert slope["ok"] is True and abs(slope["measured"] - 1) <= 0.05, (slope, injected["slope_ci"])
     assert injected["slope_ci"][0] < injected["slope"] < injected["slope_ci"][1]
     # one preemption costs the measurer the switches to the stealing thread and back: tens of µs
-    assert 0 < injected["switch_cost_us"] < 200, injected["switch_cost_ci_us"]
+    assert SWITCH_COST_US[0] < injected["switch_cost_us"] < SWITCH_COST_US[1], injected["switch_cost_ci_us"]
     assert result["noise_floor"] is not None and result["aa"]["mde_per_minute"]["runs"] is not None
     assert code == (0 if result["ok"] else 1)
     assert all(c["ok"] is (c["status"] in ("recovered", "no false alarm")) for c in checks.values()), checks
@@ -189,31 +204,38 @@ def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_p
 @pytest.mark.timeout(600)  # 50 s, and where the host is noisy up to 200 s more for the second campaign
 @pytest.mark.parametrize("backend", SLOW_ON_QEMU)
 def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
-    def paired(out: Path, duration_s: int) -> dict:
+    def paired(out: Path, duration_s: int) -> tuple[dict, dict]:
         run = xtalk("run", write_spec(tmp_path, PAIRED.format(backend=backend, duration_s=duration_s)), "--out", out,
                     timeout=600)
         assert run.returncode == 0, run.stderr
-        return {v["config"]["stressors.steal.params.period_us"]: v for v in report_json(out, "paired")["verdicts"]}
+        report = report_json(out, "paired")
+        return report["measurability"], {v["config"]["stressors.steal.params.period_us"]: v for v in report["verdicts"]}
 
-    duration_s = 20
-    verdicts = paired(tmp_path / "out", duration_s)
+    duration_s, out = 20, tmp_path / "out"
+    machine, verdicts = paired(out, duration_s)
     if verdicts[10000]["verdict"] == "inconclusive" and verdicts[10000].get("need_units"):
         # A noisy host (in one CI run: the kernel's real-time throttling took a ~50 ms block
         # of every second from the FIFO probe, off windows 6.6-16.6 % stolen, noise floor
         # ±4.9 points against the 3.3 measured): do what the verdict tells a user, once,
         # with half as many windows again as it says would decide it (at most 45).
-        duration_s = min(2 * math.ceil(1.5 * verdicts[10000]["need_units"]), 90)
-        verdicts = paired(tmp_path / "again", duration_s)
+        duration_s, out = min(2 * math.ceil(1.5 * verdicts[10000]["need_units"]), 90), tmp_path / "again"
+        machine, verdicts = paired(out, duration_s)
+    if why := machine_voids(machine, "hidden_latency"):
+        return voided(why)
     steal, null = verdicts[10000], verdicts[1000000000]
     assert steal["design"] == null["design"] == "paired"
     assert steal["units"][0] >= 0.8 * duration_s / 2  # an on-window each 2 s
     assert steal["verdict"] == "interference", steal["sentence"]
-    # what the probe loses to 100 steals a second: each steal's 300 µs, less the share N the
-    # host already takes in the off windows (time is not stolen twice), plus one preemption's
-    # switch cost per steal (SWITCH_COST_US); within the 1.2 points this test allows either side
-    host_share = steal["value"] - steal["change"]  # stolen in the off windows
-    low, high = (0.03 * (1 - host_share) + 100 * us * 1e-6 for us in SWITCH_COST_US[backend])
-    assert low - 0.012 <= steal["change"] <= high + 0.012, steal["sentence"]
+    # what the probe loses to 100 steals a second: each steal's gap as this machine makes it, the
+    # 300 µs and one preemption's switches (SWITCH_COST_US), from the injector's log and the probe's
+    # own gaps (steal_truth.py: 110 µs of switches on a Firecracker VM, where the old bound of 3 % less
+    # the host's share plus at most 80 µs a steal held 3.65 points and the probe lost 4.81 [4.1, 5.53]);
+    # within the 1.2 points this test allows either side
+    cost = steal_cost(out, 10000)
+    assert cost["seen"] >= 0.8 * cost["steals"] > 0.8 * 100 * steal["units"][0] * 0.9, cost  # ~0.9 s an on-window
+    low, high = SWITCH_COST_US
+    assert low < cost["median_gap_us"] - 300 < high, cost
+    assert abs(steal["change"] - cost["points"]) <= 0.012, (steal["sentence"], cost)
     assert null["verdict"] != "interference", null["sentence"]
 
 

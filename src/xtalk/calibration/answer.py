@@ -6,7 +6,8 @@ of their status, steal.py); and what its table's columns mean.
 The effect is the A/A's minimum detectable effect (the analysis's formula, the same as
 a report's "min. detectable"), in % of the spec's measurer's statistic, or in points for
 shares; "can see" means: a change this large is called with 80 % power at the spec's
-alpha. The exit code follows `ok` (every check passed): the sentence is its reason.
+alpha. The exit code follows `ok` (every check passed, and the machine could answer): the
+sentence is its reason, with the machine line's own words where it could not.
 """
 from __future__ import annotations
 
@@ -54,4 +55,7 @@ def sentence(result: dict) -> str:
     alarm = ("; but the A/A runs, all of one setup, were told apart (a false alarm: the runs of this setup "
              "differ more than its noise floor says)") if alarms else ""
     can = detectable(result)
-    return f"{can[0].upper()}{can[1:]}; {steal}{alarm}."
+    machine = result.get("machine") or {}
+    cannot = f"; but this machine cannot answer for any of it ({machine['text']})" if machine.get("state") == \
+        "cannot" else ""
+    return f"{can[0].upper()}{can[1:]}; {steal}{alarm}{cannot}."

@@ -19,6 +19,10 @@ Two short campaigns on the spec's backend and CPUs, stored like any other:
    minimum detectable effect of fresh-VM runs and, from windows inside each run, of the
    paired design, both for one minute of measurement per configuration (the formula:
    analysis.power.detectable, as the analysis's own noise floor and MDE use it).
+Both campaigns' machine lines (analysis/measurability.py: other work on the measured CPU,
+the reference's spread) are kept; where the worse of them says this machine cannot measure
+here, calibrate is not `ok` and its bottom line says why, with that line's numbers: what it
+recovered or missed was then the other work's doing as much as the setup's.
 Backends whose guests run on another machine (xen: the measured CPU is a pCPU of the
 hypervisor, not of this host) are refused: no host thread can steal from them.
 """
@@ -33,6 +37,7 @@ import numpy as np
 
 from ..analysis import power
 from ..analysis.effects import assess_runs, unit_stats, window_sample
+from ..analysis.measurability import ORDER
 from ..analysis.wording import sentence
 from ..plugins import backend_class
 from .steal import SLOPE_CHECK, STEAL_US, steal_checks
@@ -189,6 +194,11 @@ def record_platform(out: Path, steal, backend: str, settings: Settings, figures:
     return {"file": str(path)}
 
 
+def worst_machine(*lines: dict) -> dict:
+    """The machine line (analysis/measurability.py) of the campaign that could answer least."""
+    return max(lines, key=lambda m: ORDER.index(m.get("state", "unchecked")))
+
+
 def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
     check_backend(spec)
     steal = run_spec(steal_spec(raw, settings), out)
@@ -199,7 +209,9 @@ def calibrate(spec, raw: dict, out: Path, settings: Settings) -> dict:
     checks.append(aa_part.pop("check"))
     row = aa_part["assessment"]
     points = aa_part["mde_per_minute"]["unit"] == "points"
-    return {"backend": spec.backend.kind, "checks": checks, "ok": all(c["ok"] for c in checks),
+    machine = worst_machine(steal.result["measurability"], aa.result["measurability"])
+    return {"backend": spec.backend.kind, "checks": checks,
+            "ok": all(c["ok"] for c in checks) and machine["state"] != "cannot", "machine": machine,
             "injected": {"steal_us": list(settings.steal_us), "period_us": settings.period_us, **figures},
             "platform": platform,
             "noise_floor": _scaled(row, "noise_floor", points), "mde": _scaled(row, "mde", points),

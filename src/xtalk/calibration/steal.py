@@ -151,6 +151,14 @@ def _run_gaps(store: Path, meta: dict) -> tuple[np.ndarray, np.ndarray]:
     return table.column(0).to_numpy(), table.column(1).to_numpy() / 1e9
 
 
+def steal_gaps(store: Path, meta: dict, window_s: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """One run's logged steals inside its measured window ((start, end) on the run's time axis,
+    s), the length of the probe's gap covering each (NaN where none does) and the run's lag (s)."""
+    steals, probe = _run_steals(store, meta, window_s), _run_gaps(store, meta)
+    lag = run_lag(steals, *probe)
+    return steals, covering_gaps(steals + lag, *probe), lag
+
+
 @dataclass
 class Length:
     """What the runs of one injected length gave; per seen steal its length and its gap's (s)."""
@@ -183,9 +191,7 @@ def _lengths(store: Path, analysis, lengths: tuple[float, ...]) -> tuple[dict[fl
         if steal_us not in of:
             continue
         window = run_window_s(meta, "hidden_latency")[0] or 0.0
-        steals, probe = _run_steals(store, meta, window), _run_gaps(store, meta)
-        lag = run_lag(steals, *probe)
-        gaps = covering_gaps(steals + lag, *probe)
+        steals, gaps, lag = steal_gaps(store, meta, window)
         of[steal_us].add(window, steals, gaps)
         runs.append({"run_id": meta["run_id"], "steal_us": steal_us, "window_s": window, "steals": len(steals),
                      "seen": int((~np.isnan(gaps)).sum()), "lag_us": lag * 1e6})

@@ -69,3 +69,19 @@ def test_the_sentence_names_a_false_alarm_and_an_unknown_effect():
     assert text.startswith("This setup's smallest detectable effect on qsort median is not known: the A/A gave none "
                            "(fewer than 2 reference runs); the injected steals were recovered; but the A/A runs")
     assert "false alarm" in text and text.endswith(".")
+
+
+def test_the_sentence_says_when_the_machine_cannot_answer_with_its_numbers():
+    machine = {"state": "cannot", "text": "cannot measure here: CPU 0 ran other work 31.2 % of each run (median "
+                                          "31.2 %); busiest outside the run: PID 4242 (stress-ng, 30.1 % of the time "
+                                          "watched)"}
+    text = sentence(dict(result([passed("verdict of the 1000 µs steal"), AA_OK]), machine=machine))
+    assert text.endswith(f"the injected steals were recovered; but this machine cannot answer for any of it "
+                         f"({machine['text']}).")
+    assert "cannot answer" not in sentence(dict(result([AA_OK]), machine=dict(machine, state="doubtful")))
+
+
+def test_calibrate_keeps_the_machine_line_of_the_campaign_that_could_answer_least():
+    from xtalk.calibration.calibrate import worst_machine
+    lines = [{"state": "measurable"}, {"state": "cannot", "text": "x"}, {"state": "doubtful"}]
+    assert worst_machine(*lines)["state"] == "cannot" and worst_machine(*lines[::2])["state"] == "doubtful"
