@@ -425,7 +425,7 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
     status, reason, interrupted, fatal = "error", "", False, None
     try:
         status, reason = _measure(state, tick)
-        state.watch.finish(time.monotonic_ns())
+        state.watch.finish(time.monotonic_ns, state.pump)  # an event unjudged at the window's end: read on
         status, reason = _with_problems(status, reason, state.watch.problems(), run.spec.run.stressor_failure)
         status, reason = _with_problems(status, reason, state.instrument.problems if state.instrument else [], "fail")
     except KeyboardInterrupt:

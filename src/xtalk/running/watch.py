@@ -25,7 +25,14 @@ An event took effect when, over the SETTLE_S after the first reading that follow
 a paused stressor made no progress, a started or resumed one was active or idle, and a
 stopped one was gone at once. Readings from after the next event on the stressor was asked
 for do not count: an event that had not settled by then is "not checked", never judged by
-what the next one did.
+what the next one did. An event still unjudged when the window ends (a late one: in the Xen
+lab under TCG an event lands seconds late and a reading is an `xl list` over ssh) is read on
+after the window, fresh readings every SAMPLE_EVERY_S, until it is judged or JUDGE_AFTER_S
+have passed (finish(): the runner's collector waits); those readings judge the event only
+(nothing counts in the on-time, an exit after the window is no failure) and its detail says
+how long after the window's end it was judged. Caveat: an event that took effect only after
+the window took effect for the stressor, not for the measured window (the run's `timeline`
+events say when each was done).
 """
 from __future__ import annotations
 
@@ -44,6 +51,11 @@ SETTLE_S = 0.2
 STALL_EXPOSURE = 0.5   # below: the stressor stalled...
 STALL_MIN_S = 0.5      # ...when watched for this long at least (a shorter window cannot tell)
 STOPPED_MAX_S = 0.05   # stopped by someone else for longer: a failure
+# an event unjudged at the window's end is read on for this long at most: its first reading and
+# one SETTLE_S later are two `xl list`s over ssh in the Xen lab, each a round trip of up to 4.0 s
+# (median 2.3 s) beside the gate's other worker, 1 s apart unless poked: ~9 s, twice that here.
+# (The smoke's resume, done 2.7 s before its window ended, was left unjudged.)
+JUDGE_AFTER_S = 20.0
 CLASSES = ("active", "idle", "starved", "stopped", "gone")
 
 
@@ -132,19 +144,24 @@ class StressorWatch:
     def sample(self, handles: dict[str, GuestHandle], now: int, force: bool = False,
                names: list[str] | None = None) -> None:
         """Exit status and vitals of the stressors (of `names`), at most every SAMPLE_EVERY_S
-        unless forced; nothing after the window closed."""
-        if self.window[1] is not None or (not force and now - self.last_sample < SAMPLE_EVERY_S * 1e9):
+        unless forced; after the window closed, fresh readings of those with an event still
+        to judge only."""
+        after = self.window[1] is not None
+        if (after and not self.unjudged()) or (not force and now - self.last_sample < SAMPLE_EVERY_S * 1e9):
             return
         self.last_sample = now
         for name in list(self.guests) if names is None else names:
             handle, w = handles.get(name), self.guests[name]
-            if handle is None or w.killed or w.gone_from is not None:
+            if handle is None or w.killed or w.gone_from is not None or (after and not self._open(w)):
                 continue
             code = handle.backend.poll_exit(handle)
+            if code is not None and after:  # gone after the window: no failure, and nothing left to judge by
+                self._unjudged(w, "not checked: the stressor exited after the window, before it settled", now)
+                continue
             if code is not None:
                 self._exited(w, code, now)
                 continue
-            reading = handle.backend.vitals(handle, fresh=force)
+            reading = handle.backend.vitals(handle, fresh=force or after)
             if reading is None or (w.last is not None and reading.taken_ns <= w.last.taken_ns):
                 continue
             if w.last is not None:
@@ -190,14 +207,13 @@ class StressorWatch:
         """Start checking that `event` took effect on each of `names` (a stop: at once)."""
         for name in names:
             w = self.guests[name]
+            # a newer event supersedes one not yet checked (a stop too): it says so
+            self._unjudged(w, f"not checked: {event.action} at {event.at_s:g} s came before it settled", now)
             if event.action == "stop":
                 handle = handles.get(name)
                 gone = handle is None or handle.backend.poll_exit(handle) is not None
                 self._effect(w, event.action, event.at_s, gone, "gone" if gone else "still running after stop", now)
             else:
-                for old in w.checks:  # a newer event supersedes one not yet checked: it says so
-                    self._effect(w, old.action, old.planned_s, None,
-                                 f"not checked: {event.action} at {event.at_s:g} s came before it settled", now)
                 w.checks = [Check(event.action, event.at_s, now)]
 
     def asking(self, names: list[str]) -> None:
@@ -226,7 +242,26 @@ class StressorWatch:
             else:
                 ok = moving or reading.state == "sleeping"
                 detail = f"{cpu_ms:g} ms of CPU in the next {span:.2f} s, {reading.state}"
+            if self.window[1] is not None and reading.taken_ns > self.window[1]:
+                detail += f" (judged {(reading.taken_ns - self.window[1]) / 1e9:.1f} s after the window's end)"
             self._effect(w, check.action, check.planned_s, ok, detail, reading.taken_ns)
+
+    @staticmethod
+    def _open(w: Watched) -> bool:
+        """Whether a reading may still judge an event of w's: not once it exited or was stopped,
+        nor where its backend never gave a reading (no `vitals`: it is never waited for)."""
+        return (w.last is not None and not w.killed and w.gone_from is None
+                and any(not check.closed for check in w.checks))
+
+    def unjudged(self) -> bool:
+        """Whether the window closed with an event that a later reading may still judge."""
+        return self.window[1] is not None and any(self._open(w) for w in self.guests.values())
+
+    def _unjudged(self, w: Watched, why: str, now: int) -> None:
+        """Every event of w's still being checked is said not checked, and why."""
+        for check in w.checks:
+            self._effect(w, check.action, check.planned_s, None, why, now)
+        w.checks = []
 
     def _effect(self, w: Watched, action: str, planned_s: float, ok: bool | None, detail: str, at_ns: int) -> None:
         record = {"action": action, "planned_s": planned_s, "took_effect": ok, "detail": detail}
@@ -234,15 +269,19 @@ class StressorWatch:
         self.writer.event("timeline_effect", at_ns, target=w.name, t_s=self.rel_s(at_ns), **record)
 
     # -- outcome -----------------------------------------------------------------------
-    def finish(self, now: int) -> None:
-        """The window is over (or the run ended without one): close what is still open."""
+    def finish(self, clock: Callable[[], int], pump: Callable[..., None]) -> None:
+        """The window is over (or the run ended without one): an event still unjudged is read
+        on for at most JUDGE_AFTER_S (`pump(seconds, until=...)`: the runner's collector, which
+        samples), then what is still open is closed."""
+        if self.unjudged():
+            pump(JUDGE_AFTER_S, until=lambda: not self.unjudged())
+        now, read_on = clock(), self.window[1] is not None
         if self.window[0] is not None and self.window[1] is None:
             self.window[1] = now
         for w in self.guests.values():
             self._close_gone(w, self.window[1] or now)
-            for check in w.checks:
-                self._effect(w, check.action, check.planned_s, None, "not checked: the run ended first", now)
-            w.checks = []
+            self._unjudged(w, f"not checked: still unsettled {JUDGE_AFTER_S:g} s after the window's end"
+                           if read_on and self._open(w) else "not checked: the run ended first", now)
 
     def summary(self) -> dict:
         out = {}
