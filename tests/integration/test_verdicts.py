@@ -232,7 +232,8 @@ def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
     # the host's share plus at most 80 µs a steal held 3.65 points and the probe lost 4.81 [4.1, 5.53]);
     # within the 1.2 points this test allows either side
     cost = steal_cost(out, 10000)
-    assert cost["seen"] >= 0.8 * cost["steals"] > 0.8 * 100 * steal["units"][0] * 0.9, cost  # ~0.9 s an on-window
+    # 100 steals a second over the 0.9 s kept of each on-window (a late wake-up skips one), most of them seen
+    assert cost["steals"] >= 0.8 * 100 * 0.9 * steal["units"][0] and cost["seen"] >= 0.8 * cost["steals"], cost
     low, high = SWITCH_COST_US
     assert low < cost["median_gap_us"] - 300 < high, cost
     assert abs(steal["change"] - cost["points"]) <= 0.012, (steal["sentence"], cost)
