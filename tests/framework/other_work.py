@@ -1,12 +1,13 @@
 """What else used the host's CPUs while a test that runs alone ran (conftest.py watches every
-test marked timing, fifo or xen): per CPU the share of the wall time spent busy outside this
-test's own worker process, the share the machine's own hypervisor took (/proc/stat's steal),
+test marked timing, fifo or xen): per CPU the share of the wall time it was busy (the test's
+own work included), the share the machine's own hypervisor took (/proc/stat's steal),
 and the busiest processes still alive at the end that are not the worker (xtalk's
 host/noise.py, the same watch a campaign keeps per run). A failure of such a test names
 them (conftest.py adds `summary()` to its message), and every watch is one line of the
-tier's record (record.py), so a gate's log shows who shared the machine.
+tier's record (known_answer.record), so a gate's log shows who shared the machine.
 Caveats: a process that ran and ended inside the test is not named (its time is in the CPUs'
-busy share); the worker's children (the test's own xtalk) are named when they outlive it.
+busy share); the worker's children (the test's own xtalk) are named when they outlive it;
+/proc/stat is read here once more for steal beside host/noise.py's own reading of it.
 """
 from __future__ import annotations
 
