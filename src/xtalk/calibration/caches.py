@@ -16,8 +16,12 @@ Two short derived campaigns on the spec's backend and CPUs (stored like any camp
    the samples (other tenants of a shared host make the chase slow now and then, alone
    too). The stream pass gives the bandwidth of one CPU alone, and next to a copy past
    every level on each other CPU of the run: that, plus what the copies achieved
-   (their pressure, bytes read and written a second), is the bandwidth of all CPUs together; the line test (solo runs) the line size: the smallest stride between
-   nodes past which the latency stops rising (LINE_X).
+   (their pressure, bytes read and written a second), is the bandwidth of all CPUs
+   together; the line test (solo runs) the line size (host/cache_line.py: where the
+   latency stops rising clearly against its spread, in every solo run alike).
+Whether the machine could answer each of these (other work on the run's CPUs, the
+hypervisor's steal) is judged from the runs that made it (calibration/caches_machine.py);
+an answer it cannot give is kept with its numbers, not given as a fact.
 The result is a fact of the platform (results/platform.py: OUT/platform/<hostname>-<backend>-caches.json)
 that size expressions (`l1`, `l2`, `llc`, `shared`) resolve against from then on
 (spec/sizes.py), beside what the machine reports (host facts, or the guest's CPUID).
@@ -35,6 +39,7 @@ import numpy as np
 
 from ..errors import Problem, SpecError
 from ..host.cache_curve import Curve, analyse, point_latencies
+from ..host.cache_line import line
 from ..results.platform import write_caches
 from ..results.records import load_caches
 from ..results.schema import SAMPLE_DTYPE
@@ -43,6 +48,7 @@ from ..spec.load import STRESSOR_DIM
 from ..spec.model import resolve_backend
 from ..spec.run_caches import platform_name
 from ..spec.sizes import host_caches
+from .caches_machine import machine, void
 
 HI_MIN = 128 << 20        # the curve goes at least this far, and past twice the reported LLC
 HI_MAX = 1 << 30
@@ -52,7 +58,6 @@ STREAM_MIN = 64 << 20
 RUNS = 3                  # pairs: each repetition's solo run and its runs beside a neighbour, back to back
 DURATION_S = 0.5
 CURVE_LIMIT_S = 60.0      # the curve ends when it reaches memory; this only bounds it
-LINE_X = 0.9              # the line: the first stride within 10 % of the widest one's latency
 
 
 def reach(reported_llc: int) -> int:
@@ -101,23 +106,6 @@ def _runs(result) -> list[tuple[dict, np.ndarray]]:
     return out
 
 
-def line_size(runs: list[tuple[dict, np.ndarray]]) -> int | None:
-    """The line size from the solo runs' line test (cache_probe.c line_test): the smallest
-    stride whose latency is LINE_X of the widest stride's or more; None where none is."""
-    by_stride: dict[int, list[np.ndarray]] = {}
-    for meta, samples in runs:
-        g = meta["guest_meta"]
-        line = samples[samples["metric"] == 2]
-        n = int(g.get("line_strides", 0))
-        for k in range(n):
-            by_stride.setdefault(16 << k, []).append(line["value"][k::n] / int(g["line_steps"]))
-    lat = {s: float(np.median(np.concatenate(v))) for s, v in by_stride.items() if sum(map(len, v))}
-    if len(lat) < 2:
-        return None
-    widest = lat[max(lat)]
-    return next((s for s in sorted(lat) if s < max(lat) and lat[s] >= LINE_X * widest), None)
-
-
 def _points(meta: dict, samples: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """Ticks per load of each chase point's samples, and ticks per stream pass."""
     g = meta["guest_meta"]
@@ -127,15 +115,15 @@ def _points(meta: dict, samples: np.ndarray) -> tuple[list[np.ndarray], np.ndarr
             samples["value"][samples["metric"] == 1].astype(float))
 
 
-def sharing(result, curve: Curve) -> dict:
+def sharing(stored: list[tuple[dict, np.ndarray]], curve: Curve) -> dict:
     """Per level: in each repetition, the quiet tenth (QUIET_PERCENTILE) of the chase inside
     the level alone and next to the copy of the level's size, run back to back; the level
     is shared in a pair where the copy made it SHARED_X slower or more, and shared where it
     was in any pair (a host whose CPUs move between caches shares at times; a worst case
-    must count it). And the stream's bandwidth alone and next to the copy past every level."""
+    must count it). And the stream's bandwidth alone and next to the copy past every level;
+    `stored`: the sharing campaign's runs (_runs)."""
     runs: dict[tuple[str, int], tuple[list[np.ndarray], np.ndarray]] = {}
     freq, stream_bytes = 0.0, 0
-    stored = _runs(result)
     solo = [(m, s) for m, s in stored if m["config"].get("placement") == "solo"]
     copying = [sum(p["rate"] for p in (m.get("pressure") or {}).values() if p.get("rate") and p.get("unit") == "bytes/s")
                for m, _ in stored if m["config"].get(STRESSOR_DIM) == "copy"]
@@ -161,7 +149,7 @@ def sharing(result, curve: Curve) -> dict:
         passes = np.concatenate([runs[key, r][1] for r in reps])
         return stream_bytes * freq / float(np.median(passes)) if len(passes) else None
     beside = bandwidth("copy")
-    return {"levels": levels, "line_bytes": line_size(solo),
+    return {"levels": levels, "line": line(solo),
             "bandwidth": {"one_cpu_bytes_s": bandwidth("solo"), "one_cpu_beside_copy_bytes_s": beside,
                           "all_cpus_bytes_s": beside + float(np.median(copying)) if beside and copying else None}}
 
@@ -181,6 +169,7 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
     reported = host_caches(host)
     result = run_derived(curve_spec(raw, reach(reported.get("llc", 0))), out, "cache curve campaign")
     (meta, samples), = _runs(result)
+    groups = {"levels": [meta]}
     sizes, lat = point_latencies(samples, meta["guest_meta"])
     curve = analyse(sizes, lat, float(meta["freq_hz"]))
     fact = {"levels": [lv.fact() for lv in curve.levels], "memory_ns": curve.memory_ns, "bandwidth": None,
@@ -192,11 +181,18 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
             "cpu_model": host.get("cpu_model", ""), "kernel": host.get("kernel", "")}
     if curve.levels:
         neighbours = run_derived(sharing_spec(raw, curve), out, "cache sharing campaign")
-        shared = sharing(neighbours, curve)
+        stored = _runs(neighbours)
+        shared = sharing(stored, curve)
         fact["campaigns"].append(neighbours.store.path.name)
         for level, test in zip(fact["levels"], shared["levels"]):
             level.update(shared_with_neighbour=test["shared"], sharing=test)
-        fact["bandwidth"], fact["line_bytes"] = shared["bandwidth"], shared["line_bytes"]
+        fact["bandwidth"], fact["line"] = shared["bandwidth"], shared["line"]
+        config = [(m, m["config"]) for m, _ in stored]
+        groups |= {"line": [m for m, c in config if c.get("placement") == "solo"], "sharing": [m for m, _ in config],
+                   "bandwidth": [m for m, c in config if c.get("placement") == "solo" or c.get(STRESSOR_DIM) == "copy"]}
+    fact["machine"] = machine(host, groups, list(raw["cpus"][:2]))
+    fact = void(fact)
+    fact["line_bytes"] = (fact.get("line") or {}).get("bytes")
     kind, options = resolve_backend(raw["backend"])
     platform = platform_name(kind, options)
     path = write_caches(out, host.get("hostname") or "unknown", platform, backend=kind, **fact)

@@ -1,7 +1,11 @@
 """Host noise accounting: CPU time spent on the measured CPUs by anything outside the run.
 
 foreign time(cpu) = busy time of the cpu during the run (/proc/stat) minus the CPU time
-of the run's own threads that are pinned to that cpu alone (/proc/<pid>/task/*/stat).
+of the run's own threads that are pinned to that cpu alone (/proc/<pid>/task/*/stat) and
+of xtalk's own threads pinned there (host/pinning.py keeps them off the measured CPU; on a
+2-CPU host they share the neighbour's: `xtalk_s`, not other work). Of the foreign time,
+`steal_s` is what the machine's own hypervisor took (/proc/stat's steal column: a VM's
+host running something else; no process here to name).
 The busiest processes outside the run that may run on a measured CPU (their CPU time
 over the run, /proc/<pid>/stat) name who the foreign time most likely was: what a user
 stops or moves.
@@ -21,15 +25,24 @@ BUSIEST = 3          # processes named per run
 BUSIEST_MIN_PCT = 1  # of the run's wall time
 
 
-def cpu_busy_ticks() -> dict[int, int]:
+STEAL_FIELD = 7      # /proc/stat: user nice system idle iowait irq softirq steal
+
+
+def cpu_ticks() -> dict[int, tuple[int, int]]:
+    """Per CPU, (busy ticks, of them stolen by the machine's own hypervisor)."""
     out = {}
     for line in Path("/proc/stat").read_text().splitlines():
         if line.startswith("cpu") and line[3].isdigit():
             name, *fields = line.split()
             values = list(map(int, fields))
             idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
-            out[int(name[3:])] = sum(values[:8]) - idle  # guest time is inside user already
+            steal = values[STEAL_FIELD] if len(values) > STEAL_FIELD else 0
+            out[int(name[3:])] = (sum(values[:8]) - idle, steal)  # guest time is inside user already
     return out
+
+
+def cpu_busy_ticks() -> dict[int, int]:
+    return {cpu: busy for cpu, (busy, _) in cpu_ticks().items()}
 
 
 def _allowed_cpus(status: str) -> set[int]:
@@ -101,7 +114,8 @@ class NoiseMeter:
 
     def __init__(self, cpus: list[int]):
         self.cpus = cpus
-        self.start_busy = cpu_busy_ticks()
+        self.start_ticks = cpu_ticks()
+        self.start_own = thread_ticks_by_cpu([os.getpid()])  # xtalk's own threads pinned to one CPU
         self.start_processes = process_ticks()
         self.start_wall = time.monotonic()
         self.latest: dict[int, dict[int, int]] = {}  # pid -> cpu -> ticks
@@ -118,7 +132,7 @@ class NoiseMeter:
                 seen[cpu] = max(seen.get(cpu, 0), ticks)
 
     def finish(self) -> dict:
-        busy = cpu_busy_ticks()
+        stat, own = cpu_ticks(), thread_ticks_by_cpu([os.getpid()])
         wall = time.monotonic() - self.start_wall
         ours: dict[int, int] = {}
         for ticks in self.latest.values():
@@ -126,10 +140,13 @@ class NoiseMeter:
                 ours[cpu] = ours.get(cpu, 0) + t
         per_cpu = {}
         for cpu in self.cpus:
-            busy_s = (busy.get(cpu, 0) - self.start_busy.get(cpu, 0)) / TICK
+            (busy, steal), (busy0, steal0) = stat.get(cpu, (0, 0)), self.start_ticks.get(cpu, (0, 0))
+            busy_s, steal_s = (busy - busy0) / TICK, (steal - steal0) / TICK
             ours_s = ours.get(cpu, 0) / TICK
-            foreign = min(max(busy_s - ours_s, 0.0), wall)  # /proc/stat's 10 ms ticks can overshoot the wall clock
+            xtalk_s = max(own.get(cpu, 0) - self.start_own.get(cpu, 0), 0) / TICK
+            foreign = min(max(busy_s - ours_s - xtalk_s, 0.0), wall)  # /proc/stat's ticks can overshoot the wall
             per_cpu[str(cpu)] = {"busy_s": round(busy_s, 3), "ours_s": round(ours_s, 3),
+                                 "xtalk_s": round(xtalk_s, 3), "steal_s": round(min(steal_s, foreign), 3),
                                  "foreign_s": round(foreign, 3),
                                  "foreign_pct": round(100 * foreign / wall, 2) if wall > 0 else 0.0}
         noisy = [c for c, v in per_cpu.items() if v["foreign_pct"] > NOISY_PCT]

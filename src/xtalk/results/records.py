@@ -50,7 +50,7 @@ and the reason.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -133,7 +133,10 @@ class CachesRecord(Part):
     levels: list[MeasuredLevel]
     memory_ns: float | None
     bandwidth: dict[str, float | None] | None = None
-    line_bytes: int | None = None        # measured: where the latency stops rising with the stride
+    line_bytes: int | None = None        # measured: where the latency stops rising with the stride; None: not answered
+    line: dict[str, Any] | None = None   # the line test: each solo run's latency per stride, why not answered
+    machine: dict[str, Any] | None = None  # whether the machine could answer, per answer (calibration/caches_machine.py)
+    voided: dict[str, str] | None = None   # the answers it could not give, and why
     reported: dict[str, int]             # l1, l2, l3, llc as the machine reported them
     reported_line_bytes: int | None = None
     curve: dict[str, list[float]]        # bytes, ns: the latency curve

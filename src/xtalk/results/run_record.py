@@ -171,6 +171,8 @@ def instrument_facts_model(kind: object) -> type[InstrumentFacts]:
 class NoiseCpu(Part):
     busy_s: float | None = None
     ours_s: float | None = None
+    xtalk_s: float | None = None       # xtalk's own threads pinned there (not other work)
+    steal_s: float | None = None       # of foreign_s: taken by the machine's own hypervisor
     foreign_s: float | None = None
     foreign_pct: int | float
 

@@ -2,9 +2,10 @@
 RunPlan), and the sizes a spec asks for that no cache of this host and backend answers.
 
 - *measured*: what `xtalk host caches` measured on this host and backend (results/
-  platform.py), unless the spec's run.cache_sizes is "reported": l1, l2, l3 by level, llc
-  the last level, shared the largest level shared between the CPUs it measured (only
-  where the spec's first two CPUs are those);
+  platform.py), unless the spec's run.cache_sizes is "reported" or the machine could not
+  answer for the levels then (the record's `voided`): l1, l2, l3 by level, llc the last
+  level, shared the largest level shared between the CPUs it measured (only where the
+  spec's first two CPUs are those, and the machine could answer for the sharing);
 - *reported*: what this host reports (sysfs), for backends whose guests run on its
   CPUs: shared the largest level whose shared_cpu_list holds the spec's first two CPUs;
 - none: the guest detects its own (a Xen guest's CPUID or CLIDR); `shared` unknown.
@@ -59,14 +60,17 @@ def measured_caches(record: dict, cpus: list[int]) -> dict[str, int]:
     if levels:
         out["llc"] = levels[-1]["size_bytes"]
     shared = [lv for lv in levels if lv.get("shared_with_neighbour")]
-    if shared and list(cpus[:2]) == list(record["cpus"]):
+    if shared and list(cpus[:2]) == list(record["cpus"]) and "sharing" not in (record.get("voided") or {}):
         out["shared"] = shared[-1]["size_bytes"]
     return out
 
 
 def run_caches(record: dict | None, host: dict, cpus: list[int], wanted: str, local: bool) -> dict:
     """The caches a run's guests are given ({level: bytes}, with "source"; empty where
-    the guest detects its own) and, under "why", why `shared` is missing."""
+    the guest detects its own) and, under "why", why `shared` is missing. A record whose
+    levels the machine could not answer for (its `voided`) is not used."""
+    if record and "levels" in (record.get("voided") or {}):
+        record = None
     if record and wanted == "measured":
         found = measured_caches(record, cpus)
         why = (f"xtalk host caches measured no level shared between CPUs {record['cpus'][0]} and "

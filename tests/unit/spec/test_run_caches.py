@@ -42,6 +42,14 @@ def test_reported_on_request_or_without_a_measurement_shared_from_sysfs():
     assert reported_shared(sysfs_host(), [1, 0]) is None  # only cpu0's caches are known
 
 
+def test_a_measurement_the_machine_could_not_answer_for_is_not_used():
+    levels_voided = dict(RECORD, voided={"levels": "the machine cannot answer for the levels' sizes: ... 95 %"})
+    caches = run_caches(levels_voided, sysfs_host(), [0, 1], "measured", local=True)
+    assert caches["source"] == "reported" and caches["llc"] == 32 << 20
+    sharing_voided = dict(RECORD, voided={"sharing": "the machine cannot answer for which levels are shared: 95 %"})
+    assert "shared" not in measured_caches(sharing_voided, [0, 1]) and measured_caches(sharing_voided, [0, 1])["l1"]
+
+
 def test_a_guest_on_another_machine_detects_its_own_unless_measured():
     assert run_caches(None, sysfs_host(), [0, 1], "measured", local=False)["source"] == ""
     assert run_caches(RECORD, sysfs_host(), [0, 1], "measured", local=False)["source"] == "measured"
