@@ -2,8 +2,9 @@
 sysfs's claim, kept as a fact of the host and backend, listed by `xtalk host show`; the
 private levels (L1d, L2) within 25 % of the sizes sysfs gives for them (issue 41), the line
 size sysfs's coherency_line_size. A known-answer test (issue 57): where xtalk says the
-machine cannot answer for an answer (other work on the run's CPUs, the hypervisor's steal)
-or the line test's runs do not agree, it must say so with its numbers, and the test is
+machine cannot answer for an answer (other work on the run's CPUs, the hypervisor's steal,
+an unsteady curve, a private level measured far from its report) or the line test's runs
+do not agree, it must say so with its numbers, and the test is
 voided by the machine (tests/framework/known_answer.py); where it answers, it must be right."""
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def private_sysfs_sizes() -> dict[int, int]:
 
 def said_with_numbers(why: str) -> str:
     """xtalk's reason for not answering: it names the CPUs' other work with its share, or
-    gives the latencies it measured."""
-    assert re.search(r"\d+(\.\d+)? (%|ns)", why), why
+    gives the latencies or sizes it measured."""
+    assert re.search(r"\d+(\.\d+)? (%|ns|KiB)", why), why
     return why
 
 

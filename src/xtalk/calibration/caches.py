@@ -48,7 +48,7 @@ from ..spec.load import STRESSOR_DIM
 from ..spec.model import resolve_backend
 from ..spec.run_caches import platform_name
 from ..spec.sizes import host_caches
-from .caches_machine import machine, void
+from .caches_machine import claim_doubt, doubt_levels, machine, void
 
 HI_MIN = 128 << 20        # the curve goes at least this far, and past twice the reported LLC
 HI_MAX = 1 << 30
@@ -190,7 +190,8 @@ def measure(raw: dict, out: Path, host: dict) -> dict:
         config = [(m, m["config"]) for m, _ in stored]
         groups |= {"line": [m for m, c in config if c.get("placement") == "solo"], "sharing": [m for m, _ in config],
                    "bandwidth": [m for m, c in config if c.get("placement") == "solo" or c.get(STRESSOR_DIM) == "copy"]}
-    fact["machine"] = machine(host, groups, list(raw["cpus"][:2]))
+    fact["machine"] = doubt_levels(machine(host, groups, list(raw["cpus"][:2])),
+                                   claim_doubt(fact["levels"], reported, curve.unsteady))
     fact = void(fact)
     fact["line_bytes"] = (fact.get("line") or {}).get("bytes")
     kind, options = resolve_backend(raw["backend"])

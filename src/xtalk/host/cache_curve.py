@@ -12,6 +12,10 @@ the next one's (interpolated on log size). Every plateau but the last is a cache
 the last is memory when its latency is at least MEMORY_X times the first plateau's; else
 the curve ended too early to see memory (`memory_ns` None) and the last rise is not
 trusted either (the level before it may be a cache still filling).
+A curve is unsteady where a size's latency falls below FALL times the slowest of a smaller
+size: a larger working set cannot be that much faster while the caches hold still (seen on a
+cloud VM: 1.7 ns at 127 KiB after 3.4 ns at 114 KiB, L2 speed at 4-9 MiB), so its levels are
+not the hardware's (`unsteady` says where).
 Caveats: a level shared with busy neighbours shows less capacity than it has (that is
 what a workload gets); two levels whose latencies differ by less than RISE show as one.
 """
@@ -28,6 +32,8 @@ PLATEAU_POINTS = 4    # two thirds of an octave on the default grid (6 sizes per
 FLAT = 1.25           # a plateau rises less than 25 % an octave: measured levels here x1.00-1.13,
                       # a rise between L2 and a contended L3 x1.43 (4 sizes at 5.3-6.3 ns)
 MEMORY_X = 30         # memory: at least 30 times an L1 hit
+FALL = 0.6            # unsteady: a latency below 0.6x a smaller size's (steady curves here fell to 0.70x at
+                      # most, within a noisy rise; the unsteady ones to 0.50x)
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Level:
 class Curve:
     levels: tuple[Level, ...]
     memory_ns: float | None    # None: the curve ended before memory
+    unsteady: str | None = None  # why the curve's levels are not the hardware's (a fall back), None where steady
 
 
 def point_latencies(samples: np.ndarray, meta: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -103,6 +110,21 @@ def crossing(sizes: np.ndarray, lat: np.ndarray, start: int, stop: int, middle: 
     return float(sizes[stop])
 
 
+def unsteady(sizes: np.ndarray, lat: np.ndarray, freq_hz: float) -> str | None:
+    """Where the curve falls back below FALL times the slowest latency of a smaller size
+    (the largest such fall), None where it never does."""
+    slowest = np.maximum.accumulate(lat)
+    ratio = lat[1:] / slowest[:-1]
+    if not len(ratio) or ratio.min() >= FALL:
+        return None
+    i = int(np.argmin(ratio)) + 1
+    j = int(np.argmax(lat[:i] == slowest[i - 1]))
+    ns = 1e9 / freq_hz
+    return (f"the cache curve is unsteady: {lat[i] * ns:.2f} ns a load at {sizes[i] / 1024:.0f} KiB after "
+            f"{lat[j] * ns:.2f} ns at {sizes[j] / 1024:.0f} KiB (a larger working set cannot be that much faster "
+            f"while the caches hold still)")
+
+
 def analyse(sizes: np.ndarray, lat_ticks: np.ndarray, freq_hz: float) -> Curve:
     """The levels of a curve of latencies in counter ticks per load."""
     found = plateaus(sizes, lat_ticks)
@@ -115,4 +137,4 @@ def analyse(sizes: np.ndarray, lat_ticks: np.ndarray, freq_hz: float) -> Curve:
         levels.append(Level(n + 1, int(round(crossing(sizes, lat_ticks, a, c, middle))), round(ns[n], 2)))
     if not memory:
         levels = levels[:-1] if levels else levels  # the last plateau may be a cache still filling
-    return Curve(tuple(levels), round(ns[-1], 1) if memory else None)
+    return Curve(tuple(levels), round(ns[-1], 1) if memory else None, unsteady(sizes, lat_ticks, freq_hz))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.framework.known_answer import voided
 from xtalk.host.cache_curve import Curve, analyse, plateaus, point_latencies
 from xtalk.results.schema import SAMPLE_DTYPE
 
@@ -87,7 +88,10 @@ def test_this_hosts_curve_from_the_native_bench_has_an_l1_near_what_sysfs_says(n
     l1 = next((c["size_bytes"] for c in caches() if c["level"] == 1 and c["type"] == "Data"), None)
     if not l1:
         pytest.skip("sysfs reports no L1 data cache on this host")
-    assert curve.levels and 0.75 <= curve.levels[0].size_bytes / l1 <= 1.25, (curve, l1)
+    if curve.unsteady:  # xtalk says these levels are not the hardware's: that is the answer here
+        voided(curve.unsteady)
+    else:
+        assert curve.levels and 0.75 <= curve.levels[0].size_bytes / l1 <= 1.25, (curve, l1)
 
 
 def test_a_neighbours_burst_over_part_of_a_level_is_no_level_of_its_own():
@@ -127,3 +131,13 @@ def test_a_slow_rise_between_two_levels_is_no_level_of_its_own():
     assert [lv.level for lv in curve.levels] == [1, 2, 3], curve
     assert [round(lv.latency_ns) for lv in curve.levels] == [1, 4, 12] and curve.memory_ns > 90
     assert 0.75 <= curve.levels[1].size_bytes / (1 << 20) <= 1.25, curve  # sysfs: L2 1 MiB
+
+
+def test_a_curve_that_falls_back_is_unsteady_and_says_where():
+    sizes = grid()
+    lat = staircase(sizes, [(32 << 10, 1.0), (1 << 20, 4.0), (16 << 20, 12.0)], 100.0)
+    assert analyse(sizes, lat, FREQ).unsteady is None
+    k = int(np.searchsorted(sizes, 4 << 20))
+    lat[k] = 4.0  # L2 speed at 4 MiB, after 12 ticks before it
+    why = analyse(sizes, lat, FREQ).unsteady
+    assert why and f"at {sizes[k] / 1024:.0f} KiB" in why and f"{4.0 * 1e9 / FREQ:.2f} ns" in why, why
