@@ -164,7 +164,7 @@ def test_killing_xtalk_leaves_no_workload_and_resume_finishes(tmp_path, sig):
     earlier = xtalk("show", "small/same-core-r1.attempt1", "--out", out)
     assert "status=interrupted attempt=1" in earlier.stdout, earlier.stdout + earlier.stderr
     shown = json.loads(xtalk("show", "small", "--out", out, "--json").stdout)
-    report = json.loads(xtalk("report", "small", "--out", out, "--json", "--no-samples").stdout)
+    report = json.loads(xtalk("report", "small", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
     check_result(report)
     for stats in (shown["stats"], report["stats"]):
         assert {s["config_id"]: s["n"] for s in stats}["same-core"] == sum(final.values())

@@ -139,6 +139,9 @@ def test_timeline_campaign_gets_segments_an_event_zoom_and_interactive_plots_off
     assert all(s["n"] > 0 for s in tl["segments"])
     assert tl["events"] == 2 and all("nearest_change_s" in t for t in tl["transitions"])
     assert not (tmp_path / "r" / "samples.parquet").exists()
+    plain = xtalk("report", campaign_dir(out), "--dest", tmp_path / "plain", "--no-samples", "--no-plots", "--json")
+    assert plain.returncode == 0 and json.loads(plain.stdout) == data, plain.stderr  # the same answer, no plot drawn
+    assert not list((tmp_path / "plain" / "plots").iterdir()) and list((tmp_path / "r" / "plots").glob("*.png"))
     plots = {p["id"]: p for p in json.loads((tmp_path / "r" / "plots.json").read_text())}
     (zoom,) = [p for p in plots.values() if p["kind"] == "eventzoom"]
     assert [a["x"] for a in zoom["axes"]] == ["time since the stressor was switched on (s)",

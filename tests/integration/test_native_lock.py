@@ -81,7 +81,7 @@ def test_stacked_vcpus_hand_the_lock_over_a_time_slice_later_than_spread(tmp_pat
     out = tmp_path / "out"
     res = xtalk("run", write_spec(tmp_path, SPEC.format(backend=backend)), "--out", out)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr
-    report = json.loads(xtalk("report", "lock", "--out", out, "--json", "--no-samples").stdout)
+    report = json.loads(xtalk("report", "lock", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
     median = {(s["metric"], s["config_id"]): s["median_ns"] for s in report["stats"]}
     for vcpu in (0, 1):
         spread = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-spread")]
@@ -108,7 +108,7 @@ def test_a_hog_on_a_vcpus_cpu_stretches_the_acquisition_tail(tmp_path, backend):
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr
     waits = {config: long_waits(campaign_dir(out), config) for config in ("solo", "same-core")}
     assert waits["same-core"] >= 10 and waits["same-core"] > 3 * waits["solo"], waits
-    report = json.loads(xtalk("report", "lockhog", "--out", out, "--json", "--no-samples").stdout)
+    report = json.loads(xtalk("report", "lockhog", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
     verdict = next(v for v in report["verdicts"] if v["metric"] == "lock_acquire_vcpu1" and v["config_id"] == "same-core")
     assert verdict["verdict"] == "interference", (verdict["sentence"], waits)
 

@@ -46,7 +46,7 @@ def test_native_and_qemu_in_one_campaign_give_the_overhead_per_metric_and_config
     for kind in ("native", "qemu"):
         meta = run_meta(out, f"{kind}_bench-qsort-r1")
         assert meta["backend"] == kind == meta["backend_metadata"]["backend"] and meta["config"]["backend.kind"] == kind
-    res = xtalk("report", "overhead", "--out", out, "--json", "--no-samples")
+    res = xtalk("report", "overhead", "--out", out, "--json", "--no-samples", "--no-plots")
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     overhead = {(v["config_id"], v["metric"]): v for v in report["overhead"]}

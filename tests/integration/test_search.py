@@ -52,7 +52,7 @@ def test_a_search_over_the_steal_finds_the_largest_share_and_measures_it(tmp_pat
     print(f"\nbest injected share {injected:.3f} (largest allowed {STEAL_MAX_SHARE}); measured "
           f"{found['change']:+.2f} points {found['change_ci']}")
     assert injected >= 0.8 * STEAL_MAX_SHARE, params
-    report = json.loads(xtalk("report", got["campaign"], "--out", tmp_path / "out", "--json", "--no-samples").stdout)
+    report = json.loads(xtalk("report", got["campaign"], "--out", tmp_path / "out", "--json", "--no-samples", "--no-plots").stdout)
     alone = next(v for v in report["verdicts"] if v["config_id"] == found["config_id"])["reference_value"]
     # stolen time added = the injected share, plus one switch to the stealing thread and back per
     # steal, less the host's own interruptions (`alone`, a share of the CPU) that fall inside a steal

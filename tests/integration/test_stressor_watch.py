@@ -63,7 +63,7 @@ def began(out, run_id: str) -> bool:
 
 
 def report(out) -> dict:
-    res = xtalk("report", "watch", "--out", out, "--json", "--no-samples")
+    res = xtalk("report", "watch", "--out", out, "--json", "--no-samples", "--no-plots")
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
 

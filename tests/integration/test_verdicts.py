@@ -96,7 +96,7 @@ bench = "hidden_latency"
 
 
 def report_json(out, name: str) -> dict:
-    res = xtalk("report", name, "--out", out, "--json", "--no-samples")
+    res = xtalk("report", name, "--out", out, "--json", "--no-samples", "--no-plots")
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
 

@@ -139,7 +139,7 @@ def test_destroyed_paused_and_failing_stressor_domains_fail_their_runs(arm64_lab
         paused["reason"]
     assert failing["status"] == "fail" and "XT END status=fail (out of memory" in failing["reason"], failing["reason"]
     assert all(m["sample_count"] > 0 for m in found.values())  # the measurer's samples are kept
-    report = json.loads(xtalk("report", "xq", "--out", out, "--json", "--no-samples").stdout)
+    report = json.loads(xtalk("report", "xq", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
     warned = {w["scope"] for w in report["warnings"] if w["message"].startswith("run status fail: stressor thrash")}
     assert warned == set(found) and report["stats"] == [] and report["verdicts"] == []
     assert xtalk_domains(arch) == []

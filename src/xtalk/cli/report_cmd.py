@@ -1,5 +1,6 @@
 """`xtalk report CAMPAIGN`: analyse a stored campaign and write report.html (self-contained),
-report.md, report.json, stats.csv, samples.parquet and junit.xml; print the report's
+report.md, report.json, stats.csv, samples.parquet and junit.xml (the PNG plots left out with
+--no-plots, for scripts that read the JSON: matplotlib takes about a second a plot); print the report's
 sections (report/terminal.py); exit 1 when a KPI gate fails.
 The samples are copied into the report first, before the analysis: the copy's buffers come
 and go while only NumPy and Arrow are loaded, not on top of SciPy's and Matplotlib's."""
@@ -25,6 +26,8 @@ def add_parser(sub) -> None:
                                                             "CAMPAIGN/report)")
     add_sample_selection(p)
     p.add_argument("--no-samples", action="store_true", help="do not write samples.parquet")
+    p.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots (about a second each on a "
+                                                           "small host): for scripts that read the JSON")
     add_json(p, "the report (report.json)")
     p.set_defaults(handler=run, interrupted="no report was written; a previous one is kept as it was")
 
@@ -44,7 +47,7 @@ def run(args) -> int:
             export_samples(loaded.index.sample_files(), tmp / SAMPLES)
         analysis = compute(loaded, Options(include_warmup=args.include_warmup, exclude_rampup=args.exclude_rampup))
         report = report_of(analysis.result, analysis.options)
-        paths = placed(write_files(analysis, tmp, report), tmp, dest)
+        paths = placed(write_files(analysis, tmp, report, draw_plots=not args.no_plots), tmp, dest)
     failed = sum(not c.passed for s in report.computed() for c in s.checks)
     if args.json:
         print(json.dumps(report_json(analysis.result, report), indent=1))

@@ -151,11 +151,12 @@ def write_report(analysis, dest: Path, samples: bool = True, report: Report | No
     return placed(written, tmp, dest)
 
 
-def write_files(analysis, dest: Path, report: Report) -> dict[str, Path]:
-    """Write every file of the report but the samples (export_samples, before) into `dest`;
-    the paths written, samples.parquet among them where it is there."""
+def write_files(analysis, dest: Path, report: Report, draw_plots: bool = True) -> dict[str, Path]:
+    """Write every file of the report but the samples (export_samples, before) into `dest`,
+    the PNG plots only where `draw_plots`; the paths written, samples.parquet among them
+    where it is there."""
     res = analysis.result
-    figs = plots.campaign_plots(analysis)
+    figs = plots.campaign_plots(analysis) if draw_plots else []
     (dest / "plots").mkdir()
     plot_files = []
     for p in figs:
