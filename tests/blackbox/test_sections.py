@@ -60,7 +60,7 @@ def test_run_show_and_report_of_a_native_campaign_carry_the_same_sections(tmp_pa
     assert ran.returncode == 0, ran.stdout + ran.stderr
     camp = campaign_dir(out)
     shown = xtalk("show", camp.name, "--out", out)
-    reported = xtalk("report", camp.name, "--out", out, "--no-samples")
+    reported = xtalk("report", camp.name, "--out", out, "--no-samples", "--no-plots")
     assert shown.returncode == 0 and reported.returncode == 0, shown.stderr + reported.stderr
     keys = same_sections(camp / "report", ran.stdout, shown.stdout, reported.stdout)
     assert {"answer", "doubts", "gates", "stats", "verdicts", "evt", "runs"} <= set(keys)

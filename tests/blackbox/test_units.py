@@ -127,7 +127,7 @@ def test_counts_and_rates_keep_their_units_in_show_report_and_compare(tmp_path):
     assert check_units(terminal_tables(shown.stdout), "show") >= 30
     assert "max = WCET" not in shown.stdout
 
-    report = xtalk("report", a, "--out", tmp_path / "results")
+    report = xtalk("report", a, "--out", tmp_path / "results", "--no-plots")  # tables; plots: test_report.py
     assert report.returncode == 0, report.stderr
     files = a / "report"
     assert check_units(terminal_tables(report.stdout), "report (terminal)") >= 0
