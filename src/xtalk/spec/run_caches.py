@@ -28,9 +28,9 @@ UNITS = ("l1", "l2", "l3", "llc", "shared")
 FLAG_X = 2.0  # a level whose measured and reported sizes differ more than this is flagged
 
 
-def differs(measured: int, reported: int | None) -> bool:
-    """Measured and reported sizes more than FLAG_X apart (False where nothing was reported)."""
-    return bool(reported) and not 1 / FLAG_X <= measured / reported <= FLAG_X
+def differs(measured: int, reported: int | None, apart: float = FLAG_X) -> bool:
+    """Measured and reported sizes more than `apart` times apart (False where nothing was reported)."""
+    return bool(reported) and not 1 / apart <= measured / reported <= apart
 
 
 def cpu_list(text: str) -> set[int]:
