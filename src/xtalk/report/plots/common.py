@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib (~0.45 s to import) only where a plot is drawn: `report --no-plots` draws none
+    from matplotlib.figure import Figure
 
 from ...analysis.kinds import metric_info
 from ...analysis.wording import in_ticks
