@@ -5,7 +5,9 @@
  * xt_cpu_index() == v (a thread-local index), pinned to the v-th CPU of vcpu_cpus=
  * ("0,1", from the native backend: each vCPU's CPU as the spec places it) when that is
  * given, else left on the process's CPUs. The boot thread is vCPU 0: the native backend
- * starts the process pinned to vCPU 0's CPU, and each other thread moves itself to its
+ * starts the process pinned to vCPU 0's CPU, and the first start pins it there too (a
+ * caller that did not pin the process otherwise finds vCPU 0 spinning on vCPU 1's CPU,
+ * which then runs vCPU 1 a 4 ms tick later); each other thread moves itself to its
  * own. Caveats: a thread that fails to pin still runs where it was; when fn returns,
  * the thread ends (a process has no CPU to park).
  */
@@ -80,6 +82,7 @@ bool xt_cpu_start(unsigned cpu, void (*fn)(void *), void *arg)
 
 	if (cpu == 0 || cpu >= XT_MAX_CPUS)
 		return false;
+	pin_self(0);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&t, &attr, thread_main, &s);

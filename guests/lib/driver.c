@@ -13,8 +13,11 @@
  * vcpus=N (N > 1, benches marked smp only): the cases run on vCPUs 0 .. N-1 at once,
  * each with its own configuration (xt_cfgs) and metric ids (vCPU v's case i is metric
  * v x ncases + i, named <case>_vcpu<v>); setup and report run once, on vCPU 0; the
- * other vCPUs are started (xt_cpu_start) after the METRIC lines and ready=1, and
- * vCPU 0 waits for all of them before the windows are printed.
+ * other vCPUs are started (xt_cpu_start) after the METRIC lines and ready=1; every vCPU
+ * waits at a rendezvous until all have arrived before its first case (a thread that
+ * starts late must not find the others' windows over: the lock bench's 2,000
+ * acquisitions took less than one vCPU's start), and vCPU 0 waits for all of them to
+ * finish before the windows are printed.
  */
 #include "xt.h"
 
@@ -28,6 +31,7 @@ static unsigned nvcpus = 1;
 static const struct xt_bench *running;
 static volatile int vcpu_status[XT_MAX_CPUS];
 static volatile unsigned vcpus_done;
+static volatile unsigned vcpus_arrived;
 
 unsigned xt_vcpus(void)
 {
@@ -102,11 +106,20 @@ static int run_cases(const struct xt_bench *b)
 	return status;
 }
 
+/* Returns once every vCPU of the bench has called it: their cases start together. */
+static void rendezvous(void)
+{
+	__atomic_fetch_add(&vcpus_arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&vcpus_arrived, __ATOMIC_ACQUIRE) < nvcpus)
+		xt_cpu_relax();
+}
+
 /* A vCPU other than 0: its cases, then its status for vCPU 0 to collect. */
 static void vcpu_main(void *arg)
 {
 	unsigned v = (unsigned)(uintptr_t)arg;
 
+	rendezvous();
 	vcpu_status[v] = run_cases(running);
 	__atomic_fetch_add(&vcpus_done, 1, __ATOMIC_RELEASE);
 }
@@ -185,6 +198,7 @@ void xt_run_bench(const struct xt_bench *b, void (*ready)(void))
 			xt_end(XT_FAIL, false, "vCPU start failed");
 		}
 	}
+	rendezvous();
 	status = run_cases(b);
 	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < nvcpus - 1)
 		xt_cpu_relax();

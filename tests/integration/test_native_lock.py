@@ -53,8 +53,10 @@ start_order = ["stressor-first"]  # the hog on before the measurer's window open
 SLICE_NS = 750_000  # CFS's smallest minimum granularity (sched_min_granularity at one CPU)
 
 
-# alone: handovers both ways need both vCPUs running at once (beside a CPU hog and another test,
-# one vCPU made its 2,000 acquisitions before the other ran: handovers {1: 1, 3: 0})
+# alone: handovers both ways need both vCPUs running at once. Run unpinned (as here), vCPU 0
+# once spun on vCPU 1's CPU until the 4 ms tick and made its 2,000 acquisitions before vCPU 1
+# ran (handovers {1: 1, 3: 0}); the first vCPU start now pins vCPU 0 to its own CPU
+# (smp_linux.c) and the vCPUs meet before their cases (driver.c)
 @pytest.mark.timing
 def test_each_vcpu_runs_the_bench_and_writes_its_own_metrics(native_bench):
     code, recs, out = run(native_bench, "bench=lock", "run=a", "vcpus=2", "vcpu_cpus=0,1", "iterations=2000",
