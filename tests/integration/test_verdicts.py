@@ -73,8 +73,13 @@ bench = "steal"
 host = true
 params = {{ steal_us = 300 }}
 [paired]
-off_s = 1
-on_s = 1
+# kept windows of exactly 1 s (1.1 s less 0.1 s settling): the kernel's real-time throttle
+# takes one ~50 ms block a second from the spinning FIFO probe, and a window of whole
+# seconds holds the same share of it at any phase, where a 0.9 s one held the block or not
+# (5.4 points either way; in one CI run an interval of +-3.5 points, its middle 2.1 from the truth)
+off_s = 1.1
+on_s = 1.1
+settle_s = 0.1
 [matrix]
 placement = ["same-core"]
 # 300 us every 10 ms: 3 % of the CPU; every 1000 s: never within the run (no injection)
@@ -195,7 +200,9 @@ def test_calibrate_ends_with_its_bottom_line_and_an_exit_code_that_says_it(tmp_p
     assert answer.startswith("This setup can see effects of ±") and "with 2 runs per configuration; the injected " \
         "steals were " in answer and answer.endswith("."), res.stdout
     recovered = "the injected steals were recovered" in answer
-    assert res.returncode == (0 if recovered and "false alarm" not in answer else 1), res.stdout + res.stderr
+    # beside other tests this machine may be too busy to answer (the sentence says so): exit 1 then too
+    answers = "false alarm" not in answer and "this machine cannot answer" not in answer
+    assert res.returncode == (0 if recovered and answers else 1), res.stdout + res.stderr
     assert recovered or "were not recovered, because " in answer
 
 
@@ -211,20 +218,20 @@ def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
         report = report_json(out, "paired")
         return report["measurability"], {v["config"]["stressors.steal.params.period_us"]: v for v in report["verdicts"]}
 
-    duration_s, out = 20, tmp_path / "out"
+    duration_s, out = 22, tmp_path / "out"
     machine, verdicts = paired(out, duration_s)
     if verdicts[10000]["verdict"] == "inconclusive" and verdicts[10000].get("need_units"):
         # A noisy host (in one CI run: the kernel's real-time throttling took a ~50 ms block
         # of every second from the FIFO probe, off windows 6.6-16.6 % stolen, noise floor
         # ±4.9 points against the 3.3 measured): do what the verdict tells a user, once,
         # with half as many windows again as it says would decide it (at most 45).
-        duration_s, out = min(2 * math.ceil(1.5 * verdicts[10000]["need_units"]), 90), tmp_path / "again"
+        duration_s, out = min(2.2 * math.ceil(1.5 * verdicts[10000]["need_units"]), 99), tmp_path / "again"
         machine, verdicts = paired(out, duration_s)
     if why := machine_voids(machine, "hidden_latency"):
         return voided(why)
     steal, null = verdicts[10000], verdicts[1000000000]
     assert steal["design"] == null["design"] == "paired"
-    assert steal["units"][0] >= 0.8 * duration_s / 2  # an on-window each 2 s
+    assert steal["units"][0] >= 0.8 * duration_s / 2.2  # an on-window each 2.2 s
     assert steal["verdict"] == "interference", steal["sentence"]
     # what the probe loses to 100 steals a second: each steal's gap as this machine makes it, the
     # 300 µs and one preemption's switches (SWITCH_COST_US), from the injector's log and the probe's
@@ -232,8 +239,8 @@ def test_paired_design_finds_a_3pct_steal_and_not_a_null_one(tmp_path, backend):
     # the host's share plus at most 80 µs a steal held 3.65 points and the probe lost 4.81 [4.1, 5.53]);
     # within the 1.2 points this test allows either side
     cost = steal_cost(out, 10000)
-    # 100 steals a second over the 0.9 s kept of each on-window (a late wake-up skips one), most of them seen
-    assert cost["steals"] >= 0.8 * 100 * 0.9 * steal["units"][0] and cost["seen"] >= 0.8 * cost["steals"], cost
+    # 100 steals a second over the 1 s kept of each on-window (a late wake-up skips one), most of them seen
+    assert cost["steals"] >= 0.8 * 100 * steal["units"][0] and cost["seen"] >= 0.8 * cost["steals"], cost
     low, high = SWITCH_COST_US
     assert low < cost["median_gap_us"] - 300 < high, cost
     assert abs(steal["change"] - cost["points"]) <= 0.012, (steal["sentence"], cost)

@@ -15,8 +15,9 @@ from .common import add_command, add_json, add_study_inputs, console, load_spec
 EXIT_CANNOT_MEASURE = 1
 EXIT_CODES = {EXIT_OK: "this setup can measure: every injected steal was recovered and the A/A runs were not told "
                        "apart",
-              EXIT_CANNOT_MEASURE: "it cannot (yet): a steal was missed or not separated from zero, or the A/A "
-                                   "runs differ; the last sentence says why",
+              EXIT_CANNOT_MEASURE: "it cannot (yet): a steal was missed or not separated from zero, the A/A "
+                                   "runs differ, or this machine cannot answer (other work on the measured CPUs); "
+                                   "the last sentence says why",
               EXIT_USAGE: "bad input (the spec, an option)",
               EXIT_INFRASTRUCTURE: "a calibration run failed (the message names it)"}
 EXIT_TEXT = "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
