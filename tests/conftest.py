@@ -21,6 +21,7 @@ from tests.framework.browser import chromium  # noqa: F401  (a fixture for every
 from tests.framework.cli import stop_started
 from tests.framework.repo import ROOT
 from tests.framework.xen_lab import NEXT_TEST, stop_started_labs
+from xtalk import signals
 # the lab tests' fixtures (the lab checked before each test)
 from tests.framework.xen_lab import (arm64_lab, arm64_lab_booted, rt_lab, rt_lab_booted, x86_64_lab,  # noqa: F401
                                      x86_64_lab_booted)
@@ -120,6 +121,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_sep("=", f"known-answer tests voided by this machine: {len(voided)}")
     for v in voided:
         terminalreporter.write_line(f"{v['test']}: {v['why']}")
+
+
+@pytest.fixture(autouse=True)
+def no_interrupt_carried_over(monkeypatch):
+    """A Ctrl-C an earlier test raised in this process (signals.interrupt_raised) is not taken
+    by this test's errors for their cause."""
+    monkeypatch.setattr(signals, "_raised", [])
 
 
 @pytest.fixture(autouse=True)

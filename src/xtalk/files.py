@@ -18,7 +18,11 @@ reused since holds its writer's leftovers until that process ends too.
 
 Reading a file a user names (a spec, a console log): at most a limit of bytes, so a
 device such as /dev/zero is refused rather than read forever, and every failure is one
-UsageError line naming the file (no traceback).
+UsageError line naming the file (no traceback). Reading a file of the store or a kept
+fact (open_regular): only a regular file, so that a FIFO or a device planted in its place
+is refused before a byte is read instead of hanging the command. Changing a file in place
+(open_own: a search journal healed, a lease file): only a file of its own, never through a
+symbolic or hard link.
 """
 from __future__ import annotations
 
@@ -30,7 +34,9 @@ import socket
 import stat
 import zlib
 import contextlib
+import errno
 from collections.abc import Iterator
+from typing import BinaryIO
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -117,6 +123,58 @@ def atomic_dir(path: Path) -> Iterator[Path]:
         raise
 
 
+class NotRegular(OSError):
+    """A FIFO, a device, a socket or a directory where a file is read whole: its strerror
+    says which (`kind`)."""
+
+    def __init__(self, path: str | Path, kind: str):
+        super().__init__(errno.EINVAL, f"{kind}, not a regular file", str(path))
+        self.kind = kind
+
+
+def _kind(mode: int) -> str:
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else \
+        "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) else "no regular file"
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """`path` open for reading, or NotRegular before a byte is read when it is no regular file
+    (through a symlink too): a FIFO no writer closes would hang the read, /dev/zero never
+    ends. Every file of the store, and every kept fact, is read through it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegular(path, _kind(mode))
+    return os.fdopen(fd, "rb")
+
+
+def open_own(path: str | Path, flags: int = os.O_RDWR) -> int:
+    """A descriptor of `path` for changing it in place (`flags`: O_RDWR, O_APPEND, O_CREAT...),
+    or NotRegular before a byte is touched when it is no file of its own: a symbolic link
+    (never followed: a write through it would change the file it points to, anywhere), a hard
+    link (another name of the same file), another user's file, or no regular file."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.EISDIR):
+            raise NotRegular(path, "a symbolic link" if err.errno == errno.ELOOP else "a directory") from None
+        raise
+    st = os.fstat(fd)
+    kind = (_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else f"a hard link ({st.st_nlink} names)"
+            if st.st_nlink > 1 else f"another user's file (uid {st.st_uid})" if st.st_uid != os.geteuid() else None)
+    if kind:
+        os.close(fd)
+        raise NotRegular(path, kind)
+    return fd
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of the regular file `path` (open_regular)."""
+    with open_regular(path) as f:
+        return f.read()
+
+
 def read_bounded(path: str | Path, limit: int, noun: str, regular_only: bool = False) -> bytes:
     """The bytes of `path` (at most `limit`); `noun` says what it should be ("a console log").
     `regular_only`: a FIFO, a device or a socket (through a symlink too) is refused before a
@@ -124,16 +182,13 @@ def read_bounded(path: str | Path, limit: int, noun: str, regular_only: bool = F
     memory up to `limit`; a regular file over `limit` is refused by its size, unread."""
     size = f"{limit >> 30} GiB" if limit >= 1 << 30 else f"{limit >> 20} MiB"
     try:
-        fd = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if regular_only else 0))
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(fd)
-            if regular_only and not stat.S_ISREG(st.st_mode):
-                kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
-                    stat.S_ISBLK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else "no regular file"
-                raise UsageError(f"{path}: {kind}, not {noun} (a file is read whole, and this one may never end)")
+        with open_regular(path) if regular_only else open(path, "rb") as f:
+            st = os.fstat(f.fileno())
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
                 raise UsageError(f"{path}: larger than {size}: not {noun}")
             data = f.read(limit + 1)
+    except NotRegular as err:
+        raise UsageError(f"{path}: {err.kind}, not {noun} (a file is read whole, and this one may never end)") from None
     except OSError as err:
         why = f"a directory, not {noun}" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
         raise UsageError(f"{path}: {why}") from None

@@ -6,7 +6,9 @@ given (`--config placement=same-core`). Several imports build one campaign's
 configurations: the first creates NAME-<timestamp>, each later one with `--append`
 adds its runs to the latest campaign NAME (its matrix grows by the values given).
 Every log is read and parsed before anything is written: a missing, binary or
-unrecognised log is an error naming the file, and nothing is stored.
+unrecognised log is an error naming the file, and nothing is stored. A run the disk does
+not take whole (full) is stored as 'error' without its samples, or removed, and the import
+stops saying which run, which file and why; the runs before it are kept.
 Caveats: a log says nothing of the host, the hypervisor or the stressors; the campaign
 states only what was given. Sample times exist only where the log prints them (Zephyr's
 thread_metric); elsewhere t_s is empty and the time plots are left out.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,12 +25,13 @@ import numpy as np
 import tomli_w
 
 from . import parsers
-from .errors import Problem, SpecError, UsageError, did_you_mean
+from .controls import one_line
+from .errors import InfrastructureError, Problem, SpecError, UsageError, did_you_mean
 from .spec.plan import DEFAULTS, config_name
-from .results.store import CampaignStore
+from .results.store import CampaignStore, RunWriter
 from .files import read_bounded
 from .plugins import PARSERS
-from .spec.assignment import parse_assignment
+from .spec.assignment import BadAssignment, parse_assignment
 from .spec.model import NAME_PATTERN, PLACEMENTS, START_ORDERS
 
 LOG_LIMIT = 1 << 30  # a console log larger than this is not a log
@@ -61,10 +65,12 @@ def _configuration(sets: list[str]) -> dict:
     config = {"placement": "solo", "start_order": DEFAULTS["start_order"]}
     problems = []
     for item in sets:
-        if (parsed := parse_assignment(item)) is None:
-            problems.append(Problem(f"--config {item}", "use DIMENSION=VALUE, e.g. placement=same-core"))
+        try:
+            dim, value = parse_assignment(item)
+        except BadAssignment as why:
+            problems.append(Problem(f"--config {one_line(item)}", f"{why}: use DIMENSION=VALUE, e.g. "
+                                                                  "placement=same-core"))
             continue
-        dim, value = parsed
         allowed = {"placement": PLACEMENTS, "start_order": START_ORDERS}.get(dim)
         if allowed and value not in allowed:
             problems.append(Problem(f"--config {dim}", f"{value!r} is not one of {', '.join(allowed)}"))
@@ -170,16 +176,35 @@ def _store_run(store: CampaignStore, run_id: str, config_id: str, config: dict, 
             "stressors": [], "timeline": [], "imported_from": str(item.log.resolve()),
             "log_sha256": hashlib.sha256(item.text.encode()).hexdigest()}
     writer = store.start_run(meta)
-    writer.console("measurer", item.text.encode())
-    writer.samples(samples)
-    if timed:
-        writer.clock(0, 0)
-    status, reason = parser.outcome(0, reached_duration=True)
-    return writer.finish(status, reason, metrics={str(k): v for k, v in parser.metrics.items()},
-                         freq_hz=parser.freq_hz, guest_begin=parser.begin, guest_end=parser.end,
-                         guest_meta=parser.meta, guest_errors=parser.errors, origin_host_ns=0 if timed else None,
-                         begin_counter=0 if timed else None,
-                         histograms={str(k): v for k, v in parser.hist.items()})
+    try:
+        writer.console("measurer", item.text.encode())
+        writer.samples(samples)
+        if timed:
+            writer.clock(0, 0)
+        status, reason = parser.outcome(0, reached_duration=True)
+        return writer.finish(status, reason, metrics={str(k): v for k, v in parser.metrics.items()},
+                             freq_hz=parser.freq_hz, guest_begin=parser.begin, guest_end=parser.end,
+                             guest_meta=parser.meta, guest_errors=parser.errors, origin_host_ns=0 if timed else None,
+                             begin_counter=0 if timed else None,
+                             histograms={str(k): v for k, v in parser.hist.items()})
+    except (OSError, InfrastructureError) as err:  # a full disk: nothing left looking alive
+        raise _not_stored(writer, item.log, err) from None
+
+
+def _not_stored(writer: RunWriter, log: Path, err: Exception) -> InfrastructureError:
+    """The error for a run the store did not take whole: its partial samples dropped and the
+    run stored as 'error' saying why, or its directory removed where even that fails."""
+    why = f"{getattr(err, 'filename', None) or writer.path}: {err.strerror}" if isinstance(err, OSError) else str(err)
+    run_id = writer.meta["run_id"]
+    try:
+        writer.cut_samples(0)
+        writer.finish("error", f"not stored whole ({why}): its samples were dropped")
+        left = f"run {run_id} is stored as 'error', without samples"
+    except (OSError, InfrastructureError):
+        shutil.rmtree(writer.path, ignore_errors=True)
+        left = f"the partial run {run_id} was removed ({writer.path})"
+    return InfrastructureError(f"import of {log} stopped: {why}; {left}; the runs imported before it are kept: "
+                               f"free space, then import {log} and the logs after it again with --append")
 
 
 def import_logs(req: Request) -> tuple[CampaignStore, list[dict]]:

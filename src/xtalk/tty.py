@@ -1,25 +1,19 @@
-"""What reaches a terminal: every string xtalk prints through its consoles, and its error
-lines, with control characters taken out (C0 but tab and newline, DEL, and C1 such as
-U+009B, the 8-bit CSI): a file name, a guest's console line or a cached version string
-that carries escapes cannot move the cursor, retitle the window or hide text. rich's own
-styling is added after, so colours stay.
-Caveat: only what goes through `Console` or `printable` is filtered; JSON output escapes
-control characters itself (json.dumps).
+"""What reaches a terminal: every string xtalk prints through its consoles made printable
+(controls.py: escapes, control and invisible format characters taken out): a file name, a
+guest's console line or a cached version string that carries escapes cannot move the
+cursor, retitle the window or hide text. rich's own styling is added after, so colours stay.
+Caveat: only what goes through `Console` or `printable` is filtered (a rich Text built by
+hand is not: build it from printable strings); JSON output escapes control characters
+itself (json.dumps).
 """
 from __future__ import annotations
 
-import re
 import sys
 
 from rich.console import Console as RichConsole
 from rich.text import Text
 
-CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` without control characters (tab and newline kept)."""
-    return CONTROLS.sub("", text)
+from .controls import printable
 
 
 class Console(RichConsole):

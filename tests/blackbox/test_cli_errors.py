@@ -16,6 +16,7 @@ import pytest
 from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
                                 write_spec, xtalk)
 from tests.framework.shared import made_once
+from tests.framework.tmpfs import fill, mount  # noqa: F401 - mount: a fixture
 
 
 @pytest.fixture(scope="module")
@@ -165,31 +166,13 @@ def test_a_spec_that_is_not_a_small_text_file_is_refused_in_one_line(tmp_path, k
     if kind in made:
         made[kind](path)
     why = {"binary": "binary file", "latin-1": "not UTF-8 text (byte 0xe9 at offset 11)",
-           "directory": "a directory"}.get(kind, "larger than 1 MiB")  # huge, and the endless devices
+           "directory": "a directory", "/dev/zero": "a device, not a campaign spec",
+           "/dev/urandom": "a device, not a campaign spec"}.get(kind, "larger than 1 MiB")
     for command in (("run", path, "--out", tmp_path / "out"), ("spec", "check", path)):
         started = time.monotonic()
         one_error_line(xtalk(*command, timeout=30), 2, f"xtalk: error: {path}: ", why)
         assert time.monotonic() - started < 10
     assert not (tmp_path / "out").exists()
-
-
-@pytest.fixture
-def mount(tmp_path):
-    """mount(options) -> a tmpfs mounted on a new directory, unmounted after the test."""
-    mounted = []
-
-    def make(options: str) -> Path:
-        point = tmp_path / f"mnt{len(mounted)}"
-        point.mkdir()
-        res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(point)], capture_output=True)
-        if res.returncode:
-            pytest.skip(f"cannot mount a tmpfs here: {res.stderr.decode().strip()}")
-        mounted.append(point)
-        return point
-
-    yield make
-    for point in reversed(mounted):
-        subprocess.run(["umount", str(point)], check=True)
 
 
 def test_report_compare_and_resume_on_a_read_only_results_directory_give_one_line(stored, mount, tmp_path):
@@ -205,18 +188,6 @@ def test_report_compare_and_resume_on_a_read_only_results_directory_give_one_lin
     debug = xtalk("--debug", "report", "small", "--out", ro)
     assert debug.returncode == 3 and "Traceback" in debug.stderr
     assert debug.stderr.strip().splitlines()[-1].startswith("xtalk: error: ")
-
-
-def fill(disk: Path) -> Path:
-    """Fill a file system to the last byte with disk/filler."""
-    with open(disk / "filler", "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
-    return disk / "filler"
 
 
 @pytest.mark.slow

@@ -40,7 +40,7 @@ def test_a_second_campaign_or_resume_on_the_same_cpu_is_refused_and_wait_queues(
         assert "Traceback" not in res.stderr
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists() and queued.poll() is None
     first.send_signal(signal.SIGINT)
-    assert first.wait(timeout=30) == 130
+    assert first.wait(timeout=30) == 130, first.stderr.read()
     assert started_runs(tmp_path / "a") == ["same-core-r1"]  # the refused resume redid nothing
     queued_out, queued_err = queued.communicate(timeout=60)
     assert queued.returncode == 0 and json.loads(queued_out)["passed"] == 1, queued_err
@@ -69,7 +69,7 @@ def test_ctrl_c_gives_every_lease_back(tmp_path, locks):
     assert sorted(p.name for p in locks.iterdir()) == [f"{next(iter(directory_lease(campaign_dir(tmp_path / 'out'))))}"
                                                        ".lock", "cpu0.lock"]
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=30) == 130
+    assert proc.wait(timeout=30) == 130, proc.stderr.read()
     assert not list(locks.iterdir())
     with Leases(Holder.me("after", "results in out")) as after:
         after.take(cpu_leases("", [0]) | directory_lease(campaign_dir(tmp_path / "out")))

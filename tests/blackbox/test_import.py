@@ -17,6 +17,7 @@ import pytest
 from tests.framework.cli import xtalk
 from tests.framework.repo import ROOT
 from tests.framework.result_contract import check_result
+from tests.framework.tmpfs import fill, mount  # noqa: F401 - mount: a fixture
 
 LOGS = ROOT / "tests" / "data" / "zephyr"
 LATENCY = (LOGS / "latency_measure-qemu_x86_64-tcg.log").read_text()
@@ -162,3 +163,29 @@ def test_a_solo_import_is_compact_has_no_host_doubts_and_says_how_to_add_a_confi
     added = xtalk(*argv, *logs(tmp_path, "same", 1.6, 1, 3))            # the hint's command, as given
     assert added.returncode == 0, added.stderr
     assert "one configuration only" not in added.stdout and "2 configurations (solo, same-core)" in added.stdout
+
+
+def test_import_append_on_a_full_disk_leaves_no_run_looking_alive(tmp_path, mount):
+    """Issue 58: --append on a full disk left a run "running" and a partial file, said only
+    "No space left on device", and verify exited 0 after."""
+    out = mount("size=16m") / "results"
+    args = ("--output", "zephyr-latency-measure", "--out", out)
+    first = xtalk("import", "thesis", *args, "--config", "placement=solo", *logs(tmp_path, "solo", 1.0, 2, 1))
+    assert first.returncode == 0, first.stderr
+    filler = fill(out.parent, leave=4096)
+    later = logs(tmp_path, "same", 1.6, 3, 2)
+    res = xtalk("import", "thesis", *args, "--config", "placement=same-core", "--append", *later)
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 3 and len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert lines[0].startswith(f"xtalk: error: import of {later[0]} stopped: ") and "No space left on device" in lines[0]
+    assert "free space, then import" in lines[0] and "--append" in lines[0], lines[0]
+    (campaign,) = campaigns(out)
+    records = [json.loads(p.read_text()) for p in sorted(campaign.glob("runs/*/meta.json"))]
+    assert [r["status"] for r in records if r["config_id"] == "solo"] == ["pass", "pass"]
+    assert all(r["status"] == "error" and r["sample_count"] == 0 for r in records if r["config_id"] != "solo"), records
+    assert not [p for p in campaign.glob("runs/same-core-*/samples.bin") if p.stat().st_size]  # no partial samples
+    filler.unlink()
+    again = xtalk("import", "thesis", *args, "--config", "placement=same-core", "--append", *later)
+    assert again.returncode == 0, again.stderr
+    shown = xtalk("show", campaign, "--verify", "--json")
+    assert shown.returncode == 0, shown.stderr

@@ -17,25 +17,12 @@ import pytest
 
 from tests.framework.cli import (alive, campaign_dir, guest_pids, run_meta, small, start, started_runs, wait_for,
                                  write_spec, xtalk)
-from tests.framework.shared import made_once
-
-
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory, native_bench) -> Path:
-    """A finished campaign: solo and same-core, one run each, with its report (once for the
-    test run: tests/framework/shared.py)."""
-    def measure(tmp):
-        res = xtalk("run", small(tmp, duration=1), "--out", tmp / "out", "--report")
-        assert res.returncode == 0, res.stderr
-
-    tmp, _ = made_once(tmp_path_factory, "integrity-stored", measure)
-    return campaign_dir(tmp / "out")
+from tests.framework.stored_campaign import stored_copy
 
 
 @pytest.fixture
-def campaign(stored, tmp_path) -> Path:
-    """A copy of the stored campaign (mtimes kept) to damage, in tmp_path/out."""
-    return Path(shutil.copytree(stored, tmp_path / "out" / stored.name))
+def campaign(tmp_path_factory, native_bench, tmp_path) -> Path:
+    return stored_copy(tmp_path_factory, tmp_path)
 
 
 def cells(listed: str) -> str:

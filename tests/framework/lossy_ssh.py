@@ -9,6 +9,8 @@ FAULT, what the first send suffers:
   lost      runs whole, but its output and marks are lost (status 255, nothing printed)
   cut       runs whole, but only its start mark comes back (status 255)
   running   starts, and the connection drops while it still runs (it goes on, detached)
+  closed    reaches dom0 with its connection already gone: every write to it fails
+            (SIGPIPE), from the start mark on; nothing comes back (status 255)
   killed    starts, and is killed with its connection a moment later
   none      no fault
 Every later send runs as it would over a working link."""
@@ -47,6 +49,12 @@ def main() -> int:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
         sys.stderr.write("@@XTGO\n")
+        return 255
+    if fault == "closed":
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        subprocess.run(["sh", "-c", command], input=stdin, stdout=write_end, stderr=write_end)
+        os.close(write_end)
         return 255
     p = subprocess.run(["sh", "-c", command], input=stdin, capture_output=True)
     if fault == "cut":

@@ -9,11 +9,16 @@ start (the Xen lab's ssh port, QEMU's forward: `port`), and any more asked for w
 `cut(ports)` closes the relayed connections to those ports at once (a connection lost in
 the network: each end sees it closed). `drop_masters` kills the ssh master connections
 of a control directory every few seconds, as a flaky network or a restarted sshd would.
+Each link has a /30 of 10.213.0.0/16 of its own (from its PID on, the first that no
+interface here holds): two links at once (two test workers) on one subnet would have the
+host's replies for one namespace routed into the other's, whose connections then fail.
 Caveat: needs root (ip netns, nft); everything made is removed on exit (the namespace
 with its rules), the relay's sockets closed, by name and PID only.
 """
 from __future__ import annotations
 
+import ipaddress
+import itertools
 import os
 import selectors
 import signal
@@ -23,11 +28,24 @@ import threading
 import time
 from pathlib import Path
 
-HOST_IP, NS_IP = "10.213.7.1", "10.213.7.2"
+LINK_NETS = ipaddress.ip_network("10.213.0.0/16")
+MADE = itertools.count()  # links made by this process: each its own namespace and veth names
 
 
 def _ip(*argv: str) -> None:
     subprocess.run(["ip", *argv], check=True, capture_output=True)
+
+
+def free_subnet(start: int) -> tuple[str, str]:
+    """(host end's address, namespace end's) of the first /30 of LINK_NETS, from the
+    `start`-th on, whose host address no interface here has."""
+    used = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, check=True).stdout
+    count = LINK_NETS.num_addresses // 4
+    for i in range(count):
+        base = LINK_NETS.network_address + 4 * ((start + i) % count)
+        if f" {base + 1}/" not in used:
+            return str(base + 1), str(base + 2)
+    raise RuntimeError(f"every /30 of {LINK_NETS} is in use on this host")
 
 
 def usable() -> str | None:
@@ -48,11 +66,11 @@ def usable() -> str | None:
 
 
 class FaultyLink:
-    """The namespace, the veth pair, and relays from HOST_IP to ports on 127.0.0.1
-    (`target_port`'s relay, if given, is `port`)."""
+    """The namespace, the veth pair, and relays from `host_ip` (the host's end) to ports on
+    127.0.0.1 (`target_port`'s relay, if given, is `port`)."""
 
     def __init__(self, target_port: int | None = None):
-        tag = os.getpid() % 100000
+        tag = f"{os.getpid() % 100000}x{next(MADE)}"  # (an interface's name is at most 15 bytes)
         self.ns, self.host_end, self.ns_end = f"xtalk-link-{tag}", f"xth{tag}", f"xtn{tag}"
         self.target_port = target_port
         self.stop = threading.Event()
@@ -62,13 +80,14 @@ class FaultyLink:
         self.dropped = 0  # packets the filter dropped, counted when its rules are replaced
 
     def __enter__(self) -> "FaultyLink":
+        self.host_ip, self.ns_ip = free_subnet(os.getpid())
         _ip("netns", "add", self.ns)
         try:
             _ip("link", "add", self.host_end, "type", "veth", "peer", "name", self.ns_end)
             _ip("link", "set", self.ns_end, "netns", self.ns)
-            _ip("addr", "add", f"{HOST_IP}/30", "dev", self.host_end)
+            _ip("addr", "add", f"{self.host_ip}/30", "dev", self.host_end)
             _ip("link", "set", self.host_end, "up")
-            for argv in (("addr", "add", f"{NS_IP}/30", "dev", self.ns_end), ("link", "set", self.ns_end, "up"),
+            for argv in (("addr", "add", f"{self.ns_ip}/30", "dev", self.ns_end), ("link", "set", self.ns_end, "up"),
                          ("link", "set", "lo", "up")):
                 _ip("netns", "exec", self.ns, "ip", *argv)
             if self.target_port is not None:
@@ -88,9 +107,9 @@ class FaultyLink:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
     def relay(self, target_port: int) -> int:
-        """The port on HOST_IP that reaches 127.0.0.1:`target_port` (made on first ask)."""
+        """The port on host_ip that reaches 127.0.0.1:`target_port` (made on first ask)."""
         if target_port not in self.relays:
-            listener = socket.create_server((HOST_IP, 0))
+            listener = socket.create_server((self.host_ip, 0))
             listener.settimeout(0.2)  # its thread sees `stop` between accepts
             thread = threading.Thread(target=self._accept, args=(listener, target_port), daemon=True,
                                       name=f"link relay {target_port}")
@@ -101,7 +120,7 @@ class FaultyLink:
 
     def reach(self, target_port: int) -> tuple[str, int]:
         """(address, port) that reaches 127.0.0.1:`target_port` from inside the namespace."""
-        return HOST_IP, self.relay(target_port)
+        return self.host_ip, self.relay(target_port)
 
     def cut(self, *target_ports: int) -> int:
         """Close every relayed connection to these ports, both ends; how many were."""
@@ -115,7 +134,7 @@ class FaultyLink:
         return len(doomed) // 2
 
     def argv(self, *command: str) -> list[str]:
-        """`command` run inside the namespace (its traffic to HOST_IP crosses the link)."""
+        """`command` run inside the namespace (its traffic to host_ip crosses the link)."""
         return ["ip", "netns", "exec", self.ns, *command]
 
     def drop(self, percent: int) -> None:

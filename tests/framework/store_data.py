@@ -1,5 +1,8 @@
-"""A campaign store made through the results API (CampaignStore.create), and the run
-metadata and sample arrays tests hand to its RunWriter."""
+"""A campaign store made through the results API (CampaignStore.create), the run
+metadata and sample arrays tests hand to its RunWriter, and a store rewritten as an older
+xtalk wrote it."""
+import json
+
 import numpy as np
 
 from xtalk.results.schema import SAMPLE_DTYPE
@@ -22,3 +25,12 @@ def new_store(tmp_path, runs=("solo-r1",)):
 def meta(run_id, **extra):
     return {"run_id": run_id, "config_id": run_id.rsplit("-", 1)[0], "index": 0,
             "config": {"placement": run_id.rsplit("-", 1)[0]}, **extra}
+
+
+def campaign_of_format(store, version):
+    """The store's campaign.json as an xtalk of format `version` wrote it (before its hash:
+    records.py's history), read again."""
+    path = store.path / "campaign.json"
+    record = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("record_sha256", "checked")}
+    path.write_text(json.dumps(dict(record, schema_version=version)))
+    return CampaignStore(store.path)

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from xtalk.results.records import SCHEMA_VERSION, event_record
 from xtalk.results.samples_file import SAMPLES_SCHEMA, SAMPLES_WRITE_OPTIONS
+from xtalk.results.manifest import manifest
 from xtalk.results.store import save_campaign_record, save_run_record
 
 Generator = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, first index, count) -> values
@@ -45,7 +46,8 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
     """`metric`: a name, or a tuple of names the samples cycle through; `kind`: their
     declared metric kind (None: undeclared, as an older xtalk stored); `clock=False`
     writes t_s as NaN (a run without clock pairs); `config_id` defaults to the config's
-    values joined by '-'."""
+    values joined by '-'; `extra_meta={"schema_version": 5}`: a run from before manifests.
+    A finished run of format 6 or later gets its manifest, as the store writes it."""
     names = (metric,) if isinstance(metric, str) else tuple(metric)
     run_dir = path / "runs" / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -87,13 +89,17 @@ def write_run(path: Path, run_id: str, config: dict, n: int, gen: Generator, *, 
             "guest_meta": {f"window_ticks_{i}": str(counter) for i in range(len(names))},
             "duration_s": counter / freq_hz,
             **(extra_meta or {})}
+    if status != "running" and meta["schema_version"] >= 6:  # as the store finishes a run (records.py's history)
+        meta["files"] = manifest(run_dir)
     save_run_record(run_dir, meta)
 
 
-def write_campaign(path: Path, name: str, spec: dict, runs: list[str], host: dict | None = None) -> Path:
+def write_campaign(path: Path, name: str, spec: dict, runs: list[str], host: dict | None = None,
+                   schema_version: int = SCHEMA_VERSION) -> Path:
+    """`schema_version`: the format it claims (an older one: its runs may be of it too)."""
     (path / "runs").mkdir(parents=True, exist_ok=True)
     save_campaign_record(path, {
-        "schema_version": SCHEMA_VERSION, "name": name, "id": path.name, "created_at": "2026-01-01T00:00:00",
+        "schema_version": schema_version, "name": name, "id": path.name, "created_at": "2026-01-01T00:00:00",
         "xtalk_version": "synthetic", "spec_hash": "0", "spec": {"name": name, **spec},
         "host": host or {"cpu_model": "synthetic"}, "planned_runs": runs})
     return path

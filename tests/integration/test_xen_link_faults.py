@@ -42,8 +42,8 @@ def over_link(tmp_path, link) -> tuple:
     """The lab campaign of 3 runs with dom0 reached over the link (executor ssh)."""
     known = tmp_path / "known_hosts"
     key = (link.image / "known_hosts").read_text().split(None, 1)[1]
-    known.write_text(f"[{netem_link.HOST_IP}]:{link.port} {key}")
-    reach = (f'executor = "ssh"\nssh_host = "root@{netem_link.HOST_IP}"\nssh_port = {link.port}\n'
+    known.write_text(f"[{link.host_ip}]:{link.port} {key}")
+    reach = (f'executor = "ssh"\nssh_host = "root@{link.host_ip}"\nssh_port = {link.port}\n'
              f'ssh_identity = "{link.image / "id_ed25519"}"\nssh_known_hosts = "{known}"\n')
     spec, out = campaign(tmp_path, "arm64", duration=4, placements='["solo", "other-core", "same-core"]')
     spec.write_text(spec.read_text().replace('executor = "lab"\n', reach))

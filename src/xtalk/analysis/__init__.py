@@ -1,5 +1,5 @@
 """Statistics over stored campaigns.
 
 May import: spec, images, parsers, telemetry, host, results, remote, cache, plugins,
-files, tty, signals, errors (the layers below it, pyproject.toml).
+files, tty, signals, errors, controls (the layers below it, pyproject.toml).
 """

@@ -1,7 +1,8 @@
 """Everything that makes a number doubtful, as a list of warnings the report always
 shows: failed/degraded/interrupted runs, lost samples, guest errors (stressors' too), histogram overflow, too few
 samples for a percentile, runs that disagree, counter frequencies that differ, late
-timeline events, measurement overhead, and host noise flags (no isolated CPUs, no
+timeline events, measurement overhead, paired windows that split the real-time
+throttle's periods, and host noise flags (no isolated CPUs, no
 nohz_full, unknown or non-performance governor, nested virtualisation, real-time
 throttling of real-time workloads, non-real-time scheduling). Each warning: {level: error|warning|info, scope, message}.
 Thresholds: RUN_SPREAD_PCT between run medians, OVERHEAD_PCT of the median,
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from ..host.metadata import rt_block_us
 from .wording import share
+from .windows import SETTLE_SHARE
 
 RUN_SPREAD_PCT = 5.0
 OVERHEAD_PCT = 1.0
@@ -126,13 +128,18 @@ def noise_flags(host: dict, runs: list[dict]) -> list[str]:
     return flags + run_flags(runs)
 
 
+def real_time_scheds(runs: list[dict]) -> list[str]:
+    """The real-time policies (fifo, rr) the runs' workloads ran under, sorted."""
+    return sorted({g.get("sched") for r in runs for g in (r.get("guests") or {}).values()} & {"fifo", "rr"})
+
+
 def rt_throttling_flags(host: dict, runs: list[dict]) -> list[str]:
     """Real-time workloads on a kernel that throttles them: one that spins (a probe) loses
     a block of up to period - runtime every period (on a 6.x kernel seen as a ~50 ms gap
     each second)."""
     iso = host.get("isolation") or {}
     block = rt_block_us(iso)
-    real_time = sorted({g.get("sched") for r in runs for g in (r.get("guests") or {}).values()} & {"fifo", "rr"})
+    real_time = real_time_scheds(runs)
     if not real_time or block is None:
         return []
     runtime, period = iso["rt_runtime_us"], iso["rt_period_us"]
@@ -140,6 +147,35 @@ def rt_throttling_flags(host: dict, runs: list[dict]) -> list[str]:
             f"of every {period:,} µs (kernel.sched_rt_runtime_us), so a workload that spins loses up to "
             f"{block / 1000:g} ms each {period / 1000:g} ms (to lift it for a campaign: "
             f"sysctl -w kernel.sched_rt_runtime_us=-1)"]
+
+
+def paired_throttle_warnings(host: dict, runs: list[dict], paired: dict | None) -> list[dict]:
+    """Paired windows against the real-time throttle: a spinning real-time measurer loses
+    one block each throttle period, and a kept window of a whole number of periods holds
+    the same share of it at any phase; any other length holds one block more or less as
+    the phase drifts, a step of block / kept in that window's statistic (seen in CI: 0.9 s
+    windows against a 1 s period, 5.4 points a window, an interval of +-3.5 points)."""
+    iso = (host or {}).get("isolation") or {}
+    block = rt_block_us(iso)
+    real_time = real_time_scheds(runs)
+    if paired is None or block is None or not real_time:
+        return []
+    period_s = iso["rt_period_us"] / 1e6
+    settle = paired.get("settle_s")
+    kept = {state: length - (settle if settle is not None else SETTLE_SHARE * length)
+            for state, length in (("off", paired.get("off_s", 1.0)), ("on", paired.get("on_s", 1.0)))}
+    split = {state: k for state, k in kept.items() if k > 0 and abs(k / period_s - round(k / period_s)) > 0.02}
+    if not split:
+        return []
+    held = ", ".join(f"{k:g} s {state}" for state, k in split.items())
+    step = max(block / 1e6 / k for k in split.values())
+    whole = max(1, round(max(kept.values()) / period_s)) * period_s
+    return [_w("warning", "campaign", f"paired windows against the real-time throttle: the windows keep {held}, not "
+                                      f"a whole number of its {period_s:g} s periods, so each holds one more or one "
+                                      f"fewer of its {block / 1000:g} ms blocks as their phase drifts (a step of "
+                                      f"{share(step * 100)} of the CPU in a window: a wider interval, a middle that moves);"
+                                      f" windows of {whole * 1.1:g} s with [paired] settle_s = {whole * 0.1:g} keep "
+                                      f"whole periods")]
 
 
 def host_flags(host: dict) -> list[str]:

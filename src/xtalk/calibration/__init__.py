@@ -9,6 +9,6 @@ A study of the same kind as channels/ and search/: it runs derived campaigns
 (running/derived.py) and may import running, analysis and everything below.
 
 May import: running, design, analysis, backends, instruments, spec, images, parsers,
-telemetry, host, results, remote, cache, plugins, files, tty, signals, errors (the layers below
+telemetry, host, results, remote, cache, plugins, files, tty, signals, errors, controls (the layers below
 it, pyproject.toml).
 """

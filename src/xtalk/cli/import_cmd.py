@@ -34,13 +34,15 @@ def add_parser(sub) -> None:
 
 
 def _options(items: list[str]) -> dict:
-    from ..spec.assignment import parse_assignment
+    from ..controls import one_line
+    from ..spec.assignment import BadAssignment, parse_assignment
     options, problems = {}, []
     for item in items:
-        if (parsed := parse_assignment(item)) is None:
-            problems.append(Problem(f"--parser {item}", "use KEY=VALUE, e.g. metric=latency"))
+        try:
+            key, value = parse_assignment(item)
+        except BadAssignment as why:
+            problems.append(Problem(f"--parser {one_line(item)}", f"{why}: use KEY=VALUE, e.g. metric=latency"))
             continue
-        key, value = parsed
         options[key] = value
     if problems:
         raise SpecError("xtalk import", problems)

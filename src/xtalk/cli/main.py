@@ -70,7 +70,7 @@ def _command_of(argv: list[str]) -> str | None:
 
 
 def _error(message: str, code: int, debug: bool) -> int:
-    from ..tty import printable  # rich: only when there is an error to print
+    from ..controls import printable
     if debug:
         traceback.print_exc()
     print(f"xtalk: error: {printable(str(message))}", file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 
+from ..controls import one_line
 from ..errors import EXIT_OK, UsageError
 from .common import add_command, add_json, add_study_inputs, console, load_spec
 
@@ -54,10 +55,14 @@ def add_parser(sub) -> None:
 
 
 def _problems(args) -> list[str]:
+    from ..spec.model import NAME_MAX_LENGTH, is_name  # pydantic: only when this command runs
     bad = [f"--{k.replace('_', '-')}: must be at least {low}" for k, low in
            (("trials", 1), ("runs", 1), ("confirm_runs", 2), ("max_instances", 1)) if getattr(args, k) < low]
     bad += [f"--{k.replace('_', '-')}: must be > 0" for k in ("budget_min", "duration_s")
             if getattr(args, k) is not None and not getattr(args, k) > 0]
+    if args.name is not None and not is_name(args.name):  # it names a directory: out/search/NAME
+        bad.append(f"--name: {one_line(args.name)!r} is no name (letters, digits, '_', '.' and '-', a letter or digit "
+                   f"first, at most {NAME_MAX_LENGTH}): it names the search's directory under --out/search")
     return bad
 
 

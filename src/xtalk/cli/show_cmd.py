@@ -10,6 +10,7 @@ import sys
 
 from pathlib import Path
 
+from ..controls import printable
 from ..errors import EXIT_INFRASTRUCTURE, Problem, SpecError
 from .common import add_command, add_json, add_out, console, find_campaign
 
@@ -55,15 +56,25 @@ def run(args) -> int:
 def verified(store, verify: bool) -> int:
     """With --verify: exit 3, saying so on stderr, when a run's files or record are not as
     they were written (damaged: a hash or size differs, a file is missing; missing: its
-    directory is gone). A damaged earlier attempt (kept aside by --resume, which redid the
-    run) is said as a warning: no result rests on it."""
-    damaged = store.index().damaged if verify else []
-    used = [d for d in damaged if d.row(store.path)["final"]]
-    for d in damaged:
+    directory is gone), or when a record has no hash to check it by (unverifiable: written
+    by an xtalk before records were hashed). A damaged earlier attempt (kept aside by
+    --resume, which redid the run) is said as a warning: no result rests on it."""
+    if not verify:
+        return 0
+    index = store.index()
+    used = [d for d in index.damaged if d.row(store.path)["final"]]
+    for d in index.damaged:
         level = "error" if d in used else "warning"
-        print(f"xtalk: {level}: {store.path.name}/{d.dir.name}: {d.error.reason} ({d.error.file.name})"
-              + ("" if d in used else " (an earlier attempt, not used)"), file=sys.stderr)
-    return EXIT_INFRASTRUCTURE if used else 0
+        print(printable(f"xtalk: {level}: {store.path.name}/{d.dir.name}: {d.error.reason} ({d.error.file.name})"
+                        + ("" if d in used else " (an earlier attempt, not used)")), file=sys.stderr)
+    unhashed = (["campaign.json"] if not store.info.get("record_sha256") else []) + [
+        f"runs/{r.dir.name}/meta.json" for r in index.runs
+        if not r.meta.get("record_sha256") or (r.meta["status"] != "running" and not r.meta.get("files"))]
+    if unhashed:
+        print(printable(f"xtalk: error: {store.path.name}: unverifiable: {len(unhashed)} record(s) without the hashes "
+                        f"to check them by (written by an xtalk before its records were hashed): "
+                        f"{', '.join(unhashed[:5])}{' ...' if len(unhashed) > 5 else ''}"), file=sys.stderr)
+    return EXIT_INFRASTRUCTURE if used or unhashed else 0
 
 
 def show_run(store, run_id: str, as_json: bool, out) -> int:
@@ -99,8 +110,8 @@ def show_run(store, run_id: str, as_json: bool, out) -> int:
     if as_json:
         print(json.dumps({"meta": meta, "events": events, "stats": rows}, indent=2, default=str))
         return 0
-    out.print(Text.assemble((run_id, "bold"), f" status={meta.get('status')} attempt={meta['attempt']} "
-                            f"{meta.get('reason') or ''}"))
+    out.print(Text.assemble((printable(run_id), "bold"), printable(f" status={meta.get('status')} "
+                                                               f"attempt={meta['attempt']} {meta.get('reason') or ''}")))
     for key in ("config", "placement", "start_order", "freq_hz", "sample_count", "lost_samples",
                 "ring_lost_samples", "started_at", "ended_at"):
         out.print(f"  {key}: {meta.get(key)}", markup=False)

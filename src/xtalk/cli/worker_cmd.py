@@ -13,7 +13,6 @@ Exit: 0 the run was stored (whatever its status), 130 interrupted, 2 or 3 an err
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -22,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..errors import EXIT_OK, UsageError
+from ..errors import EXIT_OK
 from .common import add_command
 
 PROGRESS_EVERY_S = 0.5
@@ -38,15 +37,6 @@ def add_parser(sub) -> None:
                     more="It reads the job, one JSON line, on stdin; writes progress (@@xtalk t_s=SECONDS) on stderr "
                          "and the stored run as a tar stream on stdout; EOF on stdin stops the run like SIGTERM.")
     p.set_defaults(handler=run)
-
-
-def _job() -> dict:
-    from ..fleet.worker import JOB_KEYS
-    try:
-        job = json.loads(sys.stdin.readline())
-        return {k: job[k] for k in JOB_KEYS}
-    except (ValueError, KeyError, TypeError) as err:
-        raise UsageError(f"xtalk worker: no valid job on stdin ({err}); it is started by `xtalk run --fleet`") from None
 
 
 def _stop_at_eof() -> None:
@@ -72,8 +62,8 @@ def _send(path: Path) -> None:
 
 
 def run(args) -> int:
-    from ..fleet.worker import run_job
-    job = _job()
+    from ..fleet.worker import parse_job, run_job
+    job = parse_job(sys.stdin.readline())
 
     watch_eof = threading.Thread(target=_stop_at_eof, daemon=True).start
     return EXIT_INTERRUPTED if run_job(job, _progress(), _send, watch_eof) else EXIT_OK

@@ -3,7 +3,7 @@ before any runs (check.py), and the noise of one unit on this host where a store
 campaign has measured it (noise.py).
 
 May import: analysis, backends, instruments, spec, images, parsers, telemetry, host,
-results, remote, cache, plugins, files, tty, signals, errors (the layers below it,
+results, remote, cache, plugins, files, tty, signals, errors, controls (the layers below it,
 pyproject.toml).
 """
 from .check import Design, Row, check_design

@@ -5,7 +5,9 @@ directory, then handed over whole (interrupted and errored runs too).
 The job: {"spec": TOML text, "overrides": [PATH=VALUE...] (the user's --set), "values":
 {PATH: value} (structured values the board sets, e.g. a xen-dom0 board's backend
 options), "run_id": the planned run, "attempt": its number in the campaign, "as":
-{"run_id", "config_id", "config"} (the ids it is stored under)}. SIGTERM (and Ctrl-C)
+{"run_id", "config_id", "config"} (the ids it is stored under)}, read by parse_job: a job
+of other types, or whose ids are not one name of the store (`../x` would put the run outside
+the worker's temporary directory), is refused naming its field. SIGTERM (and Ctrl-C)
 stop the run like the runner's: its guests stopped, the run stored as interrupted. The
 run's CPUs are leased (host/leases.py) while it runs: a board another xtalk measures on
 refuses the job.
@@ -13,14 +15,17 @@ refuses the job.
 from __future__ import annotations
 
 import dataclasses
+import json
 import signal
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Annotated, Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..plugins import check_backend_options
 from ..running.campaign import local_backend, run_meta, used_cpus
-from ..errors import Problem, RunAborted, SpecError
+from ..errors import Problem, RunAborted, SpecError, UsageError
 from ..host.leases import Holder, Leases
 from ..host.pinning import off_measured_cpu
 from ..spec.plan import plan
@@ -30,7 +35,42 @@ from ..running.runner import execute_run
 from ..signals import sigterm_as_interrupt
 from ..spec.load import parse_campaign
 
-JOB_KEYS = ("spec", "overrides", "values", "run_id", "as", "attempt")
+# one name in a directory of the store: the plan's ids (spec/plan.py's slugs) are of these
+StoreName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}$")]
+
+
+class _Fields(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+class StoredAs(_Fields):
+    run_id: StoreName
+    config_id: StoreName
+    config: dict[str, Any]
+
+
+class Job(_Fields):
+    spec: str
+    overrides: list[str]
+    values: dict[str, Any]
+    run_id: StoreName
+    attempt: Annotated[int, Field(ge=1)]
+    stored_as: StoredAs = Field(alias="as")
+
+
+def parse_job(line: str) -> dict:
+    """The job of one JSON line, as run_job takes it; a UsageError naming the field that is
+    missing or of the wrong kind."""
+    try:
+        job = Job.model_validate(json.loads(line))
+    except ValueError as err:
+        if isinstance(err, ValidationError):
+            first = err.errors()[0]
+            why = f"{'.'.join(map(str, first['loc'])) or 'the job'}: {first['msg']}"
+        else:
+            why = f"not one JSON line ({err})"
+        raise UsageError(f"xtalk worker: no valid job on stdin ({why}); it is started by `xtalk run --fleet`") from None
+    return dict(job.model_dump(by_alias=True))
 
 
 def run_job(job: dict, tick: Callable[[float | None], None], send: Callable[[Path], None],

@@ -1,4 +1,4 @@
 """Host facts (metadata) and host tuning advice.
 
-May import: cache, plugins, files, tty, signals, errors (the layers below it, pyproject.toml).
+May import: cache, plugins, files, tty, signals, errors, controls (the layers below it, pyproject.toml).
 """

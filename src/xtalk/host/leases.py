@@ -7,8 +7,9 @@ A lease is two locks, both dropped by the kernel when their process ends, howeve
   holds (`cpu3`; `xen-root-board-22-cpu1` for a CPU of a Xen reached over ssh;
   `campaign-<hash of its path>`). The file says who holds it (PID, campaign, where its
   results go) so a refusal can name them; a file a dead xtalk left is stale and is taken.
-  It is opened with O_NOFOLLOW and must be a regular file: a symlink planted in its place
-  is refused, never followed (a root xtalk would truncate what it points to);
+  It is opened with O_NOFOLLOW and must be a regular file of one name: a symlink or a hard
+  link planted in its place is refused, never written through (a root xtalk would
+  truncate what it points to);
 - a listening Unix socket bound to an abstract name made of the lock directory's and the
   lease's names: no file, so nothing can unlink it under its holder. A lease file deleted
   under a running campaign (a tmp cleaner, `rm`) leaves the lease held; the refusal then
@@ -258,9 +259,12 @@ def _open(path: Path) -> int:
             if err.errno == errno.EISDIR:
                 raise UsageError(f"lock file {path} is not a regular file: refused (remove it)") from None
             raise
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
             os.close(fd)
-            raise UsageError(f"lock file {path} is not a regular file: refused (remove it)")
+            what = f"a hard link ({st.st_nlink} names: writing the holder would change the other)" \
+                if stat.S_ISREG(st.st_mode) else "not a regular file"
+            raise UsageError(f"lock file {path} is {what}: refused (remove it)")
         return fd
 
 

@@ -7,7 +7,7 @@ code) and reuses an earlier build with the same hash. Everything goes to the cac
 directory (cache.py: XTALK_CACHE, else $XDG_CACHE_HOME/xtalk, else ~/.cache/xtalk), never to
 host-wide package state.
 
-May import: host, results, remote, cache, plugins, files, tty, signals, errors (the layers
+May import: host, results, remote, cache, plugins, files, tty, signals, errors, controls (the layers
 below it, pyproject.toml).
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ docs/instruments.md). `measure.py` turns a capture into the run's samples and th
 show and the report tell.
 
 May import: spec, images, parsers, telemetry, host, results, remote, cache, plugins,
-files, tty, signals, errors (the layers below it, pyproject.toml).
+files, tty, signals, errors, controls (the layers below it, pyproject.toml).
 """
 from __future__ import annotations
 

@@ -3,6 +3,6 @@ measurer, the stressor that loads each by default, and the channel study over th
 (docs/channels.md).
 
 May import: running, design, analysis, backends, instruments, spec, images, parsers,
-telemetry, host, results, remote, cache, plugins, files, tty, signals, errors (the layers below
+telemetry, host, results, remote, cache, plugins, files, tty, signals, errors, controls (the layers below
 it, pyproject.toml).
 """

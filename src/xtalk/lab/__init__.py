@@ -3,6 +3,6 @@ built from Debian's packages (recipe.py; the all-schedulers Xen from source: xen
 started, found and stopped (vm.py), and the executor that reaches its dom0 (xen_link.py).
 
 May import: running, design, analysis, backends, instruments, spec, images, parsers,
-telemetry, host, results, remote, cache, plugins, files, tty, signals, errors (the layers below
+telemetry, host, results, remote, cache, plugins, files, tty, signals, errors, controls (the layers below
 it, pyproject.toml).
 """

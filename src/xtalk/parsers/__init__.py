@@ -4,7 +4,7 @@ Each parser registers itself by its `name` (`@PARSERS.register`, xtalk.plugins, 
 imports every module here): adding a parser is adding one file (plus its test). A guest picks its parser
 with `output = "<name>"` in the spec (default `xt`) and passes it options in `[….parser]`.
 
-May import: host, results, remote, cache, plugins, files, tty, signals, errors (the layers
+May import: host, results, remote, cache, plugins, files, tty, signals, errors, controls (the layers
 below it, pyproject.toml).
 """
 from __future__ import annotations

@@ -3,5 +3,5 @@ one master connection) and labgrid's coordinator (coordinator.py: places found, 
 released). The Xen backend, the lab, the fleet and the instruments use them; it imports
 only xtalk.errors and xtalk.signals.
 
-May import: cache, plugins, files, tty, signals, errors (the layers below it, pyproject.toml).
+May import: cache, plugins, files, tty, signals, errors, controls (the layers below it, pyproject.toml).
 """

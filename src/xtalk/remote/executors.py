@@ -42,17 +42,19 @@ from ..errors import InfrastructureError
 REPORTING_SHELL = 'printf "@@XTGO\\n" >&2; "$@"; rc=$?; printf "\\n@@XTRC %d\\n" "$rc" >&2; exit "$rc"'
 # argv: TOKEN FORGET CMD...: REPORTING_SHELL's marks, CMD run only by the first send of
 # TOKEN (a noclobber claim in dom0's temporary directory), deaf to the hang-up of its
-# connection, its status and output kept for a resend, which prints @@XTAGAIN and the
-# kept outcome (waiting up to ~50 s while the first send's shell, its PID in TOKEN.p, still
-# runs), or @@XTUNKNOWN when the first send ended without one (killed). FORGET: the tokens (hex, space-separated) whose kept files can go. Few
+# connection from its first step (a start mark written to a connection already gone must
+# not kill the shell between its claim and the command), its status and output kept for a
+# resend, which prints @@XTAGAIN and the kept outcome (waiting up to ~50 s while the first
+# send's shell, its PID in TOKEN.p, still runs), or @@XTUNKNOWN when the first send ended
+# without one (killed). FORGET: the tokens (hex, space-separated) whose kept files can go. Few
 # processes (a fork costs ~10 ms in an emulated dom0): no subshell for the claim, no cat
 # of an empty output; kept files go FORGET_AFTER at a time.
 CLAIMED_SHELL = (
-    'd="${TMPDIR:-/tmp}/xtalk-claims-${USER:-$(id -u)}"; t="$d/$1"; forget=$2; shift 2; '
+    'trap "" HUP PIPE; d="${TMPDIR:-/tmp}/xtalk-claims-${USER:-$(id -u)}"; t="$d/$1"; forget=$2; shift 2; '
     '[ -d "$d" ] || mkdir -p -m 700 "$d" 2>/dev/null; '
     'if [ -n "$forget" ]; then f=; for o in $forget; do f="$f $o.c $o.p $o.o $o.e $o.r"; done; (cd "$d" && rm -f $f); fi; '
     'set -C; if { true > "$t.c"; } 2>/dev/null; then set +C; echo "$$" > "$t.p"; printf "@@XTGO\\n" >&2; '
-    'trap "" HUP PIPE; "$@" > "$t.o" 2> "$t.e"; rc=$?; echo "$rc" > "$t.r"; '
+    '"$@" > "$t.o" 2> "$t.e"; rc=$?; echo "$rc" > "$t.r"; '
     'elif set +C; [ -e "$t.c" ]; then printf "@@XTAGAIN\\n" >&2; '
     'i=0; while [ ! -s "$t.r" ] && [ $i -lt 250 ] && kill -0 "$(cat "$t.p" 2>/dev/null)" 2>/dev/null; do '
     'sleep 0.2 2>/dev/null || sleep 1; i=$((i+1)); done; '

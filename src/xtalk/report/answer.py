@@ -97,6 +97,8 @@ class Doubt:
 CATEGORIES = (  # (pattern in the message, title, level)
     (r"^run status|did not pass|damaged|unreadable", "runs left out of the statistics", "error"),
     (r"samples lost", "samples lost", "warning"),
+    (r"^paired windows against the real-time throttle", "paired windows that split the real-time throttle's periods",
+     "warning"),
     (r"guest error", "guest errors", "warning"),
     (r"stressor", "stressors that did not run as planned", "warning"),
     (r"runs disagree", "configurations whose runs disagree by more than 5 % (the verdicts use the runs' spread)",

@@ -6,8 +6,8 @@ dropped), never as markup a viewer runs or a terminal obeys."""
 from __future__ import annotations
 
 import html
-import re
 
+from ..controls import printable
 from .glossary import TERMS
 from .headline import lines
 from .sections import Report, Section
@@ -18,14 +18,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])")  # CSI, OSC, others
-
-
 def plain_text(text: str) -> str:
-    """Text of the user's as Markdown shows it: no terminal escapes or control characters
-    (newlines and tabs kept), HTML escaped."""
-    text = "".join(c for c in ESCAPES.sub("", text) if c.isprintable() or c in "\n\t")
-    return html.escape(text, quote=False)
+    """Text of the user's as Markdown shows it: printable (controls.py: no terminal escapes,
+    control or invisible format characters; newlines and tabs kept), HTML escaped."""
+    return html.escape(printable(text), quote=False)
 
 
 def table_md(t: Table) -> str:

@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..files import open_regular
+
 RECORD = "meta.json"  # holds the manifest, so it is not in it
 
 
 def _sha256(path: Path) -> str:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 

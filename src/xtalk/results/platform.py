@@ -57,7 +57,7 @@ def caches_facts(out: Path, hostname: str) -> list[dict]:
 
 
 def _write(path: Path, record: dict) -> Path:
-    from .records import dump_json
+    from .record_file import dump_json
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -2,9 +2,10 @@
 (records.py, which imports pydantic): reading the object, its format version, its own hash,
 and the stamp of the code that checked it.
 
-`record_sha256` (meta.json): SHA-256 of the record's canonical JSON (sorted keys, no
-spaces), itself left out; a record whose content is not what it was written with is
-damaged (records.load_run).
+`record_sha256` (meta.json; campaign.json from format 9): SHA-256 of the record's canonical
+JSON (sorted keys, no spaces), itself left out; a record whose content is not what it was
+written with, or that claims a format whose records are always sealed but has no hash, is
+damaged (records.load_run, records.load_campaign).
 `checked` (campaign.json and meta.json, format 8): written by the store after it checked
 the record against its models: SHA-256 of this code's fingerprint and the record's
 canonical JSON (`checked` and `record_sha256` left out). A meta.json's stamp also says the
@@ -32,8 +33,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import InfrastructureError
+from ..files import read_regular
 
-SCHEMA_VERSION = 8  # the format history: records.py
+SCHEMA_VERSION = 9  # the format history: records.py
 HASH_KEY = "record_sha256"
 CHECKED_KEY = "checked"
 
@@ -50,7 +52,7 @@ class RecordError(InfrastructureError):
 def read_object(path: Path) -> dict:
     """The JSON object in `path` (a RecordError naming it if there is none)."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as err:
         raise RecordError(path, "missing" if isinstance(err, FileNotFoundError) else err.strerror or str(err)) from None
     if not data.strip():
@@ -83,6 +85,24 @@ def _canonical(obj: dict, leave_out: tuple[str, ...]) -> bytes:
 def record_hash(obj: dict) -> str:
     """SHA-256 of a record's canonical JSON, its own hash left out."""
     return hashlib.sha256(_canonical(obj, (HASH_KEY,))).hexdigest()
+
+
+def sealed_json(record: dict) -> str:
+    """A record's file text with the hash of what it holds (record_sha256)."""
+    return dump_json({**record, HASH_KEY: record_hash(record)})
+
+
+def hash_problem(obj: dict, hashed_since: int) -> str | None:
+    """What is wrong with a record's own hash, or None: one that is not its content's, or none
+    in a record of format `hashed_since` or later (every xtalk writing those seals them: a
+    record claiming such a format without its hash was edited)."""
+    if HASH_KEY not in obj:
+        version = obj.get("schema_version")
+        return None if version < hashed_since else \
+            f"no {HASH_KEY}, which every record of format {hashed_since} or later is written with (format {version})"
+    if obj[HASH_KEY] != record_hash(obj):
+        return f"content changed: its SHA-256 is {record_hash(obj)[:12]}…, it was written with {str(obj[HASH_KEY])[:12]}…"
+    return None
 
 
 def dump_json(record: dict) -> str:

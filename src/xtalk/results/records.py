@@ -39,6 +39,14 @@ Format history (SCHEMA_VERSION, in campaign.json and every meta.json):
      against its models when it wrote it (record_file.py): `xtalk list` reads a record
      stamped by this very code without its models. An older record has none and is read
      through them.
+  9  campaign.json `record_sha256`, as meta.json has had since format 7: its plan, spec and
+     decisions are hashed. Every format-9 campaign.json and every format-8 or later meta.json
+     is written with its hash, and a finished run record of format 6 or later with its
+     manifest: one without is damaged, and so is a run record of an older format than its
+     campaign.json (a campaign keeps the format it was started in, and no xtalk writes a
+     run older than that): a record cannot escape its checks by claiming an older format.
+     An older record without a hash reads as before, and `show --verify` says it cannot be
+     verified.
 campaign.json `fleet.boards` (a fleet campaign's decisions about its boards) came without a
 new version: a key with a default, absent from every campaign.json before it.
 Readers take every version up to SCHEMA_VERSION, bringing older ones up to date on load
@@ -54,8 +62,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
-from .record_file import (HASH_KEY, SCHEMA_VERSION, RecordError, dump_json, format_version, read_back, read_object,
-                          record_hash, stamped)
+from .record_file import (SCHEMA_VERSION, RecordError, format_version, hash_problem, read_back,
+                          read_object, sealed_json, stamped)
 from .run_record import JSON, Part, Platform, RunRecord
 
 BEFORE_PRESSURE = "recorded by an xtalk before format 5, which did not count a stressor's passes"
@@ -94,6 +102,7 @@ class CampaignRecord(Part):
     # what xtalk's own study meant by the configurations (interference/study.py, search/confirm.py)
     study: dict[str, JSON] | None = None
     checked: str | None = None  # the stamp of the code that checked it (record_file.py)
+    record_sha256: str | None = None  # its own hash (record_file.py), from format 9
 
 
 class PlatformRecord(Platform):
@@ -243,30 +252,50 @@ def valid(cls: type[Part], data: dict, path: Path) -> dict:
         raise RecordError(path, _invalid(err)) from None
 
 
+CAMPAIGN_HASHED_SINCE, RUN_HASHED_SINCE, MANIFEST_SINCE = 9, 8, 6  # format history above
+
+
 def load_campaign(path: Path) -> dict:
+    """campaign.json (the same in every version but its hash: it keeps the version it was
+    written in); one whose content is not what it was written with is damaged."""
     obj = read_object(path)
-    format_version(obj, path)  # campaign.json is the same in every version (it keeps the one it was written in)
-    return valid(CampaignRecord, obj, path)
+    format_version(obj, path)
+    record = valid(CampaignRecord, obj, path)
+    if wrong := hash_problem(obj, CAMPAIGN_HASHED_SINCE):
+        raise RecordError(path, wrong, label="damaged", record=record)
+    return record
 
 
-def load_run(path: Path, attempt: int) -> dict:
+def sealed_campaign(record: dict) -> str:
+    """campaign.json's text: checked, stamped and sealed (load_campaign checks it)."""
+    return sealed_json(stamped(valid(CampaignRecord, record, Path("campaign.json"))))
+
+
+def load_run(path: Path, attempt: int, campaign_version: int = 1) -> dict:
     """A run's meta.json, brought up to SCHEMA_VERSION; `attempt` is what its directory
     says (for version 1). A record whose content is not what it was written with (its
     `record_sha256`) is `damaged`: meta.json is not in its own manifest, and what it holds
-    (the pressure reached, the counter frequency) reaches reports and evidence."""
+    (the pressure reached, the counter frequency) reaches reports and evidence. So is one
+    that claims an older format than its campaign's (`campaign_version`) or than its own
+    hash and manifest show (format history: a downgrade)."""
     obj = read_object(path)
-    record = valid(RunRecord, migrated(obj, format_version(obj, path), attempt), path)  # a newer or invalid one: said so
-    if HASH_KEY in obj and obj[HASH_KEY] != record_hash(obj):
-        raise RecordError(path, f"content changed: its SHA-256 is {record_hash(obj)[:12]}…, it was written with "
-                                f"{str(obj[HASH_KEY])[:12]}…", label="damaged", record=record)
+    version = format_version(obj, path)
+    record = valid(RunRecord, migrated(obj, version, attempt), path)  # a newer or invalid one: said so
+    wrong = hash_problem(obj, RUN_HASHED_SINCE)
+    if not wrong and version < campaign_version:
+        wrong = (f"format {version}, older than its campaign.json's {campaign_version}: a campaign keeps the format it "
+                 "was started in and no xtalk writes an older run into it")
+    if not wrong and version >= MANIFEST_SINCE and obj.get("status") != "running" and not obj.get("files"):
+        wrong = f"a finished run of format {version} without the manifest of its files, which every one is written with"
+    if wrong:
+        raise RecordError(path, wrong, label="damaged", record=record)
     return record
 
 
 def sealed(record: dict, checked: bool = True) -> str:
     """A run record's meta.json text, with the hash of what it holds (load_run checks it)
     and, where it was `checked` whole (with its events), this code's stamp (record_file.py)."""
-    plain = stamped(record) if checked else read_back(record)
-    return dump_json({**plain, HASH_KEY: record_hash(plain)})
+    return sealed_json(stamped(record) if checked else read_back(record))
 
 
 def migrated(obj: dict, version: int, attempt: int) -> dict:

@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__
-from ..files import write_atomic
+from ..files import open_regular, read_regular, write_atomic
 from ..errors import InfrastructureError
 from .manifest import ManifestChecker, manifest
-from .record_file import SCHEMA_VERSION, RecordError, checked_record, dump_json, stamped
+from .record_file import SCHEMA_VERSION, RecordError, checked_record
 from .reserve import Reserve
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
 LEDGER_LIMIT = 64 << 20  # read at most this much of it (a ledger line is ~200 bytes)
+SCHEMA_VERSION_SPEC_KEPT = 9  # spec.toml checked against campaign.json's spec_hash from this format on
 ATTEMPT_DIR = re.compile(r"(?P<run_id>.+)\.attempt(?P<attempt>\d+)")
 
 
@@ -187,8 +188,7 @@ def read_run_record(path: Path) -> dict:
 
 
 def save_campaign_record(path: Path, record: dict) -> None:
-    from .records import CampaignRecord, valid
-    write_atomic(path / "campaign.json", dump_json(stamped(valid(CampaignRecord, record, path / "campaign.json"))))
+    write_atomic(path / "campaign.json", _records().sealed_campaign(record))
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,9 @@ class RunIndex:
                                   if r.final and r.meta["run_id"] in unreadable]
         rows = [d.row(store_path) for d in damaged]
         warnings = [{"level": "error", "scope": r["run"], "message": f"{r['status']}: {r['file']}: {r['reason']} — "
-                     + ("left out of the statistics" if r["final"] else "an earlier attempt, not used")}
+                     + ("the campaign's own file: its runs are read, but the campaign is not as it was written"
+                        if not r["file"].startswith("runs/") else
+                        "left out of the statistics" if r["final"] else "an earlier attempt, not used")}
                     for r in rows]
         kept = {m.get("config_id") for m in used}
         for config in sorted({r["config_id"] for r in rows if r["final"] and r["config_id"]} - kept):
@@ -282,7 +284,7 @@ class CampaignStore:
         """Replace campaign.json (and spec.toml, the spec it holds): an import that adds
         configurations to the campaign."""
         write_atomic(self.path / "spec.toml", spec_text)
-        save_campaign_record(self.path, info)
+        save_campaign_record(self.path, dict(info, spec_hash=spec_hash(spec_text)))
         self.info = _records().load_campaign(self.path / "campaign.json")
 
     def update_info(self, **fields: Any) -> None:
@@ -305,16 +307,19 @@ class CampaignStore:
         runs_dir = self.path / "runs"
         dirs = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
         earlier = Counter(m["run_id"] for d in dirs if (m := ATTEMPT_DIR.fullmatch(d.name)))
-        stored, damaged = [], []
+        stored, damaged = [], self._campaign_files()
         for d in dirs:
             m = ATTEMPT_DIR.fullmatch(d.name)
             run_id, attempt = (m["run_id"], int(m["attempt"])) if m else (d.name, earlier[d.name] + 1)
             checked = checked_record(d / "meta.json") if self.quick else None
             meta = None
             try:
-                meta = checked or _records().load_run(d / "meta.json", attempt)
+                meta = checked or _records().load_run(d / "meta.json", attempt, self.info["schema_version"])
                 if meta["run_id"] != run_id:
                     raise RecordError(d / "meta.json", f"run_id {meta['run_id']!r} is not its directory's")
+                if meta["attempt"] != attempt:  # e.g. a copy of the run's directory as an earlier attempt
+                    raise RecordError(d / "meta.json", f"attempt {meta['attempt']} of {run_id!r}, where its directory "
+                                                       f"holds attempt {attempt}", label="damaged")
                 if meta.get("files") and (wrong := self.manifests.problem(d, meta["files"])):
                     raise RecordError(*wrong, label="damaged")
                 if meta["status"] != "running" and "samples.parquet" not in (meta.get("files") or {}):
@@ -341,27 +346,58 @@ class CampaignStore:
         finally:
             os.close(fd)
 
+    def _campaign_files(self) -> list[DamagedRun]:
+        """spec.toml, when it is not the spec campaign.json hashed, as damaged (the campaign's
+        own file: no run is left out for it). From format 9 on: an earlier import --append
+        left campaign.json's spec_hash that of the campaign's first spec."""
+        path = self.path / "spec.toml"
+        if self.info["schema_version"] < SCHEMA_VERSION_SPEC_KEPT:
+            return []
+        try:
+            text = read_regular(path).decode(errors="replace")
+        except FileNotFoundError:
+            return []
+        except OSError as err:
+            return [DamagedRun(path, RecordError(path, err.strerror or str(err)), None)]
+        if spec_hash(text) == self.info.get("spec_hash"):
+            return []
+        return [DamagedRun(path, RecordError(path, f"content changed: its hash is {spec_hash(text)[:12]}…, campaign.json "
+                                                   f"says {str(self.info.get('spec_hash'))[:12]}…", label="damaged"), None)]
+
     def _missing(self, dirs: list[Path]) -> list[DamagedRun]:
         """The runs the ledger says were started whose directory is gone (their last
-        attempt noted); a torn or garbled ledger line is skipped (a kill midway)."""
+        attempt noted), and the ledger itself where a line other than a torn last one (a
+        kill midway through its write) is no entry."""
+        path = self.path / LEDGER
         try:
-            with open(self.path / LEDGER, "rb") as f:
-                text = f.read(LEDGER_LIMIT).decode(errors="replace")
-        except OSError:  # none yet, or a campaign older than the ledger
+            with open_regular(path) as f:
+                data = f.read(LEDGER_LIMIT)
+        except FileNotFoundError:  # none yet, or a campaign older than the ledger
             return []
+        except OSError as err:
+            return [DamagedRun(path, RecordError(path, err.strerror or str(err)), None)]
         last: dict[str, dict] = {}
-        for line in text.splitlines():
+        garbled = []
+        lines = data.split(b"\n")
+        for i, line in enumerate(lines[:-1], 1):  # the last, without its newline: torn
             try:
                 entry = json.loads(line)
             except ValueError:
-                continue
+                entry = None
             if isinstance(entry, dict) and isinstance(entry.get("run_id"), str):
                 last[entry["run_id"]] = entry
+            else:
+                garbled.append(i)
         here = {d.name for d in dirs}
-        return [DamagedRun(self.run_dir(rid), RecordError(
-                    self.run_dir(rid), f"its directory is gone (runs.ledger: attempt {entry.get('attempt')} was "
-                                       "started)", label="missing"), entry)
-                for rid, entry in last.items() if rid not in here]
+        damaged = [DamagedRun(self.run_dir(rid), RecordError(
+                       self.run_dir(rid), f"its directory is gone (runs.ledger: attempt {entry.get('attempt')} was "
+                                          "started)", label="missing"), entry)
+                   for rid, entry in last.items() if rid not in here]
+        if garbled:
+            more = f" and {len(garbled) - 1} more" if len(garbled) > 1 else ""
+            damaged.append(DamagedRun(path, RecordError(path, f"line {garbled[0]}{more}: no ledger entry (a JSON object "
+                                                              "with a run_id)"), None))
+        return damaged
 
     def runs(self) -> list[dict]:
         """The last attempt of every run whose files can be read, in plan order."""

@@ -13,6 +13,6 @@ It may import the backends, the instruments, analysis, the spec and everything b
 them; the studies, the fleet, the report and the CLI import it.
 
 May import: analysis, backends, instruments, spec, images, parsers, telemetry, host,
-results, remote, cache, plugins, files, tty, signals, errors (the layers below it,
+results, remote, cache, plugins, files, tty, signals, errors, controls (the layers below it,
 pyproject.toml).
 """

@@ -4,7 +4,9 @@ unexpected exception (a full disk, a bug) stops the campaign after its run is st
 'error' (RunAborted, exit 3, one line).
 
 --resume continues the latest campaign of the same name and spec, skipping runs that
-completed (pass, fail or degraded) and redoing interrupted or errored ones.
+completed (pass, fail or degraded) and redoing interrupted or errored ones, and those whose
+files are not as their manifests hash them (every file is hashed: a change that kept a
+file's size and mtime too).
 
 A campaign holds leases (host/leases.py) on every CPU its runs use, taken before anything
 starts, and on its directory, taken before anything is written there: another xtalk that
@@ -66,6 +68,7 @@ def open_store(spec: Campaign, raw: dict, text: str, source: str, out: Path, res
         store = CampaignStore.latest(out, spec.name)
         if store is None:
             raise SpecError(source, [Problem("name", f"--resume: no campaign named {spec.name!r} in {out}")])
+        store.manifests.verify = True  # every file hashed: a run changed in place (size and mtime kept) is redone
         if store.info.get("spec_hash") != spec_hash(text):
             what = describe_changes(store.info.get("spec") or {}, json.loads(json.dumps(raw, default=str))) \
                 or "its text only: comments, layout or the order of --set"

@@ -47,12 +47,13 @@ from ..spec.plan import GuestPlan, RunPlan
 from .pressure import PressureMeter
 from .run_record import record
 from ..results.store import RunWriter
-from ..signals import deferred_interrupts
+from ..signals import deferred_interrupts, interrupt_raised
 from .watch import StressorWatch
 
 POLL_S = 0.01
 RING_SLACK = 8  # the collector waits at most 1/RING_SLACK of the time the ring takes to fill
 AFTER_END_S = 2.0  # how long a guest may take to exit after XT END
+INTERRUPTED = "interrupted by the user (Ctrl-C or SIGTERM)"  # a run's reason when a signal stopped it
 
 
 class RunState:
@@ -428,12 +429,15 @@ def execute_run(backend: Backend, run: RunPlan, writer: RunWriter,
         state.watch.finish(time.monotonic_ns, state.pump)  # an event unjudged at the window's end: read on
         status, reason = _with_problems(status, reason, state.watch.problems(), run.spec.run.stressor_failure)
         status, reason = _with_problems(status, reason, state.instrument.problems if state.instrument else [], "fail")
-    except KeyboardInterrupt:
-        status, reason, interrupted = "interrupted", "interrupted by the user (Ctrl-C or SIGTERM)", True
     except XtalkError as err:
         status, reason = "error", str(err)
     except Exception as err:  # noqa: BLE001 - a full disk, a bug: recorded, then the campaign stops
-        status, reason, fatal = "error", describe_failure(err), err
+        if not interrupt_raised():
+            status, reason, fatal = "error", describe_failure(err), err
+        else:  # a Ctrl-C that a library wrapped in its own error (pydantic's schema build: a SchemaError)
+            status, reason, interrupted = "interrupted", INTERRUPTED, True
+    except KeyboardInterrupt:
+        status, reason, interrupted = "interrupted", INTERRUPTED, True
     finally:
         # a further Ctrl-C or SIGTERM waits until every guest is stopped and the run stored (signals.py)
         with deferred_interrupts():

@@ -34,6 +34,7 @@ from ..interference.names import CHANNELS
 from ..running.derived import base, run_spec, stressors_first
 from ..spec.run_caches import unanswered
 from ..errors import InfrastructureError, Problem, SpecError, XtalkError
+from ..files import write_atomic
 from .objective import harm, harm_unit
 from . import journal
 from .space import Candidate, suggest
@@ -83,7 +84,7 @@ def open_study(directory: Path, settings: Settings, earlier: list[str] = (), say
             raise SpecError("search", [Problem("--name", f"search {settings.name!r} in {directory} was started with "
                                                          f"other {', '.join(changed)}; give another --name")])
     else:
-        settings_file.write_text(json.dumps(settings.key(), indent=1))
+        write_atomic(settings_file, json.dumps(settings.key(), indent=1))  # a link in its place replaced, not followed
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     path = directory / journal.JOURNAL
     try:  # Optuna replays the journal here

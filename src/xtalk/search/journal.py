@@ -11,7 +11,8 @@ resumed or is refused with the reason:
 - a journal that is gone or empty while this search's trial campaigns are stored is
   refused (those trials would silently be run again from nothing);
 - a settings.json that does not read is refused, naming it.
-- a journal that is not a regular file (a FIFO, a directory) is refused, unread.
+- a journal that is not a file of its own (a FIFO, a directory, a symbolic or hard link)
+  is refused, unread and uncut.
 Caveat: a record with a known operation but arguments Optuna did not write is left to
 Optuna; one it cannot replay refuses the search (engine.open_study), naming the journal.
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 from optuna.storages.journal._storage import JournalOperation
 
 from ..errors import Problem, SpecError
+from ..files import NotRegular, open_own, read_regular, write_atomic
 
 JOURNAL = "journal.log"
 OPERATIONS = {op.value for op in JournalOperation}
@@ -50,21 +52,24 @@ def whole_length(data: bytes) -> int:
 
 def heal(directory: Path, say) -> None:
     """Cut the journal in `directory` to its whole records, keeping the rest aside; `say`
-    tells the user what was cut and where it is."""
+    tells the user what was cut and where it is. Only a journal of its own is read and cut
+    (files.open_own): one that is a link would be cut, and then appended to, through it."""
     journal = directory / JOURNAL
-    if journal.exists() and not journal.is_file():
-        raise SpecError("search", [Problem("--name", f"{journal} is not a regular file (a FIFO, a directory...): "
-                                                     "not a search journal; remove it or give another --name")])
     try:
-        data = journal.read_bytes()
+        fd = open_own(journal)
     except FileNotFoundError:
         return
-    good = whole_length(data)
-    if good == len(data):
-        return
-    aside = directory / f"{JOURNAL}.cut-{time.strftime('%Y%m%d-%H%M%S')}"
-    aside.write_bytes(data[good:])
-    os.truncate(journal, good)
+    except NotRegular as err:
+        raise SpecError("search", [Problem("--name", f"{journal} is {err.kind}, not a search journal of its own: "
+                                                     "remove it or give another --name")]) from None
+    with os.fdopen(fd, "r+b") as f:
+        data = f.read()
+        good = whole_length(data)
+        if good == len(data):
+            return
+        aside = directory / f"{JOURNAL}.cut-{time.strftime('%Y%m%d-%H%M%S')}"
+        write_atomic(aside, data[good:])
+        f.truncate(good)
     say(f"search journal {journal}: its last {len(data) - good} bytes were no whole record (a write cut short, "
         f"or bytes that are not Optuna's): kept in {aside}; the search goes on from its last whole record")
 
@@ -90,7 +95,7 @@ def read_settings(directory: Path) -> dict | None:
     """The settings the search was started with; None before its first start."""
     path = directory / SETTINGS
     try:
-        settings = json.loads(path.read_text())
+        settings = json.loads(read_regular(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as err:

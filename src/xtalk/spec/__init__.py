@@ -4,5 +4,5 @@ module that needs the catalogue or a size rule (a backend a record names) does n
 the spec's pydantic models.
 
 May import: images, parsers, telemetry, host, results, remote, cache, plugins, files, tty,
-signals, errors (the layers below it, pyproject.toml).
+signals, errors, controls (the layers below it, pyproject.toml).
 """

@@ -24,9 +24,10 @@ from typing import Any, Callable
 from pydantic import BaseModel, ValidationError
 
 from ..plugins import backend_class
+from ..controls import one_line
 from ..files import read_bounded
 from ..errors import Problem, SpecError, UsageError, did_you_mean
-from .assignment import parse_assignment
+from .assignment import BadAssignment, parse_assignment
 from .limits import MAX_NESTING, size_problems, too_deep
 from .locate import deep_line, field_at, path_text, problem_at
 from .model import Campaign, RunSettings, resolve_backend
@@ -72,15 +73,19 @@ def _keys_at(loc: tuple) -> list[str]:
     return list(model.model_fields)
 
 
+SUGGESTED_AT_MOST = 50  # unknown keys given a "did you mean": more are no typos (and each costs ~0.3 ms)
+
+
 def _model_problems(err: ValidationError) -> Located:
-    problems = []
+    problems, unknown = [], 0
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
         # drop pydantic's internal union/type tags such as 'int' or 'str' at the end
         loc = tuple(p for p in loc if p not in ("int", "float", "str", "bool"))
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
-            msg = "unknown key" + did_you_mean(loc[-1], _keys_at(loc[:-1]))
+            unknown += 1
+            msg = "unknown key" + (did_you_mean(loc[-1], _keys_at(loc[:-1])) if unknown <= SUGGESTED_AT_MOST else "")
         elif e["type"] == "missing":
             msg = "required key is missing"
         elif e["type"] == "string_pattern_mismatch":
@@ -320,10 +325,11 @@ def apply_overrides(raw: dict, overrides: list[str]) -> list[Problem]:
     reads it). Returns the problems (bad form, unknown path)."""
     problems = []
     for item in overrides:
-        if (parsed := parse_assignment(item)) is None:
-            problems.append(Problem(f"--set {item}", "use PATH=VALUE, e.g. run.repetitions=1"))
+        try:
+            path, value = parse_assignment(item)
+        except BadAssignment as why:
+            problems.append(Problem(f"--set {one_line(item)}", f"{why}: use PATH=VALUE, e.g. run.repetitions=1"))
             continue
-        path, value = parsed
         if "." not in path:
             if path not in Campaign.model_fields:
                 problems.append(Problem(f"--set {path}", "not a top-level key of a campaign spec"))
@@ -411,7 +417,7 @@ def read_spec(path: str | Path) -> str:
     """The text of a spec file; anything but a UTF-8 text file of at most SPEC_LIMIT bytes
     is refused with one line naming the file. Reads at most SPEC_LIMIT + 1 bytes (a
     device such as /dev/zero or /dev/urandom is refused after that, not read forever)."""
-    data = read_bounded(path, SPEC_LIMIT, "a campaign spec (TOML text)")
+    data = read_bounded(path, SPEC_LIMIT, "a campaign spec (TOML text)", regular_only=True)
     if b"\0" in data:
         raise UsageError(f"{path}: a binary file (NUL bytes): not a campaign spec (TOML text)")
     try:

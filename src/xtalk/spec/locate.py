@@ -9,12 +9,14 @@ arrays are not tracked.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 
 from ..errors import Problem
 
 _KEY_PART = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_-]+)\s*')
+_KEY_LINE = re.compile(r'^((?:"[^"]*"|\'[^\']*\'|[A-Za-z0-9_.\- ])+?)\s*=')
 
 
 def split_key(key: str) -> tuple[str, ...]:
@@ -31,34 +33,42 @@ def split_key(key: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def locate_line(text: str, loc: tuple) -> int | None:
-    path = tuple(loc)
+@functools.lru_cache(maxsize=8)
+def _key_lines(text: str) -> tuple[dict[tuple, int], dict[tuple, int]]:
+    """One scan of the text, for every problem of it (a spec with thousands of unknown keys
+    is checked in time linear in its size): ({each key's or header's full path: its first
+    line}, {each path a key or header lies under, itself included: the first such line})."""
+    first: dict[tuple, int] = {}
+    first_under: dict[tuple, int] = {}
     header: tuple = ()
     array_counts: dict[tuple, int] = {}
-    best, best_len = None, 0
-    inner = None  # the first line inside the table at path
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("[["):
             name = split_key(stripped[2:stripped.find("]]")])
             array_counts[name] = array_counts.get(name, -1) + 1
-            header = name + (array_counts[name],)
-            full = header
+            header = full = name + (array_counts[name],)
         elif stripped.startswith("["):
-            header = split_key(stripped[1:stripped.find("]")])
-            full = header
+            header = full = split_key(stripped[1:stripped.find("]")])
         else:
-            m = re.match(r'^((?:"[^"]*"|\'[^\']*\'|[A-Za-z0-9_.\- ])+?)\s*=', stripped)
+            m = _KEY_LINE.match(stripped)
             if not m:
                 continue
             full = header + split_key(m.group(1))
-        if full == path:
-            return number
-        if path[: len(full)] == full and len(full) > best_len:
-            best, best_len = number, len(full)
-        if inner is None and full[: len(path)] == path:
-            inner = number
-    return inner or best
+        first.setdefault(full, number)
+        for depth in range(1, len(full) + 1):
+            first_under.setdefault(full[:depth], number)
+    return first, first_under
+
+
+def locate_line(text: str, loc: tuple) -> int | None:
+    path = tuple(loc)
+    first, first_under = _key_lines(text)
+    if path in first:
+        return first[path]
+    if path in first_under:
+        return first_under[path]
+    return next((first[path[:depth]] for depth in range(len(path) - 1, 0, -1) if path[:depth] in first), None)
 
 
 def path_text(loc: tuple) -> str:

@@ -170,7 +170,7 @@ def test_a_campaign_leases_the_cpus_its_guests_use():
     assert list(used_cpus(plan(*parse_campaign(xen, "spec.toml")))) == ["xen-root-board-22-cpu0"]
 
 
-def test_a_lease_file_that_is_a_symlink_is_refused_and_not_followed(locks, tmp_path):
+def test_a_lease_file_that_is_a_link_is_refused_and_not_followed(locks, tmp_path):
     """Issue 43: a root xtalk truncated and overwrote a root-only file a planted symlink
     pointed to (the files were opened without O_NOFOLLOW)."""
     victim = tmp_path / "victim"
@@ -184,6 +184,11 @@ def test_a_lease_file_that_is_a_symlink_is_refused_and_not_followed(locks, tmp_p
     os.mkfifo(locks / "cpu0.lock")  # nor anything else that is not a regular file
     with pytest.raises(UsageError, match="cpu0.lock is not a regular file"):
         other().take(CPU0)
+    (locks / "cpu0.lock").unlink()
+    os.link(victim, locks / "cpu0.lock")  # issue 58: another name of the victim was overwritten
+    with pytest.raises(UsageError, match=r"cpu0.lock is a hard link \(2 names"):
+        other().take(CPU0)
+    assert victim.read_text() == "root's own\n"
     (locks / "cpu0.lock").unlink()
     (locks / "cpu0.lock").mkdir()  # was "Is a directory", exit 3
     with pytest.raises(UsageError, match="cpu0.lock is not a regular file"):

@@ -144,7 +144,7 @@ def dom0_tmp(tmp_path, monkeypatch) -> Path:
 COUNTED = 'echo ran >> "$1"; cat; echo out; echo err >&2; exit 3'  # argv: COUNTER (stdin echoed)
 
 
-@pytest.mark.parametrize("fault", ["lost", "cut", "refused"])
+@pytest.mark.parametrize("fault", ["lost", "cut", "refused", "closed"])
 def test_a_command_sent_again_after_its_mark_was_lost_runs_once_and_gives_its_outcome(dom0_tmp, fault):
     """The premise that a command whose start mark never came cannot have run is false
     when the master connection closes: it had run. Sent again, it is not run twice: the

@@ -14,7 +14,7 @@ from xtalk.analysis.comparison import Group, compare_campaigns
 from xtalk.analysis.pipeline import analyze
 from xtalk.report import compare_page
 from xtalk.report.build import EXPORT_BATCH, export_samples, write_report
-from tests.framework.store_data import meta, new_store, samples
+from tests.framework.store_data import campaign_of_format, meta, new_store, samples
 
 
 def test_report_files(tmp_path):
@@ -60,8 +60,9 @@ def test_samples_export_streams_every_row_in_order_whatever_the_row_groups(tmp_p
     old = store.run_dir("solo-r2") / "samples.parquet"  # one row group, as an older xtalk wrote it
     pq.write_table(pq.read_table(old), old, row_group_size=EXPORT_BATCH + 7, compression="zstd")
     record = old.with_name("meta.json")  # and without a manifest (format 5), as it wrote it: not damaged
-    record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items()
-                                  if k not in ("files", "record_sha256")}))  # format 5 had neither
+    record.write_text(json.dumps({**{k: v for k, v in json.loads(record.read_text()).items()
+                                     if k not in ("files", "record_sha256", "checked")}, "schema_version": 5}))
+    store = campaign_of_format(store, 5)  # format 5 had neither
     assert export_samples(store.index().sample_files(), tmp_path / "all.parquet") == EXPORT_BATCH + 10
     pf = pq.ParquetFile(tmp_path / "all.parquet")
     assert max(pf.metadata.row_group(i).num_rows for i in range(pf.metadata.num_row_groups)) <= EXPORT_BATCH

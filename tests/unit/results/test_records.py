@@ -6,7 +6,7 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
-from tests.framework.store_data import meta, new_store, samples
+from tests.framework.store_data import campaign_of_format, meta, new_store, samples
 from tests.framework.synthetic import heavy_tail, write_campaign, write_run
 from xtalk.parsers.console_log import console_facts
 from xtalk.analysis.pipeline import analyze
@@ -21,10 +21,13 @@ def finished(store, run_id, values=(1, 2, 3)):
     return w.finish("pass")
 
 
-def synthetic(tmp_path, runs=("solo-r1", "solo-r2", "same-core-r1", "same-core-r2")):
-    path = write_campaign(tmp_path / "c", "c", {}, list(runs))
+def synthetic(tmp_path, runs=("solo-r1", "solo-r2", "same-core-r1", "same-core-r2"), version=SCHEMA_VERSION):
+    """A campaign of `runs` in format `version` (5: from before manifests, whose damaged files
+    are found by reading them, not by their hashes)."""
+    path = write_campaign(tmp_path / "c", "c", {}, list(runs), schema_version=version)
     for i, rid in enumerate(runs):
-        write_run(path, rid, {"placement": rid.rsplit("-", 1)[0]}, 400, heavy_tail(), seed=i, index=i)
+        write_run(path, rid, {"placement": rid.rsplit("-", 1)[0]}, 400, heavy_tail(), seed=i, index=i,
+                  extra_meta={"schema_version": version})
     return path
 
 
@@ -50,7 +53,7 @@ def test_a_format_1_run_takes_its_attempt_from_its_directory(tmp_path):
         old = json.loads(path.read_text())
         del old["attempt"], old["record_sha256"]  # format 1 had neither
         path.write_text(json.dumps(dict(old, schema_version=1)))
-    assert [(r.meta["attempt"], r.final) for r in store.index().runs] == [(1, False), (2, True)]
+    assert [(r.meta["attempt"], r.final) for r in campaign_of_format(store, 1).index().runs] == [(1, False), (2, True)]
 
 
 def test_a_format_4_run_says_why_its_stressors_have_no_pressure(tmp_path):
@@ -59,8 +62,8 @@ def test_a_format_4_run_says_why_its_stressors_have_no_pressure(tmp_path):
     path = store.run_dir("same-core-r1") / "meta.json"
     old = {k: v for k, v in json.loads(path.read_text()).items() if k != "record_sha256"}  # format 4 had none
     path.write_text(json.dumps(dict(old, schema_version=4, stressors=[{"name": "thrash", "bench": "cache_thrash"}])))
-    (run,) = store.index().runs
-    assert run.meta["schema_version"] == SCHEMA_VERSION == 8
+    (run,) = campaign_of_format(store, 4).index().runs
+    assert run.meta["schema_version"] == SCHEMA_VERSION == 9
     assert run.meta["pressure"] == {"thrash": {"not_reported": BEFORE_PRESSURE}}
 
 
@@ -102,7 +105,7 @@ def test_wrong_values_and_unreadable_files_are_damage_too(tmp_path):
     (path / "runs" / "same-core-r2" / "meta.json").mkdir()
     rows = {d.dir.name: d.row(path) for d in CampaignStore(path).index().damaged}
     assert rows["solo-r2"]["file"] == "runs/solo-r2/meta.json" and rows["solo-r2"]["reason"].startswith("status:")
-    assert rows["same-core-r2"]["reason"] == "Is a directory"
+    assert rows["same-core-r2"]["reason"] == "a directory, not a regular file"
 
 
 @pytest.mark.parametrize("damage, reason", [
@@ -111,7 +114,7 @@ def test_wrong_values_and_unreadable_files_are_damage_too(tmp_path):
     (lambda p: p.unlink(), "missing"),
 ])
 def test_a_damaged_samples_file_is_left_out_and_said(tmp_path, damage, reason):
-    path = synthetic(tmp_path)
+    path = synthetic(tmp_path, version=5)
     damage(path / "runs" / "same-core-r1" / "samples.parquet")
     res = analyze(CampaignStore(path)).result
     (row,) = res["left_out"]
@@ -122,7 +125,7 @@ def test_a_damaged_samples_file_is_left_out_and_said(tmp_path, damage, reason):
 
 
 def test_samples_that_fail_mid_file_are_left_out_and_a_configuration_without_runs_is_named(tmp_path):
-    path = synthetic(tmp_path, runs=("solo-r1", "solo-r2", "same-core-r1"))
+    path = synthetic(tmp_path, runs=("solo-r1", "solo-r2", "same-core-r1"), version=5)
     target = path / "runs" / "same-core-r1" / "samples.parquet"
     data = bytearray(target.read_bytes())
     data[100:2000] = bytes(1900)  # the pages, not the footer: found only while scanning
@@ -135,7 +138,7 @@ def test_samples_that_fail_mid_file_are_left_out_and_a_configuration_without_run
 
 
 def test_events_cut_by_a_kill_are_read_and_garbage_is_damage(tmp_path):
-    path = synthetic(tmp_path)
+    path = synthetic(tmp_path, version=5)
     events = path / "runs" / "solo-r1" / "events.jsonl"
     events.write_text('{"kind": "measurer_begin", "host_ns": 1}\n{"kind": "tim')
     assert not CampaignStore(path).index().damaged

@@ -4,6 +4,8 @@ the search's stored campaigns, or a settings.json that does not read, is refused
 (issue 43: each ended in "unexpected JSONDecodeError ... (a bug)", or silently started over)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from xtalk.errors import SpecError
@@ -52,8 +54,36 @@ def test_a_lost_or_emptied_journal_beside_stored_trials_is_refused(tmp_path):
 def test_a_journal_that_is_no_regular_file_is_refused_unread(tmp_path):
     import os
     os.mkfifo(tmp_path / journal.JOURNAL)  # read whole, a FIFO nobody writes would never end
-    with pytest.raises(SpecError, match="journal.log is not a regular file"):
+    with pytest.raises(SpecError, match="journal.log is a FIFO, not a search journal of its own"):
         open_study(tmp_path, SETTINGS, ["spec-search-s-t0a-20261129-060000"])
+    (tmp_path / journal.JOURNAL).unlink()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("a file elsewhere\n")  # no whole record: healing through a link would empty it
+    for how, kind in ((os.symlink, "a symbolic link"), (os.link, "a hard link (2 names)")):
+        how(outside, tmp_path / journal.JOURNAL)
+        with pytest.raises(SpecError, match=f"journal.log is {re.escape(kind)}, not a search journal of its own"):
+            open_study(tmp_path, SETTINGS, ["spec-search-s-t0a-20261129-060000"])
+        assert outside.read_text() == "a file elsewhere\n"
+        (tmp_path / journal.JOURNAL).unlink()
+    (tmp_path / journal.JOURNAL).mkdir()
+    with pytest.raises(SpecError, match="journal.log is a directory, not a search journal of its own"):
+        open_study(tmp_path, SETTINGS, ["spec-search-s-t0a-20261129-060000"])
+
+
+def test_a_dangling_link_in_place_of_the_settings_is_replaced_and_of_the_journal_refused(tmp_path):
+    import os
+    target = tmp_path.parent / f"{tmp_path.name}-outside.json"
+    search = tmp_path / "s"
+    search.mkdir()
+    os.symlink(target, search / journal.SETTINGS)
+    open_study(search, SETTINGS)
+    assert not target.exists() and not (search / journal.SETTINGS).is_symlink()  # written in its place
+    assert journal.read_settings(search)["name"] == "s"
+    os.unlink(search / journal.JOURNAL)
+    os.symlink(target, search / journal.JOURNAL)
+    with pytest.raises(SpecError, match="journal.log is a symbolic link"):
+        open_study(search, SETTINGS)
+    assert not target.exists()
 
 
 def test_a_garbled_settings_file_is_refused_by_name(tmp_path):

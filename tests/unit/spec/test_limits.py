@@ -68,3 +68,29 @@ def test_a_mistyped_fleet_file_is_problems_with_lines():
         parse_fleet('coordinator = "h:1"\n[[kinds]]\nname = "x"\nreach = []\nplaces = 5\n', "f.toml")
     found = {p.path: p.line for p in info.value.problems}
     assert found == {"kinds[0].reach": 4, "kinds[0].places": 5}
+
+
+def test_thousands_of_unknown_keys_are_checked_in_work_linear_in_the_spec(monkeypatch):
+    """Each problem's line was found by a scan of the whole text, and each unknown key got
+    a "did you mean" from every check of its table: 40,000 keys took minutes. Counted, not
+    timed: the key scanner's calls and the suggestions made, for 400 and 4,000 keys."""
+    from xtalk.spec import load, locate
+    counts = {}
+
+    def counting(name, real):
+        def wrapper(*args):
+            counts[name] = counts.get(name, 0) + 1
+            return real(*args)
+        monkeypatch.setattr(locate if name == "split_key" else load, name, wrapper)
+    counting("split_key", locate.split_key)
+    counting("did_you_mean", load.did_you_mean)
+    seen = {}
+    for keys in (400, 4000):
+        counts.clear()
+        text = "".join(f"unknown{i} = {i}\n" for i in range(keys)) + MINIMAL_SPEC
+        found = problems(text)
+        assert found["unknown7"].line == 8 and found[f"unknown{keys - 1}"].line == keys
+        assert found["unknown7"].message.startswith("unknown key")
+        seen[keys] = dict(counts)
+    assert seen[4000]["split_key"] <= 11 * seen[400]["split_key"], seen  # lines scanned once: ~linear
+    assert seen[4000]["did_you_mean"] == seen[400]["did_you_mean"], seen  # at most SUGGESTED_AT_MOST a check
