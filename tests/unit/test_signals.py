@@ -8,7 +8,19 @@ import subprocess
 import sys
 import weakref
 
+import pytest
+
 from xtalk import signals
+from xtalk.cli import calibrate_cmd, list_cmd, main, run_cmd, spec_cmd
+
+
+@pytest.fixture
+def handlers_kept():
+    """A command ignores the signals on its way out: this process's come back after it."""
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for s, handler in handlers.items():
+        signal.signal(s, handler)
 
 
 class Thing:
@@ -85,11 +97,10 @@ def test_a_further_interrupt_on_the_way_out_still_names_the_campaign(tmp_path):
     assert _interrupted(args, KeyboardInterrupt()) == "stored"
 
 
-def test_an_interrupt_a_library_wraps_in_its_own_error_ends_the_command_as_interrupted(monkeypatch, capsys):
+def test_an_interrupt_a_library_wraps_in_its_own_error_ends_the_command_as_interrupted(monkeypatch, capsys,
+                                                                                       handlers_kept):
     """A SIGTERM raised inside pydantic's schema build comes out as a SchemaError: the
     command still ends with 130 and one line, not as a bug."""
-    from xtalk.cli import list_cmd, main
-
     def wrapped(args):
         try:
             signals.interrupt(signal.SIGTERM, None)
@@ -97,11 +108,21 @@ def test_an_interrupt_a_library_wraps_in_its_own_error_ends_the_command_as_inter
             raise RuntimeError("Error building `definitions` serializer") from stop
     monkeypatch.setattr(signals, "_raised", [])
     monkeypatch.setattr(list_cmd, "run", wrapped)
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        assert main.main(["list"]) == 130
-    finally:  # the command ignores the signals on its way out: this process's come back
-        for s, handler in handlers.items():
-            signal.signal(s, handler)
+    assert main.main(["list"]) == 130
     err = capsys.readouterr().err
     assert err.startswith("xtalk: interrupted") and "a bug" not in err, err
+
+
+def _interrupt(args):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("module, handler, argv, told", [
+    (spec_cmd, "check_spec", ["spec", "check", "x.toml"], "it stopped before it finished"),
+    (calibrate_cmd, "run", ["calibrate", "x.toml"], "every guest was stopped and what was measured is stored"),
+    (run_cmd, "run", ["run", "x.toml"], "every guest was stopped and what was measured is stored")])
+def test_an_interrupt_says_what_the_command_left(monkeypatch, capsys, handlers_kept, module, handler, argv, told):
+    """issue 58: SIGTERM on `spec check` said guests were stopped and measurements stored."""
+    monkeypatch.setattr(module, handler, _interrupt)
+    assert main.main(argv) == 130
+    assert capsys.readouterr().err.strip() == f"xtalk: interrupted; {told}"

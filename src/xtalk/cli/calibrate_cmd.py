@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_USAGE, UsageError
-from .common import add_command, add_json, add_study_inputs, console, load_spec
+from .common import GUESTS_STOPPED, add_command, add_json, add_study_inputs, console, load_spec
 
 EXIT_CANNOT_MEASURE = 1
 EXIT_CODES = {EXIT_OK: "this setup can measure: every injected steal was recovered and the A/A runs were not told "
@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, default=5, metavar="N",
                    help="runs per configuration (default 5; the A/A gets twice)")
     add_json(p, "the result")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, interrupted=GUESTS_STOPPED)
 
 
 def _fmt(v) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..errors import EXIT_OK, UsageError
-from .common import add_command, add_json, add_study_inputs, console, load_spec
+from .common import GUESTS_STOPPED, add_command, add_json, add_study_inputs, console, load_spec
 
 
 ORDER = 100  # its place in `xtalk --help`
@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-reach", action="store_true", help="skip measuring each stressor alone first (the share "
                                                             "of its reach that the achieved pressure is)")
     add_json(p, "the channel rows")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, interrupted=GUESTS_STOPPED)
 
 
 def run(args) -> int:

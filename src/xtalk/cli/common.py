@@ -39,6 +39,10 @@ def examples_text(examples: Sequence[str], after: str = "") -> str:
     return "\n".join([EXAMPLES_HEADING, *(f"  {e}" for e in examples)]) + (f"\n\n{after}" if after else "")
 
 
+STOPPED_EARLY = "it stopped before it finished"  # what a Ctrl-C says of a command that starts no guest
+GUESTS_STOPPED = "every guest was stopped and what was measured is stored"  # ... and of one that does
+
+
 def add_command(sub, name: str, summary: str, examples: Sequence[str], more: str = "") -> argparse.ArgumentParser:
     """A subcommand: `summary` in the list of commands and, with `more`, at the top of its
     --help; the examples (commands as typed, starting with `xtalk`) at its end."""

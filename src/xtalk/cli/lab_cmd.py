@@ -81,7 +81,11 @@ def do_status(args) -> int:
     from ..lab import vm
     found = False
     for arch in LAB_ARCHES:
-        lab = vm.current(arch)
+        try:
+            lab = vm.current(arch)
+        except vm.DamagedState as err:
+            print(f"{arch}: {err}")
+            continue
         if lab:
             found = True
             s = lab.state

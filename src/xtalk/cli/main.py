@@ -21,7 +21,7 @@ from ..errors import EXIT_INFRASTRUCTURE, EXIT_OK, XtalkError, describe_failure
 from ..plugins import BACKENDS
 from ..signals import CampaignInterrupted, ignore_interrupts, interrupt_raised, lost_interrupts, sigterm_as_interrupt
 from . import finished, settle_make, take_signals
-from .common import OUT_ENV, HelpFormatter, examples_text
+from .common import OUT_ENV, STOPPED_EARLY, HelpFormatter, examples_text
 
 
 @functools.cache
@@ -55,7 +55,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         epilog=examples_text(TOP_EXAMPLES, ENDING), formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"xtalk {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    parser.set_defaults(interrupted="every guest was stopped and what was measured is stored")
+    parser.set_defaults(interrupted=STOPPED_EARLY)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     modules = [command_module(name) for name in (command_names() if only is None else (only,))]
     for module in sorted(modules, key=lambda m: m.ORDER):

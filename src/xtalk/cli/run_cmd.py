@@ -14,7 +14,7 @@ import shlex
 import sys
 
 from ..errors import EXIT_OK, SpecError
-from .common import add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
+from .common import GUESTS_STOPPED, add_command, add_json, add_out, add_set, add_wait, backends_text, console, load_spec
 
 
 ORDER = 10  # its place in `xtalk --help`
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     add_json(p, "the summary (with --dry-run: the plan)")
     p.add_argument("--report", action="store_true",
                    help="write the report (HTML, Markdown, JSON, CSV) into the campaign's report/ when it ends")
-    p.set_defaults(handler=run, resume_command=resume_command)
+    p.set_defaults(handler=run, resume_command=resume_command, interrupted=GUESTS_STOPPED)
 
 
 def resume_command(args) -> str:

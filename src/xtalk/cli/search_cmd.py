@@ -14,7 +14,7 @@ import time
 
 from ..controls import one_line
 from ..errors import EXIT_OK, UsageError
-from .common import add_command, add_json, add_study_inputs, console, load_spec
+from .common import GUESTS_STOPPED, add_command, add_json, add_study_inputs, console, load_spec
 
 
 ORDER = 110  # its place in `xtalk --help`
@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
     p.add_argument("--metric", help="the measurer's metric to make worse (default: its first)")
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed (default 0)")
     add_json(p, "the outcome")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, interrupted=GUESTS_STOPPED)
 
 
 def _problems(args) -> list[str]:

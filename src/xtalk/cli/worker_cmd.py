@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ..errors import EXIT_OK
-from .common import add_command
+from .common import GUESTS_STOPPED, add_command
 
 PROGRESS_EVERY_S = 0.5
 EXIT_INTERRUPTED = 130
@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
                     ["xtalk worker < job.json > run.tar"],
                     more="It reads the job, one JSON line, on stdin; writes progress (@@xtalk t_s=SECONDS) on stderr "
                          "and the stored run as a tar stream on stdout; EOF on stdin stops the run like SIGTERM.")
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, interrupted=GUESTS_STOPPED)
 
 
 def _stop_at_eof() -> None:

@@ -19,8 +19,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..host.arches import FACTS
 from ..errors import InfrastructureError
+from ..files import NotRegular, read_regular, write_atomic
+from ..host.arches import FACTS
 from .recipe import LAB_DIR, READY_MARK, LabImage, build, recipe
 
 RUN_DIR = LAB_DIR / "run"
@@ -70,13 +71,35 @@ def _pid_is_lab(pid: int | None, run_dir: Path) -> bool:
     return str(run_dir) in cmdline
 
 
-def current(arch: str) -> Lab | None:
-    """The running lab for arch, or None."""
-    arch = recipe(arch).arch
-    state_file = RUN_DIR / arch / "state.json"
-    if not state_file.exists():
+class DamagedState(InfrastructureError):
+    """A lab's state.json that cannot be read (torn, edited, not a file): the message names it
+    and what `xtalk lab stop` does about it."""
+
+
+def _state(state_file: Path) -> dict | None:
+    """The lab's state from state_file, None where there is none, or DamagedState."""
+    try:
+        state = json.loads(read_regular(state_file))
+    except FileNotFoundError:
         return None
-    lab = Lab(arch, json.loads(state_file.read_text()))
+    except (NotRegular, ValueError, OSError) as err:
+        why = err.strerror if isinstance(err, OSError) else f"not JSON: {err}"
+        raise DamagedState(f"{state_file}: the lab's state cannot be read ({why}); `xtalk lab stop` stops the "
+                           "QEMU this lab directory started and removes the file") from None
+    if not isinstance(state, dict) or not isinstance(state.get("pid"), int) or \
+            not isinstance(state.get("ssh_port"), int) or not isinstance(state.get("image_dir"), str):
+        raise DamagedState(f"{state_file}: the lab's state lacks its pid, ssh_port or image_dir; `xtalk lab stop` "
+                           "stops the QEMU this lab directory started and removes the file")
+    return state
+
+
+def current(arch: str) -> Lab | None:
+    """The running lab for arch, or None (DamagedState where its state file cannot be read)."""
+    arch = recipe(arch).arch
+    state = _state(RUN_DIR / arch / "state.json")
+    if state is None:
+        return None
+    lab = Lab(arch, state)
     return lab if lab.alive() else None
 
 
@@ -193,7 +216,7 @@ def start(arch: str, cpus: int | None = None, memory_mib: int | None = None, log
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=err, stderr=err, start_new_session=True)
     state = {"arch": r.arch, "pid": proc.pid, "ssh_port": port, "image_dir": str(img.dir), "argv": argv,
              "cpus": cpus, "memory_mib": memory_mib, "dom0_mem_mib": dom0_mem, "started_at": time.time()}
-    (run_dir / "state.json").write_text(json.dumps(state, indent=2) + "\n")
+    write_atomic(run_dir / "state.json", json.dumps(state, indent=2) + "\n")
     lab = Lab(r.arch, state)
     try:
         ready_s = _wait_ready(lab, proc, started, timeout_s)
@@ -201,7 +224,7 @@ def start(arch: str, cpus: int | None = None, memory_mib: int | None = None, log
         stop(r.arch, quiet=True)
         raise
     state |= {"boot_s": round(ready_s, 1), "ssh_s": round(time.monotonic() - started, 1)}
-    (run_dir / "state.json").write_text(json.dumps(state, indent=2) + "\n")
+    write_atomic(run_dir / "state.json", json.dumps(state, indent=2) + "\n")
     log(f"the {r.arch} Xen lab is up: dom0 shell after {state['boot_s']} s, ssh after {state['ssh_s']} s "
         f"(pid {proc.pid}, ssh port {port})")
     return lab
@@ -231,33 +254,56 @@ def _wait_ready(lab: Lab, proc: subprocess.Popen, started: float, timeout_s: flo
                               f"{lab.serial_tail(40)}")
 
 
+def _lab_pids(run_dir: Path) -> list[int]:
+    """The processes whose command line names run_dir: the QEMU this module started there
+    (a lab whose state file was lost or torn)."""
+    return sorted(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _pid_is_lab(int(p.name), run_dir))
+
+
+def _end(pid: int, run_dir: Path) -> None:
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(100):
+        if not _pid_is_lab(pid, run_dir):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
 def stop(arch: str, quiet: bool = False, log=print) -> bool:
-    """Stop the lab's QEMU (only the process this module started). True if one ran."""
+    """Stop the lab's QEMU (only the process this module started: its pid in state.json, or,
+    where that file is damaged, the processes whose command line names the lab's directory).
+    True if one ran."""
     arch = recipe(arch).arch
     run_dir = RUN_DIR / arch
     state_file = run_dir / "state.json"
-    if not state_file.exists():
-        return False
-    state = json.loads(state_file.read_text())
-    pid = state.get("pid")
-    ran = _pid_is_lab(pid, run_dir)
-    if ran:
-        os.kill(pid, signal.SIGTERM)
-        for _ in range(100):
-            if not _pid_is_lab(pid, run_dir):
-                break
-            time.sleep(0.05)
-        else:
-            os.kill(pid, signal.SIGKILL)
+    try:
+        state = _state(state_file)
+    except DamagedState:
+        state = None
+        pids = _lab_pids(run_dir)
+        if not quiet:
+            log(f"{state_file}: damaged; removed" + (f", and stopped the QEMU that ran in {run_dir} (pid "
+                                                     f"{', '.join(map(str, pids))})" if pids else ""))
+    else:
+        if state is None:
+            return False
+        pids = [state["pid"]] if _pid_is_lab(state["pid"], run_dir) else []
+    for pid in pids:
+        _end(pid, run_dir)
+    if state is not None:
         try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
+            Lab(arch, state).executor().close()
+        except Exception:  # noqa: BLE001 - no master connection: nothing to close
             pass
     try:
-        Lab(arch, state).executor().close()
-    except Exception:  # noqa: BLE001 - no master connection: nothing to close
-        pass
-    state_file.unlink(missing_ok=True)
-    if ran and not quiet:
-        log(f"stopped the {arch} Xen lab (pid {pid})")
-    return ran
+        state_file.unlink(missing_ok=True)
+    except OSError as err:
+        raise InfrastructureError(f"{state_file}: cannot be removed ({err.strerror}); remove it by hand") from None
+    if pids and state is not None and not quiet:
+        log(f"stopped the {arch} Xen lab (pid {pids[0]})")
+    return bool(pids)
