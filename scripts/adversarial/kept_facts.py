@@ -1,7 +1,7 @@
 """Kept facts (src/xtalk/cache.py, src/xtalk/backends/tsc.py): the cache files xtalk keeps
 from one command to the next lie or are not files. The kept TSC frequency set to 1e9,
--5, true, 1e29, 1, a string, NaN, a number 10 % off or a huge integer must never convert a
-sample (each run's freq_hz within 2 % of a clean run's) nor fail or hang a run; tsc-hz.json
+-5, true, 1e29, 1, a string, NaN, a number 10 % or 1.5 % off (issue 58) or a huge integer must never convert a
+sample (each run's freq_hz within 0.1 % of a clean run's: backends/tsc.py says why) nor fail or hang a run; tsc-hz.json
 as a directory, a symlink to /dev/zero, a FIFO or megabytes of binary, tool-versions.json
 as a directory or holding a 2 MB version, and a cache directory that is a file or cannot be
 made cost only the fact's measurement (exit 0).
@@ -18,6 +18,7 @@ from harness import OK, Case, area, spec
 case = area("kept_facts")
 TSC, VERSIONS = "tsc-hz.json", "tool-versions.json"
 REF: dict = {}
+AGREE = 0.001  # how close a run's frequency must be to a clean run's (backends/tsc.py's AGREE)
 
 
 def one_run(c: Case, env: dict | None = None, timeout: float = 60):
@@ -60,10 +61,10 @@ def tsc_case(value_text):
         one_run(c)
         hz = REF["hz"]
         got = freqs(c.out)
-        c.check(bool(got) and all(abs(f / hz - 1) < 0.02 for f in got), "wrong",
+        c.check(bool(got) and all(abs(f / hz - 1) < AGREE for f in got), "wrong",
                 f"runs converted with freq_hz {got} (a clean run: {hz:.0f})")
         kept = json.loads((c.cache / TSC).read_text()) if (c.cache / TSC).is_file() else {}
-        c.check(all(isinstance(v, int) and abs(v / hz - 1) < 0.02 for v in kept.values()), "wrong",
+        c.check(all(isinstance(v, int) and abs(v / hz - 1) < AGREE for v in kept.values()), "wrong",
                 f"{TSC} still holds {list(kept.values())[:2]} after the run")
     return run
 
@@ -72,13 +73,14 @@ def tsc_case(value_text):
 def _(c: Case):
     ref = reference(c)
     bogo = [float(line.split(":")[1]) for line in open("/proc/cpuinfo") if line.startswith("bogomips")]
-    c.check(ref["hz"] > 0 and (not bogo or abs(ref["hz"] / (bogo[0] / 2 * 1e6) - 1) < 0.02), "wrong",
+    c.check(ref["hz"] > 0 and (not bogo or abs(ref["hz"] / (bogo[0] / 2 * 1e6) - 1) < AGREE), "wrong",
             f"a clean run's freq_hz {ref['hz']} is not the kernel's {bogo[:1]} bogomips / 2")
 
 
 for label, text in [("1e9", lambda v: "1000000000"), ("minus-5", lambda v: "-5"), ("true", lambda v: "true"),
                     ("1e29", lambda v: "1e29"), ("one", lambda v: "1"), ("string", lambda v: json.dumps(str(v))),
                     ("nan", lambda v: "NaN"), ("10pct-off", lambda v: str(int(v * 1.1))),
+                    ("1.5pct-high", lambda v: str(int(v * 1.015))),
                     ("huge-int", lambda v: "9" * 400)]:
     case(f"kept-tsc-{label}")(tsc_case(text))
 
