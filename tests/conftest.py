@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -80,21 +81,29 @@ FROZEN = pytest.StashKey[list]()
 def pytest_runtest_protocol(item, nextitem):
     """A test runs alone or beside others (runs_alone); alone, with the Xen labs it does not use
     frozen (lab_freeze.py) and what else ran on the CPUs watched (other_work.py: kept in the
-    tier's record, named in its failure). The test after it is known to the Xen lab fixtures
+    tier's record, named in its failure); when it waited for the room, began and ended in
+    the record's timeline.jsonl. The test after it is known to the Xen lab fixtures
     (they stop a lab no later test wants)."""
     NEXT_TEST[0] = nextitem
     alone = runs_alone(item)
+    asked = time.time()
     with held_room(run_id(item.config), alone=alone):
-        if not alone:
-            return (yield)
-        item.stash[FROZEN] = []
-        with labs_frozen(item, item.stash[FROZEN]):
-            item.stash[WATCH] = OtherWork()
-            try:
+        began = time.time()
+        try:
+            if not alone:
                 return (yield)
-            finally:
-                record("other-work.jsonl", {"test": item.nodeid, "frozen": item.stash[FROZEN],
-                                            **item.stash[WATCH].finish()})
+            item.stash[FROZEN] = []
+            with labs_frozen(item, item.stash[FROZEN]):
+                item.stash[WATCH] = OtherWork()
+                try:
+                    return (yield)
+                finally:
+                    record("other-work.jsonl", {"test": item.nodeid, "frozen": item.stash[FROZEN],
+                                                **item.stash[WATCH].finish()})
+        finally:  # where the gate's time goes: each test's wait for the room, its start and end
+            record("timeline.jsonl", {"test": item.nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
+                                      "alone": alone, "asked": round(asked, 2), "began": round(began, 2),
+                                      "ended": round(time.time(), 2)})
 
 
 @pytest.hookimpl(wrapper=True)

@@ -8,11 +8,14 @@ Needs mount(8) (root): without it the cases that need a mount say so and score n
 """
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 from harness import INFRA, OK, USAGE, Case, area, spec, wait_for
 from store import check_complete, only_campaign, passed_now
+
+from tests.framework.tmpfs import fill
 
 case = area("disks")
 
@@ -120,3 +123,27 @@ def _(c: Case):
     (c.dir / "afile").write_text("x\n")
     res = c.xtalk("run", spec(c), "--out", c.dir / "afile" / "out", expect=(USAGE, INFRA))
     one_clear_error(c, res, ("not a directory",))
+
+
+@case("import-append-on-a-full-disk")
+def _(c: Case):
+    """Issue 58: --append on a full disk left a run "running" and a 600 KB partial file."""
+    if not mounted(c, "16m"):
+        return
+    log = c.dir / "lat.log"
+    log.write_text("".join(f"lat: {i % 97}\n" for i in range(200_000)))
+    args = ("--output", "regex", "--parser", r"sample='lat: (?P<value>\d+)'", "--parser", 'metric="lat"',
+            "--out", c.out)
+    c.xtalk("import", "imp", *args, "--config", "placement=solo", log, expect=(OK,))
+    filler = fill(c.out, leave=4096)
+    res = c.xtalk("import", "imp", *args, "--config", "placement=same-core", "--append", log, expect=(INFRA,))
+    c.says(res, str(log), "--append")
+    campaign = only_campaign(c.out)
+    metas = [json.loads(p.read_text()) for p in campaign.glob("runs/*/meta.json")] if campaign else []
+    alive = [m["run_id"] for m in metas if m.get("status") == "running"]
+    c.check(not alive, "half-done", f"runs left 'running' after the failed import: {alive}")
+    partial = [str(p) for p in campaign.glob("runs/same-core-*/samples.bin") if p.stat().st_size] if campaign else []
+    c.check(not partial, "half-done", f"partial samples kept: {partial}")
+    filler.unlink()  # with the space back, the same import goes on and the campaign verifies
+    c.xtalk("import", "imp", *args, "--config", "placement=same-core", "--append", log, expect=(OK,))
+    c.xtalk("show", campaign, "--verify", expect=(OK,))

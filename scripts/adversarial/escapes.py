@@ -112,3 +112,29 @@ def _(c: Case):
 @case("search-name-with-escapes")
 def _(c: Case):
     c.xtalk("search", spec(c, stressor=None), "--out", c.out, "--name", EVIL_NAME, "--trials", 1, expect=(USAGE,))
+
+
+def evil_import(c: Case):
+    """A campaign imported from a log whose file name carries escapes (issue 58): (out, campaign name)."""
+    path = c.dir / f"log{EVIL_NAME}.log"
+    path.write_text("lat: 1\nlat: 2\n")
+    c.xtalk("import", "imp", "--output", "regex", "--parser", r"sample='lat: (?P<value>\d+)'", "--parser",
+            'metric="lat"', "--out", c.out, path, expect=(OK,))
+    return [p.name for p in c.out.iterdir() if (p / "campaign.json").is_file()]
+
+
+@case("show-run-header-of-an-imported-log-named-with-escapes")
+def _(c: Case):
+    for name in evil_import(c):
+        for run in (c.out / name / "runs").iterdir():
+            c.xtalk("show", f"{name}/{run.name}", "--out", c.out, expect=(OK,))
+
+
+@case("query-csv-of-values-with-escapes-newlines-and-commas")
+def _(c: Case):
+    for name in evil_import(c):
+        sql = ("SELECT 'a' || chr(27) || '[2J' || chr(10) || 'b,c' || chr(13) || chr(155) AS x, run_id FROM runs")
+        res = c.xtalk("query", name, sql, "--out", c.out, "--csv", expect=(OK,))
+        lines = res.out.splitlines()
+        c.check(len(lines) == 2 and lines[1].startswith('"a'), "control bytes",
+                f"a value with a newline made {len(lines)} CSV lines: {lines[:3]}")

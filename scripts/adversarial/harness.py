@@ -10,7 +10,15 @@ Columns a case can score (each counted once a case, with the reason kept):
   data lost   measured runs gone, unreadable or duplicated; a store or a file corrupted
   orphans     a process the case started alive after its commands ended (found by the
               marker XTALK_PROBE_MARK in its environment; killed by PID)
-  escapes     a raw C0/C1 control character (not \\n or \\t; ESC, U+009B ...) printed
+  writes outside  a file written or created outside the directory it belongs in (a name
+              with ../.., a link xtalk wrote in place of)
+  links followed  a file another name (symlink, hard link) points to changed or emptied
+  changes undetected  a stored file, record or plan changed and a check passed it
+  control bytes  a raw C0/C1 control character (not \\n or \\t; ESC, U+009B ...) printed,
+              or written into a CSV or Markdown
+  half-done   work that failed left looking alive (a run "running", a partial file kept)
+  unclear errors  an error a user caused that does not name its file or field, or words
+              that say what did not happen
   wrong       a wrong answer: a number off, a damage not found, an error not said, a
               leftover (.partial, a ring, reserved blocks) the next command should
               have removed; and a failure of the probe itself (said as such)
@@ -35,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[2]
 XTALK = ROOT / ".venv" / "bin" / "xtalk"
 BENCH = ROOT / "build" / "native" / "xtalk-bench"
 MARK = "XTALK_PROBE_MARK"
-COLUMNS = ("tracebacks", "hangs", "wrong exits", "data lost", "orphans", "escapes", "wrong")
+COLUMNS = ("tracebacks", "hangs", "wrong exits", "data lost", "orphans", "writes outside", "links followed",
+           "changes undetected", "control bytes", "half-done", "unclear errors", "wrong")
 OK, USAGE, INFRA = 0, 2, 3
 
 REGISTRY: dict[str, list[tuple[str, Callable]]] = {}
@@ -142,6 +151,11 @@ class Case:
             self.flag(column, why)
         return ok
 
+    def says(self, res: Result, *words: str, column: str = "unclear errors") -> bool:
+        """The command's output names each of `words` (a file, a field, what happened), else `column`."""
+        missing = [w for w in words if w not in res.text]
+        return self.check(not missing, column, f"`{res.line}` does not say {missing}: {first_lines(res.err or res.out)}")
+
     def note(self, text: str) -> None:
         self.verdict.note = (self.verdict.note + "; " if self.verdict.note else "") + text
 
@@ -207,7 +221,7 @@ class Case:
             self.flag("wrong exits", f"expected exit {'/'.join(map(str, expect))}; {head}")
         bad = control_chars(data[0]) + control_chars(data[1])
         if bad:
-            self.flag("escapes", f"{len(bad)} control characters ({', '.join(sorted(set(bad))[:6])}); {head}")
+            self.flag("control bytes", f"{len(bad)} control characters ({', '.join(sorted(set(bad))[:6])}); {head}")
 
     # -- processes
     def marked(self) -> dict[int, str]:

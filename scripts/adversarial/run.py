@@ -21,12 +21,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # tests.framework's helpers, shared with the tests
 
 import harness  # noqa: E402
 from harness import COLUMNS, REGISTRY, run_case, visible  # noqa: E402
 
 AREAS = ["leases", "kept_facts", "search_journal", "process_trees", "integrity", "imports", "kills", "disks",
-         "escapes", "leftovers"]
+         "escapes", "leftovers", "outside", "downgrades", "planted", "words"]
 
 
 def table(verdicts) -> list[str]:

@@ -29,8 +29,9 @@ def search_spec(c: Case) -> Path:
     return path
 
 
-def search(c: Case, trials: int, expect=(OK,), env=None, timeout: float = 120, out: Path | None = None):
-    return c.xtalk("search", search_spec(c), "--out", out or c.out, "--trials", trials, *ARGS, expect=expect,
+def search(c: Case, trials: int, expect=(OK,), env=None, timeout: float = 120, out: Path | None = None,
+           extra: tuple[str, ...] = ()):
+    return c.xtalk("search", search_spec(c), "--out", out or c.out, "--trials", trials, *ARGS, *extra, expect=expect,
                    env=env, timeout=timeout)
 
 

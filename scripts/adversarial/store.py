@@ -122,11 +122,11 @@ def flip_byte(path: Path, at: float = 0.5) -> None:
     path.write_bytes(bytes(data))
 
 
-def damage_found(c: Case, campaign: Path, run: str, in_report: bool = True) -> None:
+def damage_found(c: Case, campaign: Path, run: str, in_report: bool = True, column: str = "wrong") -> None:
     """The damaged `run` must make `show --verify` exit 3 naming it, and (`in_report`) be
-    named by the report's warnings and left out of its statistics."""
+    named by the report's warnings and left out of its statistics; else `column` is scored."""
     verified = c.xtalk("show", campaign, "--verify", expect=(INFRA,))
-    c.check(run in verified.err, "wrong", f"`show --verify` did not name the damaged {run}: "
+    c.check(run in verified.err, column, f"`show --verify` did not name the damaged {run}: "
             f"{verified.err.strip()[:300]}")
     if in_report:
         rep = c.xtalk("report", campaign, "--json", "--no-samples", expect=(OK, INFRA))
@@ -136,7 +136,7 @@ def damage_found(c: Case, campaign: Path, run: str, in_report: bool = True) -> N
             c.flag("wrong", f"report --json printed no JSON: {rep.out[:200]}")
             return
         said = [w.get("message", "") for w in warnings if w.get("scope") == run]
-        c.check(any(word in m for m in said for word in ("damaged", "missing", "corrupt")), "wrong",
+        c.check(any(word in m for m in said for word in ("damaged", "missing", "corrupt")), column,
                 f"the report's warnings do not say {run} is damaged")
 
 
