@@ -123,6 +123,7 @@ def _(c: Case):
 def _(c: Case):
     campaign = base(c)
     (campaign / "runs.ledger").write_bytes(b"\x00\xffnot a ledger\n{\"run_id\": 5}\n")
-    c.xtalk("show", campaign, "--verify", expect=(OK, INFRA))
+    said = c.xtalk("show", campaign, "--verify", expect=(INFRA,))  # issue 58: once ignored silently
+    c.check("runs.ledger" in said.err, "changes undetected", f"verify did not name runs.ledger: {said.err[:300]}")
     c.xtalk("run", campaign / "spec.toml", "--out", c.out, "--resume", expect=(OK,), timeout=90)
-    check_complete(c, campaign, {"solo-r1": 1, RUN: 1})
+    check_complete(c, campaign, {"solo-r1": 1, RUN: 1}, verify=(INFRA,))  # its runs whole; the ledger stays damaged

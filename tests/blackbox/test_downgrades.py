@@ -130,3 +130,14 @@ def test_a_campaign_written_before_records_were_hashed_is_unverifiable(campaign)
     assert "small-" in shown.stderr and "unverifiable: 3 record(s) without the hashes to check them by" in shown.stderr
     assert "Traceback" not in shown.stderr
     assert xtalk("show", "small", "--out", campaign.parent).returncode == 0  # read as before, without --verify
+
+
+def test_resume_beside_a_garbled_ledger_finishes_and_counts_no_campaign_file_as_a_run(campaign):
+    """A damaged file of the campaign itself is said by verify and the report, and is no run
+    that "did not pass": resume once failed with "1 of 3 runs did not pass: runs.ledger"."""
+    ledger = campaign / "runs.ledger"
+    ledger.write_bytes(b"garbage\n" + ledger.read_bytes())
+    res = xtalk("run", campaign / "spec.toml", "--out", campaign.parent, "--resume", "--json")
+    assert res.returncode == 0 and "did not pass" not in res.stderr, res.stderr
+    assert sorted(json.loads(res.stdout)["skipped_resumed"]) == ["same-core-r1", "solo-r1"], res.stdout
+    assert "runs.ledger: line 1: no ledger entry" in verify(campaign).stderr

@@ -82,9 +82,11 @@ def lines(head: dict) -> list[tuple[str, str, str, str]]:
 
 def not_passed(res: dict) -> dict[str, str]:
     """run id -> its status (and the file, for a run whose record cannot be read), of every
-    stored run that did not pass (degraded runs passed, with a reason)."""
+    stored run that did not pass (degraded runs passed, with a reason). A damaged file of the
+    campaign itself (runs.ledger, spec.toml) is no run: the report's warnings say it."""
     out = {r["run_id"]: r["status"] for r in res["runs"] if r["status"] not in ("pass", "degraded")}
-    out.update({d["run"]: f"{d['status']} ({d['file']})" for d in res["left_out"] if d["final"]})
+    out.update({d["run"]: f"{d['status']} ({d['file']})" for d in res["left_out"]
+                if d["final"] and not d.get("campaign_file")})
     return out
 
 

@@ -205,10 +205,11 @@ class DamagedRun:
     meta: dict | None  # the record, when meta.json itself was readable
 
     def row(self, store_path: Path) -> dict:
-        """What `show`, `query` and the report say about it."""
+        """What `show`, `query` and the report say about it; `campaign_file`: the damage is
+        in a file of the campaign itself (runs.ledger, spec.toml), not of a run."""
         meta = self.meta or {}
         return {"run": self.dir.name, "config_id": meta.get("config_id"), "status": self.error.label,
-                "final": not ATTEMPT_DIR.fullmatch(self.dir.name),
+                "final": not ATTEMPT_DIR.fullmatch(self.dir.name), "campaign_file": self.dir.parent == store_path,
                 "file": str(self.error.file.relative_to(store_path)), "reason": self.error.reason}
 
 
@@ -234,7 +235,7 @@ class RunIndex:
         rows = [d.row(store_path) for d in damaged]
         warnings = [{"level": "error", "scope": r["run"], "message": f"{r['status']}: {r['file']}: {r['reason']} — "
                      + ("the campaign's own file: its runs are read, but the campaign is not as it was written"
-                        if not r["file"].startswith("runs/") else
+                        if r["campaign_file"] else
                         "left out of the statistics" if r["final"] else "an earlier attempt, not used")}
                     for r in rows]
         kept = {m.get("config_id") for m in used}
