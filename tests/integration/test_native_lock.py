@@ -18,6 +18,7 @@ import pytest
 
 from tests.framework.cli import campaign_dir, write_spec, xtalk
 from tests.framework.backends import BACKENDS
+from tests.framework.known_answer import machine_voids, voided
 from tests.framework.native_bench import only, run
 
 # the lock bench on two vCPUs, 3 runs of 0.5 s a configuration; then what each test adds
@@ -87,6 +88,10 @@ def test_stacked_vcpus_hand_the_lock_over_a_time_slice_later_than_spread(tmp_pat
     res = xtalk("run", write_spec(tmp_path, SPEC.format(backend=backend)), "--out", out)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr
     report = json.loads(xtalk("report", "lock", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
+    # the spread baseline's p99 can vary by +-243 % run to run on a 2-CPU host (a CI run,
+    # 2026-12-03, under QEMU): xtalk then says it cannot answer, which is the answer there
+    if why := machine_voids(report["measurability"], "lock_handover_vcpu1"):
+        return voided(why)
     median = {(s["metric"], s["config_id"]): s["median_ns"] for s in report["stats"]}
     for vcpu in (0, 1):
         spread = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-spread")]

@@ -36,6 +36,7 @@ from ..errors import InfrastructureError
 from ..files import read_regular
 
 SCHEMA_VERSION = 9  # the format history: records.py
+CAMPAIGN_HASHED_SINCE = 9  # campaign.json carries its hash, and spec.toml's (spec_hash), from this format on
 HASH_KEY = "record_sha256"
 CHECKED_KEY = "checked"
 

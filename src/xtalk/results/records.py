@@ -62,7 +62,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
-from .record_file import (SCHEMA_VERSION, RecordError, format_version, hash_problem, read_back,
+from .record_file import (CAMPAIGN_HASHED_SINCE, SCHEMA_VERSION, RecordError, format_version, hash_problem, read_back,
                           read_object, sealed_json, stamped)
 from .run_record import JSON, Part, Platform, RunRecord
 
@@ -252,7 +252,7 @@ def valid(cls: type[Part], data: dict, path: Path) -> dict:
         raise RecordError(path, _invalid(err)) from None
 
 
-CAMPAIGN_HASHED_SINCE, RUN_HASHED_SINCE, MANIFEST_SINCE = 9, 8, 6  # format history above
+RUN_HASHED_SINCE, MANIFEST_SINCE = 8, 6  # format history above (and record_file's CAMPAIGN_HASHED_SINCE)
 
 
 def load_campaign(path: Path) -> dict:

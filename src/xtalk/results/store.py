@@ -44,7 +44,7 @@ from .. import __version__
 from ..files import open_regular, read_regular, write_atomic
 from ..errors import InfrastructureError
 from .manifest import ManifestChecker, manifest
-from .record_file import SCHEMA_VERSION, RecordError, checked_record
+from .record_file import CAMPAIGN_HASHED_SINCE, SCHEMA_VERSION, RecordError, checked_record
 from .reserve import Reserve
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 COMPLETED = ("pass", "fail", "degraded")  # what --resume does not redo
 LEDGER = "runs.ledger"  # every attempt started, a JSON line each: run_id, attempt, config_id, config
 LEDGER_LIMIT = 64 << 20  # read at most this much of it (a ledger line is ~200 bytes)
-SCHEMA_VERSION_SPEC_KEPT = 9  # spec.toml checked against campaign.json's spec_hash from this format on
 ATTEMPT_DIR = re.compile(r"(?P<run_id>.+)\.attempt(?P<attempt>\d+)")
 
 
@@ -352,7 +351,7 @@ class CampaignStore:
         own file: no run is left out for it). From format 9 on: an earlier import --append
         left campaign.json's spec_hash that of the campaign's first spec."""
         path = self.path / "spec.toml"
-        if self.info["schema_version"] < SCHEMA_VERSION_SPEC_KEPT:
+        if self.info["schema_version"] < CAMPAIGN_HASHED_SINCE:  # no spec_hash to check spec.toml by
             return []
         try:
             text = read_regular(path).decode(errors="replace")
