@@ -1,15 +1,17 @@
-"""The adversarial probe of issue 43 ("Nothing trusted that can lie"): about 110 cases that
-each set up hostile inputs (planted symlinks, lying cache files, torn journals, edited
-runs, endless imports, SIGKILLs, full disks, escape sequences) and run the real `xtalk`
-command as a user would, scoring tracebacks, hangs, wrong exits, data lost, orphans,
-escapes and wrong answers (harness.py says how each is decided).
+"""The adversarial probe of issues 43 ("Nothing trusted that can lie") and 58 ("Nothing written
+outside its directory"): 167 cases that each set up hostile inputs (planted symlinks and hard
+links, names with ../.., lying cache files, torn journals, edited and downgraded runs, FIFOs
+and endless imports, SIGKILLs, full disks, escape sequences) and run the real `xtalk`
+command as a user would, scoring every column of harness.COLUMNS (harness.py says how each
+is decided).
 
   .venv/bin/python scripts/adversarial/run.py --work /tmp/probe [--area NAME] [--json FILE]
 
 Every case works in its own directory under --work (its OUT, lock directory and cache
 directory: XTALK_LOCK_DIR and XTALK_CACHE), so the user's caches and leases are not
 touched (but for the one lease case about the default lock directory, which restores it).
-Prints the counts per area and in total, then one line per case with a non-zero column.
+Prints the counts per area and in total, the cases aimed at each defect class (AIMS) with
+the cases that scored it, then one line per case with a non-zero column.
 Exit 0 when every column but 'cases' is 0, else 1.
 """
 from __future__ import annotations
@@ -28,6 +30,13 @@ from harness import COLUMNS, REGISTRY, run_case, visible  # noqa: E402
 
 AREAS = ["leases", "kept_facts", "search_journal", "process_trees", "integrity", "imports", "kills", "disks",
          "escapes", "leftovers", "outside", "downgrades", "planted", "words"]
+# the defects each area's cases are set up to provoke (every case scores every column)
+AIMS = {"leases": ("links followed", "hangs", "unclear errors"), "kept_facts": ("links followed", "hangs", "wrong"),
+        "search_journal": ("links followed", "hangs", "half-done", "unclear errors"), "process_trees": ("orphans",),
+        "integrity": ("changes undetected", "data lost"), "imports": ("hangs", "links followed", "tracebacks"),
+        "kills": ("data lost", "half-done", "orphans"), "disks": ("half-done", "data lost"),
+        "escapes": ("control bytes",), "leftovers": ("half-done",), "outside": ("writes outside", "links followed"),
+        "downgrades": ("changes undetected",), "planted": ("hangs",), "words": ("unclear errors",)}
 
 
 def table(verdicts) -> list[str]:
@@ -42,6 +51,16 @@ def table(verdicts) -> list[str]:
         return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
     return [fmt(heads), fmt(["-" * w for w in widths]), *map(fmt, rows[:-1]), fmt(["-" * w for w in widths]),
             fmt(rows[-1])]
+
+
+def per_class(verdicts) -> list[str]:
+    """Per defect class: the cases aimed at it (AIMS) and the cases, of all, that scored it."""
+    width = max(map(len, COLUMNS))
+    lines = [f"{'class':{width}}  aimed at it  found"]
+    for column in COLUMNS:
+        aimed = sum(1 for v in verdicts if column in AIMS.get(v.area, ()))
+        lines.append(f"{column:{width}}  {aimed:11d}  {sum(1 for v in verdicts if v.flags[column]):5d}")
+    return lines
 
 
 def main() -> int:
@@ -71,6 +90,8 @@ def main() -> int:
     lines = table(verdicts)
     print(f"\n{len(verdicts)} cases in {time.monotonic() - t0:.0f} s\n")
     print("\n".join(lines))
+    lines += ["", *per_class(verdicts)]
+    print("\n" + "\n".join(per_class(verdicts)))
     bad = [v for v in verdicts if any(v.flags.values())]
     if bad:
         print("\ncases with a non-zero column:")
