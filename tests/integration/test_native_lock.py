@@ -88,18 +88,19 @@ def test_stacked_vcpus_hand_the_lock_over_a_time_slice_later_than_spread(tmp_pat
     res = xtalk("run", write_spec(tmp_path, SPEC.format(backend=backend)), "--out", out)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr
     report = json.loads(xtalk("report", "lock", "--out", out, "--json", "--no-samples", "--no-plots").stdout)
-    # the spread baseline's p99 can vary by +-243 % run to run on a 2-CPU host (a CI run,
-    # 2026-12-03, under QEMU): xtalk then says it cannot answer, which is the answer there
-    if why := machine_voids(report["measurability"], "lock_handover_vcpu1"):
-        return voided(why)
     median = {(s["metric"], s["config_id"]): s["median_ns"] for s in report["stats"]}
     for vcpu in (0, 1):
         spread = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-spread")]
         stacked = median[(f"lock_handover_vcpu{vcpu}", "vcpu_placement-stacked")]
         assert spread < 50_000 and stacked - spread >= SLICE_NS, (vcpu, spread, stacked)
     verdicts = {(v["metric"], v["config_id"]): v["verdict"] for v in report["verdicts"]}
-    assert verdicts[("lock_handover_vcpu0", "vcpu_placement-stacked")] == "interference"
-    assert verdicts[("lock_handover_vcpu1", "vcpu_placement-stacked")] == "interference"
+    for metric in ("lock_handover_vcpu0", "lock_handover_vcpu1"):
+        verdict = verdicts[(metric, "vcpu_placement-stacked")]
+        # no answer where xtalk says why: the spread baseline's p99 varied +-243 % run to run (3 runs)
+        # on a 2-CPU host in a CI run (2026-12-03, under QEMU); the machine line's words are the answer
+        if verdict == "inconclusive" and (why := machine_voids(report["measurability"], metric)):
+            return voided(why)
+        assert verdict == "interference", (metric, verdict)
 
 
 @pytest.mark.timing
