@@ -2,7 +2,8 @@
 the spec (`spec check`, `run`), as the fleet file of `run --fleet`, as a stored run's
 meta.json (`show --verify`, `list`) and as a search's settings; a run's events.jsonl made a
 link to /dev/zero (`show --verify` hashed it forever); a spec of 40,000 unknown keys
-(`spec check` was quadratic: past 60 s). Each must end within its timeout, naming the file
+(`spec check` was quadratic: past 60 s); a worker job read from /dev/zero (one line that never
+ends). Each must end within its timeout, naming the file
 (or the first unknown key), with exit 2 or 3.
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness import INFRA, OK, USAGE, Case, area, spec
+from harness import INFRA, OK, USAGE, XTALK, Case, area, spec
 from integrity import RUN, base, run_file
 from search_journal import journal_dir, search
 
@@ -72,3 +73,9 @@ def _(c: Case):
     path = spec(c)
     path.write_text(path.read_text() + "[analysis]\n" + "".join(f"unknown_key_{i} = {i}\n" for i in range(40_000)))
     c.says(c.xtalk("spec", "check", path, expect=(USAGE,), timeout=LIMIT_S), "unknown_key_0")
+
+
+@case("worker-job-read-from-dev-zero")
+def _(c: Case):
+    res = c.xtalk(program=["bash", "-c", '"$0" worker < /dev/zero', str(XTALK)], expect=(USAGE,), timeout=LIMIT_S)
+    c.says(res, "no valid job", "longer than")

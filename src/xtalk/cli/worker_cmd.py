@@ -62,8 +62,8 @@ def _send(path: Path) -> None:
 
 
 def run(args) -> int:
-    from ..fleet.worker import parse_job, run_job
-    job = parse_job(sys.stdin.readline())
+    from ..fleet.worker import read_job, run_job
+    job = read_job(sys.stdin)
 
     watch_eof = threading.Thread(target=_stop_at_eof, daemon=True).start
     return EXIT_INTERRUPTED if run_job(job, _progress(), _send, watch_eof) else EXIT_OK

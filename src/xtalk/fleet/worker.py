@@ -58,6 +58,20 @@ class Job(_Fields):
     stored_as: StoredAs = Field(alias="as")
 
 
+JOB_LIMIT = 4 << 20  # bytes of the job's line: its spec (at most spec/load.py's SPEC_LIMIT, 1 MiB) and values
+
+
+def read_job(stream) -> dict:
+    """The job of the first line of the text `stream` (parse_job), read to at most JOB_LIMIT
+    characters: a line that does not end by then (`xtalk worker < /dev/zero`) is refused, not
+    read until memory runs out."""
+    line = stream.readline(JOB_LIMIT + 1)
+    if len(line) > JOB_LIMIT:
+        raise UsageError(f"xtalk worker: no valid job on stdin (a line longer than {JOB_LIMIT >> 20} MiB); it is "
+                         "started by `xtalk run --fleet`")
+    return parse_job(line)
+
+
 def parse_job(line: str) -> dict:
     """The job of one JSON line, as run_job takes it; a UsageError naming the field that is
     missing or of the wrong kind."""

@@ -58,3 +58,13 @@ def test_a_job_of_the_wrong_shape_is_refused_naming_its_field(path, value, field
 def test_no_json_object_is_refused(line):
     with pytest.raises(UsageError, match="no valid job on stdin"):
         parse_job(line)
+
+
+def test_a_line_that_does_not_end_is_refused_at_the_limit():
+    """`xtalk worker < /dev/zero` once read until memory ran out."""
+    import io
+
+    from xtalk.fleet.worker import JOB_LIMIT, read_job
+    assert read_job(io.StringIO(json.dumps(GOOD) + "\nmore")) == GOOD
+    with pytest.raises(UsageError, match="a line longer than 4 MiB"):
+        read_job(io.StringIO("\0" * (JOB_LIMIT + 5)))
