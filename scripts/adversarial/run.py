@@ -1,5 +1,5 @@
 """The adversarial probe of issues 43 ("Nothing trusted that can lie") and 58 ("Nothing written
-outside its directory"): 167 cases that each set up hostile inputs (planted symlinks and hard
+outside its directory"): 168 cases that each set up hostile inputs (planted symlinks and hard
 links, names with ../.., lying cache files, torn journals, edited and downgraded runs, FIFOs
 and endless imports, SIGKILLs, full disks, escape sequences) and run the real `xtalk`
 command as a user would, scoring every column of harness.COLUMNS (harness.py says how each
