@@ -76,6 +76,9 @@ class DamagedState(InfrastructureError):
     and what `xtalk lab stop` does about it."""
 
 
+CLEARS_IT = "`xtalk lab stop` stops the QEMU this lab directory started and removes the file"
+
+
 def _state(state_file: Path) -> dict | None:
     """The lab's state from state_file, None where there is none, or DamagedState."""
     try:
@@ -84,12 +87,10 @@ def _state(state_file: Path) -> dict | None:
         return None
     except (NotRegular, ValueError, OSError) as err:
         why = err.strerror if isinstance(err, OSError) else f"not JSON: {err}"
-        raise DamagedState(f"{state_file}: the lab's state cannot be read ({why}); `xtalk lab stop` stops the "
-                           "QEMU this lab directory started and removes the file") from None
+        raise DamagedState(f"{state_file}: the lab's state cannot be read ({why}); {CLEARS_IT}") from None
     if not isinstance(state, dict) or not isinstance(state.get("pid"), int) or \
             not isinstance(state.get("ssh_port"), int) or not isinstance(state.get("image_dir"), str):
-        raise DamagedState(f"{state_file}: the lab's state lacks its pid, ssh_port or image_dir; `xtalk lab stop` "
-                           "stops the QEMU this lab directory started and removes the file")
+        raise DamagedState(f"{state_file}: the lab's state lacks its pid, ssh_port or image_dir; {CLEARS_IT}")
     return state
 
 
