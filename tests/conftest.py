@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.framework.alone import held_room, run_id
+from tests.framework.alone import held_room, in_order, run_id, runs_alone
 from tests.framework.known_answer import RECORD_ENV, VOIDED, record, recorded
 from tests.framework.lab_freeze import labs_frozen
 from tests.framework.other_work import OtherWork, summary
@@ -50,27 +50,17 @@ def labs_stopped_at_the_end():
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """In the order that keeps the workers busy: first the tests that run alone, back to back
-    (one interleaved among the rest waits for every other worker's test in progress to end),
-    those of no lab first (a lab left up between its tests, idle, takes a fifth of a CPU from
-    a timing test), then the tests of each xdist group (a Xen lab's, one after the other in
-    one worker), then the slow ones, so that the short ones fill the end.
+    """In the order that keeps the workers busy (alone.py's in_order: the tests of no lab that
+    run alone back to back, since one interleaved among the rest waits for every other worker's
+    test in progress to end and a lab left up between its tests, idle, takes a fifth of a CPU
+    from a timing test; then each lab group, its boot beside the other worker's tests).
     Refused where xdist could not tag the group's tests (pytest-xdist 3.8 and pytest
     9.2: its tag is lost, and two workers would share a lab)."""
     grouped = [item for item in items if item.get_closest_marker("xdist_group")]
     if getattr(config.option, "loadgroup", False) and any("@" not in item.nodeid for item in grouped):
         raise pytest.UsageError("pytest-xdist did not tag the xdist_group tests with their group "
                                 "(pytest and pytest-xdist versions that do not fit: see pyproject.toml)")
-    items.sort(key=lambda item: (not runs_alone(item), item.get_closest_marker("xdist_group") is not None,
-                                 item.get_closest_marker("slow") is None))
-
-
-def runs_alone(item) -> bool:
-    """A test marked `timing`, `fifo` or `xen` runs with no other test beside it
-    (tests/framework/alone.py): what it measures must not share the host, a SCHED_FIFO thread
-    on the same CPU starves the other, a TCG Xen lab's vCPUs need the host's CPUs (or dom0
-    stops answering)."""
-    return any(item.get_closest_marker(mark) is not None for mark in ("timing", "fifo", "xen"))
+    items.sort(key=in_order)
 
 
 WATCH = pytest.StashKey[OtherWork]()

@@ -1,7 +1,8 @@
 """Tests that compare measured times, those that run SCHED_FIFO workloads, and those of the
 Xen lab (whose TCG vCPUs need the host's CPUs) run with no other test beside them, while the
 rest of the suite runs in parallel (pytest-xdist, `make test`): a test marked `timing`,
-`fifo` or `xen` takes the room alone (conftest.py's runs_alone), every other test shares it.
+`fifo` or `xen` takes the room alone (runs_alone), every other test shares it; in_order is
+the order that keeps the workers busy (conftest.py sorts the session's tests by it).
 A readers-writer lock over two flock(2) files in a directory of the test run's own (xdist's
 run id, shared by its workers): a test that wants the room alone holds the turnstile while
 it waits, so the tests that come after it wait too instead of starving it. Held over a
@@ -43,3 +44,21 @@ def held_room(run_id: str, alone: bool) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(room, fcntl.LOCK_UN)
+
+
+def runs_alone(item) -> bool:
+    """A test marked `timing`, `fifo` or `xen` runs with no other test beside it: what it
+    measures must not share the host, a SCHED_FIFO thread on the same CPU starves the other,
+    a TCG Xen lab's vCPUs need the host's CPUs (or dom0 stops answering)."""
+    return any(item.get_closest_marker(mark) is not None for mark in ("timing", "fifo", "xen"))
+
+
+def in_order(item) -> tuple[int, bool, bool]:
+    """A test's place in the session: first the tests of no xdist group that run alone, then
+    those of each group (a Xen lab's: one worker runs them one after the other) with the ones
+    that share the room first (the group's lab boots in its first test, which measures
+    nothing, beside the other worker's tests), then the rest; the slow before the short in
+    each part, so that the short ones fill the end."""
+    grouped = item.get_closest_marker("xdist_group") is not None
+    return (1 if grouped else 0 if runs_alone(item) else 2, grouped and runs_alone(item),
+            item.get_closest_marker("slow") is None)
