@@ -55,10 +55,18 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: creating .venv and installing Python dependencies"
   # uv (pinned) resolves and installs the pinned dependencies: ~5 s from its cache where pip
   # takes ~65 s on 2 CPUs; --compile-bytecode writes the .pyc files pip would have (where
-  # PYTHONDONTWRITEBYTECODE is set, every command would otherwise compile what it imports)
-  python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check uv==0.9.5
-  .venv/bin/uv pip install -q --compile-bytecode --python .venv/bin/python -e '.[dev]'
+  # PYTHONDONTWRITEBYTECODE is set, every command would otherwise compile what it imports).
+  # uv itself is installed once a machine, in a venv of its own in xtalk's cache directory
+  # (images/cache.py's): a new checkout's venv is then made by uv, without pip (7.5 s less)
+  uv_home="${XTALK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xtalk}/uv-0.9.5"
+  if [ ! -x "$uv_home/bin/uv" ]; then
+    rm -rf "$uv_home"
+    python3 -m venv "$uv_home"
+    "$uv_home/bin/pip" install -q --disable-pip-version-check uv==0.9.5
+  fi
+  rm -rf .venv
+  "$uv_home/bin/uv" venv -q --python "$(command -v python3)" .venv
+  "$uv_home/bin/uv" pip install -q --compile-bytecode --python .venv/bin/python -e '.[dev]'
   touch "$stamp"
 fi
 # xtalk's own modules byte-compiled now, as pip does for installed packages: where
