@@ -57,8 +57,9 @@ def in_order(item) -> tuple[int, bool, bool]:
     """A test's place in the session: first the tests of no xdist group that run alone, then
     those of each group (a Xen lab's: one worker runs them one after the other) with the ones
     that share the room first (the group's lab boots in its first test, which measures
-    nothing, beside the other worker's tests), then the rest; the slow before the short in
-    each part, so that the short ones fill the end."""
+    nothing: beside the other worker's tests where xdist hands the group out after the alone
+    tests; in the gates of 2026-12-03 it handed it out among them, at 33-35 s), then the rest;
+    the slow before the short in each part, so that the short ones fill the end."""
     grouped = item.get_closest_marker("xdist_group") is not None
     return (1 if grouped else 0 if runs_alone(item) else 2, grouped and runs_alone(item),
             item.get_closest_marker("slow") is None)

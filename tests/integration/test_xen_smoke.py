@@ -1,6 +1,6 @@
 """The gate's smoke of the arm64 Xen lab (`make test`; the full lab groups are `make test-all`'s):
-the lab booted once (by a test that shares the host: a boot measures nothing, so it runs
-beside the other worker's tests, not inside the smoke's time alone), and one short campaign
+the lab booted once (by a test that shares the host: a boot measures nothing, so it is not
+inside the smoke's time alone and may run beside the other worker's tests), and one short campaign
 with both kinds of neighbour and a timeline. The measurer and a cache thrasher are domUs on
 pCPU 1, a stress_ng CPU hog runs in dom0 on dom0's vCPU 1 (pinned to pCPU 1); the timeline
 starts the dom0 hog, pauses and resumes the domU one, and stops the dom0 hog. The run
